@@ -1,0 +1,78 @@
+import { listCases, type TraceCase } from '../../core/cases/cases.ts';
+import { systemOf } from '../../core/cases/system.ts';
+import { formatIssue } from '../../core/trace/issues.ts';
+import { type Command, JSON_FLAG } from '../command.ts';
+import { collectTraceFiles, openTraceFile } from '../files.ts';
+import { CliError, printJson } from '../io.ts';
+import { progressReporter } from '../progress.ts';
+
+/** The JSON shape of one case (snake_case, as the other JSON contracts). */
+export interface CaseJson {
+  file: string;
+  system: string | null;
+  graph_id: string;
+  query_id: string;
+  question: string;
+  golden_answers: string[];
+  prediction: string | null;
+  judge_score: number | null;
+  judge_response: string | null;
+  judge_op_id: string | null;
+  failed: boolean;
+  evidence_ids: string[];
+  error_type: string | null;
+  op_id: string | null;
+  label_source: string | null;
+}
+
+export function caseJson(file: string, system: string | null, c: TraceCase): CaseJson {
+  return {
+    file,
+    system,
+    graph_id: c.graphId,
+    query_id: c.queryId,
+    question: c.question,
+    golden_answers: c.goldenAnswers,
+    prediction: c.prediction,
+    judge_score: c.judgeScore,
+    judge_response: c.judgeResponse,
+    judge_op_id: c.judgeOpId,
+    failed: c.failed,
+    evidence_ids: c.evidenceIds,
+    error_type: c.label?.errorType ?? null,
+    op_id: c.label?.opId ?? null,
+    label_source: c.label?.source ?? null,
+  };
+}
+
+export const cases: Command = {
+  name: 'cases',
+  summary: 'failed questions (llm-judge score 0) and annotated questions, with labels',
+  usage: 'memtrace cases <file or dir…> [--json]',
+  options: JSON_FLAG,
+  async run({ positionals, values }, io) {
+    if (positionals.length === 0) throw new CliError('cases needs a file or folder');
+    const files = await collectTraceFiles(positionals);
+    const progress = progressReporter(io, files.length);
+    const out: CaseJson[] = [];
+    let failedFiles = 0;
+    for (const [i, file] of files.entries()) {
+      progress(i + 1, file);
+      const r = await openTraceFile(file);
+      if (!r.ok) {
+        failedFiles++;
+        for (const issue of r.issues) io.stderr.write(`${formatIssue(issue)}\n`);
+        continue;
+      }
+      const system = systemOf(r.graph.doc, file);
+      for (const c of listCases(r.graph)) out.push(caseJson(file, system, c));
+    }
+    if (values.json) printJson(io, out);
+    else
+      for (const c of out)
+        io.stdout.write(
+          `${c.query_id}\t${c.error_type ?? '-'}\t${c.op_id ?? '-'}\t${c.question.replace(/\s+/g, ' ').slice(0, 100)}\n`,
+        );
+    return failedFiles > 0 ? 1 : 0;
+  },
+};

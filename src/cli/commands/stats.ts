@@ -1,0 +1,26 @@
+import { traceStats } from '../../core/stats/stats.ts';
+import { type Command, JSON_FLAG } from '../command.ts';
+import { CliError, printJson } from '../io.ts';
+import { loadGraph } from './load.ts';
+
+export const stats: Command = {
+  name: 'stats',
+  summary: 'counts of one trace: records, messages, failed questions, categories',
+  usage: 'memtrace stats <file> [--json]',
+  options: JSON_FLAG,
+  async run({ positionals, values }, io) {
+    if (positionals.length !== 1) throw new CliError('stats takes exactly one file');
+    const s = traceStats(await loadGraph(positionals[0], io));
+    if (values.json) printJson(io, s);
+    else {
+      for (const [k, v] of Object.entries(s)) {
+        if (typeof v === 'number') io.stdout.write(`${k.padEnd(18)} ${v}\n`);
+        else {
+          io.stdout.write(`${k}:\n`);
+          for (const [c, n] of Object.entries(v)) io.stdout.write(`  ${String(n).padStart(8)}  ${c}\n`);
+        }
+      }
+    }
+    return 0;
+  },
+};

@@ -1,0 +1,44 @@
+import { formatIssue, type TraceIssue } from '../../core/trace/issues.ts';
+import { type Command, JSON_FLAG } from '../command.ts';
+import { collectTraceFiles, openTraceFile } from '../files.ts';
+import { CliError, printJson } from '../io.ts';
+import { progressReporter } from '../progress.ts';
+
+export interface ValidateReport {
+  file: string;
+  ok: boolean;
+  errors: number;
+  warnings: number;
+  issues: TraceIssue[];
+}
+
+export const validate: Command = {
+  name: 'validate',
+  summary: 'check trace files; exit 0 when all load (warnings allowed)',
+  usage: 'memtrace validate <files or dirs…> [--json]',
+  options: JSON_FLAG,
+  async run({ positionals, values }, io) {
+    if (positionals.length === 0) throw new CliError('validate needs at least one file or folder');
+    const files = await collectTraceFiles(positionals);
+    if (files.length === 0) throw new CliError(`no .json files found in ${positionals.join(', ')}`);
+    const progress = progressReporter(io, files.length);
+    const reports: ValidateReport[] = [];
+    for (const [i, file] of files.entries()) {
+      progress(i + 1, file);
+      const r = await openTraceFile(file);
+      const count = (s: string) =>
+        r.issues.filter((x) => x.severity === s && x.code !== 'more-issues').length;
+      reports.push({ file, ok: r.ok, errors: count('error'), warnings: count('warning'), issues: r.issues });
+    }
+    if (values.json) printJson(io, reports);
+    else {
+      for (const r of reports) {
+        io.stdout.write(
+          `${r.ok ? 'ok     ' : 'FAILED '} ${r.file}${r.issues.length ? ` (${r.errors} errors, ${r.warnings} warnings)` : ''}\n`,
+        );
+        for (const issue of r.issues) io.stdout.write(`  ${formatIssue(issue)}\n`);
+      }
+    }
+    return reports.every((r) => r.ok) ? 0 : 1;
+  },
+};

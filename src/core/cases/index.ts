@@ -1,0 +1,2 @@
+export * from './cases.ts';
+export * from './system.ts';

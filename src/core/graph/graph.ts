@@ -1,0 +1,244 @@
+/**
+ * The indexed in-memory graph: struct-of-arrays over the document's records.
+ * Variables, operations and edges are numbered in file order; every query
+ * ("ops touching v", "inputs of op", "versions of X") is an array lookup.
+ * Values are the document's own strings — nothing large is copied.
+ */
+import { fullNameOf, fullNodeIdOf } from '../trace/identity.ts';
+import type {
+  EdgeRecord,
+  JsonObject,
+  OperationRecord,
+  SessionRecord,
+  TraceDocument,
+  VariableRecord,
+} from '../trace/types.ts';
+import { SENTINEL } from '../trace/types.ts';
+
+/** Compressed sparse rows: the items of row r are `items[offsets[r] .. offsets[r+1])`. */
+export interface Csr {
+  offsets: Int32Array;
+  items: Int32Array;
+}
+
+export interface TraceGraph {
+  doc: TraceDocument;
+  sessions: SessionRecord[];
+  // Variables (file order).
+  vars: VariableRecord[];
+  varId: string[]; // full_node_id, built from fields
+  varFullName: string[];
+  varValue: string[]; // always a string
+  varCategory: string[];
+  varCreatedAt: string[];
+  varIndex: Map<string, number>;
+  // Operations (file order).
+  ops: OperationRecord[];
+  opId: string[];
+  opName: string[]; // op_name, '' when null
+  opCategory: string[];
+  opCreatedAt: string[];
+  opIndex: Map<string, number>;
+  // Edges that connect known records (file order); edges with dangling references are left out.
+  edges: EdgeRecord[];
+  edgeOp: Int32Array;
+  edgeSrc: Int32Array;
+  edgeDst: Int32Array;
+  opEdges: Csr; // edges of each op
+  varOutEdges: Csr; // edges leaving each variable
+  varInEdges: Csr; // edges entering each variable
+  /** Op indices in execution order: created_at, then file order. */
+  opOrder: Int32Array;
+  /** Position of each op in opOrder. */
+  opRank: Int32Array;
+  /** Variable indices in creation order. */
+  varOrder: Int32Array;
+  varRank: Int32Array;
+  /** Version chains: each lineage lists variable indices by version, then file order. */
+  lineages: Csr;
+  lineageNames: string[];
+  lineageIndex: Map<string, number>;
+  varLineage: Int32Array;
+}
+
+function text(v: unknown, fallback = ''): string {
+  return typeof v === 'string' ? v : v == null ? fallback : JSON.stringify(v);
+}
+
+function isRecord<T>(v: unknown): v is T {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Groups `count` items into `rows` rows by `rowOf(item)`; keeps item order inside a row. */
+export function buildCsr(rows: number, count: number, rowOf: (item: number) => number): Csr {
+  const offsets = new Int32Array(rows + 1);
+  for (let i = 0; i < count; i++) {
+    const r = rowOf(i);
+    if (r >= 0) offsets[r + 1]++;
+  }
+  for (let r = 0; r < rows; r++) offsets[r + 1] += offsets[r];
+  const fill = offsets.slice(0, rows);
+  const items = new Int32Array(offsets[rows]);
+  for (let i = 0; i < count; i++) {
+    const r = rowOf(i);
+    if (r >= 0) items[fill[r]++] = i;
+  }
+  return { offsets, items };
+}
+
+export function row(csr: Csr, r: number): Int32Array {
+  return csr.items.subarray(csr.offsets[r], csr.offsets[r + 1]);
+}
+
+/** Sorts indices 0..n-1 by key string, file order breaking ties (a stable sort on indices). */
+function orderBy(keys: string[]): Int32Array {
+  let sorted = true;
+  for (let i = 1; i < keys.length && sorted; i++) sorted = keys[i - 1] <= keys[i];
+  if (sorted) return Int32Array.from({ length: keys.length }, (_, i) => i);
+  const idx = Array.from({ length: keys.length }, (_, i) => i);
+  idx.sort((a, b) => (keys[a] < keys[b] ? -1 : keys[a] > keys[b] ? 1 : a - b));
+  return Int32Array.from(idx);
+}
+
+function rankOf(order: Int32Array): Int32Array {
+  const rank = new Int32Array(order.length);
+  for (let i = 0; i < order.length; i++) rank[order[i]] = i;
+  return rank;
+}
+
+/** Builds the graph of a validated document (see validateDocument). */
+export function buildGraph(doc: TraceDocument): TraceGraph {
+  const data = doc.data;
+  const sessions = (data.sessions ?? []).filter((s) => isRecord<SessionRecord>(s));
+  const vars = (data.nodes ?? []).filter((n) => isRecord<VariableRecord>(n));
+  const ops = (data.operations ?? []).filter((o) => isRecord<OperationRecord>(o));
+  const rawEdges = (data.edges ?? []).filter((e) => isRecord<EdgeRecord>(e));
+
+  const nv = vars.length;
+  const varId = new Array<string>(nv);
+  const varFullName = new Array<string>(nv);
+  const varValue = new Array<string>(nv);
+  const varCategory = new Array<string>(nv);
+  const varCreatedAt = new Array<string>(nv);
+  const varIndex = new Map<string, number>();
+  for (let i = 0; i < nv; i++) {
+    const v = vars[i];
+    varFullName[i] = fullNameOf(v.name, v.class_name);
+    varId[i] = fullNodeIdOf(v.name, v.class_name, v.version);
+    varValue[i] = text(v.value);
+    varCategory[i] = text(v.category, 'variable');
+    varCreatedAt[i] = text(v.created_at);
+    varIndex.set(varId[i], i);
+  }
+
+  const no = ops.length;
+  const opId = new Array<string>(no);
+  const opName = new Array<string>(no);
+  const opCategory = new Array<string>(no);
+  const opCreatedAt = new Array<string>(no);
+  const opIndex = new Map<string, number>();
+  for (let i = 0; i < no; i++) {
+    const o = ops[i];
+    opId[i] = o.op_id;
+    opName[i] = text(o.op_name);
+    opCategory[i] = text(o.category, 'operation');
+    opCreatedAt[i] = text(o.created_at);
+    opIndex.set(o.op_id, i);
+  }
+
+  const edges: EdgeRecord[] = [];
+  const eo: number[] = [];
+  const es: number[] = [];
+  const ed: number[] = [];
+  for (const e of rawEdges) {
+    const o = opIndex.get(e.op_id);
+    const s = varIndex.get(e.source_full_node_id);
+    const t = varIndex.get(e.target_full_node_id);
+    if (o === undefined || s === undefined || t === undefined) continue;
+    edges.push(e);
+    eo.push(o);
+    es.push(s);
+    ed.push(t);
+  }
+  const edgeOp = Int32Array.from(eo);
+  const edgeSrc = Int32Array.from(es);
+  const edgeDst = Int32Array.from(ed);
+  const ne = edges.length;
+
+  const lineageIndex = new Map<string, number>();
+  const lineageNames: string[] = [];
+  const varLineage = new Int32Array(nv);
+  for (let i = 0; i < nv; i++) {
+    let l = lineageIndex.get(varFullName[i]);
+    if (l === undefined) {
+      l = lineageNames.length;
+      lineageIndex.set(varFullName[i], l);
+      lineageNames.push(varFullName[i]);
+    }
+    varLineage[i] = l;
+  }
+  const lineages = buildCsr(lineageNames.length, nv, (i) => varLineage[i]);
+  for (let l = 0; l < lineageNames.length; l++) {
+    const chain = row(lineages, l);
+    // Already in file order; sort by version only when the file lists versions out of order.
+    for (let k = 1; k < chain.length; k++) {
+      if (vars[chain[k]].version < vars[chain[k - 1]].version) {
+        chain.sort((a, b) => vars[a].version - vars[b].version || a - b);
+        break;
+      }
+    }
+  }
+
+  const opOrder = orderBy(opCreatedAt);
+  const varOrder = orderBy(varCreatedAt);
+  return {
+    doc,
+    sessions,
+    vars,
+    varId,
+    varFullName,
+    varValue,
+    varCategory,
+    varCreatedAt,
+    varIndex,
+    ops,
+    opId,
+    opName,
+    opCategory,
+    opCreatedAt,
+    opIndex,
+    edges,
+    edgeOp,
+    edgeSrc,
+    edgeDst,
+    opEdges: buildCsr(no, ne, (e) => edgeOp[e]),
+    varOutEdges: buildCsr(nv, ne, (e) => edgeSrc[e]),
+    varInEdges: buildCsr(nv, ne, (e) => edgeDst[e]),
+    opOrder,
+    opRank: rankOf(opOrder),
+    varOrder,
+    varRank: rankOf(varOrder),
+    lineages,
+    lineageNames,
+    lineageIndex,
+    varLineage,
+  };
+}
+
+export function isSentinelVar(g: TraceGraph, v: number): boolean {
+  return g.varCategory[v] === SENTINEL.category || g.varId[v] === SENTINEL.variable;
+}
+
+export function isSentinelOp(g: TraceGraph, o: number): boolean {
+  return g.opCategory[o] === SENTINEL.category || g.opId[o] === SENTINEL.operation;
+}
+
+export function varMetadata(g: TraceGraph, v: number): JsonObject {
+  const m = g.vars[v].metadata;
+  return isRecord<JsonObject>(m) ? m : {};
+}
+
+export function opMetadata(g: TraceGraph, o: number): JsonObject {
+  const m = g.ops[o].metadata;
+  return isRecord<JsonObject>(m) ? m : {};
+}

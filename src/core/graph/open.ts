@@ -1,0 +1,14 @@
+/** Text in, indexed graph (or the problems that stop it) out. */
+import { type ImportOptions, parseTraceText } from '../trace/import.ts';
+import type { TraceIssue } from '../trace/issues.ts';
+import { buildGraph, type TraceGraph } from './graph.ts';
+
+export type OpenResult =
+  | { ok: true; graph: TraceGraph; issues: TraceIssue[] }
+  | { ok: false; issues: TraceIssue[] };
+
+export function openTrace(text: string, options: ImportOptions): OpenResult {
+  const r = parseTraceText(text, options);
+  if (!r.ok) return r;
+  return { ok: true, graph: buildGraph(r.doc), issues: r.issues };
+}

@@ -1,0 +1,155 @@
+/** Structural queries over a TraceGraph. All return variable or op indices. */
+import { row, type TraceGraph } from './graph.ts';
+
+export type Role = 'input' | 'output' | 'intermediate';
+
+export interface OpStructure {
+  inputs: number[];
+  intermediates: number[];
+  outputs: number[];
+}
+
+/**
+ * An op has no input/output lists: inputs are sources of its edges that are not
+ * targets of its edges, outputs the reverse, the rest intermediate. File order of
+ * first appearance is kept.
+ */
+export function opStructure(g: TraceGraph, op: number): OpStructure {
+  const seen = new Map<number, number>(); // var → bit 1 source, bit 2 target
+  for (const e of row(g.opEdges, op)) {
+    seen.set(g.edgeSrc[e], (seen.get(g.edgeSrc[e]) ?? 0) | 1);
+    seen.set(g.edgeDst[e], (seen.get(g.edgeDst[e]) ?? 0) | 2);
+  }
+  const out: OpStructure = { inputs: [], intermediates: [], outputs: [] };
+  for (const [v, bits] of seen) {
+    if (bits === 1) out.inputs.push(v);
+    else if (bits === 2) out.outputs.push(v);
+    else out.intermediates.push(v);
+  }
+  return out;
+}
+
+export function roleOf(s: OpStructure, v: number): Role | null {
+  if (s.inputs.includes(v)) return 'input';
+  if (s.outputs.includes(v)) return 'output';
+  if (s.intermediates.includes(v)) return 'intermediate';
+  return null;
+}
+
+/** Every variable of an op (inputs, intermediates, outputs). */
+export function opVariables(g: TraceGraph, op: number): number[] {
+  const s = opStructure(g, op);
+  return [...s.inputs, ...s.intermediates, ...s.outputs];
+}
+
+/** Ops with an edge at variable v, in execution order. */
+export function opsTouching(g: TraceGraph, v: number): number[] {
+  const ops = new Set<number>();
+  for (const e of row(g.varOutEdges, v)) ops.add(g.edgeOp[e]);
+  for (const e of row(g.varInEdges, v)) ops.add(g.edgeOp[e]);
+  return [...ops].sort((a, b) => g.opRank[a] - g.opRank[b]);
+}
+
+/** Ops that write v (v is a target of one of their edges). */
+export function producersOf(g: TraceGraph, v: number): number[] {
+  return [...new Set(Array.from(row(g.varInEdges, v), (e) => g.edgeOp[e]))];
+}
+
+/** Ops that read v (v is a source of one of their edges). */
+export function consumersOf(g: TraceGraph, v: number): number[] {
+  return [...new Set(Array.from(row(g.varOutEdges, v), (e) => g.edgeOp[e]))];
+}
+
+/** The versions of v's logical variable, in version order. */
+export function lineageOf(g: TraceGraph, v: number): Int32Array {
+  return row(g.lineages, g.varLineage[v]);
+}
+
+/** The versions of a logical variable by full name (empty when unknown). */
+export function versionsOf(g: TraceGraph, fullName: string): Int32Array {
+  const l = g.lineageIndex.get(fullName);
+  return l === undefined ? new Int32Array(0) : row(g.lineages, l);
+}
+
+/** The last variable inserted with this full name ("latest version" in the toolkit's sense). */
+export function latestVersion(g: TraceGraph, fullName: string): number | undefined {
+  const chain = versionsOf(g, fullName);
+  if (chain.length === 0) return undefined;
+  let last = chain[0];
+  for (const v of chain) if (v > last) last = v;
+  return last;
+}
+
+/** Next/previous version of v in its lineage, or -1. */
+export function nextVersion(g: TraceGraph, v: number): number {
+  const chain = lineageOf(g, v);
+  const k = chain.indexOf(v);
+  return k >= 0 && k + 1 < chain.length ? chain[k + 1] : -1;
+}
+export function previousVersion(g: TraceGraph, v: number): number {
+  const chain = lineageOf(g, v);
+  const k = chain.indexOf(v);
+  return k > 0 ? chain[k - 1] : -1;
+}
+
+export interface ClosureOptions {
+  direction: 'downstream' | 'upstream';
+  /** Hops (edges or version steps) to follow; Infinity for the whole closure. */
+  maxDepth?: number;
+  /**
+   * Treat consecutive versions as connected even without an edge (non-strict
+   * mutations leave none). Default true.
+   */
+  followLineage?: boolean;
+}
+
+export interface Closure {
+  vars: number[]; // in BFS order, starts included
+  depth: Map<number, number>;
+  ops: number[]; // ops crossed, in execution order
+}
+
+/** Variables reachable from the start variables along edges (and version chains). */
+export function closure(g: TraceGraph, start: Iterable<number>, options: ClosureOptions): Closure {
+  const down = options.direction === 'downstream';
+  const maxDepth = options.maxDepth ?? Number.POSITIVE_INFINITY;
+  const followLineage = options.followLineage ?? true;
+  const depth = new Map<number, number>();
+  const ops = new Set<number>();
+  const queue: number[] = [];
+  for (const v of start) {
+    if (!depth.has(v)) {
+      depth.set(v, 0);
+      queue.push(v);
+    }
+  }
+  for (let head = 0; head < queue.length; head++) {
+    const v = queue[head];
+    const d = depth.get(v)!;
+    if (d >= maxDepth) continue;
+    const visit = (w: number) => {
+      if (w >= 0 && !depth.has(w)) {
+        depth.set(w, d + 1);
+        queue.push(w);
+      }
+    };
+    for (const e of row(down ? g.varOutEdges : g.varInEdges, v)) {
+      ops.add(g.edgeOp[e]);
+      visit(down ? g.edgeDst[e] : g.edgeSrc[e]);
+    }
+    if (followLineage) visit(down ? nextVersion(g, v) : previousVersion(g, v));
+  }
+  return { vars: queue, depth, ops: [...ops].sort((a, b) => g.opRank[a] - g.opRank[b]) };
+}
+
+/** Op indices in execution order (created_at, then file order). */
+export function opsInTimeOrder(g: TraceGraph): Int32Array {
+  return g.opOrder;
+}
+
+/** Variables with a given category (e.g. `message`), in file order. */
+export function varsWithCategory(g: TraceGraph, category: string): number[] {
+  const out: number[] = [];
+  for (let i = 0; i < g.varCategory.length; i++) if (g.varCategory[i] === category) out.push(i);
+  return out;
+}

@@ -1,0 +1,76 @@
+/** Text and regex search across variable values, with snippets around each match. */
+import type { TraceGraph } from './graph.ts';
+
+export interface ValueMatch {
+  var: number;
+  fullNodeId: string;
+  /** Character offset of the match in the value. */
+  offset: number;
+  length: number;
+  /** Text around the match, `context` characters each side, newlines kept. */
+  snippet: string;
+  /** Where the match sits inside `snippet`. */
+  snippetOffset: number;
+}
+
+export interface SearchOptions {
+  /** Treat the query as a regular expression (default: plain text). */
+  regex?: boolean;
+  caseSensitive?: boolean;
+  /** Stop after this many matches in all (default 100). */
+  limit?: number;
+  /** At most this many matches per variable (default 3). */
+  perVariable?: number;
+  context?: number;
+  /** Only these variables (default: all, in file order). */
+  vars?: Iterable<number>;
+}
+
+function escapeRegExp(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** Builds the search pattern; throws a SyntaxError with the engine's message for a bad regex. */
+export function compilePattern(
+  query: string,
+  options: Pick<SearchOptions, 'regex' | 'caseSensitive'> = {},
+): RegExp {
+  return new RegExp(options.regex ? query : escapeRegExp(query), options.caseSensitive ? 'g' : 'gi');
+}
+
+export function snippetAround(text: string, offset: number, length: number, context: number) {
+  const start = Math.max(0, offset - context);
+  const end = Math.min(text.length, offset + length + context);
+  return { snippet: text.slice(start, end), snippetOffset: offset - start };
+}
+
+export function searchValues(g: TraceGraph, query: string, options: SearchOptions = {}): ValueMatch[] {
+  const limit = options.limit ?? 100;
+  const perVariable = options.perVariable ?? 3;
+  const context = options.context ?? 60;
+  const re = compilePattern(query, options);
+  const out: ValueMatch[] = [];
+  const vars = options.vars ?? g.varId.keys();
+  for (const v of vars) {
+    const value = g.varValue[v];
+    re.lastIndex = 0;
+    let found = 0;
+    for (let m = re.exec(value); m !== null; m = re.exec(value)) {
+      // An empty match would loop forever; step past it.
+      if (m[0].length === 0) {
+        re.lastIndex++;
+        continue;
+      }
+      out.push({
+        var: v,
+        fullNodeId: g.varId[v],
+        offset: m.index,
+        length: m[0].length,
+        ...snippetAround(value, m.index, m[0].length, context),
+      });
+      if (out.length >= limit) return out;
+      if (++found >= perVariable) break;
+    }
+  }
+  return out;
+}

@@ -1,0 +1,11 @@
+/** Writes a document back to smartcomment JSON: the same records, keys and order as read. */
+import type { TraceDocument } from './types.ts';
+
+export interface ExportOptions {
+  /** Spaces of indentation (the toolkit writes 2); 0 writes compact JSON. */
+  indent?: number;
+}
+
+export function exportSmartcomment(doc: TraceDocument, options: ExportOptions = {}): string {
+  return JSON.stringify(doc, null, options.indent ?? 2);
+}

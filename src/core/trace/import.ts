@@ -1,0 +1,62 @@
+/** Reads smartcomment / MemTraceBench JSON text into a validated document. Never throws on bad input. */
+
+import { IssueCollector, type TraceIssue } from './issues.ts';
+import { findJsonSyntaxError } from './json-syntax.ts';
+import type { TraceDocument } from './types.ts';
+import { validateDocument } from './validate.ts';
+
+export type ImportResult =
+  | { ok: true; doc: TraceDocument; issues: TraceIssue[] }
+  | { ok: false; issues: TraceIssue[] };
+
+export interface ImportOptions {
+  /** Name used in every message (a path or the dropped file's name). */
+  file: string;
+  /** How many issues to keep before only counting them. */
+  maxIssues?: number;
+}
+
+/** Strips a UTF-8 byte-order mark, which some editors add and JSON.parse rejects. */
+function stripBom(text: string): string {
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}
+
+export function parseTraceText(text: string, options: ImportOptions): ImportResult {
+  const issues = new IssueCollector(options.file, options.maxIssues);
+  let value: unknown;
+  try {
+    value = JSON.parse(stripBom(text));
+  } catch (e) {
+    const syntax = findJsonSyntaxError(stripBom(text));
+    if (syntax) {
+      issues.add('error', 'json-syntax', `invalid JSON: ${syntax.message}`, {
+        line: syntax.line,
+        column: syntax.column,
+      });
+    } else {
+      // The engine refused what our scanner accepts: too large or too deep.
+      issues.error('json-parse', `JSON could not be parsed: ${e instanceof Error ? e.message : String(e)}`);
+    }
+    return { ok: false, issues: issues.finish() };
+  }
+  return validateParsed(value, issues);
+}
+
+/** Validates an already-parsed value (e.g. from a streaming parser). */
+export function validateTraceValue(value: unknown, options: ImportOptions): ImportResult {
+  return validateParsed(value, new IssueCollector(options.file, options.maxIssues));
+}
+
+function validateParsed(value: unknown, issues: IssueCollector): ImportResult {
+  let ok: boolean;
+  try {
+    ok = validateDocument(value, issues);
+  } catch (e) {
+    // Defensive: validation is written not to throw; if it ever does, report it as a problem of this file.
+    issues.error('internal', `validation failed unexpectedly: ${e instanceof Error ? e.message : String(e)}`);
+    ok = false;
+  }
+  return ok
+    ? { ok: true, doc: value as TraceDocument, issues: issues.finish() }
+    : { ok: false, issues: issues.finish() };
+}

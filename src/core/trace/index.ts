@@ -1,0 +1,7 @@
+export * from './export.ts';
+export * from './identity.ts';
+export * from './import.ts';
+export * from './issues.ts';
+export * from './json-syntax.ts';
+export * from './pyrepr.ts';
+export * from './types.ts';

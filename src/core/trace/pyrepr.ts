@@ -1,0 +1,149 @@
+/**
+ * Reads values the smartcomment toolkit stored as Python `repr()` text
+ * ("'hello'", "['a', 'b']", "{'k': True}") — or JSON — back into plain data.
+ * Opportunistic: returns undefined when the text is neither, and the caller shows it as text.
+ */
+import type { Json, JsonObject } from './types.ts';
+
+const ESCAPES: Record<string, string> = {
+  n: '\n',
+  t: '\t',
+  r: '\r',
+  '\\': '\\',
+  "'": "'",
+  '"': '"',
+  a: '\x07',
+  b: '\b',
+  f: '\f',
+  v: '\v',
+  '0': '\0',
+};
+
+class Reader {
+  i = 0;
+  constructor(readonly s: string) {}
+  ws() {
+    while (this.i < this.s.length && /\s/.test(this.s[this.i])) this.i++;
+  }
+  value(depth: number): Json {
+    if (depth > 200) throw new Error('too deep');
+    this.ws();
+    const c = this.s[this.i];
+    if (c === "'" || c === '"') return this.str();
+    if (c === '[' || c === '(') return this.list(c === '[' ? ']' : ')', depth);
+    if (c === '{') return this.dict(depth);
+    const m = /^(True|False|None|null|true|false|-?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|-?inf|nan)/.exec(
+      this.s.slice(this.i, this.i + 64),
+    );
+    if (!m) throw new Error('unexpected');
+    this.i += m[0].length;
+    const w = m[0];
+    if (w === 'True' || w === 'true') return true;
+    if (w === 'False' || w === 'false') return false;
+    if (w === 'None' || w === 'null') return null;
+    return Number(w.replace('inf', 'Infinity').replace('nan', 'NaN'));
+  }
+  str(): string {
+    const q = this.s[this.i++];
+    let out = '';
+    for (;;) {
+      const c = this.s[this.i++];
+      if (c === undefined) throw new Error('unterminated');
+      if (c === q) return out;
+      if (c !== '\\') {
+        out += c;
+        continue;
+      }
+      const e = this.s[this.i++];
+      if (e === 'x' || e === 'u' || e === 'U') {
+        const len = e === 'x' ? 2 : e === 'u' ? 4 : 8;
+        const hex = this.s.slice(this.i, this.i + len);
+        if (!/^[0-9a-fA-F]+$/.test(hex) || hex.length !== len) throw new Error('bad escape');
+        out += String.fromCodePoint(Number.parseInt(hex, 16));
+        this.i += len;
+      } else if (e === '/' && q === '"') out += '/';
+      else if (e !== undefined && e in ESCAPES) out += ESCAPES[e];
+      else out += `\\${e ?? ''}`;
+    }
+  }
+  list(close: string, depth: number): Json[] {
+    this.i++;
+    const out: Json[] = [];
+    for (;;) {
+      this.ws();
+      if (this.s[this.i] === close) {
+        this.i++;
+        return out;
+      }
+      out.push(this.value(depth + 1));
+      this.ws();
+      if (this.s[this.i] === ',') this.i++;
+      else if (this.s[this.i] !== close) throw new Error('expected , or close');
+    }
+  }
+  dict(depth: number): JsonObject {
+    this.i++;
+    const entries: [string, Json][] = [];
+    for (;;) {
+      this.ws();
+      if (this.s[this.i] === '}') {
+        this.i++;
+        // fromEntries defines own properties, so a "__proto__" key stays data.
+        return Object.fromEntries(entries);
+      }
+      const k = this.value(depth + 1);
+      this.ws();
+      if (this.s[this.i++] !== ':') throw new Error('expected :');
+      entries.push([typeof k === 'string' ? k : JSON.stringify(k), this.value(depth + 1)]);
+      this.ws();
+      if (this.s[this.i] === ',') this.i++;
+      else if (this.s[this.i] !== '}') throw new Error('expected , or }');
+    }
+  }
+}
+
+/** Parses a Python literal or JSON text; undefined when it is neither. */
+export function parseValue(text: string): Json | undefined {
+  const t = text.trim();
+  if (t === '') return undefined;
+  try {
+    return JSON.parse(t) as Json;
+  } catch {
+    // not JSON: try a Python literal
+  }
+  try {
+    const r = new Reader(t);
+    const v = r.value(0);
+    r.ws();
+    return r.i === t.length ? v : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The human text of a stored value: a quoted Python/JSON string is unquoted, anything else is kept as is. */
+export function valueText(text: string): string {
+  const t = text.trim();
+  const q = t[0];
+  if ((q === "'" || q === '"') && t.length >= 2 && t[t.length - 1] === q) {
+    const v = parseValue(t);
+    if (typeof v === 'string') return v;
+  }
+  return text;
+}
+
+/** A stored value as a list of strings (golden answers are stored as a list repr or a plain string). */
+export function valueStrings(text: string): string[] {
+  const v = parseValue(text);
+  if (Array.isArray(v)) return v.map((x) => (typeof x === 'string' ? x : JSON.stringify(x)));
+  if (typeof v === 'string') return [v];
+  if (typeof v === 'number' || typeof v === 'boolean') return [String(v)];
+  return [text];
+}
+
+/** Pretty multi-line text for a value that parses as JSON or a Python literal; the value itself otherwise. */
+export function prettyValue(text: string): string {
+  const v = parseValue(text);
+  if (v === undefined || typeof v === 'string' || v === null || typeof v !== 'object') return valueText(text);
+  return JSON.stringify(v, null, 2);
+}
