@@ -1,0 +1,2 @@
+export * from './repo.ts';
+export * from './schema.ts';

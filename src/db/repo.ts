@@ -1,0 +1,120 @@
+/** Repository functions over the workbench database. Writes of one trace are one transaction. */
+import type { BlobRow, CaseRow, MemtraceDb, TraceMeta } from './schema.ts';
+
+export interface StoredTrace {
+  meta: TraceMeta;
+  blob: Blob;
+  cases: CaseRow[];
+}
+
+export type StoreOutcome = 'stored' | 'replaced' | 'exists';
+
+/** True when an error (possibly wrapped by Dexie in `inner`) means the storage quota is used up. */
+export function isQuotaError(e: unknown): boolean {
+  for (let cur: unknown = e, depth = 0; cur && depth < 5; depth++) {
+    const name = (cur as { name?: unknown }).name;
+    if (name === 'QuotaExceededError' || name === 'QuotaExceeded') return true;
+    cur = (cur as { inner?: unknown }).inner;
+  }
+  return false;
+}
+
+export const QUOTA_MESSAGE =
+  'The browser refused to store more data (storage quota exceeded). Delete traces you no longer need, or allow this site more storage, then import again. Nothing already stored was changed.';
+
+/**
+ * Stores a trace, its original file and its cases atomically. When a trace with the
+ * same id exists and `replace` is false, nothing is written and `'exists'` is returned.
+ * A failure (quota, abort) rolls the whole transaction back: stored data is untouched.
+ */
+export async function storeTrace(
+  db: MemtraceDb,
+  t: StoredTrace,
+  options: { replace?: boolean } = {},
+): Promise<StoreOutcome> {
+  return db.transaction('rw', [db.traces, db.blobs, db.cases, db.indexes], async () => {
+    const existing = await db.traces.get(t.meta.id);
+    if (existing && !options.replace) return 'exists';
+    if (existing) {
+      await db.cases.where('traceId').equals(t.meta.id).delete();
+      await db.indexes.where('traceId').equals(t.meta.id).delete();
+    }
+    const blobRow: BlobRow = { traceId: t.meta.id, blob: t.blob, type: t.blob.type };
+    await db.traces.put(t.meta);
+    await db.blobs.put(blobRow);
+    await db.cases.bulkPut(t.cases);
+    return existing ? 'replaced' : 'stored';
+  });
+}
+
+export async function traceExists(db: MemtraceDb, id: string): Promise<boolean> {
+  return (await db.traces.where('id').equals(id).count()) > 0;
+}
+
+/** Stored traces, newest import first. */
+export async function listTraces(db: MemtraceDb): Promise<TraceMeta[]> {
+  return (await db.traces.orderBy('importedAt').toArray()).reverse();
+}
+
+export function getTrace(db: MemtraceDb, id: string): Promise<TraceMeta | undefined> {
+  return db.traces.get(id);
+}
+
+/** The original file of a trace, verbatim. */
+export async function getOriginal(db: MemtraceDb, id: string): Promise<Blob | undefined> {
+  return (await db.blobs.get(id))?.blob;
+}
+
+export interface CaseFilter {
+  traceId?: string;
+  system?: string;
+  /** An error type, or '' for any. */
+  errorType?: string;
+  labelled?: 'labelled' | 'unlabelled' | 'all';
+}
+
+/** Cases across traces (or of one), filtered, in trace then case order. */
+export async function listCaseRows(db: MemtraceDb, f: CaseFilter = {}): Promise<CaseRow[]> {
+  const rows = f.traceId
+    ? await db.cases.where('traceId').equals(f.traceId).toArray()
+    : await db.cases.toArray();
+  return rows
+    .filter((c) => (f.system ? c.system === f.system : true))
+    .filter((c) => (f.errorType ? c.errorType === f.errorType : true))
+    .filter((c) =>
+      f.labelled === 'labelled'
+        ? c.errorType !== null
+        : f.labelled === 'unlabelled'
+          ? c.errorType === null
+          : true,
+    )
+    .sort((a, b) => (a.traceId < b.traceId ? -1 : a.traceId > b.traceId ? 1 : a.order - b.order));
+}
+
+export function getCase(db: MemtraceDb, traceId: string, queryId: string): Promise<CaseRow | undefined> {
+  return db.cases.get([traceId, queryId]);
+}
+
+/** Deletes a trace and everything stored for it. */
+export async function deleteTrace(db: MemtraceDb, id: string): Promise<void> {
+  await db.transaction(
+    'rw',
+    [db.traces, db.blobs, db.cases, db.runs, db.annotations, db.indexes],
+    async () => {
+      await db.traces.delete(id);
+      await db.blobs.delete(id);
+      await db.cases.where('traceId').equals(id).delete();
+      await db.runs.where('traceId').equals(id).delete();
+      await db.annotations.where('traceId').equals(id).delete();
+      await db.indexes.where('traceId').equals(id).delete();
+    },
+  );
+}
+
+export async function getSetting<T>(db: MemtraceDb, key: string): Promise<T | undefined> {
+  return (await db.settings.get(key))?.value as T | undefined;
+}
+
+export async function setSetting(db: MemtraceDb, key: string, value: unknown): Promise<void> {
+  await db.settings.put({ key, value });
+}

@@ -1,0 +1,103 @@
+import 'fake-indexeddb/auto';
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isQuotaError, listCaseRows, type MemtraceDb, openDb } from '../../src/db/index.ts';
+import { AnalysisService } from '../../workers/analysis-service.ts';
+import { diffLines } from '../../workers/diff.ts';
+import { ImportService } from '../../workers/import-service.ts';
+
+const file = new URL('../../../shared/data/smartcomment/conv-26-fault-1.json', import.meta.url);
+let db: MemtraceDb;
+let svc: AnalysisService;
+let traceId: string;
+
+beforeAll(async () => {
+  db = openDb(`analysis-${process.pid}`);
+  const [r] = await new ImportService(db).importFiles(
+    [{ blob: new Blob([readFileSync(file)]), name: 'f1.json', path: 'f1.json' }],
+    {},
+  );
+  traceId = r.traceId!;
+  svc = new AnalysisService(db);
+});
+afterAll(() => db.delete());
+
+describe('AnalysisService over a stored trace', () => {
+  it('opDetail(labelled op) lists inputs and outputs with full values', async () => {
+    const [c] = await listCaseRows(db, { labelled: 'labelled' });
+    const op = await svc.opDetail(traceId, c.labelOpId!);
+    expect(op).not.toBeNull();
+    expect(op!.inputs.length + op!.outputs.length).toBeGreaterThan(0);
+    for (const v of [...op!.inputs, ...op!.outputs]) expect(typeof v.value).toBe('string');
+  });
+
+  it('varDetail lists the version chain of a memory unit and diffVersions diffs two versions', async () => {
+    const d = await svc.varDetail(traceId, 'memory-store@2');
+    expect(d!.versions.length).toBe(d!.variable.versionCount);
+    expect(d!.versions.length).toBeGreaterThan(2);
+    expect(d!.versions.map((v) => v.version).slice(0, 3)).toEqual([1, 2, 3]);
+    const [, b, c] = d!.versions;
+    const diff = await svc.diffVersions(traceId, b.id, c.id);
+    expect(diff!.lines.filter((l) => l.kind === 'add').length).toBeGreaterThan(0);
+    expect(diff!.lines.some((l) => l.kind === 'same' && l.text.includes('mem-1'))).toBe(true);
+  });
+
+  it('search finds a message by a word in it, full-text and regex', async () => {
+    const text = await svc.search(traceId, 'sunrise', {});
+    expect(text.hits.length).toBeGreaterThan(0);
+    expect(text.hits[0].snippet.toLowerCase()).toContain('sunrise');
+    const re = await svc.search(traceId, 'sun.ise', { regex: true });
+    expect(re.hits.length).toBeGreaterThan(0);
+    const bad = await svc.search(traceId, '(', { regex: true });
+    expect(bad.error).toBeTruthy();
+  });
+
+  it('neighbourhood(op) returns the op, its neighbours and their edges; columns cover the graph', async () => {
+    const [c] = await listCaseRows(db, { labelled: 'labelled' });
+    const s = await svc.neighbourhood(traceId, c.labelOpId!, { depth: 1 });
+    expect(s!.ops.find((o) => o.focus)?.id).toBe(c.labelOpId);
+    const ids = new Set(s!.vars.map((v) => v.id));
+    for (const e of s!.edges) expect(ids.has(e.source) && ids.has(e.target)).toBe(true);
+    const cols = await svc.columns(traceId);
+    expect(cols.varLineage.length).toBe(cols.varId.length);
+    expect(cols.edgeOp.length).toBe(cols.edgeSrc.length);
+  });
+
+  it('caseContext lists evidence messages and the path to the answer including the labelled op', async () => {
+    const cases = await listCaseRows(db, { labelled: 'labelled' });
+    const c = cases.find((x) => x.errorType === 'RetrievalError') ?? cases[0];
+    const ctx = await svc.caseContext(traceId, c.queryId);
+    expect(ctx.evidence.map((e) => e.id)).toEqual(c.evidenceIds.filter((id) => id));
+    expect(ctx.labelOp?.id).toBe(c.labelOpId);
+    expect(ctx.path.length).toBeGreaterThan(0);
+  });
+});
+
+describe('diffLines', () => {
+  it('marks added and deleted lines and keeps the rest', () => {
+    const d = diffLines('a\nb\nc\nd', 'a\nc\nd\ne');
+    expect(d.lines).toEqual([
+      { kind: 'same', text: 'a' },
+      { kind: 'del', text: 'b' },
+      { kind: 'same', text: 'c' },
+      { kind: 'same', text: 'd' },
+      { kind: 'add', text: 'e' },
+    ]);
+    expect(d.truncated).toBe(false);
+  });
+  it('falls back to one replaced block past the edit cap', () => {
+    const a = Array.from({ length: 50 }, (_, i) => `x${i}`).join('\n');
+    const b = Array.from({ length: 50 }, (_, i) => `y${i}`).join('\n');
+    const d = diffLines(a, b, 10);
+    expect(d.truncated).toBe(true);
+    expect(d.lines.filter((l) => l.kind === 'del').length).toBe(50);
+  });
+});
+
+describe('isQuotaError', () => {
+  it('sees a QuotaExceededError directly or wrapped by Dexie', () => {
+    expect(isQuotaError(new DOMException('full', 'QuotaExceededError'))).toBe(true);
+    expect(isQuotaError({ name: 'AbortError', inner: { name: 'QuotaExceededError' } })).toBe(true);
+    expect(isQuotaError(new Error('other'))).toBe(false);
+  });
+});

@@ -1,0 +1,387 @@
+/**
+ * Analysis: opens stored traces into indexed graphs (kept for the few most recent)
+ * and answers the views' questions — op inspector, variable history, diffs, case
+ * context, search, graph data for drawing. Runs inside the analysis worker.
+ */
+import { Index } from 'flexsearch';
+import { listCases } from '../src/core/cases/cases.ts';
+import {
+  buildGraph,
+  isSentinelOp,
+  isSentinelVar,
+  opMetadata,
+  type TraceGraph,
+  varMetadata,
+} from '../src/core/graph/graph.ts';
+import {
+  closure,
+  consumersOf,
+  lineageOf,
+  opStructure,
+  opsTouching,
+  producersOf,
+} from '../src/core/graph/queries.ts';
+import { searchValues } from '../src/core/graph/search.ts';
+import { parseTraceText } from '../src/core/trace/import.ts';
+import { prettyValue } from '../src/core/trace/pyrepr.ts';
+import { getOriginal } from '../src/db/repo.ts';
+import type { MemtraceDb } from '../src/db/schema.ts';
+import type {
+  AnalysisApi,
+  CaseContext,
+  GraphColumns,
+  GraphSlice,
+  OpDetail,
+  OpSummary,
+  SearchHit,
+  SearchResult,
+  VarDetail,
+  VarView,
+  VersionDiff,
+} from './api.ts';
+import { diffLines } from './diff.ts';
+
+interface Opened {
+  graph: TraceGraph;
+  text?: Index;
+}
+
+const KEEP_OPEN = 3;
+const PRETTY_LIMIT = 2_000_000;
+
+export class AnalysisService implements AnalysisApi {
+  readonly #open = new Map<string, Promise<Opened>>();
+
+  constructor(private readonly db: MemtraceDb) {}
+
+  forget(traceId: string): void {
+    this.#open.delete(traceId);
+  }
+
+  /** The opened graph of a stored trace (most recent few kept). */
+  async #get(traceId: string): Promise<Opened> {
+    let p = this.#open.get(traceId);
+    if (p) {
+      this.#open.delete(traceId);
+      this.#open.set(traceId, p);
+      return p;
+    }
+    p = this.#load(traceId);
+    this.#open.set(traceId, p);
+    p.catch(() => this.#open.delete(traceId));
+    while (this.#open.size > KEEP_OPEN) this.#open.delete(this.#open.keys().next().value as string);
+    return p;
+  }
+
+  async #load(traceId: string): Promise<Opened> {
+    const blob = await getOriginal(this.db, traceId);
+    if (!blob) throw new Error(`trace ${traceId} is not stored`);
+    const parsed = parseTraceText(await blob.text(), { file: traceId });
+    if (!parsed.ok) throw new Error(`trace ${traceId} no longer parses: ${parsed.issues[0]?.message ?? ''}`);
+    return { graph: buildGraph(parsed.doc) };
+  }
+
+  async caseContext(traceId: string, queryId: string): Promise<CaseContext> {
+    const { graph: g } = await this.#get(traceId);
+    const c = listCases(g, { includePassed: true }).find((x) => x.queryId === queryId);
+    const evidence = (c?.evidenceIds ?? [])
+      .map((id) => g.varIndex.get(id))
+      .filter((v): v is number => v !== undefined)
+      .map((v) => varView(g, v));
+    // The way from the conversation to the answer: everything upstream of the judged question's variables.
+    const start: number[] = [];
+    const judge = c?.judgeOpId ? g.opIndex.get(c.judgeOpId) : undefined;
+    if (judge !== undefined) {
+      const s = opStructure(g, judge);
+      start.push(...s.inputs, ...s.intermediates);
+    } else {
+      const q = g.varIndex.get(queryId);
+      if (q !== undefined) start.push(q);
+    }
+    const up = closure(g, start, { direction: 'upstream', maxDepth: 6 });
+    const ops = up.ops.filter((o) => !isSentinelOp(g, o));
+    if (judge !== undefined && !ops.includes(judge)) ops.push(judge);
+    const limit = 200;
+    const labelOpIndex = c?.label?.opId ? g.opIndex.get(c.label.opId) : undefined;
+    return {
+      evidence,
+      path: ops.slice(-limit).map((o) => opSummary(g, o)),
+      pathTruncated: ops.length > limit,
+      labelOp: labelOpIndex === undefined ? null : opSummary(g, labelOpIndex),
+    };
+  }
+
+  async opDetail(traceId: string, opId: string): Promise<OpDetail | null> {
+    const { graph: g } = await this.#get(traceId);
+    const o = g.opIndex.get(opId);
+    if (o === undefined) return null;
+    const s = opStructure(g, o);
+    const views = (vs: number[]) => vs.filter((v) => !isSentinelVar(g, v)).map((v) => varView(g, v));
+    const rank = g.opRank[o];
+    const rec = g.ops[o];
+    return {
+      ...opSummary(g, o),
+      comment: typeof rec.comment === 'string' ? rec.comment : null,
+      session: typeof rec.session_id === 'string' ? rec.session_id : '',
+      metadata: JSON.stringify(opMetadata(g, o), null, 2),
+      inputs: views(s.inputs),
+      intermediates: views(s.intermediates),
+      outputs: views(s.outputs),
+      previous: rank > 0 ? opSummary(g, g.opOrder[rank - 1]) : null,
+      next: rank + 1 < g.opOrder.length ? opSummary(g, g.opOrder[rank + 1]) : null,
+    };
+  }
+
+  async varDetail(traceId: string, fullNodeId: string): Promise<VarDetail | null> {
+    const { graph: g } = await this.#get(traceId);
+    const v = g.varIndex.get(fullNodeId);
+    if (v === undefined) return null;
+    const byRank = (a: number, b: number) => g.opRank[a] - g.opRank[b];
+    return {
+      variable: varView(g, v),
+      metadata: JSON.stringify(varMetadata(g, v), null, 2),
+      producers: producersOf(g, v)
+        .sort(byRank)
+        .map((o) => opSummary(g, o)),
+      consumers: consumersOf(g, v)
+        .sort(byRank)
+        .map((o) => opSummary(g, o)),
+      versions: Array.from(lineageOf(g, v), (w) => ({
+        id: g.varId[w],
+        version: g.vars[w].version,
+        createdAt: g.varCreatedAt[w],
+        chars: g.varValue[w].length,
+      })),
+    };
+  }
+
+  async diffVersions(traceId: string, from: string, to: string): Promise<VersionDiff | null> {
+    const { graph: g } = await this.#get(traceId);
+    const a = g.varIndex.get(from);
+    const b = g.varIndex.get(to);
+    if (a === undefined || b === undefined) return null;
+    const d = diffLines(prettyOf(g.varValue[a]), prettyOf(g.varValue[b]));
+    return { from, to, lines: d.lines, truncated: d.truncated };
+  }
+
+  async search(
+    traceId: string,
+    query: string,
+    options: { regex?: boolean; limit?: number } = {},
+  ): Promise<SearchResult> {
+    const t0 = performance.now();
+    const opened = await this.#get(traceId);
+    const g = opened.graph;
+    const limit = options.limit ?? 50;
+    const q = query.trim();
+    if (!q) return { hits: [], tookMs: 0 };
+    if (options.regex) {
+      try {
+        const matches = searchValues(g, q, { regex: true, limit, perVariable: 1, context: 80 });
+        const hits = matches.map((m) => hit(g, m.var, m.snippet, m.snippetOffset, m.length));
+        return { hits, tookMs: performance.now() - t0 };
+      } catch (e) {
+        return {
+          hits: [],
+          error: e instanceof Error ? e.message : String(e),
+          tookMs: performance.now() - t0,
+        };
+      }
+    }
+    opened.text ??= buildTextIndex(g);
+    const ids = opened.text.search(q, { limit }) as number[];
+    const words = q.toLowerCase().split(/\s+/).filter(Boolean);
+    const hits = ids.map((v) => {
+      const value = g.varValue[v];
+      const lower = value.toLowerCase();
+      let at = -1;
+      let len = 0;
+      for (const w of words) {
+        at = lower.indexOf(w);
+        if (at >= 0) {
+          len = w.length;
+          break;
+        }
+      }
+      if (at < 0) return hit(g, v, value.slice(0, 160), -1, 0);
+      const start = Math.max(0, at - 80);
+      return hit(g, v, value.slice(start, at + len + 80), at - start, len);
+    });
+    return { hits, tookMs: performance.now() - t0 };
+  }
+
+  async neighbourhood(
+    traceId: string,
+    opId: string,
+    options: { depth?: number; maxOps?: number } = {},
+  ): Promise<GraphSlice | null> {
+    const { graph: g } = await this.#get(traceId);
+    const focus = g.opIndex.get(opId);
+    if (focus === undefined) return null;
+    const depth = options.depth ?? 1;
+    const maxOps = options.maxOps ?? 40;
+    const ops = new Set<number>([focus]);
+    let frontier = [focus];
+    for (let d = 0; d < depth && ops.size < maxOps; d++) {
+      const next: number[] = [];
+      for (const o of frontier) {
+        const s = opStructure(g, o);
+        for (const v of [...s.inputs, ...s.outputs]) {
+          if (isSentinelVar(g, v)) continue;
+          for (const p of opsTouching(g, v)) {
+            if (ops.size >= maxOps) break;
+            if (!ops.has(p) && !isSentinelOp(g, p)) {
+              ops.add(p);
+              next.push(p);
+            }
+          }
+        }
+      }
+      frontier = next;
+    }
+    return sliceOf(
+      g,
+      [...ops].sort((a, b) => g.opRank[a] - g.opRank[b]),
+      focus,
+    );
+  }
+
+  async columns(traceId: string): Promise<GraphColumns> {
+    const { graph: g } = await this.#get(traceId);
+    const codes = (values: string[]) => {
+      const names: string[] = [];
+      const index = new Map<string, number>();
+      const out = new Uint16Array(values.length);
+      values.forEach((c, i) => {
+        let k = index.get(c);
+        if (k === undefined) {
+          k = names.length;
+          index.set(c, k);
+          names.push(c);
+        }
+        out[i] = k;
+      });
+      return { out, names };
+    };
+    const vc = codes(g.varCategory);
+    const oc = codes(g.opCategory);
+    const varSentinel = new Uint8Array(g.varId.length);
+    const varVersion = new Int32Array(g.varId.length);
+    for (let v = 0; v < g.varId.length; v++) {
+      varSentinel[v] = isSentinelVar(g, v) ? 1 : 0;
+      varVersion[v] = g.vars[v].version;
+    }
+    return {
+      traceId,
+      varId: g.varId,
+      varLineage: g.varLineage.slice(),
+      varVersion,
+      varRank: g.varRank.slice(),
+      varCategory: vc.out,
+      varSentinel,
+      varCategories: vc.names,
+      lineageNames: g.lineageNames,
+      opId: g.opId,
+      opName: g.opName,
+      opRank: g.opRank.slice(),
+      opCategory: oc.out,
+      opCategories: oc.names,
+      edgeOp: g.edgeOp.slice(),
+      edgeSrc: g.edgeSrc.slice(),
+      edgeDst: g.edgeDst.slice(),
+    };
+  }
+}
+
+function prettyOf(value: string): string {
+  return value.length > PRETTY_LIMIT ? value : prettyValue(value);
+}
+
+export function varView(g: TraceGraph, v: number): VarView {
+  const rec = g.vars[v];
+  const value = g.varValue[v];
+  const pretty = prettyOf(value);
+  return {
+    id: g.varId[v],
+    fullName: g.varFullName[v],
+    name: typeof rec.name === 'string' ? rec.name : String(rec.name),
+    version: rec.version,
+    className: typeof rec.class_name === 'string' ? rec.class_name : null,
+    category: g.varCategory[v],
+    createdAt: g.varCreatedAt[v],
+    comment: typeof rec.comment === 'string' ? rec.comment : null,
+    value,
+    pretty,
+    hasPretty: pretty !== value,
+    versionCount: lineageOf(g, v).length,
+    sentinel: isSentinelVar(g, v),
+  };
+}
+
+export function opSummary(g: TraceGraph, o: number): OpSummary {
+  return {
+    id: g.opId[o],
+    name: g.opName[o],
+    category: g.opCategory[o],
+    createdAt: g.opCreatedAt[o],
+    rank: g.opRank[o],
+  };
+}
+
+function hit(g: TraceGraph, v: number, snippet: string, at: number, length: number): SearchHit {
+  const writers = producersOf(g, v);
+  const touching = writers.length ? writers : opsTouching(g, v);
+  return {
+    varId: g.varId[v],
+    fullName: g.varFullName[v],
+    category: g.varCategory[v],
+    snippet,
+    at,
+    length,
+    op: touching.length ? opSummary(g, touching[0]) : null,
+  };
+}
+
+/** Full-text index over variable values (forward tokenisation: prefixes match while typing). */
+function buildTextIndex(g: TraceGraph): Index {
+  const index = new Index({ tokenize: 'forward', resolution: 9 });
+  for (let v = 0; v < g.varValue.length; v++) {
+    if (isSentinelVar(g, v)) continue;
+    // Long values (whole memory windows) are indexed by their first part; regex search covers all of it.
+    const value = g.varValue[v];
+    index.add(v, value.length > 20_000 ? value.slice(0, 20_000) : value);
+  }
+  return index;
+}
+
+function sliceOf(g: TraceGraph, ops: number[], focus: number): GraphSlice {
+  const vars = new Set<number>();
+  const edges: GraphSlice['edges'] = [];
+  for (const o of ops) {
+    const s = opStructure(g, o);
+    const keep = (v: number) => !isSentinelVar(g, v);
+    for (const v of [...s.inputs, ...s.intermediates, ...s.outputs]) if (keep(v)) vars.add(v);
+  }
+  for (let e = 0; e < g.edgeOp.length; e++) {
+    if (!ops.includes(g.edgeOp[e])) continue;
+    const a = g.edgeSrc[e];
+    const b = g.edgeDst[e];
+    if (vars.has(a) && vars.has(b))
+      edges.push({ op: g.opId[g.edgeOp[e]], source: g.varId[a], target: g.varId[b] });
+  }
+  return {
+    focus: g.opId[focus],
+    vars: [...vars].map((v) => {
+      const text = g.varValue[v];
+      return {
+        id: g.varId[v],
+        fullName: g.varFullName[v],
+        version: g.vars[v].version,
+        category: g.varCategory[v],
+        label: text.length > 80 ? `${text.slice(0, 79)}…` : text,
+      };
+    }),
+    ops: ops.map((o) => ({ ...opSummary(g, o), focus: o === focus })),
+    edges,
+  };
+}

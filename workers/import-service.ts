@@ -1,0 +1,179 @@
+/**
+ * Import: read → parse and validate (core) → build the graph, stats and cases →
+ * store atomically (db). Runs inside the import worker; plain class so Node tests
+ * can drive it on fake-indexeddb.
+ */
+import { listCases, systemOf } from '../src/core/cases/index.ts';
+import { buildGraph } from '../src/core/graph/graph.ts';
+import { traceStats } from '../src/core/stats/stats.ts';
+import { parseTraceText } from '../src/core/trace/import.ts';
+import { isQuotaError, QUOTA_MESSAGE, storeTrace } from '../src/db/repo.ts';
+import type { CaseRow, MemtraceDb, TraceMeta } from '../src/db/schema.ts';
+import type {
+  FileResult,
+  ImportApi,
+  ImportInput,
+  ImportOptions,
+  ImportPhase,
+  ImportProgress,
+} from './api.ts';
+
+class Cancelled extends Error {}
+
+/** Rough share of a file's work done when each phase starts (parse dominates). */
+const PHASE_SHARE: Record<ImportPhase, number> = {
+  reading: 0,
+  parsing: 0.15,
+  indexing: 0.6,
+  storing: 0.8,
+  done: 1,
+};
+
+export class ImportService implements ImportApi {
+  #cancelled = false;
+  #running = false;
+
+  constructor(
+    private readonly db: MemtraceDb,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  cancel(): void {
+    if (this.#running) this.#cancelled = true;
+  }
+
+  async importFiles(
+    inputs: ImportInput[],
+    options: ImportOptions,
+    onProgress: (p: ImportProgress) => void = () => {},
+  ): Promise<FileResult[]> {
+    this.#cancelled = false;
+    this.#running = true;
+    const bytesTotal = inputs.reduce((s, f) => s + f.blob.size, 0);
+    let bytesBefore = 0;
+    const results: FileResult[] = [];
+    try {
+      for (let i = 0; i < inputs.length; i++) {
+        const input = inputs[i];
+        const step = (phase: ImportPhase) => {
+          if (this.#cancelled && phase !== 'done') throw new Cancelled();
+          onProgress({
+            fileIndex: i,
+            fileCount: inputs.length,
+            name: input.name,
+            phase,
+            bytesDone: bytesBefore + Math.round(input.blob.size * PHASE_SHARE[phase]),
+            bytesTotal,
+          });
+        };
+        try {
+          results.push(await this.#importOne(input, options, step));
+        } catch (e) {
+          if (!(e instanceof Cancelled)) throw e;
+          for (const rest of inputs.slice(i))
+            results.push({
+              ...base(rest),
+              status: 'cancelled',
+              message: 'Import cancelled; nothing stored.',
+            });
+          break;
+        }
+        bytesBefore += input.blob.size;
+        step('done');
+      }
+    } finally {
+      this.#running = false;
+      this.#cancelled = false;
+    }
+    return results;
+  }
+
+  async #importOne(
+    input: ImportInput,
+    options: ImportOptions,
+    step: (p: ImportPhase) => void,
+  ): Promise<FileResult> {
+    step('reading');
+    let text: string;
+    try {
+      text = await input.blob.text();
+    } catch (e) {
+      return { ...base(input), status: 'failed', message: `could not read the file: ${errorText(e)}` };
+    }
+    step('parsing');
+    const parsed = parseTraceText(text, { file: input.path || input.name });
+    const errorCount = parsed.issues.filter((x) => x.severity === 'error').length;
+    const warningCount = parsed.issues.length - errorCount;
+    if (!parsed.ok)
+      return { ...base(input), status: 'invalid', issues: parsed.issues, errorCount, warningCount };
+    step('indexing');
+    const doc = parsed.doc;
+    const graph = buildGraph(doc);
+    const stats = traceStats(graph);
+    const cases = listCases(graph);
+    const system = systemOf(doc, input.path);
+    const traceId = doc.graph_id;
+    const caseRows: CaseRow[] = cases.map((c, order) => ({
+      traceId,
+      queryId: c.queryId,
+      order,
+      system,
+      question: c.question,
+      goldenAnswers: c.goldenAnswers,
+      prediction: c.prediction,
+      judgeScore: c.judgeScore,
+      judgeResponse: c.judgeResponse,
+      judgeOpId: c.judgeOpId,
+      failed: c.failed,
+      evidenceIds: c.evidenceIds,
+      errorType: c.label?.errorType ?? null,
+      labelOpId: c.label?.opId ?? null,
+      labelSource: c.label?.source ?? null,
+      labelReason: c.label?.reason ?? null,
+    }));
+    const meta: TraceMeta = {
+      id: traceId,
+      file: input.name,
+      path: input.path,
+      system,
+      projectId: typeof doc.project_id === 'string' ? doc.project_id : null,
+      createdAt: typeof doc.created_at === 'string' ? doc.created_at : '',
+      importedAt: this.now(),
+      bytes: input.blob.size,
+      stats,
+      caseCount: caseRows.length,
+      labelledCount: caseRows.filter((c) => c.errorType !== null).length,
+      warnings: parsed.issues.slice(0, 50),
+      warningCount,
+    };
+    step('storing');
+    try {
+      // The original bytes, verbatim: a later version of the importer can re-read them.
+      const original = input.blob.slice(0, input.blob.size, input.blob.type || 'application/json');
+      const outcome = await storeTrace(
+        this.db,
+        { meta, blob: original, cases: caseRows },
+        { replace: options.replace === true },
+      );
+      return { ...base(input), status: outcome, traceId, issues: parsed.issues, errorCount, warningCount };
+    } catch (e) {
+      return {
+        ...base(input),
+        status: 'failed',
+        traceId,
+        issues: parsed.issues,
+        errorCount,
+        warningCount,
+        message: isQuotaError(e) ? QUOTA_MESSAGE : `could not store the trace: ${errorText(e)}`,
+      };
+    }
+  }
+}
+
+function base(input: ImportInput): FileResult {
+  return { name: input.name, path: input.path, status: 'failed', issues: [], errorCount: 0, warningCount: 0 };
+}
+
+function errorText(e: unknown): string {
+  return e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+}
