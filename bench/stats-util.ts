@@ -1,0 +1,36 @@
+/** Small helpers shared by the benchmark scripts. */
+import { readFileSync, writeFileSync } from 'node:fs';
+
+export function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+export function timeIt(fn: () => unknown): number {
+  const t0 = performance.now();
+  fn();
+  return performance.now() - t0;
+}
+
+/** Replaces (or appends) the `## heading` section of bench/RESULTS.md, leaving the other sections alone. */
+export function writeResultsSection(
+  heading: string,
+  body: string,
+  path = new URL('./RESULTS.md', import.meta.url),
+) {
+  let text = '';
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch {
+    text = '# Benchmark results\n\nEach section is written by the script it names; rerun it to refresh.\n';
+  }
+  const start = text.indexOf(`\n## ${heading}\n`);
+  const section = `\n## ${heading}\n\n${body.trim()}\n`;
+  if (start === -1) text = `${text.trimEnd()}\n${section}`;
+  else {
+    const next = text.indexOf('\n## ', start + 1);
+    text = text.slice(0, start) + section + (next === -1 ? '' : text.slice(next));
+  }
+  writeFileSync(path, text);
+}

@@ -1,0 +1,162 @@
+/**
+ * Thousands of random corruptions of a valid file: the importer must always return
+ * a graph or structured errors — never throw, never report an internal failure —
+ * and whatever loads must survive every downstream query.
+ */
+import { describe, expect, it } from 'vitest';
+import { listCases } from '../../src/core/cases/cases.ts';
+import { renderObsLog } from '../../src/core/graph/obs.ts';
+import { openTrace } from '../../src/core/graph/open.ts';
+import { closure, opStructure } from '../../src/core/graph/queries.ts';
+import { renderVariableView } from '../../src/core/graph/render.ts';
+import { searchValues } from '../../src/core/graph/search.ts';
+import { traceStats } from '../../src/core/stats/stats.ts';
+import { exportSmartcomment } from '../../src/core/trace/export.ts';
+import { DocBuilder } from '../helpers/doc-builder.ts';
+
+function rng(seed: number) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(a ^ (a >>> 15), a | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function validDoc() {
+  const b = new DocBuilder();
+  const msgs = [0, 1, 2].map((i) =>
+    b.variable(`conv:D1:${i}`, `'message ${i} <script>alert(1)</script>'`, { category: 'message' }),
+  );
+  let store = b.variable('memory-store', '{}', { category: 'memory_store' });
+  for (const [i, m] of msgs.entries()) {
+    const facts = b.variable(`facts-${i}`, `['fact ${i}']`, { category: 'facts' });
+    b.op('fact-extraction', 'extraction', [m], [facts]);
+    const next = b.variable('memory-store', `{'${i}': 'fact ${i}'}`, {
+      category: 'memory_store',
+      version: i + 2,
+    });
+    b.op('memory-update', 'update', [store, facts], [next]);
+    store = next;
+  }
+  const j = b.judged('q1', 'What is fact 1?', 'unknown', ['fact 1'], 0, ['conv:D1:1']);
+  b.doc.data.annotations = [
+    { query_id: j.query, final_error_type: 'RetrievalError', final_op_id: b.doc.data.operations[1].op_id },
+  ];
+  return b.doc;
+}
+
+type Mutable = Record<string, unknown> | unknown[];
+const NASTY: unknown[] = [
+  null,
+  7,
+  -1,
+  1.5,
+  true,
+  '',
+  'x'.repeat(200_000),
+  [],
+  {},
+  { __proto__: 1 },
+  '<img src=x onerror=alert(1)>',
+  '__proto__',
+  'constructor',
+  '\u0000\ud800',
+  [1, [2, [3]]],
+];
+
+function pick<T>(r: () => number, xs: readonly T[]): T {
+  return xs[Math.floor(r() * xs.length)];
+}
+
+/** Picks a random container inside the value, with its keys. */
+function randomContainer(r: () => number, root: Mutable): Mutable {
+  let cur: Mutable = root;
+  for (let depth = 0; depth < 6; depth++) {
+    const keys = Object.keys(cur);
+    if (keys.length === 0 || r() < 0.25) break;
+    const next = (cur as Record<string, unknown>)[pick(r, keys)];
+    if (typeof next !== 'object' || next === null) break;
+    cur = next as Mutable;
+  }
+  return cur;
+}
+
+function mutateStructure(r: () => number, doc: Mutable): string {
+  const n = 1 + Math.floor(r() * 3);
+  for (let i = 0; i < n; i++) {
+    const c = randomContainer(r, doc) as Record<string, unknown>;
+    const keys = Object.keys(c);
+    const k = keys.length ? pick(r, keys) : '__proto__';
+    const what = r();
+    if (what < 0.3) delete c[k];
+    else if (what < 0.7) c[k] = structuredClone(pick(r, NASTY));
+    else if (what < 0.85)
+      Object.defineProperty(c, '__proto__', {
+        value: { polluted: true },
+        enumerable: true,
+        configurable: true,
+        writable: true,
+      });
+    else c[k] = structuredClone(c[pick(r, keys.length ? keys : ['x'])] ?? null);
+  }
+  return JSON.stringify(doc);
+}
+
+function mutateText(r: () => number, text: string): string {
+  const what = r();
+  if (what < 0.3) return text.slice(0, Math.floor(r() * text.length));
+  const chars = text.split('');
+  const flips = 1 + Math.floor(r() * 4);
+  for (let i = 0; i < flips; i++) {
+    const at = Math.floor(r() * chars.length);
+    if (what < 0.7) chars[at] = String.fromCharCode(Math.floor(r() * 128));
+    else chars.splice(at, 1);
+  }
+  return chars.join('');
+}
+
+function exercise(text: string, label: string) {
+  const r = openTrace(text, { file: label });
+  for (const issue of r.issues) {
+    expect(issue.file).toBe(label);
+    expect(issue.code).not.toBe('internal');
+    expect(typeof issue.message).toBe('string');
+  }
+  if (!r.ok) {
+    expect(r.issues.some((i) => i.severity === 'error')).toBe(true);
+    return 'rejected';
+  }
+  const g = r.graph;
+  traceStats(g);
+  listCases(g);
+  renderObsLog(g);
+  searchValues(g, 'fact', {});
+  for (let v = 0; v < g.varId.length; v++) renderVariableView(g, v, { mode: 'full' });
+  for (let o = 0; o < g.opId.length; o++) opStructure(g, o);
+  closure(g, [0], { direction: 'downstream' });
+  JSON.parse(exportSmartcomment(g.doc));
+  return 'loaded';
+}
+
+describe('fuzzing the importer', () => {
+  it('3,000 structural corruptions (deleted keys, wrong types, __proto__ keys, huge strings) never throw', () => {
+    const r = rng(1);
+    const outcomes = { loaded: 0, rejected: 0 };
+    for (let i = 0; i < 3000; i++)
+      outcomes[exercise(mutateStructure(r, validDoc() as unknown as Mutable), `s${i}.json`)]++;
+    // Both outcomes must actually occur, or the fuzzer is not exercising anything.
+    expect(outcomes.loaded).toBeGreaterThan(100);
+    expect(outcomes.rejected).toBeGreaterThan(100);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+  it('3,000 byte-level corruptions (truncation, flips, deletions) never throw', () => {
+    const r = rng(2);
+    const text = JSON.stringify(validDoc(), null, 1);
+    const outcomes = { loaded: 0, rejected: 0 };
+    for (let i = 0; i < 3000; i++) outcomes[exercise(mutateText(r, text), `b${i}.json`)]++;
+    expect(outcomes.rejected).toBeGreaterThan(1000);
+    expect(outcomes.loaded).toBeGreaterThan(50);
+  });
+});

@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import { parseValue, prettyValue, valueStrings, valueText } from '../../src/core/trace/pyrepr.ts';
+
+describe('Python repr values', () => {
+  it('parses strings with either quote and escapes', () => {
+    expect(parseValue("'hello'")).toBe('hello');
+    expect(parseValue(`"it's"`)).toBe("it's");
+    expect(parseValue("'a\\'b\\nc\\x41\\u00e9'")).toBe("a'b\ncAé");
+  });
+  it('parses lists, tuples, dicts, True/False/None and numbers', () => {
+    expect(parseValue("['a', (1, 2.5), {'k': True, 'n': None}]")).toEqual([
+      'a',
+      [1, 2.5],
+      { k: true, n: null },
+    ]);
+    expect(parseValue('-3e2')).toBe(-300);
+  });
+  it('keeps a __proto__ key as data', () => {
+    const v = parseValue("{'__proto__': {'x': 1}}") as Record<string, unknown>;
+    expect(Object.hasOwn(v, '__proto__')).toBe(true);
+    expect(({} as Record<string, unknown>).x).toBeUndefined();
+  });
+  it('returns undefined for free text, and valueText keeps it as is', () => {
+    expect(parseValue('hello world')).toBeUndefined();
+    expect(parseValue("['unterminated")).toBeUndefined();
+    expect(valueText('hello world')).toBe('hello world');
+    expect(valueText("'quoted'")).toBe('quoted');
+  });
+  it('golden answers read from a list repr or a plain string', () => {
+    expect(valueStrings("['7 May 2023', 'May 7']")).toEqual(['7 May 2023', 'May 7']);
+    expect(valueStrings("'Paris'")).toEqual(['Paris']);
+    expect(valueStrings('Paris, France')).toEqual(['Paris, France']);
+  });
+  it('pretty-prints structured values and leaves text alone', () => {
+    expect(prettyValue("{'a': [1]}")).toBe('{\n  "a": [\n    1\n  ]\n}');
+    expect(prettyValue("'text'")).toBe('text');
+  });
+  it('survives deep nesting without a stack overflow', () => {
+    expect(parseValue(`${'['.repeat(5000)}${']'.repeat(5000)}`)).toBeDefined();
+  });
+});
