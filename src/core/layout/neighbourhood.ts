@@ -1,0 +1,190 @@
+/**
+ * The graph around one op or variable (or a case's few seeds), as a small bipartite
+ * graph of variables and ops ready for `layeredLayout`: input → op → output, and
+ * version → next version where no shown op links them. Sentinels are left out.
+ */
+import { isSentinelOp, isSentinelVar, row, type TraceGraph } from '../graph/graph.ts';
+import { type LayeredLayout, type LayeredOptions, layeredLayout } from './layered.ts';
+
+export const NODE_VAR = 0;
+export const NODE_OP = 1;
+export const EDGE_DATA = 0;
+export const EDGE_LINEAGE = 1;
+
+export interface NeighbourhoodSeeds {
+  ops?: Iterable<number>;
+  vars?: Iterable<number>;
+}
+
+export interface NeighbourhoodOptions {
+  /** Hops from the seeds (op → its variable or variable → its op counts one). Default 2. */
+  depth?: number;
+  /** Stop adding nodes beyond this many (nearest first). Default 150. */
+  maxNodes?: number;
+  /** Step along version chains too (a version to the previous / next one). Default true. */
+  lineage?: boolean;
+}
+
+export interface Neighbourhood {
+  /** NODE_VAR or NODE_OP per local node. */
+  kind: Uint8Array;
+  /** Graph index (variable or op) of each local node. */
+  index: Int32Array;
+  /** Hops from the nearest seed. */
+  depth: Int32Array;
+  edgeSrc: Int32Array;
+  edgeDst: Int32Array;
+  /** EDGE_DATA or EDGE_LINEAGE per edge. */
+  edgeKind: Uint8Array;
+  /** Execution-time key of each node (op rank; a variable just after its producer). */
+  time: Float64Array;
+  /** True when maxNodes cut the neighbourhood. */
+  truncated: boolean;
+}
+
+/** Collects the neighbourhood of the seeds by breadth-first search (see the module comment). */
+export function neighbourhood(g: TraceGraph, seeds: NeighbourhoodSeeds, options: NeighbourhoodOptions = {}) {
+  const maxDepth = options.depth ?? 2;
+  const maxNodes = options.maxNodes ?? 150;
+  const followLineage = options.lineage ?? true;
+  const nv = g.varId.length;
+  const varLocal = new Map<number, number>();
+  const opLocal = new Map<number, number>();
+  const kind: number[] = [];
+  const index: number[] = [];
+  const depth: number[] = [];
+  let truncated = false;
+  const add = (k: number, i: number, d: number): boolean => {
+    const map = k === NODE_VAR ? varLocal : opLocal;
+    if (map.has(i)) return false;
+    if ((k === NODE_VAR && isSentinelVar(g, i)) || (k === NODE_OP && isSentinelOp(g, i))) return false;
+    if (kind.length >= maxNodes) {
+      truncated = true;
+      return false;
+    }
+    map.set(i, kind.length);
+    kind.push(k);
+    index.push(i);
+    depth.push(d);
+    return true;
+  };
+  for (const o of seeds.ops ?? []) add(NODE_OP, o, 0);
+  for (const v of seeds.vars ?? []) add(NODE_VAR, v, 0);
+  for (let h = 0; h < kind.length; h++) {
+    const d = depth[h];
+    if (d >= maxDepth) continue;
+    const i = index[h];
+    if (kind[h] === NODE_OP) {
+      for (const e of row(g.opEdges, i)) {
+        add(NODE_VAR, g.edgeSrc[e], d + 1);
+        add(NODE_VAR, g.edgeDst[e], d + 1);
+      }
+    } else {
+      for (const e of row(g.varInEdges, i)) add(NODE_OP, g.edgeOp[e], d + 1);
+      for (const e of row(g.varOutEdges, i)) add(NODE_OP, g.edgeOp[e], d + 1);
+      if (followLineage) {
+        const chain = row(g.lineages, g.varLineage[i]);
+        const k = chain.indexOf(i);
+        if (k > 0) add(NODE_VAR, chain[k - 1], d + 1);
+        if (k >= 0 && k + 1 < chain.length) add(NODE_VAR, chain[k + 1], d + 1);
+      }
+    }
+  }
+
+  // Edges: per shown op, inputs → op → outputs (intermediates count as outputs).
+  const src: number[] = [];
+  const dst: number[] = [];
+  const ek: number[] = [];
+  const linked = new Set<number>(); // variable pairs joined by a shown op, as a * nv + b
+  for (const [o, lo] of opLocal) {
+    const bits = new Map<number, number>();
+    for (const e of row(g.opEdges, o)) {
+      bits.set(g.edgeSrc[e], (bits.get(g.edgeSrc[e]) ?? 0) | 1);
+      bits.set(g.edgeDst[e], (bits.get(g.edgeDst[e]) ?? 0) | 2);
+      linked.add(g.edgeSrc[e] * nv + g.edgeDst[e]);
+    }
+    for (const [v, b] of bits) {
+      const lv = varLocal.get(v);
+      if (lv === undefined) continue;
+      const input = b === 1;
+      src.push(input ? lv : lo);
+      dst.push(input ? lo : lv);
+      ek.push(EDGE_DATA);
+    }
+  }
+  if (followLineage) {
+    for (const [v, lv] of varLocal) {
+      const chain = row(g.lineages, g.varLineage[v]);
+      const k = chain.indexOf(v);
+      if (k < 0 || k + 1 >= chain.length) continue;
+      const w = chain[k + 1];
+      const lw = varLocal.get(w);
+      if (lw === undefined || linked.has(v * nv + w)) continue;
+      src.push(lv);
+      dst.push(lw);
+      ek.push(EDGE_LINEAGE);
+    }
+  }
+
+  const time = new Float64Array(kind.length);
+  for (let l = 0; l < kind.length; l++) {
+    const i = index[l];
+    if (kind[l] === NODE_OP) time[l] = g.opRank[i];
+    else {
+      let t = Number.POSITIVE_INFINITY;
+      for (const e of row(g.varInEdges, i)) t = Math.min(t, g.opRank[g.edgeOp[e]] + 0.5);
+      if (t === Number.POSITIVE_INFINITY)
+        for (const e of row(g.varOutEdges, i)) t = Math.min(t, g.opRank[g.edgeOp[e]] - 0.5);
+      time[l] = t === Number.POSITIVE_INFINITY ? -1 : t;
+    }
+  }
+
+  return {
+    kind: Uint8Array.from(kind),
+    index: Int32Array.from(index),
+    depth: Int32Array.from(depth),
+    edgeSrc: Int32Array.from(src),
+    edgeDst: Int32Array.from(dst),
+    edgeKind: Uint8Array.from(ek),
+    time,
+    truncated,
+  } satisfies Neighbourhood;
+}
+
+/** Short label of a neighbourhood node: op name (or category), variable full_node_id. */
+export function neighbourhoodLabel(g: TraceGraph, nb: Neighbourhood, local: number): string {
+  const i = nb.index[local];
+  if (nb.kind[local] === NODE_OP) return g.opName[i] || g.opCategory[i] || g.opId[i];
+  return g.varId[i];
+}
+
+export interface NeighbourhoodLayoutOptions extends NeighbourhoodOptions, LayeredOptions {
+  /** Width of one label character in px, for node sizes (default 6.6, 11px sans-serif). */
+  charWidth?: number;
+  /** Longest label shown in a node, in characters (default 28). */
+  maxLabelChars?: number;
+}
+
+/** The neighbourhood and its layered layout, node sizes estimated from the labels. */
+export function neighbourhoodLayout(
+  g: TraceGraph,
+  seeds: NeighbourhoodSeeds,
+  options: NeighbourhoodLayoutOptions = {},
+): { nb: Neighbourhood; layout: LayeredLayout; labels: string[] } {
+  const nb = neighbourhood(g, seeds, options);
+  const charWidth = options.charWidth ?? 6.6;
+  const maxChars = options.maxLabelChars ?? 28;
+  const n = nb.kind.length;
+  const labels = Array.from({ length: n }, (_, l) => neighbourhoodLabel(g, nb, l));
+  const width = new Float64Array(n);
+  const height = new Float64Array(n);
+  for (let l = 0; l < n; l++) {
+    width[l] = Math.max(48, Math.min(labels[l].length, maxChars) * charWidth + 20);
+    height[l] = nb.kind[l] === NODE_OP ? 26 : 34; // variables show a second line (the value)
+  }
+  const layout = layeredLayout(
+    { nodes: n, edgeSrc: nb.edgeSrc, edgeDst: nb.edgeDst, width, height, priority: nb.time },
+    options,
+  );
+  return { nb, layout, labels };
+}
