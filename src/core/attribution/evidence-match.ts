@@ -1,0 +1,154 @@
+/**
+ * Does a stored value still carry a piece of evidence? Values are split into
+ * units (list items, dict values — a memory store's entries — or lines of free
+ * text), and a unit carries the evidence when it holds most of the evidence's
+ * content words, including every answer word the evidence holds. Lexical on
+ * purpose: deterministic, fast, and explainable in a sentence.
+ */
+import { parseValue } from '../trace/pyrepr.ts';
+import { tokenize } from '../retrieval/tokenize.ts';
+
+const STOPWORDS = new Set(
+  'a an and are as at be been but by can could did do does for from had has have he her him his how i if in into is it its just me my no not of on or our she so than that the their them then there they this to too up us was we were what when where which who whom why will with would you your yes yeah oh wow hey hi ok okay really very much also about'.split(
+    ' ',
+  ),
+);
+
+export function contentTokens(text: string): string[] {
+  return tokenize(text).filter((t) => t.length > 1 && !STOPWORDS.has(t));
+}
+
+/** The human text of a value: message JSON → its `content` (or all string fields), repr string → unquoted. */
+export function evidenceText(value: string): string {
+  const v = parseValue(value);
+  if (typeof v === 'string') {
+    const inner = parseValue(v);
+    if (inner && typeof inner === 'object' && !Array.isArray(inner) && typeof inner.content === 'string')
+      return inner.content;
+    return v;
+  }
+  if (v && typeof v === 'object' && !Array.isArray(v)) {
+    if (typeof v.content === 'string') return v.content;
+    if (typeof v.text === 'string') return v.text;
+  }
+  return value;
+}
+
+/** Units of a stored value, keyed when the value is a dict (so a deleted entry can be told from a changed one). */
+export interface ValueUnits {
+  keyed: boolean;
+  keys: string[];
+  texts: string[];
+}
+
+function leaves(v: unknown, out: string[], depth = 0) {
+  if (depth > 20) return;
+  if (typeof v === 'string') out.push(v);
+  else if (typeof v === 'number' || typeof v === 'boolean') return;
+  else if (Array.isArray(v)) for (const x of v) leaves(x, out, depth + 1);
+  else if (v && typeof v === 'object') for (const x of Object.values(v)) leaves(x, out, depth + 1);
+}
+
+export function splitUnits(value: string): ValueUnits {
+  const v = parseValue(value);
+  if (v && typeof v === 'object' && !Array.isArray(v)) {
+    const keys = Object.keys(v);
+    const texts = keys.map((k) => {
+      const parts: string[] = [];
+      leaves(v[k], parts);
+      return parts.join(' ');
+    });
+    return { keyed: true, keys, texts };
+  }
+  if (Array.isArray(v)) {
+    const texts = v.map((x) => {
+      const parts: string[] = [];
+      leaves(x, parts);
+      return parts.join(' ');
+    });
+    return { keyed: false, keys: texts.map((_, i) => String(i)), texts };
+  }
+  const text = typeof v === 'string' ? v : value;
+  const texts = text.split(/\n+/).filter((t) => t.trim() !== '');
+  return { keyed: false, keys: texts.map((_, i) => String(i)), texts };
+}
+
+export interface Evidence {
+  /** Distinct content words of the evidence. */
+  tokens: Set<string>;
+  /** Golden-answer words that the evidence itself contains: a carrier must keep them. */
+  answerTokens: Set<string>;
+}
+
+export function makeEvidence(text: string, goldenAnswers: readonly string[]): Evidence {
+  const tokens = new Set(contentTokens(text));
+  const answer = new Set(goldenAnswers.flatMap((g) => contentTokens(g)));
+  const answerTokens = new Set([...answer].filter((t) => tokens.has(t)));
+  return { tokens, answerTokens };
+}
+
+export interface MatchOptions {
+  /** Share of the evidence's content words a unit must hold (default 0.5). */
+  minRecall?: number;
+}
+
+/** How well one unit text carries the evidence: recall of its words, 0 if an answer word is missing. */
+export function unitScore(unit: string, e: Evidence): number {
+  if (e.tokens.size === 0) return 0;
+  const words = new Set(tokenize(unit));
+  for (const t of e.answerTokens) if (!words.has(t)) return 0;
+  let hit = 0;
+  for (const t of e.tokens) if (words.has(t)) hit++;
+  return hit / e.tokens.size;
+}
+
+/** Caches unit splits per variable: one attribution run asks about the same values many times. */
+export class Matcher {
+  private units = new Map<number, ValueUnits>();
+  private lower = new Map<number, string>();
+  readonly minRecall: number;
+  constructor(
+    private readonly valueOf: (v: number) => string,
+    options: MatchOptions = {},
+  ) {
+    this.minRecall = options.minRecall ?? 0.5;
+  }
+  unitsOf(v: number): ValueUnits {
+    let u = this.units.get(v);
+    if (!u) {
+      u = splitUnits(this.valueOf(v));
+      this.units.set(v, u);
+    }
+    return u;
+  }
+  /** Index of the best carrying unit of v, or -1. */
+  carrierUnit(v: number, e: Evidence): number {
+    if (e.tokens.size === 0) return -1;
+    let low = this.lower.get(v);
+    if (low === undefined) {
+      low = this.valueOf(v).toLowerCase();
+      // Only cache small values; a 20 kB window lower-cased per version would double memory.
+      if (low.length < 4096) this.lower.set(v, low);
+    }
+    // Cheap necessary condition (no false negatives): every answer word and enough
+    // evidence words must occur somewhere in the value as substrings.
+    for (const t of e.answerTokens) if (!low.includes(t)) return -1;
+    let present = 0;
+    for (const t of e.tokens) if (low.includes(t)) present++;
+    if (present < this.minRecall * e.tokens.size) return -1;
+    const u = this.unitsOf(v);
+    let best = -1;
+    let bestScore = this.minRecall;
+    for (let i = 0; i < u.texts.length; i++) {
+      const s = unitScore(u.texts[i], e);
+      if (s >= bestScore) {
+        best = i;
+        bestScore = s;
+      }
+    }
+    return best;
+  }
+  carries(v: number, e: Evidence): boolean {
+    return this.carrierUnit(v, e) >= 0;
+  }
+}

@@ -1,0 +1,89 @@
+/**
+ * Scoring attributions against labels, as the paper: exact match of the error
+ * type (ETA) and of the op id (OIA), one prediction per case. Macro scores
+ * average over the error types present, because label sets are skewed (a constant
+ * "answer op, ResponseError" guess scores high micro accuracy on typical runs).
+ * Labels outside the five types are excluded and counted.
+ */
+import { ERROR_TYPES, isErrorType } from '../trace/types.ts';
+
+export interface ScoredCase {
+  system: string | null;
+  label_type: string;
+  label_op: string | null;
+  predicted_type: string | null;
+  predicted_op: string | null;
+  input_tokens: number;
+  output_tokens: number;
+  seconds: number;
+}
+
+export interface Accuracy {
+  total: number;
+  error_type_accuracy: number;
+  op_id_accuracy: number;
+}
+
+export interface BenchSummary {
+  total_cases: number;
+  error_type_accuracy: number;
+  op_id_accuracy: number;
+  macro_error_type_accuracy: number;
+  macro_op_id_accuracy: number;
+  by_system: Record<string, Accuracy>;
+  by_error_type: Record<string, Accuracy>;
+  /** confusion[label][predicted] = count; a missing prediction counts as "none". */
+  confusion: Record<string, Record<string, number>>;
+  avg_input_tokens: number;
+  avg_output_tokens: number;
+  avg_seconds: number;
+  /** Cases left out because their label is not one of the five error types. */
+  excluded_cases: number;
+}
+
+function accuracy(cases: ScoredCase[]): Accuracy {
+  const n = cases.length;
+  const type = cases.filter((c) => c.predicted_type === c.label_type).length;
+  const op = cases.filter((c) => c.label_op !== null && c.predicted_op === c.label_op).length;
+  return { total: n, error_type_accuracy: n ? type / n : 0, op_id_accuracy: n ? op / n : 0 };
+}
+
+function groupBy(cases: ScoredCase[], key: (c: ScoredCase) => string): Map<string, ScoredCase[]> {
+  const m = new Map<string, ScoredCase[]>();
+  for (const c of cases) {
+    const k = key(c);
+    const list = m.get(k);
+    if (list) list.push(c);
+    else m.set(k, [c]);
+  }
+  return m;
+}
+
+const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
+
+export function summarize(all: ScoredCase[]): BenchSummary {
+  const cases = all.filter((c) => isErrorType(c.label_type));
+  const overall = accuracy(cases);
+  const byType = groupBy(cases, (c) => c.label_type);
+  const typeAcc = ERROR_TYPES.filter((t) => byType.has(t)).map((t) => accuracy(byType.get(t)!));
+  const confusion: Record<string, Record<string, number>> = {};
+  for (const c of cases) {
+    const row = (confusion[c.label_type] ??= {});
+    const p = c.predicted_type ?? 'none';
+    row[p] = (row[p] ?? 0) + 1;
+  }
+  return {
+    total_cases: cases.length,
+    error_type_accuracy: overall.error_type_accuracy,
+    op_id_accuracy: overall.op_id_accuracy,
+    macro_error_type_accuracy: mean(typeAcc.map((a) => a.error_type_accuracy)),
+    macro_op_id_accuracy: mean(typeAcc.map((a) => a.op_id_accuracy)),
+    by_system: Object.fromEntries([...groupBy(cases, (c) => c.system ?? 'unknown')].map(([k, v]) => [k, accuracy(v)])),
+    by_error_type: Object.fromEntries(ERROR_TYPES.filter((t) => byType.has(t)).map((t) => [t, accuracy(byType.get(t)!)])),
+    confusion,
+    avg_input_tokens: mean(cases.map((c) => c.input_tokens)),
+    avg_output_tokens: mean(cases.map((c) => c.output_tokens)),
+    avg_seconds: mean(cases.map((c) => c.seconds)),
+    excluded_cases: all.length - cases.length,
+  };
+}
