@@ -1,13 +1,17 @@
 /** `memtrace` — the workbench's core from the command line. */
 import { parseArgs } from 'node:util';
 import type { Command } from './command.ts';
+import { attribute } from './commands/attribute.ts';
+import { bench } from './commands/bench.ts';
 import { cases } from './commands/cases.ts';
+import { chat } from './commands/chat.ts';
 import { exportCommand } from './commands/export.ts';
+import { search } from './commands/search.ts';
 import { stats } from './commands/stats.ts';
 import { validate } from './commands/validate.ts';
 import { CliError, type CliIO } from './io.ts';
 
-export const COMMANDS: Command[] = [validate, stats, cases, exportCommand];
+export const COMMANDS: Command[] = [validate, stats, cases, exportCommand, search, chat, attribute, bench];
 
 function help(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));

@@ -46,7 +46,9 @@ function findPrediction(g: TraceGraph, c: TraceCase, queryDerived: Set<number>):
 
 export function caseContext(g: TraceGraph, c: TraceCase): CaseContext {
   const query = g.varIndex.get(c.queryId) ?? -1;
-  const queryDerived = new Set(query >= 0 ? closure(g, [query], { direction: 'downstream', followLineage: false }).vars : []);
+  const queryDerived = new Set(
+    query >= 0 ? closure(g, [query], { direction: 'downstream', followLineage: false }).vars : [],
+  );
   const prediction = findPrediction(g, c, queryDerived);
   const producers = prediction >= 0 ? producersOf(g, prediction) : [];
   const answerOp = producers.length ? producers.sort((a, b) => g.opRank[b] - g.opRank[a])[0] : -1;
@@ -65,7 +67,12 @@ export function caseContext(g: TraceGraph, c: TraceCase): CaseContext {
     if (!s.inputs.some((v) => queryDerived.has(v))) continue;
     questionOps.push(op);
     for (const v of s.inputs)
-      if (!queryDerived.has(v) && !isPrompt(g, v) && !isSentinelVar(g, v) && g.varCategory[v] !== 'message & query')
+      if (
+        !queryDerived.has(v) &&
+        !isPrompt(g, v) &&
+        !isSentinelVar(g, v) &&
+        g.varCategory[v] !== 'message & query'
+      )
         store.add(v);
   }
   const evidence = c.evidenceIds.map((id) => g.varIndex.get(id)).filter((v): v is number => v !== undefined);

@@ -9,12 +9,27 @@
  * no op names are assumed.
  */
 import type { TraceCase } from '../cases/cases.ts';
-import { type TraceGraph } from '../graph/graph.ts';
+import type { TraceGraph } from '../graph/graph.ts';
 import { consumersOf, lineageOf, opStructure, producersOf } from '../graph/queries.ts';
 import type { ErrorType } from '../trace/types.ts';
 import { type CaseContext, caseContext } from './case-context.ts';
-import { contentTokens, type Evidence, evidenceText, Matcher, type MatchOptions, makeEvidence } from './evidence-match.ts';
-import { type Attribution, type AttributionInput, type Candidate, type PathStep, type RunHooks, throwIfAborted, ZERO_COST } from './types.ts';
+import {
+  contentTokens,
+  type Evidence,
+  evidenceText,
+  Matcher,
+  type MatchOptions,
+  makeEvidence,
+} from './evidence-match.ts';
+import {
+  type Attribution,
+  type AttributionInput,
+  type Candidate,
+  type PathStep,
+  type RunHooks,
+  throwIfAborted,
+  ZERO_COST,
+} from './types.ts';
 
 export interface EvidenceFlowOptions extends MatchOptions {
   /**
@@ -82,8 +97,22 @@ function describeVar(g: TraceGraph, v: number) {
   return `${g.varId[v]} [${g.varCategory[v]}]`;
 }
 
-function retrievalLoss(g: TraceGraph, cx: CaseContext, ev: number, e: Evidence, m: Matcher, storeCarriers: number[]): Loss {
-  const { drops } = propagate(g, cx.questionOps, storeCarriers, e, m, (v) => cx.coneVars.has(v) || cx.context.includes(v));
+function retrievalLoss(
+  g: TraceGraph,
+  cx: CaseContext,
+  ev: number,
+  e: Evidence,
+  m: Matcher,
+  storeCarriers: number[],
+): Loss {
+  const { drops } = propagate(
+    g,
+    cx.questionOps,
+    storeCarriers,
+    e,
+    m,
+    (v) => cx.coneVars.has(v) || cx.context.includes(v),
+  );
   const producers = cx.context.flatMap((v) => producersOf(g, v)).filter((o) => o !== cx.answerOp);
   const op = drops.length ? drops[0].op : earliest(g, producers.length ? producers : cx.questionOps);
   return {
@@ -94,7 +123,9 @@ function retrievalLoss(g: TraceGraph, cx: CaseContext, ev: number, e: Evidence, 
     path: [
       { var_id: g.varId[ev], note: 'evidence' },
       { var_id: g.varId[storeCarriers[0]], note: 'in the store at question time' },
-      ...(op >= 0 ? [{ op_id: g.opId[op], note: 'lost here: its output toward the answer lacks the evidence' }] : []),
+      ...(op >= 0
+        ? [{ op_id: g.opId[op], note: 'lost here: its output toward the answer lacks the evidence' }]
+        : []),
     ],
   };
 }
@@ -150,7 +181,10 @@ function extractionLoss(g: TraceGraph, cx: CaseContext, ev: number, e: Evidence,
   let how = drop ? 'its outputs toward the store lack the evidence' : '';
   if (op < 0) {
     // Nothing on the way to the store read it: blame the first op that read the evidence at all.
-    op = earliest(g, [...carriers].flatMap((v) => consumersOf(g, v)).filter((o) => !questionOps.has(o) && o !== cx.answerOp));
+    op = earliest(
+      g,
+      [...carriers].flatMap((v) => consumersOf(g, v)).filter((o) => !questionOps.has(o) && o !== cx.answerOp),
+    );
     how = op >= 0 ? 'it read the evidence but nothing it wrote reaches the store' : '';
   }
   const carried = [...carriers].filter((v) => v !== ev);
@@ -170,7 +204,13 @@ function extractionLoss(g: TraceGraph, cx: CaseContext, ev: number, e: Evidence,
   };
 }
 
-function lossFor(g: TraceGraph, cx: CaseContext, ev: number, golden: readonly string[], m: Matcher): Loss | null {
+function lossFor(
+  g: TraceGraph,
+  cx: CaseContext,
+  ev: number,
+  golden: readonly string[],
+  m: Matcher,
+): Loss | null {
   const e = makeEvidence(evidenceText(g.varValue[ev]), golden);
   if (cx.context.some((v) => m.carries(v, e))) return null;
   const storeCarriers = cx.store.filter((v) => m.carries(v, e));
@@ -178,7 +218,11 @@ function lossFor(g: TraceGraph, cx: CaseContext, ev: number, golden: readonly st
   return storeLoss(g, cx, ev, e, m) ?? extractionLoss(g, cx, ev, e, m);
 }
 
-function result(input: AttributionInput, started: number, fields: Omit<Attribution, 'query_id' | 'method' | 'cost'>): Attribution {
+function result(
+  input: AttributionInput,
+  started: number,
+  fields: Omit<Attribution, 'query_id' | 'method' | 'cost'>,
+): Attribution {
   return {
     query_id: input.case.queryId,
     method: 'evidence',
@@ -197,15 +241,21 @@ export async function attributeEvidenceFlow(
   const none = (reason: string, path: PathStep[] = []) =>
     result(input, started, { error_type: null, op_id: null, reason, path, candidates: [] });
   if (predictionLooksAcceptable(c.prediction, c.goldenAnswers))
-    return none(`The prediction "${c.prediction}" already contains the golden answer; the judge verdict, not the memory, looks wrong.`);
+    return none(
+      `The prediction "${c.prediction}" already contains the golden answer; the judge verdict, not the memory, looks wrong.`,
+    );
   const cx = caseContext(g, c);
-  if (cx.answerOp < 0) return none('No operation in the graph wrote the prediction, so there is no path to follow.');
+  if (cx.answerOp < 0)
+    return none('No operation in the graph wrote the prediction, so there is no path to follow.');
   const answerStep: PathStep = { op_id: g.opId[cx.answerOp], note: 'wrote the prediction' };
   let evidence = cx.evidence;
   if (evidence.length === 0 && options.locateEvidence) evidence = await options.locateEvidence(g, c);
   throwIfAborted(hooks.signal);
   if (evidence.length === 0)
-    return none('No evidence could be located for this question (no evidence ids, and no message matches it).', [answerStep]);
+    return none(
+      'No evidence could be located for this question (no evidence ids, and no message matches it).',
+      [answerStep],
+    );
 
   const m = new Matcher((v) => g.varValue[v], options);
   const losses: Loss[] = [];
@@ -232,7 +282,10 @@ export async function attributeEvidenceFlow(
       error_type: 'ResponseError',
       op_id: g.opId[cx.answerOp],
       reason: `Every piece of evidence (${evidence.map((v) => g.varId[v]).join(', ')}) reached the answer's inputs, yet the answer is wrong.`,
-      path: [...evidence.map((v) => ({ var_id: g.varId[v], note: 'evidence, present in the context' })), answerStep],
+      path: [
+        ...evidence.map((v) => ({ var_id: g.varId[v], note: 'evidence, present in the context' })),
+        answerStep,
+      ],
       candidates,
     });
   const first = located[0] ?? losses[0];

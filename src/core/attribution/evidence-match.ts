@@ -5,8 +5,9 @@
  * content words, including every answer word the evidence holds. Lexical on
  * purpose: deterministic, fast, and explainable in a sentence.
  */
-import { parseValue } from '../trace/pyrepr.ts';
+
 import { tokenize } from '../retrieval/tokenize.ts';
+import { parseValue } from '../trace/pyrepr.ts';
 
 const STOPWORDS = new Set(
   'a an and are as at be been but by can could did do does for from had has have he her him his how i if in into is it its just me my no not of on or our she so than that the their them then there they this to too up us was we were what when where which who whom why will with would you your yes yeah oh wow hey hi ok okay really very much also about'.split(

@@ -24,7 +24,10 @@ export interface LocateOptions {
  */
 export function startPointLocator(options: LocateOptions) {
   return async (g: TraceGraph, c: TraceCase): Promise<number[]> => {
-    const hits = await startPoints(options.index, c, { k: options.k ?? 8, embedder: options.embedder ?? null });
+    const hits = await startPoints(options.index, c, {
+      k: options.k ?? 8,
+      embedder: options.embedder ?? null,
+    });
     const vars = hits.map((h) => g.varIndex.get(h.full_node_id)).filter((v): v is number => v !== undefined);
     const golden = c.goldenAnswers.map((a) => contentTokens(a)).filter((t) => t.length > 0);
     const bearing = vars.filter((v) => {

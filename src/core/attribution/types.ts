@@ -62,5 +62,6 @@ export interface AttributionInput {
 export const ZERO_COST: AttributionCost = { input_tokens: 0, output_tokens: 0, seconds: 0, llm_calls: 0 };
 
 export function throwIfAborted(signal?: AbortSignal) {
-  if (signal?.aborted) throw signal.reason instanceof Error ? signal.reason : new DOMException('Aborted', 'AbortError');
+  if (signal?.aborted)
+    throw signal.reason instanceof Error ? signal.reason : new DOMException('Aborted', 'AbortError');
 }

@@ -1,0 +1,71 @@
+/** Shared by `attribute` and `bench`: method flags, engine dependencies per graph, a bounded pool. */
+import { type EngineDeps, NEEDS_MODEL } from '../core/attribution/engines.ts';
+import type { AttributionMethod } from '../core/attribution/types.ts';
+import type { TraceGraph } from '../core/graph/graph.ts';
+import type { ChatModel, UsageMeter } from '../core/llm/index.ts';
+import { corpusFromGraph } from '../core/retrieval/corpus.ts';
+import { RetrievalIndex } from '../core/retrieval/retrieval-index.ts';
+import type { Options, Values } from './command.ts';
+import { CliError, type CliIO } from './io.ts';
+import { chatModelFromFlags, PROVIDER_FLAGS, PROVIDER_USAGE } from './provider-flags.ts';
+
+export const METHODS: AttributionMethod[] = ['evidence', 'memtrace', 'obs'];
+
+export const ATTRIBUTION_FLAGS: Options = {
+  method: { type: 'string', default: 'evidence' },
+  prior: { type: 'boolean', default: false },
+  ...PROVIDER_FLAGS,
+};
+
+export const ATTRIBUTION_USAGE = `--method evidence|memtrace|obs [--prior] [${PROVIDER_USAGE}]`;
+
+export function methodOf(values: Values): AttributionMethod {
+  const m = values.method as string;
+  if (!(METHODS as string[]).includes(m))
+    throw new CliError(`--method must be one of ${METHODS.join(', ')} (got "${m}")`, 2);
+  return m as AttributionMethod;
+}
+
+/** The chat model when the method needs one (created once per command run). */
+export function modelFor(
+  method: AttributionMethod,
+  values: Values,
+  io: CliIO,
+  meter?: UsageMeter,
+): ChatModel | undefined {
+  if (!NEEDS_MODEL.has(method)) return undefined;
+  return chatModelFromFlags(values, io, { meter, label: method });
+}
+
+/** Per-graph dependencies: the BM25 messages index used to locate evidence and start points. */
+export async function depsFor(g: TraceGraph, base: Omit<EngineDeps, 'index'>): Promise<EngineDeps> {
+  const index = await RetrievalIndex.build(corpusFromGraph(g, 'messages'));
+  return { ...base, index };
+}
+
+/** Runs tasks with at most `limit` at once, keeping result order. */
+export async function pool<T, R>(
+  items: T[],
+  limit: number,
+  work: (item: T, i: number) => Promise<R>,
+): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  const lanes = Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await work(items[i], i);
+    }
+  });
+  await Promise.all(lanes);
+  return out;
+}
+
+export function concurrencyOf(values: Values): number {
+  const v = values.concurrency;
+  if (v === undefined) return 1;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1)
+    throw new CliError(`--concurrency must be an integer ≥ 1 (got "${v}")`, 2);
+  return n;
+}

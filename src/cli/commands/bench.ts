@@ -1,0 +1,90 @@
+import { writeFile } from 'node:fs/promises';
+import { engineFor } from '../../core/attribution/engines.ts';
+import { type ScoredCase, summarize } from '../../core/bench/metrics.ts';
+import { listCases } from '../../core/cases/cases.ts';
+import { systemOf } from '../../core/cases/system.ts';
+import { UsageMeter } from '../../core/llm/index.ts';
+import { formatIssue } from '../../core/trace/issues.ts';
+import {
+  ATTRIBUTION_FLAGS,
+  ATTRIBUTION_USAGE,
+  concurrencyOf,
+  depsFor,
+  methodOf,
+  modelFor,
+  pool,
+} from '../attribution-setup.ts';
+import { type Command, JSON_FLAG } from '../command.ts';
+import { collectTraceFiles, openTraceFile } from '../files.ts';
+import { CliError, printJson } from '../io.ts';
+
+export const bench: Command = {
+  name: 'bench',
+  summary: 'score an attribution method on labelled traces (ETA / OIA, micro and macro, confusion, cost)',
+  usage: `memtrace bench <files or dirs…> ${ATTRIBUTION_USAGE} [--concurrency N] [--out results.json] [--json]`,
+  options: { ...JSON_FLAG, out: { type: 'string' }, ...ATTRIBUTION_FLAGS },
+  async run({ positionals, values }, io) {
+    if (positionals.length === 0) throw new CliError('bench needs labelled trace files or folders');
+    const method = methodOf(values);
+    const files = await collectTraceFiles(positionals);
+    const meter = new UsageMeter();
+    const model = modelFor(method, values, io, meter);
+    const engine = engineFor(method);
+    const concurrency = concurrencyOf(values);
+    const perCase: (ScoredCase & { file: string; query_id: string; reason: string })[] = [];
+    let unreadable = 0;
+    for (const [i, file] of files.entries()) {
+      const r = await openTraceFile(file);
+      if (!r.ok) {
+        unreadable++;
+        for (const issue of r.issues.slice(0, 5)) io.stderr.write(`${formatIssue(issue)}\n`);
+        continue;
+      }
+      const labelled = listCases(r.graph).filter((c) => c.label);
+      io.stderr.write(`[${i + 1}/${files.length}] ${file}: ${labelled.length} labelled case(s)\n`);
+      if (labelled.length === 0) continue;
+      const system = systemOf(r.graph.doc, file);
+      const deps = await depsFor(r.graph, { model, prior: Boolean(values.prior) });
+      const scored = await pool(labelled, concurrency, async (c) => {
+        const a = await engine({ graph: r.graph, case: c, system }, deps);
+        return {
+          file,
+          query_id: c.queryId,
+          system,
+          label_type: c.label!.errorType,
+          label_op: c.label!.opId,
+          predicted_type: a.error_type,
+          predicted_op: a.op_id,
+          input_tokens: a.cost.input_tokens,
+          output_tokens: a.cost.output_tokens,
+          seconds: a.cost.seconds,
+          reason: a.reason,
+        };
+      });
+      perCase.push(...scored);
+    }
+    const summary = {
+      method,
+      prior: Boolean(values.prior),
+      ...summarize(perCase),
+      unreadable_files: unreadable,
+    };
+    if (typeof values.out === 'string') {
+      try {
+        await writeFile(values.out, `${JSON.stringify({ summary, cases: perCase }, null, 2)}\n`);
+      } catch (e) {
+        throw new CliError(
+          `${values.out}: cannot write (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`,
+        );
+      }
+    }
+    if (values.json) printJson(io, summary);
+    else {
+      const pct = (x: number) => `${(100 * x).toFixed(1)} %`;
+      io.stdout.write(
+        `${summary.total_cases} cases  ETA ${pct(summary.error_type_accuracy)}  OIA ${pct(summary.op_id_accuracy)}  macro ETA ${pct(summary.macro_error_type_accuracy)}  macro OIA ${pct(summary.macro_op_id_accuracy)}\n`,
+      );
+    }
+    return unreadable > 0 ? 1 : 0;
+  },
+};
