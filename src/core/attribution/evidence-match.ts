@@ -109,7 +109,7 @@ export class Matcher {
   private lower = new Map<number, string>();
   readonly minRecall: number;
   constructor(
-    private readonly valueOf: (v: number) => string,
+    private readonly textOf: (v: number) => string,
     options: MatchOptions = {},
   ) {
     this.minRecall = options.minRecall ?? 0.5;
@@ -117,7 +117,7 @@ export class Matcher {
   unitsOf(v: number): ValueUnits {
     let u = this.units.get(v);
     if (!u) {
-      u = splitUnits(this.valueOf(v));
+      u = splitUnits(this.textOf(v));
       this.units.set(v, u);
     }
     return u;
@@ -127,7 +127,7 @@ export class Matcher {
     if (e.tokens.size === 0) return -1;
     let low = this.lower.get(v);
     if (low === undefined) {
-      low = this.valueOf(v).toLowerCase();
+      low = this.textOf(v).toLowerCase();
       // Only cache small values; a 20 kB window lower-cased per version would double memory.
       if (low.length < 4096) this.lower.set(v, low);
     }

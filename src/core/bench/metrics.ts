@@ -68,7 +68,8 @@ export function summarize(all: ScoredCase[]): BenchSummary {
   const typeAcc = ERROR_TYPES.filter((t) => byType.has(t)).map((t) => accuracy(byType.get(t)!));
   const confusion: Record<string, Record<string, number>> = {};
   for (const c of cases) {
-    const row = (confusion[c.label_type] ??= {});
+    confusion[c.label_type] ??= {};
+    const row = confusion[c.label_type];
     const p = c.predicted_type ?? 'none';
     row[p] = (row[p] ?? 0) + 1;
   }
@@ -78,8 +79,12 @@ export function summarize(all: ScoredCase[]): BenchSummary {
     op_id_accuracy: overall.op_id_accuracy,
     macro_error_type_accuracy: mean(typeAcc.map((a) => a.error_type_accuracy)),
     macro_op_id_accuracy: mean(typeAcc.map((a) => a.op_id_accuracy)),
-    by_system: Object.fromEntries([...groupBy(cases, (c) => c.system ?? 'unknown')].map(([k, v]) => [k, accuracy(v)])),
-    by_error_type: Object.fromEntries(ERROR_TYPES.filter((t) => byType.has(t)).map((t) => [t, accuracy(byType.get(t)!)])),
+    by_system: Object.fromEntries(
+      [...groupBy(cases, (c) => c.system ?? 'unknown')].map(([k, v]) => [k, accuracy(v)]),
+    ),
+    by_error_type: Object.fromEntries(
+      ERROR_TYPES.filter((t) => byType.has(t)).map((t) => [t, accuracy(byType.get(t)!)]),
+    ),
     confusion,
     avg_input_tokens: mean(cases.map((c) => c.input_tokens)),
     avg_output_tokens: mean(cases.map((c) => c.output_tokens)),
