@@ -22,6 +22,14 @@ import {
   producersOf,
 } from '../src/core/graph/queries.ts';
 import { searchValues } from '../src/core/graph/search.ts';
+import {
+  type LaneLayout,
+  type LaneLayoutOptions,
+  laneLayout,
+  type NeighbourhoodLayoutOptions,
+  NODE_OP,
+  neighbourhoodLayout,
+} from '../src/core/layout/index.ts';
 import { parseTraceText } from '../src/core/trace/import.ts';
 import { prettyValue } from '../src/core/trace/pyrepr.ts';
 import { getOriginal } from '../src/db/repo.ts';
@@ -29,8 +37,8 @@ import type { MemtraceDb } from '../src/db/schema.ts';
 import type {
   AnalysisApi,
   CaseContext,
-  GraphColumns,
-  GraphSlice,
+  NeighbourhoodData,
+  NeighbourhoodSeedIds,
   OpDetail,
   OpSummary,
   SearchHit,
@@ -210,86 +218,31 @@ export class AnalysisService implements AnalysisApi {
     return { hits, tookMs: performance.now() - t0 };
   }
 
-  async neighbourhood(
-    traceId: string,
-    opId: string,
-    options: { depth?: number; maxOps?: number } = {},
-  ): Promise<GraphSlice | null> {
+  async laneLayout(traceId: string, options: LaneLayoutOptions = {}): Promise<LaneLayout> {
     const { graph: g } = await this.#get(traceId);
-    const focus = g.opIndex.get(opId);
-    if (focus === undefined) return null;
-    const depth = options.depth ?? 1;
-    const maxOps = options.maxOps ?? 40;
-    const ops = new Set<number>([focus]);
-    let frontier = [focus];
-    for (let d = 0; d < depth && ops.size < maxOps; d++) {
-      const next: number[] = [];
-      for (const o of frontier) {
-        const s = opStructure(g, o);
-        for (const v of [...s.inputs, ...s.outputs]) {
-          if (isSentinelVar(g, v)) continue;
-          for (const p of opsTouching(g, v)) {
-            if (ops.size >= maxOps) break;
-            if (!ops.has(p) && !isSentinelOp(g, p)) {
-              ops.add(p);
-              next.push(p);
-            }
-          }
-        }
-      }
-      frontier = next;
-    }
-    return sliceOf(
-      g,
-      [...ops].sort((a, b) => g.opRank[a] - g.opRank[b]),
-      focus,
-    );
+    return laneLayout(g, options);
   }
 
-  async columns(traceId: string): Promise<GraphColumns> {
+  async neighbourhood(
+    traceId: string,
+    seeds: NeighbourhoodSeedIds,
+    options: NeighbourhoodLayoutOptions = {},
+  ): Promise<NeighbourhoodData> {
     const { graph: g } = await this.#get(traceId);
-    const codes = (values: string[]) => {
-      const names: string[] = [];
-      const index = new Map<string, number>();
-      const out = new Uint16Array(values.length);
-      values.forEach((c, i) => {
-        let k = index.get(c);
-        if (k === undefined) {
-          k = names.length;
-          index.set(c, k);
-          names.push(c);
-        }
-        out[i] = k;
-      });
-      return { out, names };
-    };
-    const vc = codes(g.varCategory);
-    const oc = codes(g.opCategory);
-    const varSentinel = new Uint8Array(g.varId.length);
-    const varVersion = new Int32Array(g.varId.length);
-    for (let v = 0; v < g.varId.length; v++) {
-      varSentinel[v] = isSentinelVar(g, v) ? 1 : 0;
-      varVersion[v] = g.vars[v].version;
-    }
-    return {
-      traceId,
-      varId: g.varId,
-      varLineage: g.varLineage.slice(),
-      varVersion,
-      varRank: g.varRank.slice(),
-      varCategory: vc.out,
-      varSentinel,
-      varCategories: vc.names,
-      lineageNames: g.lineageNames,
-      opId: g.opId,
-      opName: g.opName,
-      opRank: g.opRank.slice(),
-      opCategory: oc.out,
-      opCategories: oc.names,
-      edgeOp: g.edgeOp.slice(),
-      edgeSrc: g.edgeSrc.slice(),
-      edgeDst: g.edgeDst.slice(),
-    };
+    const known = (ids: string[] | undefined, index: Map<string, number>) =>
+      (ids ?? []).map((id) => index.get(id)).filter((i): i is number => i !== undefined);
+    const ops = known(seeds.ops, g.opIndex);
+    const vars = known(seeds.vars, g.varIndex);
+    const data = neighbourhoodLayout(
+      g,
+      { ops, vars },
+      { now: () => performance.now(), deadline: performance.now() + 500, ...options },
+    );
+    const { nb } = data;
+    const ids = Array.from(nb.index, (i, local) => (nb.kind[local] === NODE_OP ? g.opId[i] : g.varId[i]));
+    const seedSet = new Set([...(seeds.ops ?? []), ...(seeds.vars ?? [])]);
+    const seedLocals = ids.flatMap((id, local) => (seedSet.has(id) ? [local] : []));
+    return { ...data, ids, seeds: seedLocals };
   }
 }
 
@@ -352,36 +305,4 @@ function buildTextIndex(g: TraceGraph): Index {
     index.add(v, value.length > 20_000 ? value.slice(0, 20_000) : value);
   }
   return index;
-}
-
-function sliceOf(g: TraceGraph, ops: number[], focus: number): GraphSlice {
-  const vars = new Set<number>();
-  const edges: GraphSlice['edges'] = [];
-  for (const o of ops) {
-    const s = opStructure(g, o);
-    const keep = (v: number) => !isSentinelVar(g, v);
-    for (const v of [...s.inputs, ...s.intermediates, ...s.outputs]) if (keep(v)) vars.add(v);
-  }
-  for (let e = 0; e < g.edgeOp.length; e++) {
-    if (!ops.includes(g.edgeOp[e])) continue;
-    const a = g.edgeSrc[e];
-    const b = g.edgeDst[e];
-    if (vars.has(a) && vars.has(b))
-      edges.push({ op: g.opId[g.edgeOp[e]], source: g.varId[a], target: g.varId[b] });
-  }
-  return {
-    focus: g.opId[focus],
-    vars: [...vars].map((v) => {
-      const text = g.varValue[v];
-      return {
-        id: g.varId[v],
-        fullName: g.varFullName[v],
-        version: g.vars[v].version,
-        category: g.varCategory[v],
-        label: text.length > 80 ? `${text.slice(0, 79)}…` : text,
-      };
-    }),
-    ops: ops.map((o) => ({ ...opSummary(g, o), focus: o === focus })),
-    edges,
-  };
 }

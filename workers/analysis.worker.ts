@@ -1,10 +1,11 @@
 /** The analysis worker: hosts AnalysisService behind comlink. */
 import * as Comlink from 'comlink';
+import { type LaneLayoutOptions, laneLayoutTransferables } from '../src/core/layout/index.ts';
 import { openDb } from '../src/db/schema.ts';
 import { AnalysisService } from './analysis-service.ts';
 
 const service = new AnalysisService(openDb());
-// Graph columns hold large typed arrays: transfer them instead of copying.
+// Lane layouts hold large typed arrays: transfer them instead of copying.
 const api = {
   caseContext: service.caseContext.bind(service),
   opDetail: service.opDetail.bind(service),
@@ -13,20 +14,9 @@ const api = {
   search: service.search.bind(service),
   neighbourhood: service.neighbourhood.bind(service),
   forget: service.forget.bind(service),
-  async columns(traceId: string) {
-    const c = await service.columns(traceId);
-    return Comlink.transfer(c, [
-      c.varLineage.buffer,
-      c.varVersion.buffer,
-      c.varRank.buffer,
-      c.varCategory.buffer,
-      c.varSentinel.buffer,
-      c.opRank.buffer,
-      c.opCategory.buffer,
-      c.edgeOp.buffer,
-      c.edgeSrc.buffer,
-      c.edgeDst.buffer,
-    ]);
+  async laneLayout(traceId: string, options?: LaneLayoutOptions) {
+    const layout = await service.laneLayout(traceId, options);
+    return Comlink.transfer(layout, laneLayoutTransferables(layout));
   },
 };
 Comlink.expose(api);

@@ -2,8 +2,14 @@
  * The typed interfaces at the worker boundary. The UI holds comlink proxies of
  * `ImportApi` and `AnalysisApi`; everything crossing is plain data (typed arrays are
  * transferred). Graph-drawing components (src/app/lanes, src/app/neighbourhood) take
- * `GraphColumns` and `GraphSlice` as their input.
+ * `LaneLayout` and `NeighbourhoodData` as their input (see src/app/graph-views.ts).
  */
+import type {
+  LaneLayout,
+  LaneLayoutOptions,
+  NeighbourhoodLayoutOptions,
+  neighbourhoodLayout,
+} from '../src/core/layout/index.ts';
 import type { TraceIssue } from '../src/core/trace/issues.ts';
 
 // ---------- import ----------
@@ -156,39 +162,21 @@ export interface SearchResult {
   tookMs: number;
 }
 
-/** A small subgraph (one op's neighbourhood) for the layered layout. */
-export interface GraphSlice {
-  focus: string | null;
-  vars: { id: string; fullName: string; version: number; category: string; label: string }[];
-  ops: (OpSummary & { focus: boolean })[];
-  /** Variable → variable edges, each carrying its op. */
-  edges: { op: string; source: string; target: string }[];
+/** Seeds of a neighbourhood by id (ops and/or variables). */
+export interface NeighbourhoodSeedIds {
+  ops?: string[];
+  vars?: string[];
 }
 
 /**
- * The whole graph as columns, for the lane view (100k+ variables). Indices are
- * positions in these arrays; categories are codes into the category lists.
+ * The layered neighbourhood of a few seeds (core/layout `neighbourhoodLayout`), with the
+ * ids of its local nodes so a drawing can link them: `ids[local]` is an op id when
+ * `nb.kind[local] === NODE_OP`, else a full_node_id.
  */
-export interface GraphColumns {
-  traceId: string;
-  varId: string[];
-  varLineage: Int32Array;
-  varVersion: Int32Array;
-  /** Creation order position of each variable. */
-  varRank: Int32Array;
-  varCategory: Uint16Array;
-  varSentinel: Uint8Array;
-  varCategories: string[];
-  lineageNames: string[];
-  opId: string[];
-  opName: string[];
-  /** Execution order position of each op. */
-  opRank: Int32Array;
-  opCategory: Uint16Array;
-  opCategories: string[];
-  edgeOp: Int32Array;
-  edgeSrc: Int32Array;
-  edgeDst: Int32Array;
+export interface NeighbourhoodData extends ReturnType<typeof neighbourhoodLayout> {
+  ids: string[];
+  /** Local indices of the seeds. */
+  seeds: number[];
 }
 
 export interface AnalysisApi {
@@ -197,12 +185,14 @@ export interface AnalysisApi {
   varDetail(traceId: string, fullNodeId: string): Promise<VarDetail | null>;
   diffVersions(traceId: string, from: string, to: string): Promise<VersionDiff | null>;
   search(traceId: string, query: string, options: { regex?: boolean; limit?: number }): Promise<SearchResult>;
+  /** The whole-graph lane layout (typed arrays transferred). */
+  laneLayout(traceId: string, options?: LaneLayoutOptions): Promise<LaneLayout>;
+  /** The layered neighbourhood of some ops / variables (unknown ids are skipped). */
   neighbourhood(
     traceId: string,
-    opId: string,
-    options?: { depth?: number; maxOps?: number },
-  ): Promise<GraphSlice | null>;
-  columns(traceId: string): Promise<GraphColumns>;
+    seeds: NeighbourhoodSeedIds,
+    options?: NeighbourhoodLayoutOptions,
+  ): Promise<NeighbourhoodData>;
   /** Drops a trace's opened graph (after deletion or replacement). */
   forget(traceId: string): void;
 }

@@ -52,15 +52,15 @@ describe('AnalysisService over a stored trace', () => {
     expect(bad.error).toBeTruthy();
   });
 
-  it('neighbourhood(op) returns the op, its neighbours and their edges; columns cover the graph', async () => {
+  it("neighbourhood(seeds) lays out the seeds' surroundings with their ids; laneLayout covers the graph", async () => {
     const [c] = await listCaseRows(db, { labelled: 'labelled' });
-    const s = await svc.neighbourhood(traceId, c.labelOpId!, { depth: 1 });
-    expect(s!.ops.find((o) => o.focus)?.id).toBe(c.labelOpId);
-    const ids = new Set(s!.vars.map((v) => v.id));
-    for (const e of s!.edges) expect(ids.has(e.source) && ids.has(e.target)).toBe(true);
-    const cols = await svc.columns(traceId);
-    expect(cols.varLineage.length).toBe(cols.varId.length);
-    expect(cols.edgeOp.length).toBe(cols.edgeSrc.length);
+    const s = await svc.neighbourhood(traceId, { ops: [c.labelOpId!, 'op-unknown'] }, { depth: 1 });
+    expect(s.seeds.map((l) => s.ids[l])).toEqual([c.labelOpId]);
+    expect(s.ids.length).toBe(s.nb.kind.length);
+    expect(s.layout.x.length).toBe(s.ids.length);
+    const lanes = await svc.laneLayout(traceId);
+    expect(lanes.varId.length).toBeGreaterThan(0);
+    expect(lanes.columns).toBeGreaterThan(0);
   });
 
   it('caseContext lists evidence messages and the path to the answer including the labelled op', async () => {

@@ -1,0 +1,49 @@
+/**
+ * The contract between the views and the graph drawings built in src/app/lanes and
+ * src/app/neighbourhood. The views mount `lanes/LaneView.svelte` and
+ * `neighbourhood/NeighbourhoodView.svelte` when those files exist (import.meta.glob),
+ * passing these props; until then they show a text fallback.
+ */
+import type { Component } from 'svelte';
+import type { TraceGraph } from '../core/graph/graph.ts';
+import type { LaneLayout } from '../core/layout/index.ts';
+
+/** What a click in a drawing selects: an op id or a variable full_node_id. */
+export type GraphSelection = { kind: 'op'; id: string } | { kind: 'var'; id: string };
+
+export interface LaneViewProps {
+  /** From `AnalysisApi.laneLayout(traceId)` (computed in the analysis worker). */
+  layout: LaneLayout;
+  /** What to highlight and bring into view, if anything. */
+  selected?: GraphSelection | null;
+  onselect?: (s: GraphSelection | null) => void;
+}
+
+export interface NeighbourhoodViewProps {
+  /**
+   * The open trace (main-thread graph of a small trace, see state/small-graphs).
+   * Preferred for big traces: `AnalysisApi.neighbourhood(traceId, seeds)` computes a
+   * `NeighbourhoodData` in the worker.
+   */
+  graph: TraceGraph;
+  focus?: GraphSelection | null;
+  selected?: GraphSelection | null;
+  onselect?: (s: GraphSelection | null) => void;
+}
+
+type Loader<P extends Record<string, unknown>> = () => Promise<{ default: Component<P> }>;
+
+const lanes = import.meta.glob<{ default: Component<LaneViewProps & Record<string, unknown>> }>(
+  './lanes/LaneView.svelte',
+);
+const hoods = import.meta.glob<{ default: Component<NeighbourhoodViewProps & Record<string, unknown>> }>(
+  './neighbourhood/NeighbourhoodView.svelte',
+);
+
+/** The lane-view component's loader, or null while it does not exist. */
+export const laneViewLoader = (Object.values(lanes)[0] ?? null) as Loader<
+  LaneViewProps & Record<string, unknown>
+> | null;
+export const neighbourhoodViewLoader = (Object.values(hoods)[0] ?? null) as Loader<
+  NeighbourhoodViewProps & Record<string, unknown>
+> | null;

@@ -1,0 +1,22 @@
+/** Small formatting helpers for the views. */
+
+export function bytes(n: number): string {
+  if (n < 1024) return `${n} B`;
+  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KB`;
+  return `${(n / 1024 / 1024).toFixed(1)} MB`;
+}
+
+export function count(n: number): string {
+  return n.toLocaleString('en-US');
+}
+
+/** Short form of a long id for tight places (the full id stays in the title). */
+export function shortId(id: string, keep = 14): string {
+  return id.length > keep + 1 ? `${id.slice(0, keep)}…` : id;
+}
+
+/** First line of a text, cut to `max` characters. */
+export function preview(text: string, max = 140): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}

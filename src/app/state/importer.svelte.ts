@@ -1,0 +1,116 @@
+/** One import at a time: progress, per-file results, and the "replace?" question. */
+import * as Comlink from 'comlink';
+import { getContext, setContext } from 'svelte';
+import type { FileResult, ImportInput, ImportProgress } from '../../../workers/api.ts';
+import type { Library } from './library.svelte.ts';
+import type { Services } from './services.ts';
+
+export class Importer {
+  #running = $state(false);
+  #progress = $state.raw<ImportProgress | null>(null);
+  #results = $state.raw<FileResult[]>([]);
+  /** Files whose graph_id is already stored, waiting for the person's answer. */
+  #pending = $state.raw<{ input: ImportInput; result: FileResult }[]>([]);
+  #cancelling = $state(false);
+
+  constructor(
+    private readonly services: Services,
+    private readonly library: Library,
+  ) {}
+
+  get running(): boolean {
+    return this.#running;
+  }
+  get progress(): ImportProgress | null {
+    return this.#progress;
+  }
+  get results(): FileResult[] {
+    return this.#results;
+  }
+  get pending(): { input: ImportInput; result: FileResult }[] {
+    return this.#pending;
+  }
+  get cancelling(): boolean {
+    return this.#cancelling;
+  }
+  /** 0..1 */
+  get fraction(): number {
+    const p = this.#progress;
+    return p && p.bytesTotal > 0 ? p.bytesDone / p.bytesTotal : 0;
+  }
+
+  async start(inputs: ImportInput[], replace = false): Promise<void> {
+    if (this.#running || inputs.length === 0) return;
+    this.#running = true;
+    this.#cancelling = false;
+    if (!replace) this.#results = [];
+    this.#progress = null;
+    try {
+      const results = await this.services.importer.importFiles(
+        inputs,
+        { replace },
+        Comlink.proxy((p: ImportProgress) => {
+          this.#progress = p;
+        }),
+      );
+      const waiting = results.flatMap((result, i) =>
+        result.status === 'exists' ? [{ input: inputs[i], result }] : [],
+      );
+      this.#pending = waiting;
+      this.#results = [...this.#results.filter((r) => !results.some((x) => x.path === r.path)), ...results];
+      for (const r of results)
+        if (r.traceId && r.status === 'replaced') await this.services.analysis.forget(r.traceId);
+    } catch (e) {
+      this.#results = [
+        ...this.#results,
+        {
+          name: 'import',
+          path: '',
+          status: 'failed',
+          issues: [],
+          errorCount: 1,
+          warningCount: 0,
+          message: `The import stopped unexpectedly: ${e instanceof Error ? e.message : String(e)}`,
+        },
+      ];
+    } finally {
+      this.#running = false;
+      this.#cancelling = false;
+      this.#progress = null;
+      await this.library.refresh();
+    }
+  }
+
+  cancel(): void {
+    if (!this.#running) return;
+    this.#cancelling = true;
+    void this.services.importer.cancel();
+  }
+
+  /** Answers the replace question for the waiting files. */
+  async answer(replace: boolean): Promise<void> {
+    const waiting = this.#pending;
+    this.#pending = [];
+    if (replace)
+      await this.start(
+        waiting.map((w) => w.input),
+        true,
+      );
+    else
+      this.#results = this.#results.map((r) =>
+        waiting.some((w) => w.result.path === r.path) ? { ...r, message: 'Kept the stored trace.' } : r,
+      );
+  }
+
+  dismiss(): void {
+    if (!this.#running) this.#results = [];
+  }
+}
+
+const KEY = Symbol('importer');
+export function setupImporter(services: Services, library: Library): Importer {
+  return setContext(KEY, new Importer(services, library));
+}
+export function useImporter(): Importer {
+  return getContext<Importer>(KEY);
+}

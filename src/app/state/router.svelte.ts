@@ -1,0 +1,106 @@
+/** Hash routes: every trace, case, op and variable has a link. */
+import { getContext, setContext } from 'svelte';
+
+export type Route =
+  | { name: 'traces' }
+  | { name: 'cases'; system: string; label: string; labelled: 'all' | 'labelled' | 'unlabelled' }
+  | { name: 'search'; trace: string; q: string; regex: boolean }
+  | { name: 'trace'; traceId: string }
+  | { name: 'case'; traceId: string; queryId: string; op: string | null }
+  | { name: 'op'; traceId: string; opId: string }
+  | { name: 'var'; traceId: string; varId: string; from: string | null; to: string | null }
+  | { name: 'notfound'; path: string };
+
+const enc = encodeURIComponent;
+
+/** Links to every place in the app. */
+export const href = {
+  traces: () => '#/',
+  cases: (f: { system?: string; label?: string; labelled?: string } = {}) => `#/cases${query(f)}`,
+  search: (f: { trace?: string; q?: string; regex?: boolean } = {}) =>
+    `#/search${query({ trace: f.trace, q: f.q, regex: f.regex ? '1' : undefined })}`,
+  trace: (id: string) => `#/t/${enc(id)}`,
+  case: (id: string, queryId: string, op?: string | null) =>
+    `#/t/${enc(id)}/case/${enc(queryId)}${query({ op })}`,
+  op: (id: string, opId: string) => `#/t/${enc(id)}/op/${enc(opId)}`,
+  variable: (id: string, varId: string, diff?: { from: string; to: string }) =>
+    `#/t/${enc(id)}/var/${enc(varId)}${query({ from: diff?.from, to: diff?.to })}`,
+};
+
+function query(params: Record<string, string | null | undefined>): string {
+  const s = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) if (v) s.set(k, v);
+  const t = s.toString();
+  return t ? `?${t}` : '';
+}
+
+/** Parses `#/path?query` into a route. */
+export function parseHash(hash: string): Route {
+  const raw = hash.replace(/^#/, '') || '/';
+  const q = raw.indexOf('?');
+  const path = q < 0 ? raw : raw.slice(0, q);
+  const params = new URLSearchParams(q < 0 ? '' : raw.slice(q + 1));
+  const seg = path.split('/').filter(Boolean);
+  let parts: string[];
+  try {
+    parts = seg.map(decodeURIComponent);
+  } catch {
+    return { name: 'notfound', path };
+  }
+  const p = (k: string) => params.get(k) ?? '';
+  if (parts.length === 0) return { name: 'traces' };
+  if (parts[0] === 'cases' && parts.length === 1) {
+    const l = p('labelled');
+    return {
+      name: 'cases',
+      system: p('system'),
+      label: p('label'),
+      labelled: l === 'labelled' || l === 'unlabelled' ? l : 'all',
+    };
+  }
+  if (parts[0] === 'search' && parts.length === 1)
+    return { name: 'search', trace: p('trace'), q: p('q'), regex: p('regex') === '1' };
+  if (parts[0] === 't' && parts.length >= 2) {
+    const traceId = parts[1];
+    if (parts.length === 2) return { name: 'trace', traceId };
+    if (parts.length === 4 && parts[2] === 'case')
+      return { name: 'case', traceId, queryId: parts[3], op: params.get('op') };
+    if (parts.length === 4 && parts[2] === 'op') return { name: 'op', traceId, opId: parts[3] };
+    if (parts.length === 4 && parts[2] === 'var')
+      return { name: 'var', traceId, varId: parts[3], from: params.get('from'), to: params.get('to') };
+  }
+  return { name: 'notfound', path };
+}
+
+export class Router {
+  #hash = $state('');
+  readonly route: Route = $derived(parseHash(this.#hash));
+
+  constructor(private readonly win: Window) {
+    this.#hash = win.location.hash;
+  }
+
+  /** Follows hash changes until the returned function is called. */
+  listen(): () => void {
+    const on = () => {
+      this.#hash = this.win.location.hash;
+    };
+    this.win.addEventListener('hashchange', on);
+    return () => this.win.removeEventListener('hashchange', on);
+  }
+
+  go(link: string, options: { replace?: boolean } = {}): void {
+    if (options.replace) {
+      this.win.history.replaceState(null, '', link);
+      this.#hash = this.win.location.hash;
+    } else this.win.location.hash = link.replace(/^#/, '');
+  }
+}
+
+const KEY = Symbol('router');
+export function setupRouter(win: Window): Router {
+  return setContext(KEY, new Router(win));
+}
+export function useRouter(): Router {
+  return getContext<Router>(KEY);
+}

@@ -1,0 +1,158 @@
+/**
+ * End-to-end harness: builds the app once (shared by test files through a lock and a
+ * source stamp), serves it with a tiny static server, and drives Debian's Chromium.
+ */
+import { createHash } from 'node:crypto';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { extname, join, normalize, resolve } from 'node:path';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+
+export const ROOT = resolve(import.meta.dirname, '../..');
+export const DATA = resolve(ROOT, '../shared/data/smartcomment');
+export const SIX = readdirSync(DATA)
+  .filter((f) => f.endsWith('.json'))
+  .sort();
+const OUT = join(ROOT, 'node_modules/.cache/memtrace-e2e');
+const DIST = join(OUT, 'dist');
+
+function sourceStamp(): string {
+  const h = createHash('sha1');
+  const walk = (p: string) => {
+    if (!existsSync(p)) return;
+    const s = statSync(p);
+    if (s.isDirectory()) for (const e of readdirSync(p).sort()) walk(join(p, e));
+    else h.update(`${p}:${s.size}:${s.mtimeMs}\n`);
+  };
+  for (const p of ['src/app', 'src/core', 'src/db', 'workers', 'public', 'index.html', 'vite.config.ts'])
+    walk(join(ROOT, p));
+  return h.digest('hex');
+}
+
+async function sleep(ms: number) {
+  await new Promise((r) => setTimeout(r, ms));
+}
+
+/** Builds the app into node_modules/.cache/memtrace-e2e/dist unless an up-to-date build is there. */
+export async function buildOnce(): Promise<string> {
+  mkdirSync(OUT, { recursive: true });
+  const lock = join(OUT, 'lock');
+  for (let i = 0; ; i++) {
+    try {
+      mkdirSync(lock);
+      break;
+    } catch {
+      // Another test file is building; a lock older than 3 minutes is stale.
+      if (i > 1800 || Date.now() - statSync(lock).mtimeMs > 180_000)
+        rmSync(lock, { recursive: true, force: true });
+      await sleep(100);
+    }
+  }
+  try {
+    const stamp = sourceStamp();
+    const stampFile = join(OUT, 'stamp');
+    if (
+      existsSync(stampFile) &&
+      readFileSync(stampFile, 'utf8') === stamp &&
+      existsSync(join(DIST, 'index.html'))
+    )
+      return DIST;
+    const { build } = await import('vite');
+    await build({
+      root: ROOT,
+      configFile: join(ROOT, 'vite.config.ts'),
+      logLevel: 'warn',
+      build: { outDir: DIST, emptyOutDir: true, sourcemap: false },
+    });
+    writeFileSync(stampFile, stamp);
+    return DIST;
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
+}
+
+const TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.map': 'application/json',
+  '.wasm': 'application/wasm',
+};
+
+/** Serves a folder on a free port of 127.0.0.1. Unknown paths are 404 (no SPA fallback needed: hash routes). */
+export async function serve(dir: string): Promise<{ url: string; server: Server }> {
+  const server = createServer((req, res) => {
+    const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
+    const file = normalize(join(dir, path === '/' ? 'index.html' : path));
+    if (!file.startsWith(dir) || !existsSync(file) || statSync(file).isDirectory()) {
+      res.writeHead(404, { 'content-type': 'text/plain' });
+      res.end('not found');
+      return;
+    }
+    res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' });
+    res.end(readFileSync(file));
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}/`, server };
+}
+
+export interface Session {
+  browser: Browser;
+  context: BrowserContext;
+  page: Page;
+  url: string;
+  errors: string[];
+  close(): Promise<void>;
+}
+
+/** A fresh Chromium profile on the built app. */
+export async function openApp(): Promise<Session> {
+  const dist = await buildOnce();
+  const { url, server } = await serve(dist);
+  const userDataDir = mkdtempSync(join(tmpdir(), 'memtrace-e2e-'));
+  const context = await chromium.launchPersistentContext(userDataDir, {
+    executablePath: '/usr/bin/chromium',
+    headless: true,
+    viewport: { width: 1440, height: 900 },
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--no-first-run',
+      '--disable-sync',
+    ],
+  });
+  const page = context.pages()[0] ?? (await context.newPage());
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(`${String(e)}\n${e.stack ?? ''}`));
+  page.on('dialog', (d) => void d.accept());
+  await page.goto(url);
+  return {
+    browser: context.browser() as Browser,
+    context,
+    page,
+    url,
+    errors,
+    async close() {
+      await context.close();
+      server.close();
+      rmSync(userDataDir, { recursive: true, force: true });
+    },
+  };
+}

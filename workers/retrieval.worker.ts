@@ -1,0 +1,47 @@
+/// <reference types="vite/client" />
+/**
+ * The retrieval worker: hosts RetrievalService (src/core/retrieval/service.ts) behind
+ * comlink. Indexes persist in IndexedDB (retrieval-store.ts). onnxruntime-web's wasm
+ * files are bundled by Vite and served by the app (never the CDN default).
+ *
+ *   const api = Comlink.wrap<RetrievalApi>(new Worker(new URL('…/workers/retrieval.worker.ts',
+ *     import.meta.url), { type: 'module' }));
+ */
+import * as Comlink from 'comlink';
+import ortMjs from 'onnxruntime-web/ort-wasm-simd-threaded.asyncify.mjs?url';
+import ortWasm from 'onnxruntime-web/ort-wasm-simd-threaded.asyncify.wasm?url';
+import { RetrievalService } from '../src/core/retrieval/service.ts';
+import { idbIndexStore } from './retrieval-store.ts';
+
+const abs = (u: string) => new URL(u, self.location.href).href;
+
+const service = new RetrievalService({
+  store: typeof indexedDB === 'undefined' ? undefined : idbIndexStore(),
+  wasmPaths: { mjs: abs(ortMjs), wasm: abs(ortWasm) },
+});
+
+/** What the UI calls (every method returns a promise through comlink). */
+export type RetrievalApi = Pick<
+  RetrievalService,
+  'setEmbedding' | 'embedderInfo' | 'loadTrace' | 'buildIndex' | 'search' | 'cases' | 'startPoints' | 'cancel'
+> & {
+  /** Embeds texts with the current embedder (for checks and the evidence-flow attributor). */
+  embed(texts: string[]): Promise<Float32Array>;
+};
+
+const api: RetrievalApi = {
+  setEmbedding: service.setEmbedding.bind(service),
+  embedderInfo: service.embedderInfo.bind(service),
+  loadTrace: service.loadTrace.bind(service),
+  buildIndex: service.buildIndex.bind(service),
+  search: service.search.bind(service),
+  cases: service.cases.bind(service),
+  startPoints: service.startPoints.bind(service),
+  cancel: service.cancel.bind(service),
+  async embed(texts) {
+    const v = await service.embed(texts);
+    return Comlink.transfer(v, [v.buffer]);
+  },
+};
+
+Comlink.expose(api);
