@@ -3,7 +3,8 @@
  * turn appends a message to a window variable (a new version each time, the
  * whole window as its value, trimmed to a budget), so long values repeat across
  * versions — the shape that makes real files reach 100 MB. Questions at the end
- * retrieve the window, answer, and are judged (`llm-judge`), some annotated.
+ * retrieve the window, answer, and are judged (`llm-judge`); failures whose
+ * evidence was trimmed away are annotated with the trimming update (UpdateError).
  *
  * Pure and streaming: `syntheticChunks` yields JSON text in pieces, so Node can
  * write a 100 MB file and a browser can build one without holding two copies.
@@ -164,6 +165,9 @@ export function* syntheticChunks(options: SyntheticOptions): Generator<string> {
   let window = '';
   let windowVersion = 0;
   let windowId = '';
+  // The window holds turns firstTurn..t; evictedBy[t] is the update op that trimmed turn t away.
+  let firstTurn = 0;
+  const evictedBy: string[] = [];
   const reserve = questions * 2 * windowChars + 200_000;
   for (let t = 0; bytes < options.targetBytes - reserve; t++) {
     const speaker = NAMES[t % 2];
@@ -187,8 +191,11 @@ export function* syntheticChunks(options: SyntheticOptions): Generator<string> {
       ),
     );
     window = window ? `${window}\n${text}` : text;
-    if (window.length > windowChars)
+    const oldFirst = firstTurn;
+    if (window.length > windowChars) {
       window = window.slice(window.indexOf('\n', window.length - windowChars) + 1);
+      firstTurn = Number(window.slice(window.indexOf('#') + 1, window.indexOf('\n')));
+    }
     windowVersion++;
     const prev = windowId;
     push(
@@ -205,7 +212,7 @@ export function* syntheticChunks(options: SyntheticOptions): Generator<string> {
       ),
     );
     windowId = `context-window@${windowVersion}`;
-    op(
+    const updateOp = op(
       'long-context.update',
       'update',
       construction,
@@ -213,6 +220,7 @@ export function* syntheticChunks(options: SyntheticOptions): Generator<string> {
       [windowId],
       'Append the turn and trim the window.',
     );
+    for (let k = oldFirst; k < firstTurn; k++) evictedBy[k] = updateOp;
   }
   const search = 'search';
   push(sessions, {
@@ -249,10 +257,10 @@ export function* syntheticChunks(options: SyntheticOptions): Generator<string> {
       [`ctx-${q}@1`],
       'Pass the window through.',
     );
-    const inWindow = window.includes(`#${target}`);
+    const inWindow = target >= firstTurn;
     const answer = inWindow ? turns[target] : 'Not mentioned.';
     push(nodes, node(`pred-${q}`, 1, pyStr(answer), 'answer', 'prediction', search));
-    const answerOp = op(
+    op(
       'long-context.answer',
       'generation',
       search,
@@ -282,8 +290,8 @@ export function* syntheticChunks(options: SyntheticOptions): Generator<string> {
           golden_answers: [turns[target]],
           prediction: answer,
           source_evidence_ids: [`turn-${target}@1`],
-          final_error_type: 'ResponseError',
-          final_op_id: answerOp,
+          final_error_type: 'UpdateError',
+          final_op_id: evictedBy[target],
           label_source: 'synthetic',
         }),
       );

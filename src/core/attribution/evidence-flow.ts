@@ -153,9 +153,12 @@ function storeLoss(g: TraceGraph, cx: CaseContext, ev: number, e: Evidence, m: M
   const before = m.unitsOf(prev);
   const after = m.unitsOf(cur);
   const unit = m.carrierUnit(prev, e);
-  let deleted: boolean;
-  if (before.keyed && after.keyed) deleted = !after.keys.includes(before.keys[unit]);
-  else deleted = after.texts.length < before.texts.length;
+  // A dict entry or list item that disappears was deleted; a text (a window, a summary) that loses
+  // a line is one memory unit degraded by an update.
+  let deleted = false;
+  if (before.kind === 'dict' && after.kind === 'dict') deleted = !after.keys.includes(before.keys[unit]);
+  else if (before.kind === 'list' && after.kind === 'list')
+    deleted = after.texts.length < before.texts.length;
   if (op >= 0 && /delet|remov/i.test(g.opCategory[op])) deleted = true;
   const type: ErrorType = deleted ? 'DeletionError' : 'UpdateError';
   return {

@@ -37,6 +37,8 @@ export function evidenceText(value: string): string {
 
 /** Units of a stored value, keyed when the value is a dict (so a deleted entry can be told from a changed one). */
 export interface ValueUnits {
+  /** dict entries and list items are memory units; lines of free text are not (the text is one unit). */
+  kind: 'dict' | 'list' | 'text';
   keyed: boolean;
   keys: string[];
   texts: string[];
@@ -59,7 +61,7 @@ export function splitUnits(value: string): ValueUnits {
       leaves(v[k], parts);
       return parts.join(' ');
     });
-    return { keyed: true, keys, texts };
+    return { kind: 'dict', keyed: true, keys, texts };
   }
   if (Array.isArray(v)) {
     const texts = v.map((x) => {
@@ -67,11 +69,11 @@ export function splitUnits(value: string): ValueUnits {
       leaves(x, parts);
       return parts.join(' ');
     });
-    return { keyed: false, keys: texts.map((_, i) => String(i)), texts };
+    return { kind: 'list', keyed: false, keys: texts.map((_, i) => String(i)), texts };
   }
   const text = typeof v === 'string' ? v : value;
   const texts = text.split(/\n+/).filter((t) => t.trim() !== '');
-  return { keyed: false, keys: texts.map((_, i) => String(i)), texts };
+  return { kind: 'text', keyed: false, keys: texts.map((_, i) => String(i)), texts };
 }
 
 export interface Evidence {

@@ -1,0 +1,252 @@
+/**
+ * The MemTrace graph-exploration agent (the paper's method): start from the question
+ * node and the start-point messages, explore one variable at a time in execution
+ * order (every op touching it, with its subgraph), judge each op against its own
+ * job, follow correct ops' outputs through the to-explore list, and finish with
+ * {error_type, op_id, reason}.
+ */
+import { z } from 'zod';
+import type { TraceGraph } from '../../graph/graph.ts';
+import { pageOf } from '../../graph/paging.ts';
+import { opsTouching, opVariables } from '../../graph/queries.ts';
+import { renderVariableView } from '../../graph/render.ts';
+import { compilePattern, snippetAround } from '../../graph/search.ts';
+import type { ActionSpec } from '../../llm/structured.ts';
+import { START_POINTS, startPoints } from '../../retrieval/startpoints.ts';
+import type { EngineDeps } from '../engines.ts';
+import type { Attribution, AttributionInput, Candidate, PathStep, RunHooks } from '../types.ts';
+import { addToFrontier, finishCurrent, initialFrontier, MAX_FRONTIER, REFUSALS, removeFromFrontier } from './frontier.ts';
+import { messagesIndex, opReads, priorCandidates } from './prior.ts';
+import { CHECKLIST, caseText, candidatesText, ERROR_TYPE_TEXT, TASK } from './prompts.ts';
+import {
+  type AgentCheckpoint,
+  type AgentEnv,
+  type Budgets,
+  budgetsOf,
+  checkResume,
+  finalAnswerAction,
+  newCheckpoint,
+  type Observation,
+  runAgent,
+} from './runtime.ts';
+
+const page = z.number().int().min(1).optional().describe('1-based page number (default 1)');
+
+export const MEMTRACE_ACTIONS = {
+  explore: {
+    description:
+      'Show the variable being explored: every operation touching it in time order, with its role, successors, leaves and subgraph. mode "preview" omits values; "full" includes them, paged by characters.',
+    args: z.object({ mode: z.enum(['preview', 'full']), page }),
+  },
+  view_value: {
+    description: 'Page through the value of one variable shown in the current view.',
+    args: z.object({ var_id: z.string(), page }),
+  },
+  search_value: {
+    description:
+      'Regex search (case-insensitive) in the value of one variable shown in the current view; returns each match with context around it.',
+    args: z.object({
+      var_id: z.string(),
+      pattern: z.string(),
+      context: z.number().int().min(0).max(2000).optional().describe('characters each side (default 200)'),
+    }),
+  },
+  add_to_frontier: {
+    description: `Add variables to the to-explore list (max ${MAX_FRONTIER}). Refused for the variable being explored, one already listed or explored, or when the list is full.`,
+    args: z.object({ var_ids: z.array(z.string()).min(1) }),
+  },
+  remove_from_frontier: {
+    description: 'Delete a variable from the to-explore list.',
+    args: z.object({ var_id: z.string() }),
+  },
+  finish_node: {
+    description: 'Done with the variable being explored (its ops judged); move to the earliest listed variable.',
+    args: z.object({}),
+  },
+  final_answer: finalAnswerAction,
+} satisfies Record<string, ActionSpec>;
+
+const SYSTEM = `${TASK}
+
+${ERROR_TYPE_TEXT}
+
+${CHECKLIST}
+
+How you work: you explore the graph one variable at a time. The to-explore list is ordered by creation time (earliest first); its first entry is the variable being explored. Exploring a variable shows every operation that touches it, in time order: name, category, comment, created_at, the variable's role in it (input / output / intermediate), direct successor variables, leaf variables, and the operation's subgraph (its variables and edges). Use mode "preview" for the structure and "full" to read values (paged); view_value and search_value read one long value.
+For each operation judge it against its own job: if it is faulty and decisive, give the final answer; if it is locally correct, add the relevant downstream variables to the to-explore list, then finish this node. Give one action per reply.`;
+
+const VIEW_VAR_LIMIT = 2000;
+
+/** Variables the model may read a value of: the current one and those of the ops touching it. */
+function viewable(g: TraceGraph, current: string | null): Set<number> {
+  const out = new Set<number>();
+  const v = current === null ? undefined : g.varIndex.get(current);
+  if (v === undefined) return out;
+  out.add(v);
+  for (const op of opsTouching(g, v)) for (const w of opVariables(g, op)) if (out.size < VIEW_VAR_LIMIT) out.add(w);
+  return out;
+}
+
+function shownOps(text: string): string[] {
+  return [...text.matchAll(/^op_id: (\S+)$/gm)].map((m) => m[1]);
+}
+
+function exploreText(g: TraceGraph, id: string, mode: 'preview' | 'full', p: number, b: Budgets): Observation {
+  const v = g.varIndex.get(id)!;
+  const view = renderVariableView(g, v, { mode, page: p - 1, pageChars: b.pageChars });
+  const head = `[explore ${id} · ${mode} · page ${view.page + 1}/${view.pages} · ${view.totalChars} chars]`;
+  return { text: `${head}\n${view.text}`, shown: mode === 'full' ? shownOps(view.text) : [] };
+}
+
+export function memtraceEnv(input: AttributionInput, b: Budgets, text: string, hooks: RunHooks): AgentEnv {
+  const g = input.graph;
+  const status = (cp: AgentCheckpoint) => {
+    const f = cp.frontier!;
+    return `[step ${cp.step}/${b.maxSteps} · exploring: ${f.current ?? '(nothing)'} · to-explore (${f.list.length}/${MAX_FRONTIER}): ${f.list.join(', ') || '(empty)'} · explored: ${f.explored.length}]`;
+  };
+  const emitFrontier = (cp: AgentCheckpoint) => hooks.onEvent?.({ type: 'frontier', var_ids: [...cp.frontier!.list] });
+  return {
+    method: 'memtrace',
+    system: SYSTEM,
+    actions: MEMTRACE_ACTIONS,
+    caseText: text,
+    status,
+    path: (cp) => {
+      const f = cp.frontier!;
+      const steps: PathStep[] = f.explored.map((id) => ({ var_id: id, note: 'explored' }));
+      if (f.current) steps.push({ var_id: f.current, note: 'being explored at the answer' });
+      if (cp.result?.op_id) steps.push({ op_id: cp.result.op_id, note: 'decisive error' });
+      return steps;
+    },
+    execute(action, cp) {
+      const f = cp.frontier!;
+      const a = action.args as Record<string, unknown>;
+      switch (action.action) {
+        case 'explore': {
+          if (f.current === null)
+            return { text: 'Nothing is being explored: the to-explore list is empty. Add variables or give the final answer.' };
+          hooks.onEvent?.({ type: 'explore', var_id: f.current });
+          return exploreText(g, f.current, a.mode as 'preview' | 'full', (a.page as number | undefined) ?? 1, b);
+        }
+        case 'view_value':
+        case 'search_value': {
+          const id = a.var_id as string;
+          const v = g.varIndex.get(id);
+          if (v === undefined) return { text: `No variable "${id}".` };
+          if (!viewable(g, f.current).has(v))
+            return { text: `"${id}" is not in the current view; add it to the to-explore list to read it.` };
+          const value = g.varValue[v];
+          if (action.action === 'view_value') {
+            const pg = pageOf(value, ((a.page as number | undefined) ?? 1) - 1, b.pageChars);
+            return { text: `[value of ${id} · page ${pg.page + 1}/${pg.pages} · ${pg.totalChars} chars]\n${pg.text}` };
+          }
+          let re: RegExp;
+          try {
+            re = compilePattern(a.pattern as string, { regex: true });
+          } catch (e) {
+            return { text: `Bad regular expression: ${(e as Error).message}` };
+          }
+          const ctx = (a.context as number | undefined) ?? 200;
+          const lines: string[] = [];
+          let total = 0;
+          for (let m = re.exec(value); m !== null; m = re.exec(value)) {
+            if (m[0].length === 0) {
+              re.lastIndex++;
+              continue;
+            }
+            total++;
+            if (lines.length < 20) {
+              const s = snippetAround(value, m.index, m[0].length, ctx);
+              lines.push(`@${m.index}: …${s.snippet}…`);
+            }
+          }
+          return {
+            text: `[search /${a.pattern}/i in ${id} · ${total} match(es)${total > 20 ? ', first 20 shown' : ''}]\n${lines.join('\n') || '(no match)'}`,
+          };
+        }
+        case 'add_to_frontier': {
+          const lines = (a.var_ids as string[]).map((id) => {
+            const r = addToFrontier(g, f, id);
+            return `- ${id}: ${r === 'added' ? 'added' : REFUSALS[r]}`;
+          });
+          emitFrontier(cp);
+          return { text: `Add to the to-explore list:\n${lines.join('\n')}` };
+        }
+        case 'remove_from_frontier': {
+          const id = a.var_id as string;
+          const ok = removeFromFrontier(f, id);
+          emitFrontier(cp);
+          return { text: ok ? `Removed ${id} from the to-explore list.` : `${id} is not in the to-explore list.` };
+        }
+        case 'finish_node': {
+          const was = f.current;
+          const next = finishCurrent(f);
+          emitFrontier(cp);
+          if (next === null)
+            return {
+              text: `Finished ${was ?? '(nothing)'}. The to-explore list is empty: add variables or give the final answer.`,
+            };
+          hooks.onEvent?.({ type: 'explore', var_id: next });
+          const view = exploreText(g, next, 'preview', 1, b);
+          return { text: `Finished ${was}. Now exploring ${next}.\n${view.text}` };
+        }
+        default:
+          return { text: `Unknown action "${action.action}".` };
+      }
+    },
+  };
+}
+
+/** The first message: the case, the prior candidates (prior mode), and the first variable's preview. */
+function firstMessage(g: TraceGraph, text: string, cp: AgentCheckpoint, b: Budgets, prior: Candidate[]): string {
+  const f = cp.frontier!;
+  const parts = [text];
+  if (prior.length) parts.push(candidatesText(prior));
+  parts.push(
+    `# Start\nThe to-explore list was seeded with ${prior.length ? "the prior candidates' input variables" : 'the question and the messages most similar to question + golden answer'}.`,
+  );
+  if (f.current) parts.push(`Now exploring ${f.current}.\n${exploreText(g, f.current, 'preview', 1, b).text}`);
+  return parts.join('\n\n');
+}
+
+export async function attributeMemTrace(
+  input: AttributionInput,
+  deps: EngineDeps,
+  hooks: RunHooks = {},
+): Promise<Attribution> {
+  const model = deps.model;
+  if (!model) throw new Error('the memtrace method needs a chat model');
+  const g = input.graph;
+  const b = budgetsOf(model, deps.agent);
+  const text = caseText(input.case, input.system, b.systemPriors);
+  const env = memtraceEnv(input, b, text, hooks);
+  let cp: AgentCheckpoint;
+  if (hooks.resume) cp = checkResume(hooks.resume, 'memtrace', input.case.queryId);
+  else {
+    const prior = deps.prior ? await priorCandidates(input, deps, hooks) : [];
+    let seeds: string[];
+    if (prior.length) {
+      seeds = prior.flatMap((c) => opReads(g, g.opIndex.get(c.op_id)!)).map((v) => g.varId[v]);
+    } else {
+      const index = await messagesIndex(g, deps);
+      const hits = await startPoints(index, input.case, {
+        k: START_POINTS,
+        embedder: deps.embedder,
+        signal: hooks.signal,
+      });
+      seeds = hits.map((h) => h.full_node_id);
+    }
+    seeds.push(input.case.queryId);
+    cp = newCheckpoint('memtrace', input.case.queryId, prior.length > 0, []);
+    cp.frontier = initialFrontier(g, seeds);
+    if (prior.length) cp.prior_candidates = prior;
+    cp.messages = [
+      { role: 'system', content: env.system },
+      { role: 'user', content: `${firstMessage(g, text, cp, b, prior)}\n\n${env.status(cp)}` },
+    ];
+    if (cp.frontier.current) hooks.onEvent?.({ type: 'explore', var_id: cp.frontier.current });
+    hooks.onEvent?.({ type: 'frontier', var_ids: [...cp.frontier.list] });
+    hooks.onEvent?.({ type: 'checkpoint', checkpoint: structuredClone(cp) });
+  }
+  return runAgent({ input, model, env, cp, budgets: b, hooks, extraCandidates: cp.prior_candidates });
+}
