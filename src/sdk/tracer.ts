@@ -384,6 +384,9 @@ export class Tracer {
     return { name, className, version, fullName, fullNodeId, value };
   }
 
+  /** The op_id of the last operation written (after `mutate`, the mutation's op). */
+  lastOpId: string | null = null;
+
   private writeOp(
     opId: string,
     name: string | null,
@@ -396,6 +399,7 @@ export class Tracer {
       createdAt: string;
     },
   ) {
+    if (opId !== SENTINEL_OP_ID) this.lastOpId = opId;
     this.emit('operations', {
       created_at: o.createdAt,
       filename: o.at.filename,

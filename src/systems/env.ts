@@ -1,0 +1,244 @@
+/**
+ * What a reference system runs in: the tracer, the conversation, the model (or the
+ * offline mode), the prompt registry, and the evidence log that fault injection and
+ * counterfactual labelling read. Systems report every op that can gain, lose, pick or
+ * use a conversation turn's information as an `EvidenceEvent`, in execution order.
+ */
+
+import { pyJsonDumps } from '../sdk/encode.ts';
+import type { TracedVar, Tracer } from '../sdk/tracer.ts';
+import type { SystemLLM } from './llm.ts';
+import { DEFAULT_PROMPTS, type PromptRegistry } from './prompts.ts';
+import type { Conversation, ConversationSession, Turn } from './types.ts';
+
+export type FaultKind = 'extraction' | 'update' | 'deletion' | 'retrieval' | 'response';
+export const FAULT_KINDS: readonly FaultKind[] = [
+  'extraction',
+  'update',
+  'deletion',
+  'retrieval',
+  'response',
+];
+export const ERROR_TYPE_OF: Record<FaultKind, string> = {
+  extraction: 'ExtractionError',
+  update: 'UpdateError',
+  deletion: 'DeletionError',
+  retrieval: 'RetrievalError',
+  response: 'ResponseError',
+};
+
+/** A change to one run: inject one fault, or make ops from `repairFrom` on ideal for this question's evidence. */
+export interface Intervention {
+  questionId: string;
+  evidence: string[];
+  fault?: FaultKind;
+  /** Sequence number of the evidence event from which ops behave ideally. */
+  repairFrom?: number;
+  /** Golden answers (the ideal answer op answers with them when its context holds the evidence). */
+  answers?: string[];
+}
+
+export interface EvidenceEvent {
+  seq: number;
+  opId: string;
+  kind: FaultKind;
+  /** extraction: turns the op processed, and those its output carries. */
+  turns?: string[];
+  carried?: string[];
+  /** update / deletion: turns no memory unit carries any more after this op. */
+  lost?: string[];
+  /** retrieval / response: the question, the evidence-bearing turns in the store and in the context. */
+  questionId?: string;
+  inStore?: string[];
+  inContext?: string[];
+}
+
+/** Which memory units carry which turns' information (units are added, rewritten, removed). */
+export class Provenance {
+  private readonly units = new Map<string, Set<string>>();
+  private readonly count = new Map<string, number>();
+
+  sources(unit: string): Set<string> {
+    return this.units.get(unit) ?? new Set();
+  }
+  has(unit: string): boolean {
+    return this.units.has(unit);
+  }
+  carried(turn: string): boolean {
+    return (this.count.get(turn) ?? 0) > 0;
+  }
+  /** Sets a unit's sources; returns the turns no unit carries any more. */
+  set(unit: string, sources: Iterable<string>): string[] {
+    const before = this.units.get(unit) ?? new Set<string>();
+    const after = new Set(sources);
+    const lost: string[] = [];
+    for (const t of after) if (!before.has(t)) this.count.set(t, (this.count.get(t) ?? 0) + 1);
+    for (const t of before)
+      if (!after.has(t)) {
+        const n = (this.count.get(t) ?? 1) - 1;
+        this.count.set(t, n);
+        if (n === 0) lost.push(t);
+      }
+    this.units.set(unit, after);
+    return lost;
+  }
+  remove(unit: string): string[] {
+    const lost = this.set(unit, []);
+    this.units.delete(unit);
+    return lost;
+  }
+  unitsCarrying(turns: Iterable<string>): string[] {
+    const want = new Set(turns);
+    const out: string[] = [];
+    for (const [u, s] of this.units) if ([...s].some((t) => want.has(t))) out.push(u);
+    return out;
+  }
+  carriedTurns(): Set<string> {
+    const out = new Set<string>();
+    for (const [t, n] of this.count) if (n > 0) out.add(t);
+    return out;
+  }
+}
+
+/** A retrieved context item and the turns whose information it carries. */
+export interface ContextItem {
+  text: string;
+  sources: string[];
+}
+
+export interface RunEnvOptions {
+  tracer: Tracer;
+  conversation: Conversation;
+  llm?: SystemLLM;
+  prompts?: PromptRegistry;
+  intervention?: Intervention;
+}
+
+export class RunEnv {
+  readonly t: Tracer;
+  readonly conv: Conversation;
+  readonly llm: SystemLLM | undefined;
+  readonly prompts: PromptRegistry;
+  readonly intervention: Intervention | undefined;
+  readonly events: EvidenceEvent[] = [];
+  readonly turnVars = new Map<string, TracedVar>();
+  readonly turnSession = new Map<string, ConversationSession>();
+  readonly evidence: Set<string>;
+  /** The op a fault was injected into (set once). */
+  faultOpId: string | null = null;
+  private readonly promptVars = new Map<string, TracedVar>();
+  private readonly turnsById = new Map<string, Turn>();
+  llmCalls = 0;
+  inputTokens = 0;
+  outputTokens = 0;
+
+  constructor(o: RunEnvOptions) {
+    this.t = o.tracer;
+    this.conv = o.conversation;
+    this.llm = o.llm;
+    this.prompts = { ...DEFAULT_PROMPTS, ...(o.prompts ?? {}) };
+    this.intervention = o.intervention;
+    this.evidence = new Set(o.intervention?.evidence ?? []);
+    for (const s of this.conv.sessions)
+      for (const t of s.turns) {
+        this.turnsById.set(t.id, t);
+        this.turnSession.set(t.id, s);
+      }
+  }
+
+  get offline(): boolean {
+    return this.llm === undefined;
+  }
+
+  /** `llm_model` metadata of model-backed ops. */
+  get modelName(): string {
+    return this.llm ? this.llm.model : 'offline-deterministic';
+  }
+
+  turn(id: string): Turn | undefined {
+    return this.turnsById.get(id);
+  }
+
+  messageName(turnId: string): string {
+    return `${this.conv.id}:${turnId}`;
+  }
+
+  /** The raw message variable of a turn (category `message`), made on first use. */
+  message(turn: Turn, session: ConversationSession): TracedVar {
+    let v = this.turnVars.get(turn.id);
+    if (!v) {
+      v = this.t.variable(
+        pyJsonDumps({ content: turn.text, name: turn.speaker, role: turn.role, timestamp: session.dateTime }),
+        {
+          name: this.messageName(turn.id),
+          category: 'message',
+          comment: 'A raw conversation message.',
+          metadata: { timestamp: session.dateTime, dia_id: turn.id },
+        },
+      );
+      this.turnVars.set(turn.id, v);
+    }
+    return v;
+  }
+
+  /** A prompt variable by registry name (category `prompt`). */
+  prompt(name: string): TracedVar {
+    const text = this.prompts[name];
+    if (text === undefined) throw new Error(`unknown prompt "${name}"`);
+    const known = this.promptVars.get(name);
+    if (known && known.value === this.t.latest(name)?.value) return known;
+    const v = this.t.variable(text, { name, category: 'prompt' });
+    this.promptVars.set(name, v);
+    return v;
+  }
+
+  /** Calls the model (counts usage). */
+  async complete(system: string, user: string, json = false): Promise<string> {
+    if (!this.llm) throw new Error('offline mode has no model');
+    const r = await this.llm.complete({
+      messages: [
+        { role: 'system', content: system },
+        { role: 'user', content: user },
+      ],
+      temperature: 0,
+      ...(json ? { responseFormat: { type: 'json' as const } } : {}),
+    });
+    this.llmCalls++;
+    this.inputTokens += r.usage?.inputTokens ?? 0;
+    this.outputTokens += r.usage?.outputTokens ?? 0;
+    return r.text;
+  }
+
+  // ---- evidence log and interventions -----------------------------------------------
+
+  /** The sequence number the next event will get. */
+  get nextSeq(): number {
+    return this.events.length;
+  }
+
+  /** Whether the op about to be logged (sequence `seq`) must behave ideally. */
+  ideal(seq = this.nextSeq): boolean {
+    const r = this.intervention?.repairFrom;
+    return r !== undefined && seq >= r;
+  }
+
+  log(event: Omit<EvidenceEvent, 'seq'>): EvidenceEvent {
+    const e = { seq: this.events.length, ...event };
+    this.events.push(e);
+    return e;
+  }
+
+  /** True when a fault of this kind must be injected now (once per run). */
+  injecting(kind: FaultKind): boolean {
+    return this.intervention?.fault === kind && this.faultOpId === null;
+  }
+
+  /** Is `turnId` evidence of the intervention's question? */
+  isEvidence(turnId: string): boolean {
+    return this.evidence.has(turnId);
+  }
+
+  isTarget(questionId: string): boolean {
+    return this.intervention?.questionId === questionId;
+  }
+}

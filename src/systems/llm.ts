@@ -1,0 +1,33 @@
+/**
+ * The model interface the reference systems call. It is the subset of
+ * `ChatModel` (src/core/llm) the systems need, declared structurally here so any
+ * `ChatModel` can be passed as is — and so the systems do not depend on the provider code.
+ */
+
+export interface SystemMessage {
+  role: 'system' | 'user' | 'assistant';
+  content: string;
+}
+
+export interface SystemLLM {
+  readonly model: string;
+  complete(request: {
+    messages: SystemMessage[];
+    temperature?: number;
+    responseFormat?: { type: 'text' } | { type: 'json' };
+  }): Promise<{ text: string; usage?: { inputTokens: number; outputTokens: number } }>;
+}
+
+/** Pulls the first JSON object out of a model reply (fenced or not); undefined when there is none. */
+export function parseJsonReply(text: string): unknown {
+  const fenced = /```(?:json)?\s*([\s\S]*?)```/.exec(text);
+  const body = fenced ? fenced[1] : text;
+  const start = body.indexOf('{');
+  const end = body.lastIndexOf('}');
+  if (start < 0 || end <= start) return undefined;
+  try {
+    return JSON.parse(body.slice(start, end + 1));
+  } catch {
+    return undefined;
+  }
+}

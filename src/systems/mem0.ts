@@ -1,0 +1,311 @@
+/**
+ * Mem0, classic design: per message, fact extraction → per-fact search of the store
+ * (top 5) → an update decision per fact (ADD / UPDATE / DELETE / NONE, with the store's
+ * ids replaced by "0", "1", …) → apply. Questions: search (top 10) → answer.
+ * Each memory unit is its own variable chain `mem-N` (ADD makes version 1, UPDATE and
+ * DELETE make new versions; a deleted unit's value is None).
+ * Offline mode: extractive facts, lexical decisions (near-duplicate → NONE, same topic →
+ * UPDATE, negation of a similar memory → DELETE, else ADD) and BM25 search.
+ */
+import type { TracedVar } from '../sdk/tracer.ts';
+import { type ContextItem, Provenance, type RunEnv } from './env.ts';
+import { LexicalIndex } from './lexical.ts';
+import { parseJsonReply } from './llm.ts';
+import { extractFacts } from './offline.ts';
+import { fillPrompt } from './prompts.ts';
+import { MemorySystem, type Retrieved } from './system.ts';
+import { overlap } from './text.ts';
+import type { ConversationSession, Question, Turn } from './types.ts';
+
+interface Unit {
+  id: string;
+  text: string;
+  date: string;
+  variable: TracedVar;
+}
+
+type Event = 'ADD' | 'UPDATE' | 'DELETE' | 'NONE';
+interface Decision {
+  event: Event;
+  text: string;
+  /** Target unit (UPDATE / DELETE / NONE). */
+  unit?: string;
+}
+
+const NEGATION = /\b(no longer|not anymore|stopped|quit|gave up|don't .* anymore|never again)\b/i;
+
+export class Mem0 extends MemorySystem {
+  readonly name = 'mem0' as const;
+  private readonly units = new Map<string, Unit>();
+  private readonly index = new LexicalIndex<string>();
+  private readonly prov = new Provenance();
+  private nextId = 1;
+
+  constructor(private readonly topK = 10) {
+    super();
+  }
+
+  carriedTurns(): Set<string> {
+    return this.prov.carriedTurns();
+  }
+
+  async ingestSession(env: RunEnv, session: ConversationSession): Promise<void> {
+    for (const turn of session.turns) await this.addMessage(env, turn, session);
+  }
+
+  private async extract(env: RunEnv, turn: Turn, session: ConversationSession): Promise<string[]> {
+    if (env.offline) return extractFacts(turn);
+    const reply = await env.complete(
+      env.prompts['fact-extraction-system-prompt'],
+      `Date: ${session.dateTime}\n${turn.speaker}: ${turn.text}`,
+      true,
+    );
+    const parsed = parseJsonReply(reply) as { facts?: unknown } | undefined;
+    return Array.isArray(parsed?.facts) ? parsed.facts.filter((f): f is string => typeof f === 'string') : [];
+  }
+
+  private async addMessage(env: RunEnv, turn: Turn, session: ConversationSession) {
+    const t = env.t;
+    const msg = env.message(turn, session);
+    const seq = env.nextSeq;
+    let facts = await this.extract(env, turn, session);
+    const evidence = env.isEvidence(turn.id);
+    const inject = env.injecting('extraction') && evidence;
+    if (inject) facts = [];
+    if (env.ideal(seq) && evidence && facts.length === 0) facts = [`${turn.speaker}: ${turn.text}`];
+    const factsVar = t.op(
+      'fact-extraction',
+      {
+        category: 'extraction',
+        comment: 'Extract salient facts from the new message.',
+        metadata: { llm_model: env.modelName },
+      },
+      (op) => {
+        op.input(msg);
+        op.input(env.prompt('fact-extraction-system-prompt'));
+        const v = op.output(facts, { category: 'facts', comment: 'Facts extracted from the message.' });
+        if (inject) env.faultOpId = op.opId;
+        env.log({
+          opId: op.opId,
+          kind: 'extraction',
+          turns: [turn.id],
+          carried: facts.length ? [turn.id] : [],
+        });
+        return v;
+      },
+    );
+    if (facts.length === 0) return;
+
+    // 2–3. Search the store per fact; map real ids to "0", "1", … for the decision.
+    const found = new Map<string, Unit>();
+    for (const f of facts) for (const h of this.index.search(f, 5)) found.set(h.key, this.units.get(h.key)!);
+    const oldMemory = [...found.values()].map((u, i) => ({ id: String(i), text: u.text }));
+    const idOf = new Map([...found.keys()].map((k, i) => [String(i), k]));
+
+    // 4. Decide.
+    let decisions: Decision[];
+    if (env.offline) decisions = this.decideOffline(facts, [...found.values()]);
+    else {
+      const reply = await env.complete(
+        'You manage a memory store.',
+        fillPrompt(env.prompts['memory-update-decision-prompt'], {
+          old_memory: JSON.stringify(oldMemory),
+          facts: JSON.stringify(facts),
+        }),
+        true,
+      );
+      const parsed = parseJsonReply(reply) as { memory?: unknown } | undefined;
+      decisions = (Array.isArray(parsed?.memory) ? parsed.memory : []).flatMap((m): Decision[] => {
+        const r = m as { id?: unknown; text?: unknown; event?: unknown };
+        const event = typeof r.event === 'string' ? (r.event.toUpperCase() as Event) : 'NONE';
+        if (!['ADD', 'UPDATE', 'DELETE', 'NONE'].includes(event)) return [];
+        const unit = typeof r.id === 'string' ? idOf.get(r.id) : undefined;
+        return [{ event, text: typeof r.text === 'string' ? r.text : '', unit }];
+      });
+    }
+    const decisionVar = t.op(
+      'memory-update-decision',
+      {
+        category: 'llm_call',
+        comment: 'Decide ADD / UPDATE / DELETE / NONE per fact.',
+        metadata: { llm_model: env.modelName },
+      },
+      (op) => {
+        op.input(factsVar);
+        op.input(env.prompt('memory-update-decision-prompt'));
+        for (const u of found.values()) op.input(u.variable);
+        return op.output(
+          decisions.map((d) => ({
+            id: d.unit ? String([...found.keys()].indexOf(d.unit)) : 'new',
+            text: d.text,
+            event: d.event,
+          })),
+          { category: 'memory_decisions', comment: 'The update decisions.' },
+        );
+      },
+    );
+
+    // 5. Apply.
+    for (const d of decisions) this.apply(env, d, turn, session, decisionVar);
+  }
+
+  private decideOffline(facts: string[], found: Unit[]): Decision[] {
+    return facts.map((text): Decision => {
+      let best: Unit | undefined;
+      let score = 0;
+      for (const u of found) {
+        const o = overlap(text, u.text);
+        if (o > score) {
+          score = o;
+          best = u;
+        }
+      }
+      const sameSpeaker = best !== undefined && best.text.split(':')[0] === text.split(':')[0];
+      if (best && score >= 0.7) return { event: 'NONE', text, unit: best.id };
+      if (best && sameSpeaker && score >= 0.3 && NEGATION.test(text))
+        return { event: 'DELETE', text, unit: best.id };
+      if (best && sameSpeaker && score >= 0.45) return { event: 'UPDATE', text, unit: best.id };
+      return { event: 'ADD', text };
+    });
+  }
+
+  private apply(env: RunEnv, d: Decision, turn: Turn, session: ConversationSession, decisionVar: TracedVar) {
+    const t = env.t;
+    const seq = env.nextSeq;
+    let event = d.event;
+    const target = d.unit ? this.units.get(d.unit) : undefined;
+    if ((event === 'UPDATE' || event === 'DELETE') && !target) event = 'ADD';
+    if (event === 'NONE') return;
+    // An ideal update never loses evidence: it adds the new fact instead.
+    if (
+      target &&
+      (event === 'UPDATE' || event === 'DELETE') &&
+      env.ideal(seq) &&
+      [...this.prov.sources(target.id)].some((x) => env.isEvidence(x))
+    )
+      event = 'ADD';
+    if (event === 'ADD') {
+      const id = `mem-${this.nextId++}`;
+      const variable = t.op(
+        'memory-update',
+        { category: 'update', comment: `ADD ${id}`, metadata: { event: 'ADD', memory_id: id } },
+        (op) => {
+          op.input(decisionVar);
+          const v = op.output(d.text, {
+            name: id,
+            category: 'memory_entry',
+            comment: 'A memory unit.',
+            metadata: { created_at: session.dateTime },
+          });
+          env.log({ opId: op.opId, kind: 'update', lost: [] });
+          return v;
+        },
+      );
+      this.units.set(id, { id, text: d.text, date: session.dateTime, variable });
+      this.index.set(id, d.text);
+      this.prov.set(id, [turn.id]);
+      return;
+    }
+    const u = target!;
+    if (event === 'UPDATE') {
+      u.variable = t.mutate(u.variable, d.text, {
+        name: 'memory-update',
+        category: 'update',
+        comment: `UPDATE ${u.id}`,
+        inputs: [decisionVar],
+        metadata: { event: 'UPDATE', memory_id: u.id, old_memory: u.text },
+      });
+      u.text = d.text;
+      this.index.set(u.id, d.text);
+      env.log({ opId: t.lastOpId ?? '', kind: 'update', lost: this.prov.set(u.id, [turn.id]) });
+      return;
+    }
+    u.variable = t.mutate(u.variable, null, {
+      name: 'memory-delete',
+      category: 'deletion',
+      comment: `DELETE ${u.id}`,
+      inputs: [decisionVar],
+      metadata: { event: 'DELETE', memory_id: u.id },
+    });
+    this.units.delete(u.id);
+    this.index.remove(u.id);
+    env.log({ opId: t.lastOpId ?? '', kind: 'deletion', lost: this.prov.remove(u.id) });
+  }
+
+  injectStoreFault(env: RunEnv, kind: 'update' | 'deletion'): void {
+    const t = env.t;
+    const ids = this.prov.unitsCarrying(env.evidence);
+    let faultOp: string | null = null;
+    for (const id of ids) {
+      const u = this.units.get(id)!;
+      let lost: string[];
+      if (kind === 'update') {
+        const text = `${u.text.split(':')[0]}: mentioned something in passing.`;
+        u.variable = t.mutate(u.variable, text, {
+          name: 'memory-update',
+          category: 'update',
+          comment: `UPDATE ${u.id}`,
+          metadata: { event: 'UPDATE', memory_id: u.id, old_memory: u.text },
+        });
+        u.text = text;
+        this.index.set(id, text);
+        lost = this.prov.set(id, []);
+      } else {
+        u.variable = t.mutate(u.variable, null, {
+          name: 'memory-delete',
+          category: 'deletion',
+          comment: `DELETE ${u.id}`,
+          metadata: { event: 'DELETE', memory_id: u.id },
+        });
+        this.units.delete(id);
+        this.index.remove(id);
+        lost = this.prov.remove(id);
+      }
+      const opId = t.lastOpId ?? '';
+      // The decisive op is the one after which no unit carries the evidence any more.
+      if (lost.some((x) => env.isEvidence(x))) faultOp = opId;
+      env.log({ opId, kind, lost });
+    }
+    if (faultOp) env.faultOpId = faultOp;
+  }
+
+  async retrieve(env: RunEnv, q: Question, queryVar: TracedVar): Promise<Retrieved> {
+    const target = env.isTarget(q.id);
+    const seq = env.nextSeq;
+    let hits = this.index.search(q.question, this.topK).map((h) => h.key);
+    if (env.injecting('retrieval') && target)
+      hits = hits.filter((id) => ![...this.prov.sources(id)].some((x) => env.isEvidence(x)));
+    if (env.ideal(seq) && target)
+      for (const id of this.prov.unitsCarrying(env.evidence)) if (!hits.includes(id)) hits.push(id);
+    const items: ContextItem[] = hits.map((id) => {
+      const u = this.units.get(id)!;
+      return { text: `${u.date}: ${u.text}`, sources: [...this.prov.sources(id)] };
+    });
+    const inStore = q.evidence.filter((e) => this.prov.carried(e));
+    return env.t.op(
+      'memory-search',
+      {
+        category: 'retrieval',
+        comment: `Retrieve the top-${this.topK} memories for the question.`,
+        metadata: { top_k: this.topK },
+      },
+      (op) => {
+        op.input(queryVar);
+        for (const id of hits) op.input(this.units.get(id)!.variable);
+        const variable = op.output(
+          items.map((i) => i.text),
+          { category: 'retrieved_memories', comment: 'Memories retrieved for the question.' },
+        );
+        if (env.injecting('retrieval') && target) env.faultOpId = op.opId;
+        env.log({
+          opId: op.opId,
+          kind: 'retrieval',
+          questionId: q.id,
+          inStore,
+          inContext: q.evidence.filter((e) => items.some((i) => i.sources.includes(e))),
+        });
+        return { items, variable };
+      },
+    );
+  }
+}

@@ -1,0 +1,102 @@
+/** Runs a memory system over one conversation: sessions in order, questions at their point in time. */
+import type { Tracer } from '../sdk/tracer.ts';
+import { type EvidenceEvent, type Intervention, RunEnv } from './env.ts';
+import type { SystemLLM } from './llm.ts';
+import type { PromptRegistry } from './prompts.ts';
+import type { AnswerRecord, MemorySystem } from './system.ts';
+import type { Conversation } from './types.ts';
+
+export interface RunOptions {
+  tracer: Tracer;
+  /** The model; absent = offline mode (deterministic components only). */
+  llm?: SystemLLM;
+  /** Default: 'llm' with a model, 'offline' without. */
+  judge?: 'offline' | 'llm';
+  prompts?: PromptRegistry;
+  intervention?: Intervention;
+  /** Answer only these questions (and stop construction once they are answered). */
+  questionIds?: string[];
+  /** Use only the first N sessions (questions asked later are answered after them). */
+  maxSessions?: number;
+  onProgress?: (done: number, total: number, label: string) => void;
+}
+
+export interface RunResult {
+  answers: AnswerRecord[];
+  events: EvidenceEvent[];
+  faultOpId: string | null;
+  llmCalls: number;
+  inputTokens: number;
+  outputTokens: number;
+}
+
+export async function runSystem(system: MemorySystem, conv: Conversation, o: RunOptions): Promise<RunResult> {
+  const env = new RunEnv({
+    tracer: o.tracer,
+    conversation: conv,
+    llm: o.llm,
+    prompts: o.prompts,
+    intervention: o.intervention,
+  });
+  const judgeWith = o.judge ?? (o.llm ? 'llm' : 'offline');
+  const S = Math.min(conv.sessions.length, o.maxSessions ?? Number.POSITIVE_INFINITY);
+  const wanted = o.questionIds ? new Set(o.questionIds) : null;
+  const questions = conv.questions
+    .filter((q) => !wanted || wanted.has(q.id))
+    .map((q) => ({ ...q, askedBefore: Math.min(q.askedBefore, S + 1) }));
+  const lastNeeded = questions.reduce((m, q) => Math.max(m, q.askedBefore), 0);
+  const answers: AnswerRecord[] = [];
+  const total = S + questions.length;
+  let done = 0;
+  const evidence = o.intervention?.evidence ?? [];
+
+  const maybeInjectStore = () => {
+    for (const kind of ['update', 'deletion'] as const) {
+      if (!env.injecting(kind) || evidence.length === 0) continue;
+      const carried = system.carriedTurns();
+      if (evidence.every((e) => carried.has(e))) system.injectStoreFault(env, kind);
+    }
+  };
+
+  for (let k = 1; k <= S + 1; k++) {
+    const batch = questions.filter((q) => q.askedBefore === k);
+    if (batch.length) {
+      const id = k <= S ? `${conv.id}-search-${k}` : `${conv.id}-search`;
+      await o.tracer.session(
+        k <= S ? `search_before_session_${k}` : 'search',
+        { id, category: 'memory_search' },
+        async () => {
+          await system.beforeQuestions(env);
+          maybeInjectStore();
+          for (const q of batch) {
+            answers.push(await system.ask(env, q, judgeWith));
+            o.onProgress?.(++done, total, `${q.id} answered`);
+          }
+        },
+      );
+    }
+    if (k > S || k >= lastNeeded) break;
+    const session = conv.sessions[k - 1];
+    await o.tracer.session(
+      `session_${k}`,
+      {
+        id: `${conv.id}-construction-${k}`,
+        category: 'memory_construction',
+        metadata: { date: session.dateTime },
+      },
+      async () => {
+        await system.ingestSession(env, session);
+        maybeInjectStore();
+      },
+    );
+    o.onProgress?.(++done, total, `session ${k}/${S} added`);
+  }
+  return {
+    answers,
+    events: env.events,
+    faultOpId: env.faultOpId,
+    llmCalls: env.llmCalls,
+    inputTokens: env.inputTokens,
+    outputTokens: env.outputTokens,
+  };
+}

@@ -1,0 +1,171 @@
+/**
+ * What the four reference systems share: the question flow (query variable → retrieval →
+ * `question-answering` → `llm-judge`) and the run loop over a conversation's sessions
+ * (questions asked before a session see only earlier sessions).
+ */
+import { PyFloat } from '../sdk/encode.ts';
+import type { TracedVar } from '../sdk/tracer.ts';
+import type { ContextItem, RunEnv } from './env.ts';
+import { llmJudge, offlineJudge, type Verdict } from './judge.ts';
+import { extractiveAnswer } from './offline.ts';
+import { fillPrompt } from './prompts.ts';
+import type { ConversationSession, Question } from './types.ts';
+
+export type SystemName = 'rag' | 'long-context' | 'mem0' | 'evermemos';
+export const SYSTEM_NAMES: readonly SystemName[] = ['rag', 'long-context', 'mem0', 'evermemos'];
+/** MemTraceBench split folder of each system. */
+export const SPLIT_OF: Record<SystemName, string> = {
+  rag: 'rag',
+  'long-context': 'long_context',
+  mem0: 'mem0',
+  evermemos: 'evermemos',
+};
+
+export interface Retrieved {
+  items: ContextItem[];
+  /** The retrieved-context variable the answer op reads. */
+  variable: TracedVar;
+}
+
+export interface AnswerRecord {
+  questionId: string;
+  prediction: string;
+  correct: boolean;
+  queryVar: TracedVar;
+  judgeOpId: string;
+  answerOpId: string;
+  retrievalOpId: string;
+}
+
+export abstract class MemorySystem {
+  abstract readonly name: SystemName;
+  /** Adds one session to memory (inside its construction session scope). */
+  abstract ingestSession(env: RunEnv, session: ConversationSession): Promise<void>;
+  /** Called before a batch of questions (e.g. RAG flushes its buffer). */
+  async beforeQuestions(_env: RunEnv): Promise<void> {}
+  /** Retrieves the context of a question; logs the `retrieval` evidence event. */
+  abstract retrieve(env: RunEnv, q: Question, queryVar: TracedVar): Promise<Retrieved>;
+  /** Fault injection: one op that rewrites (update) or removes (deletion) the units carrying the evidence. */
+  abstract injectStoreFault(env: RunEnv, kind: 'update' | 'deletion'): void;
+  /** Turns carried by the store now. */
+  abstract carriedTurns(): Set<string>;
+
+  /** Retrieval, answer and judge for one question. */
+  async ask(env: RunEnv, q: Question, judgeWith: 'offline' | 'llm'): Promise<AnswerRecord> {
+    const t = env.t;
+    const queryVar = t.variable(q.question, {
+      name: q.id,
+      className: 'query',
+      category: 'message & query',
+      comment: 'The user question.',
+      metadata: { evidence: q.evidence.map((e) => env.messageName(e)), category: q.category },
+    });
+    const retrieved = await this.retrieve(env, q, queryVar);
+    const retrievalOpId = env.events[env.events.length - 1]?.opId ?? '';
+    const { prediction, predVar, opId } = await this.answer(env, q, queryVar, retrieved);
+    const { verdict, opId: judgeOpId } = await judge(env, q, queryVar, predVar, prediction, judgeWith);
+    return {
+      questionId: q.id,
+      prediction,
+      correct: verdict.correct,
+      queryVar,
+      judgeOpId,
+      answerOpId: opId,
+      retrievalOpId,
+    };
+  }
+
+  /** The `question-answering` op (category generation): prompt + question + context → prediction. */
+  async answer(
+    env: RunEnv,
+    q: Question,
+    queryVar: TracedVar,
+    retrieved: Retrieved,
+  ): Promise<{ prediction: string; predVar: TracedVar; opId: string }> {
+    const texts = retrieved.items.map((i) => i.text);
+    const seq = env.nextSeq;
+    const ideal = env.ideal(seq) && env.isTarget(q.id);
+    const inContext = new Set(retrieved.items.flatMap((i) => i.sources));
+    let prediction: string;
+    if (ideal) {
+      const all = q.evidence.every((e) => inContext.has(e));
+      prediction = all ? (env.intervention?.answers?.[0] ?? q.answers[0]) : "I don't know.";
+    } else if (env.offline) prediction = extractiveAnswer(q.question, texts);
+    else
+      prediction = (
+        await env.complete(
+          'You answer questions from memories.',
+          fillPrompt(env.prompts['question-answering-prompt'], {
+            memories: texts.join('\n'),
+            question: q.question,
+          }),
+        )
+      ).trim();
+    if (env.injecting('response') && env.isTarget(q.id)) prediction = "I don't know.";
+    return env.t.op(
+      'question-answering',
+      {
+        category: 'generation',
+        comment: 'Answers the question from the retrieved memories.',
+        metadata: { llm_model: env.modelName },
+      },
+      (op) => {
+        op.input(env.prompt('question-answering-prompt'));
+        op.input(queryVar);
+        op.input(retrieved.variable);
+        const predVar = op.output(prediction, {
+          name: `pred-${q.id}`,
+          className: 'prediction',
+          category: 'answer',
+        });
+        if (env.injecting('response') && env.isTarget(q.id)) env.faultOpId = op.opId;
+        env.log({
+          opId: op.opId,
+          kind: 'response',
+          questionId: q.id,
+          inContext: [...inContext].filter((x) => env.isEvidence(x) || q.evidence.includes(x)),
+        });
+        return { prediction, predVar, opId: op.opId };
+      },
+    );
+  }
+}
+
+/** The `llm-judge` op (category evaluation) with the variables the paper's tools pick by class. */
+export async function judge(
+  env: RunEnv,
+  q: Question,
+  queryVar: TracedVar,
+  predVar: TracedVar,
+  prediction: string,
+  judgeWith: 'offline' | 'llm',
+): Promise<{ verdict: Verdict; opId: string }> {
+  const verdict =
+    judgeWith === 'llm' && env.llm
+      ? await llmJudge(env.llm, q.question, q.answers, prediction, env.prompts['llm-judge-prompt'])
+      : offlineJudge(prediction, q.answers);
+  const opId = env.t.op(
+    'llm-judge',
+    {
+      category: 'evaluation',
+      comment:
+        verdict.judge === 'llm'
+          ? 'LLM-as-a-judge compares the prediction with the golden answer.'
+          : 'Offline judge (normalised containment / token F1) compares the prediction with the golden answer.',
+      metadata: { judge: verdict.judge === 'llm' ? (env.llm?.model ?? 'llm') : 'offline-containment-f1' },
+    },
+    (op) => {
+      op.input(queryVar);
+      op.input(predVar);
+      op.input(q.answers, { name: `gold-${q.id}`, className: 'golden_answers', category: 'golden' });
+      op.output(verdict.response, { name: `judge-${q.id}`, className: 'judge_response', category: 'judge' });
+      op.output(new PyFloat(verdict.correct ? 1 : 0), {
+        name: `score-${q.id}`,
+        className: 'judge_score',
+        category: 'judge',
+      });
+      return op.opId;
+    },
+  );
+  return { verdict, opId };
+}

@@ -1,0 +1,45 @@
+/** One conversation of a data set, in the shape every reference system consumes. */
+
+export type DatasetName = 'locomo' | 'realmem' | 'longmemeval';
+
+export interface Turn {
+  /** Unique within the conversation (LoCoMo `dia_id`, RealMem `<session uuid>:<index>`, …). */
+  id: string;
+  speaker: string;
+  role: 'user' | 'assistant';
+  text: string;
+}
+
+export interface ConversationSession {
+  /** 1-based position. */
+  index: number;
+  id: string;
+  /** The session's date/time as the data set writes it. */
+  dateTime: string;
+  turns: Turn[];
+}
+
+export interface Question {
+  id: string;
+  question: string;
+  answers: string[];
+  /** Turn ids holding the answer. */
+  evidence: string[];
+  /** Category name (LoCoMo: multi-hop, temporal, …; RealMem/LongMemEval: their type names). */
+  category: string;
+  /**
+   * The question is asked before this session (1-based) is added to memory; only earlier
+   * sessions may be used. `sessions.length + 1` means after the whole conversation.
+   */
+  askedBefore: number;
+  /** Date of the question when the data set gives one. */
+  date?: string;
+}
+
+export interface Conversation {
+  dataset: DatasetName;
+  id: string;
+  speakers: string[];
+  sessions: ConversationSession[];
+  questions: Question[];
+}
