@@ -6,12 +6,13 @@ import { bench } from './commands/bench.ts';
 import { cases } from './commands/cases.ts';
 import { chat } from './commands/chat.ts';
 import { exportCommand } from './commands/export.ts';
+import { run } from './commands/run.ts';
 import { search } from './commands/search.ts';
 import { stats } from './commands/stats.ts';
 import { validate } from './commands/validate.ts';
 import { CliError, type CliIO } from './io.ts';
 
-export const COMMANDS: Command[] = [validate, stats, cases, exportCommand, search, chat, attribute, bench];
+export const COMMANDS: Command[] = [validate, stats, cases, exportCommand, search, chat, attribute, bench, run];
 
 function help(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));
