@@ -1,0 +1,60 @@
+import { isLlmError, UsageMeter } from '../../core/llm/index.ts';
+import { type Command, JSON_FLAG } from '../command.ts';
+import { CliError, printJson } from '../io.ts';
+import { chatModelFromFlags, PROVIDER_FLAGS, PROVIDER_USAGE } from '../provider-flags.ts';
+
+export const chat: Command = {
+  name: 'chat',
+  summary: 'send one prompt to an LLM provider and print the reply (tests a provider setup)',
+  usage: `memtrace chat ${PROVIDER_USAGE} [--system TEXT] [--stream] [--max-tokens N] [--temperature T] [--json] "prompt"`,
+  options: {
+    ...PROVIDER_FLAGS,
+    ...JSON_FLAG,
+    system: { type: 'string' },
+    stream: { type: 'boolean', default: false },
+    'max-tokens': { type: 'string' },
+    temperature: { type: 'string' },
+  },
+  async run({ positionals, values }, io) {
+    const prompt = positionals.join(' ').trim();
+    if (!prompt)
+      throw new CliError(
+        'chat needs a prompt, e.g. memtrace chat --provider openai --model gpt-4o-mini "Say hi"',
+        2,
+      );
+    const meter = new UsageMeter();
+    const model = chatModelFromFlags(values, io, { meter, label: 'chat' });
+    const maxTokens = values['max-tokens'] === undefined ? undefined : Number(values['max-tokens']);
+    const temperature = values.temperature === undefined ? undefined : Number(values.temperature);
+    if (maxTokens !== undefined && !(Number.isInteger(maxTokens) && maxTokens > 0))
+      throw new CliError('--max-tokens must be a positive integer', 2);
+    if (temperature !== undefined && !Number.isFinite(temperature))
+      throw new CliError('--temperature must be a number', 2);
+    const stream = !!values.stream && !values.json;
+    try {
+      const r = await model.complete({
+        messages: [
+          ...(values.system ? [{ role: 'system' as const, content: String(values.system) }] : []),
+          { role: 'user', content: prompt },
+        ],
+        maxTokens,
+        temperature,
+        stream,
+        onToken: stream ? (t) => io.stdout.write(t) : undefined,
+      });
+      if (values.json) printJson(io, { ...r, provider: model.provider });
+      else {
+        if (!stream) io.stdout.write(r.text);
+        io.stdout.write('\n');
+        const u = r.usage;
+        io.stderr.write(
+          `${model.provider} ${r.model}: ${u.inputTokens} input + ${u.outputTokens} output tokens${u.estimated ? ' (estimated)' : ''}${r.cached ? ' (from cache)' : ''}, finish: ${r.finishReason}\n`,
+        );
+      }
+      return 0;
+    } catch (e) {
+      if (isLlmError(e)) throw new CliError(`${e.kind}: ${e.message}`);
+      throw e;
+    }
+  },
+};

@@ -1,0 +1,99 @@
+/**
+ * Provider flags shared by every command that talks to an LLM (`chat`, later `attribute`, …):
+ *
+ *   --provider openai|anthropic  --base-url URL  --model M  --api-key-env NAME
+ *   --timeout MS  --retries N  --concurrency N  --cache-dir DIR
+ *
+ * Spread `PROVIDER_FLAGS` into a command's options and call `chatModelFromFlags(values, io)`.
+ * The key is read from the environment variable named by --api-key-env (never from a
+ * flag, so it stays out of shell history and process lists).
+ */
+import { resolve } from 'node:path';
+import { FolderCacheStore } from '../core/llm/cache-folder.node.ts';
+import {
+  type ChatModel,
+  createChatModel,
+  type ProviderProfile,
+  ProviderProfileSchema,
+  type UsageMeter,
+} from '../core/llm/index.ts';
+import type { Options, Values } from './command.ts';
+import { CliError, type CliIO } from './io.ts';
+
+export const PROVIDER_FLAGS: Options = {
+  provider: { type: 'string' },
+  'base-url': { type: 'string' },
+  model: { type: 'string' },
+  'api-key-env': { type: 'string' },
+  timeout: { type: 'string' },
+  retries: { type: 'string' },
+  concurrency: { type: 'string' },
+  'cache-dir': { type: 'string' },
+};
+
+export const PROVIDER_USAGE =
+  '--provider openai|anthropic [--base-url URL] --model M [--api-key-env NAME] [--timeout MS] [--retries N] [--concurrency N] [--cache-dir DIR]';
+
+const DEFAULTS = {
+  openai: { baseUrl: 'https://api.openai.com/v1', keyEnv: 'OPENAI_API_KEY' },
+  anthropic: { baseUrl: 'https://api.anthropic.com', keyEnv: 'ANTHROPIC_API_KEY' },
+} as const;
+
+function int(values: Values, name: string, min: number): number | undefined {
+  const v = values[name];
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < min)
+    throw new CliError(`--${name} must be an integer ≥ ${min} (got "${v}")`, 2);
+  return n;
+}
+
+/** The profile and key the flags describe (env fallbacks: MEMTRACE_PROVIDER, MEMTRACE_BASE_URL, MEMTRACE_MODEL). */
+export function profileFromFlags(
+  values: Values,
+  io: CliIO,
+): { profile: ProviderProfile; apiKey?: string; cacheDir?: string } {
+  const provider = (values.provider as string | undefined) ?? io.env.MEMTRACE_PROVIDER;
+  if (!provider) throw new CliError(`no provider given: ${PROVIDER_USAGE}`, 2);
+  if (provider !== 'openai' && provider !== 'anthropic')
+    throw new CliError(`--provider must be openai or anthropic (got "${provider}")`, 2);
+  const d = DEFAULTS[provider];
+  const model = (values.model as string | undefined) ?? io.env.MEMTRACE_MODEL;
+  if (!model) throw new CliError('--model is required (e.g. --model gpt-4o-mini, or qwen3:8b for Ollama)', 2);
+  const keyEnv = (values['api-key-env'] as string | undefined) ?? d.keyEnv;
+  const apiKey = io.env[keyEnv] || undefined;
+  if (values['api-key-env'] !== undefined && !apiKey)
+    throw new CliError(`the environment variable ${keyEnv} (named by --api-key-env) is not set or empty`);
+  const profile = ProviderProfileSchema.parse({
+    id: 'cli',
+    name: 'command line',
+    kind: provider,
+    baseUrl: (values['base-url'] as string | undefined) ?? io.env.MEMTRACE_BASE_URL ?? d.baseUrl,
+    model,
+    timeoutMs: int(values, 'timeout', 0),
+    retries: int(values, 'retries', 0),
+    concurrency: int(values, 'concurrency', 1),
+  });
+  const cacheDir = values['cache-dir'] as string | undefined;
+  return { profile, apiKey, cacheDir: cacheDir ? resolve(cacheDir) : undefined };
+}
+
+/** A robust ChatModel from the flags; cached when --cache-dir is given; metered when a meter is passed. */
+export function chatModelFromFlags(
+  values: Values,
+  io: CliIO,
+  opts: { meter?: UsageMeter; label?: string } = {},
+): ChatModel {
+  const { profile, apiKey, cacheDir } = profileFromFlags(values, io);
+  return createChatModel(profile, {
+    apiKey,
+    browser: false,
+    cache: cacheDir ? new FolderCacheStore(cacheDir) : undefined,
+    meter: opts.meter,
+    label: opts.label,
+    robust: {
+      onRetry: ({ attempt, delayMs, error }) =>
+        io.stderr.write(`retry ${attempt} in ${(delayMs / 1000).toFixed(1)} s: ${error.message}\n`),
+    },
+  });
+}

@@ -1,0 +1,107 @@
+/** Token accounting per call and per run. */
+import { LlmError } from './errors.ts';
+import { redact } from './redact.ts';
+import type { ChatModel, Usage } from './types.ts';
+
+export interface CallRecord {
+  provider: string;
+  model: string;
+  /** Free-form tag of what the call was for (e.g. "test connection", "attribute q12"). */
+  label?: string;
+  startedAt: number;
+  ms: number;
+  ok: boolean;
+  /** Served from the response cache: cost nothing. */
+  cached: boolean;
+  usage?: Usage;
+  error?: { kind: string; message: string };
+}
+
+export interface UsageTotals {
+  calls: number;
+  failed: number;
+  cached: number;
+  inputTokens: number;
+  outputTokens: number;
+  /** Some of the counted tokens were estimated. */
+  estimated: boolean;
+}
+
+/** Collects call records; `totals()` sums the calls that reached the model (cached calls cost nothing). */
+export class UsageMeter {
+  private readonly list: CallRecord[] = [];
+  private readonly listeners = new Set<(r: CallRecord) => void>();
+
+  get records(): readonly CallRecord[] {
+    return this.list;
+  }
+
+  add(r: CallRecord) {
+    this.list.push(r);
+    for (const f of this.listeners) f(r);
+  }
+
+  subscribe(f: (r: CallRecord) => void): () => void {
+    this.listeners.add(f);
+    return () => this.listeners.delete(f);
+  }
+
+  totals(): UsageTotals {
+    const t: UsageTotals = {
+      calls: 0,
+      failed: 0,
+      cached: 0,
+      inputTokens: 0,
+      outputTokens: 0,
+      estimated: false,
+    };
+    for (const r of this.list) {
+      t.calls++;
+      if (!r.ok) t.failed++;
+      if (r.cached) t.cached++;
+      else if (r.usage) {
+        t.inputTokens += r.usage.inputTokens;
+        t.outputTokens += r.usage.outputTokens;
+        t.estimated ||= r.usage.estimated;
+      }
+    }
+    return t;
+  }
+
+  /** A run's accounting for export (no keys: records never hold request headers). */
+  toJSON() {
+    return { totals: this.totals(), calls: this.list };
+  }
+}
+
+export function metered(
+  model: ChatModel,
+  meter: UsageMeter,
+  opts: { label?: string; now?: () => number } = {},
+): ChatModel {
+  const now = opts.now ?? Date.now;
+  return {
+    provider: model.provider,
+    model: model.model,
+    capabilities: model.capabilities,
+    async complete(req) {
+      const startedAt = now();
+      const base = { provider: model.provider, model: model.model, label: opts.label, startedAt };
+      try {
+        const res = await model.complete(req);
+        meter.add({ ...base, ms: now() - startedAt, ok: true, cached: !!res.cached, usage: res.usage });
+        return res;
+      } catch (e) {
+        const err = e instanceof LlmError ? e : new LlmError('bad-response', redact(String(e)));
+        meter.add({
+          ...base,
+          ms: now() - startedAt,
+          ok: false,
+          cached: false,
+          error: { kind: err.kind, message: err.message },
+        });
+        throw e;
+      }
+    },
+  };
+}

@@ -1,0 +1,253 @@
+/** Anthropic Messages API over raw fetch, streaming via its SSE events. */
+import { LlmError } from './errors.ts';
+import { type HttpContext, joinUrl, postJson, readJson, streamError } from './http.ts';
+import { readSse } from './sse.ts';
+import type {
+  ChatMessage,
+  ChatModel,
+  ChatRequest,
+  ChatResponse,
+  FetchLike,
+  FinishReason,
+  ToolCall,
+} from './types.ts';
+import { resolveUsage } from './usage.ts';
+
+export const ANTHROPIC_VERSION = '2023-06-01';
+
+export interface AnthropicOptions {
+  /** Default `https://api.anthropic.com`; `/v1/messages` is appended (a trailing `/v1` is accepted too). */
+  baseUrl?: string;
+  model: string;
+  apiKey?: string;
+  /** Max output tokens when a request sets none (the API requires one). */
+  defaultMaxTokens?: number;
+  /**
+   * Send `anthropic-dangerous-direct-browser-access: true`, which Anthropic requires for
+   * calls made from a web page. Default: on when running in a page (a `document` exists).
+   */
+  browser?: boolean;
+  contextWindow?: number;
+  fetch?: FetchLike;
+  now?: () => number;
+}
+
+type Block =
+  | { type: 'text'; text: string }
+  | { type: 'tool_use'; id: string; name: string; input: unknown }
+  | { type: 'tool_result'; tool_use_id: string; content: string };
+
+interface AMessage {
+  role: 'user' | 'assistant';
+  content: Block[];
+}
+
+interface AResponse {
+  model?: string;
+  content?: Block[];
+  stop_reason?: string | null;
+  usage?: { input_tokens?: number; output_tokens?: number };
+}
+
+export function anthropicFinish(r: string | null | undefined): FinishReason {
+  if (r === 'end_turn' || r === 'stop_sequence') return 'stop';
+  if (r === 'max_tokens') return 'length';
+  if (r === 'tool_use') return 'tool_calls';
+  if (r === 'refusal') return 'content_filter';
+  return 'unknown';
+}
+
+function parseArgs(s: string): unknown {
+  try {
+    return s ? JSON.parse(s) : {};
+  } catch {
+    return { _raw: s };
+  }
+}
+
+/** System messages go to the top-level `system`; same-role turns are merged; tool results are user blocks. */
+export function toAnthropic(messages: readonly ChatMessage[]): { system?: string; messages: AMessage[] } {
+  const system: string[] = [];
+  const out: AMessage[] = [];
+  const push = (role: 'user' | 'assistant', blocks: Block[]) => {
+    const last = out[out.length - 1];
+    if (last && last.role === role) last.content.push(...blocks);
+    else out.push({ role, content: blocks });
+  };
+  for (const m of messages) {
+    if (m.role === 'system') system.push(m.content);
+    else if (m.role === 'user') push('user', [{ type: 'text', text: m.content }]);
+    else if (m.role === 'tool')
+      push('user', [{ type: 'tool_result', tool_use_id: m.toolCallId, content: m.content }]);
+    else {
+      const blocks: Block[] = m.content ? [{ type: 'text', text: m.content }] : [];
+      for (const c of m.toolCalls ?? [])
+        blocks.push({ type: 'tool_use', id: c.id, name: c.name, input: parseArgs(c.arguments) });
+      push('assistant', blocks.length ? blocks : [{ type: 'text', text: '' }]);
+    }
+  }
+  return { system: system.length ? system.join('\n\n') : undefined, messages: out };
+}
+
+export class AnthropicChatModel implements ChatModel {
+  readonly provider = 'anthropic' as const;
+  readonly model: string;
+  readonly capabilities;
+  private readonly http: HttpContext;
+  private readonly opts: AnthropicOptions;
+
+  constructor(opts: AnthropicOptions) {
+    if (!opts.model) throw new LlmError('bad-request', 'Anthropic provider: a model name is required.');
+    this.opts = opts;
+    this.model = opts.model;
+    this.capabilities = {
+      nativeTools: true,
+      jsonMode: false,
+      streaming: true,
+      contextWindow: opts.contextWindow,
+    };
+    const base = (opts.baseUrl ?? 'https://api.anthropic.com').replace(/\/+$/, '');
+    const f = opts.fetch ?? ((input: string, init: RequestInit) => globalThis.fetch(input, init));
+    this.http = {
+      provider: 'Anthropic',
+      url: joinUrl(base, /\/v1$/.test(base) ? 'messages' : 'v1/messages'),
+      model: opts.model,
+      secrets: opts.apiKey ? [opts.apiKey] : [],
+      fetch: f,
+      now: opts.now ?? Date.now,
+    };
+  }
+
+  body(req: ChatRequest): Record<string, unknown> {
+    const { system, messages } = toAnthropic(req.messages);
+    let sys = system;
+    if (req.responseFormat?.type === 'json') {
+      // No native JSON mode: say it in the system prompt (the JSON protocol also says it in the user turn).
+      const schema = req.responseFormat.schema
+        ? `\nIt must match this JSON Schema:\n${JSON.stringify(req.responseFormat.schema)}`
+        : '';
+      sys = `${sys ? `${sys}\n\n` : ''}Answer with a single JSON object and nothing else.${schema}`;
+    }
+    const b: Record<string, unknown> = {
+      model: this.model,
+      max_tokens: req.maxTokens ?? this.opts.defaultMaxTokens ?? 4096,
+      messages,
+    };
+    if (sys) b.system = sys;
+    if (req.temperature !== undefined) b.temperature = req.temperature;
+    if (req.tools?.length) {
+      b.tools = req.tools.map((t) => ({
+        name: t.name,
+        description: t.description,
+        input_schema: t.parameters,
+      }));
+      const c = req.toolChoice;
+      if (c)
+        b.tool_choice =
+          c === 'auto'
+            ? { type: 'auto' }
+            : c === 'required'
+              ? { type: 'any' }
+              : { type: 'tool', name: c.name };
+    }
+    if (req.stream) b.stream = true;
+    return b;
+  }
+
+  private headers(): Record<string, string> {
+    const h: Record<string, string> = { 'anthropic-version': ANTHROPIC_VERSION };
+    if (this.opts.apiKey) h['x-api-key'] = this.opts.apiKey;
+    if (this.opts.browser ?? 'document' in globalThis)
+      h['anthropic-dangerous-direct-browser-access'] = 'true';
+    return h;
+  }
+
+  async complete(req: ChatRequest): Promise<ChatResponse> {
+    const res = await postJson(this.http, this.headers(), this.body(req), req.signal);
+    if (req.stream) return this.readStream(req, res);
+    const j = await readJson<AResponse>(this.http, res, req.signal);
+    if (!Array.isArray(j.content))
+      throw new LlmError('bad-response', `Anthropic at ${this.http.url} returned no content.`, {
+        retryable: true,
+      });
+    let text = '';
+    const toolCalls: ToolCall[] = [];
+    for (const b of j.content) {
+      if (b.type === 'text') text += b.text;
+      else if (b.type === 'tool_use')
+        toolCalls.push({ id: b.id, name: b.name, arguments: JSON.stringify(b.input ?? {}) });
+    }
+    return {
+      text,
+      toolCalls: toolCalls.length ? toolCalls : undefined,
+      usage: resolveUsage(
+        { input: j.usage?.input_tokens, output: j.usage?.output_tokens },
+        req,
+        text,
+        toolCalls,
+      ),
+      model: j.model ?? this.model,
+      finishReason: anthropicFinish(j.stop_reason),
+    };
+  }
+
+  private async readStream(req: ChatRequest, res: Response): Promise<ChatResponse> {
+    if (!res.body)
+      throw new LlmError('bad-response', 'The streaming response had no body.', { retryable: true });
+    let text = '';
+    let model = this.model;
+    let stop: string | null | undefined;
+    let input: number | undefined;
+    let output: number | undefined;
+    const blocks = new Map<number, { id: string; name: string; arguments: string }>();
+    try {
+      for await (const ev of readSse(res.body)) {
+        // biome-ignore lint/suspicious/noExplicitAny: SSE payloads are checked field by field
+        let d: any;
+        try {
+          d = JSON.parse(ev.data);
+        } catch {
+          throw new LlmError('bad-response', `Unreadable stream event: ${ev.data.slice(0, 200)}`, {
+            retryable: true,
+          });
+        }
+        const type = d?.type ?? ev.event;
+        if (type === 'message_start') {
+          model = d.message?.model ?? model;
+          input = d.message?.usage?.input_tokens ?? input;
+          output = d.message?.usage?.output_tokens ?? output;
+        } else if (type === 'content_block_start' && d.content_block?.type === 'tool_use') {
+          blocks.set(d.index, { id: d.content_block.id, name: d.content_block.name, arguments: '' });
+        } else if (type === 'content_block_delta') {
+          if (d.delta?.type === 'text_delta' && d.delta.text) {
+            text += d.delta.text;
+            req.onToken?.(d.delta.text);
+          } else if (d.delta?.type === 'input_json_delta') {
+            const b = blocks.get(d.index);
+            if (b) b.arguments += d.delta.partial_json ?? '';
+          }
+        } else if (type === 'message_delta') {
+          stop = d.delta?.stop_reason ?? stop;
+          output = d.usage?.output_tokens ?? output;
+          if (typeof d.usage?.input_tokens === 'number') input = d.usage.input_tokens;
+        } else if (type === 'error') {
+          const kind = d.error?.type === 'overloaded_error' ? 'server' : 'bad-response';
+          throw new LlmError(kind, `Anthropic stream error: ${d.error?.message ?? 'unknown'}`, {
+            retryable: true,
+            secrets: this.http.secrets,
+          });
+        } else if (type === 'message_stop') break;
+      }
+    } catch (e) {
+      throw streamError(e, req.signal);
+    }
+    const toolCalls = [...blocks.values()].map((b) => ({ ...b, arguments: b.arguments || '{}' }));
+    return {
+      text,
+      toolCalls: toolCalls.length ? toolCalls : undefined,
+      usage: resolveUsage({ input, output }, req, text, toolCalls),
+      model,
+      finishReason: anthropicFinish(stop),
+    };
+  }
+}

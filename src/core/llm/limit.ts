@@ -1,0 +1,59 @@
+/** A counting semaphore: at most `n` calls in flight; waiters leave the queue when aborted. */
+import { abortReason } from './clock.ts';
+
+export class ConcurrencyLimit {
+  private active = 0;
+  private readonly queue: { resolve: () => void; reject: (e: unknown) => void; signal?: AbortSignal }[] = [];
+
+  constructor(readonly max: number) {
+    if (!(max >= 1)) throw new RangeError('concurrency must be at least 1');
+  }
+
+  get inFlight(): number {
+    return this.active;
+  }
+
+  get waiting(): number {
+    return this.queue.length;
+  }
+
+  async run<T>(fn: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+    await this.acquire(signal);
+    try {
+      return await fn();
+    } finally {
+      this.release();
+    }
+  }
+
+  private acquire(signal?: AbortSignal): Promise<void> {
+    if (signal?.aborted) return Promise.reject(abortReason(signal));
+    if (this.active < this.max) {
+      this.active++;
+      return Promise.resolve();
+    }
+    return new Promise<void>((resolve, reject) => {
+      const entry = {
+        resolve: () => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve();
+        },
+        reject,
+        signal,
+      };
+      const onAbort = () => {
+        const i = this.queue.indexOf(entry);
+        if (i >= 0) this.queue.splice(i, 1);
+        reject(abortReason(signal!));
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.queue.push(entry);
+    });
+  }
+
+  private release() {
+    const next = this.queue.shift();
+    if (next) next.resolve();
+    else this.active--;
+  }
+}

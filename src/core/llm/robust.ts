@@ -1,0 +1,143 @@
+/**
+ * `robust(model, options)`: per-attempt timeouts, retries with exponential backoff and
+ * full jitter on 429 / 5xx / network errors (honouring Retry-After), cancellation, and
+ * a concurrency limit — around any ChatModel.
+ */
+import { realClock } from './clock.ts';
+import { LlmError } from './errors.ts';
+import { ConcurrencyLimit } from './limit.ts';
+import type { ChatModel, ChatRequest, ChatResponse, Clock } from './types.ts';
+
+export interface RetryInfo {
+  attempt: number;
+  delayMs: number;
+  error: LlmError;
+}
+
+export interface RobustOptions {
+  /** Retries after the first attempt (default 4). */
+  retries?: number;
+  /** First backoff (default 500 ms), doubled each retry, capped at `maxDelayMs` (default 30 s). */
+  baseDelayMs?: number;
+  maxDelayMs?: number;
+  /** A Retry-After longer than this fails at once with a clear message (default 120 s). */
+  maxRetryAfterMs?: number;
+  /** Per-attempt timeout (default 120 s; 0 = none). */
+  timeoutMs?: number;
+  /** Calls in flight at once (default 4); or share one `ConcurrencyLimit` across models. */
+  concurrency?: number | ConcurrencyLimit;
+  clock?: Clock;
+  random?: () => number;
+  timers?: { setTimeout: typeof setTimeout; clearTimeout: typeof clearTimeout };
+  /** Called before each retry's wait (messages are already redacted). */
+  onRetry?: (info: RetryInfo) => void;
+}
+
+export function backoffDelay(
+  attempt: number,
+  o: { baseDelayMs: number; maxDelayMs: number },
+  random: () => number,
+) {
+  const cap = Math.min(o.maxDelayMs, o.baseDelayMs * 2 ** attempt);
+  return Math.round(cap / 2 + (random() * cap) / 2); // "equal jitter": never zero, never above the cap
+}
+
+function toLlmError(e: unknown): LlmError {
+  if (e instanceof LlmError) return e;
+  if (e instanceof Error && e.name === 'AbortError')
+    return new LlmError('aborted', 'The request was cancelled.');
+  return new LlmError('bad-response', `Unexpected failure: ${e instanceof Error ? e.message : String(e)}`);
+}
+
+export function robust(model: ChatModel, options: RobustOptions = {}): ChatModel {
+  const retries = options.retries ?? 4;
+  const baseDelayMs = options.baseDelayMs ?? 500;
+  const maxDelayMs = options.maxDelayMs ?? 30_000;
+  const maxRetryAfterMs = options.maxRetryAfterMs ?? 120_000;
+  const timeoutMs = options.timeoutMs ?? 120_000;
+  const clock = options.clock ?? realClock;
+  const random = options.random ?? Math.random;
+  // Wrapped: browsers throw "Illegal invocation" when setTimeout is called as a method of another object.
+  const timers = options.timers ?? {
+    setTimeout: ((fn: () => void, ms: number) => globalThis.setTimeout(fn, ms)) as typeof setTimeout,
+    clearTimeout: ((t: ReturnType<typeof setTimeout>) => globalThis.clearTimeout(t)) as typeof clearTimeout,
+  };
+  const limit =
+    options.concurrency instanceof ConcurrencyLimit
+      ? options.concurrency
+      : new ConcurrencyLimit(options.concurrency ?? 4);
+
+  async function attempt(req: ChatRequest, emitted: { any: boolean }): Promise<ChatResponse> {
+    const ctl = new AbortController();
+    const outer = req.signal;
+    const onOuter = () => ctl.abort(outer!.reason ?? new LlmError('aborted', 'The request was cancelled.'));
+    if (outer?.aborted) onOuter();
+    else outer?.addEventListener('abort', onOuter, { once: true });
+    const timer =
+      timeoutMs > 0
+        ? timers.setTimeout(
+            () =>
+              ctl.abort(
+                new LlmError(
+                  'timeout',
+                  `${model.provider} model "${model.model}" gave no complete answer within ${timeoutMs / 1000} s.`,
+                  { retryable: true },
+                ),
+              ),
+            timeoutMs,
+          )
+        : undefined;
+    try {
+      return await model.complete({
+        ...req,
+        signal: ctl.signal,
+        onToken: req.onToken
+          ? (d) => {
+              emitted.any = true;
+              req.onToken!(d);
+            }
+          : undefined,
+      });
+    } catch (e) {
+      // A user abort wins over whatever the provider made of it.
+      if (outer?.aborted) throw new LlmError('aborted', 'The request was cancelled.');
+      if (ctl.signal.aborted && ctl.signal.reason instanceof LlmError) throw ctl.signal.reason;
+      throw toLlmError(e);
+    } finally {
+      if (timer !== undefined) timers.clearTimeout(timer);
+      outer?.removeEventListener('abort', onOuter);
+    }
+  }
+
+  async function withRetries(req: ChatRequest): Promise<ChatResponse> {
+    const emitted = { any: false };
+    for (let i = 0; ; i++) {
+      try {
+        return await attempt(req, emitted);
+      } catch (e) {
+        const err = e as LlmError;
+        // A stream that already showed tokens is not silently restarted.
+        if (!err.retryable || i >= retries || emitted.any || req.signal?.aborted) throw err;
+        let delayMs = backoffDelay(i, { baseDelayMs, maxDelayMs }, random);
+        if (err.retryAfterMs !== undefined) {
+          if (err.retryAfterMs > maxRetryAfterMs)
+            throw new LlmError(
+              err.kind,
+              `${err.message} The server asks to wait ${Math.ceil(err.retryAfterMs / 1000)} s before retrying.`,
+              { status: err.status, retryable: false, retryAfterMs: err.retryAfterMs },
+            );
+          delayMs = err.retryAfterMs;
+        }
+        options.onRetry?.({ attempt: i + 1, delayMs, error: err });
+        await clock.sleep(delayMs, req.signal);
+      }
+    }
+  }
+
+  return {
+    provider: model.provider,
+    model: model.model,
+    capabilities: model.capabilities,
+    complete: (req) => limit.run(() => withRetries(req), req.signal),
+  };
+}

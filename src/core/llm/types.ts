@@ -1,0 +1,93 @@
+/**
+ * The one interface every LLM provider implements (OpenAI-compatible HTTP, Anthropic,
+ * WebLLM, scripted/replay). Pure types: no IO here.
+ */
+
+/** A JSON Schema object (as produced by `z.toJSONSchema`). */
+export type JsonSchema = Record<string, unknown>;
+
+export interface ToolCall {
+  /** Provider-assigned id, echoed back in the `tool` message that answers it. */
+  id: string;
+  name: string;
+  /** The arguments as the model wrote them (a JSON string, possibly malformed). */
+  arguments: string;
+}
+
+export type ChatMessage =
+  | { role: 'system'; content: string }
+  | { role: 'user'; content: string }
+  | { role: 'assistant'; content: string; toolCalls?: ToolCall[] }
+  | { role: 'tool'; toolCallId: string; name?: string; content: string };
+
+export interface ToolSpec {
+  name: string;
+  description?: string;
+  /** JSON Schema of the arguments object. */
+  parameters: JsonSchema;
+}
+
+/** `json`: ask for a JSON object (native JSON mode where the provider has one); `schema` is a hint. */
+export type ResponseFormat = { type: 'text' } | { type: 'json'; schema?: JsonSchema; name?: string };
+
+export interface ChatRequest {
+  messages: ChatMessage[];
+  responseFormat?: ResponseFormat;
+  tools?: ToolSpec[];
+  /** Force a tool: `'auto'` (default when tools are given), `'required'`, or a tool name. */
+  toolChoice?: 'auto' | 'required' | { name: string };
+  temperature?: number;
+  maxTokens?: number;
+  signal?: AbortSignal;
+  /** Stream the reply; `onToken` receives text deltas as they arrive. */
+  stream?: boolean;
+  onToken?: (delta: string) => void;
+}
+
+export interface Usage {
+  inputTokens: number;
+  outputTokens: number;
+  /** True when the provider reported no counts and they were estimated from text. */
+  estimated: boolean;
+}
+
+export type FinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter' | 'unknown';
+
+export interface ChatResponse {
+  text: string;
+  toolCalls?: ToolCall[];
+  usage: Usage;
+  /** The model the provider says answered (may differ from the one asked for). */
+  model: string;
+  finishReason: FinishReason;
+  /** Set by the response cache when this answer was replayed from it. */
+  cached?: boolean;
+}
+
+export type ProviderKind = 'openai' | 'anthropic' | 'webllm' | 'scripted';
+
+export interface ChatCapabilities {
+  nativeTools: boolean;
+  /** Native JSON output mode (`response_format`). */
+  jsonMode: boolean;
+  streaming: boolean;
+  /** Context window in tokens, when known. */
+  contextWindow?: number;
+}
+
+export interface ChatModel {
+  readonly provider: ProviderKind;
+  /** The model asked for, e.g. `gpt-4o-mini` or `Qwen3-4B-q4f16_1-MLC`. */
+  readonly model: string;
+  readonly capabilities: ChatCapabilities;
+  complete(request: ChatRequest): Promise<ChatResponse>;
+}
+
+/** Injected IO: everything a provider touches outside its arguments. */
+export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
+
+export interface Clock {
+  now(): number;
+  /** Resolves after `ms`, rejects with the signal's reason if it aborts first. */
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+}

@@ -1,0 +1,197 @@
+/**
+ * The WebLLM provider: a ChatModel over an MLC engine (in the app, a
+ * `WebWorkerMLCEngine` whose engine runs in workers/webllm.worker.ts). Type-only
+ * imports from `@mlc-ai/web-llm`: nothing of it is loaded here.
+ */
+import type {
+  ChatCompletionChunk,
+  ChatCompletionMessageParam,
+  ChatCompletionRequestStreaming,
+  MLCEngineInterface,
+} from '@mlc-ai/web-llm';
+import { LlmError } from './errors.ts';
+import { openAIFinish } from './openai.ts';
+import { estimateRequestTokens } from './tokens.ts';
+import type { ChatMessage, ChatModel, ChatRequest, ChatResponse, ToolCall } from './types.ts';
+import { resolveUsage } from './usage.ts';
+
+/** The part of `MLCEngineInterface` this provider uses (the real engine satisfies it; see below). */
+export interface WebLLMEngine {
+  chat: {
+    completions: {
+      create(request: ChatCompletionRequestStreaming): Promise<AsyncIterable<ChatCompletionChunk>>;
+    };
+  };
+  interruptGenerate(): void;
+}
+
+// Compile-time proof that WebLLM's real engine interface fits `WebLLMEngine`.
+type Fits<T extends WebLLMEngine> = T;
+export type RealEngineFits = Fits<MLCEngineInterface>;
+
+export interface WebLLMOptions {
+  engine: WebLLMEngine;
+  /** The prebuilt model id loaded into the engine, e.g. `Qwen3-4B-q4f16_1-MLC`. */
+  model: string;
+  /** The `context_window_size` the model was loaded with. */
+  contextWindow: number;
+  /** Native tools: only the Hermes models, and WebLLM refuses them with a system message or JSON mode. */
+  nativeTools?: boolean;
+}
+
+function toWebLLMMessages(messages: readonly ChatMessage[]): ChatCompletionMessageParam[] {
+  return messages.map((m): ChatCompletionMessageParam => {
+    if (m.role === 'tool') return { role: 'tool', tool_call_id: m.toolCallId, content: m.content };
+    if (m.role === 'assistant')
+      return m.toolCalls?.length
+        ? {
+            role: 'assistant',
+            content: m.content || null,
+            tool_calls: m.toolCalls.map((c) => ({
+              id: c.id,
+              type: 'function' as const,
+              function: { name: c.name, arguments: c.arguments },
+            })),
+          }
+        : { role: 'assistant', content: m.content };
+    return { role: m.role, content: m.content };
+  });
+}
+
+export class WebLLMChatModel implements ChatModel {
+  readonly provider = 'webllm' as const;
+  readonly model: string;
+  readonly capabilities;
+  private readonly engine: WebLLMEngine;
+
+  constructor(opts: WebLLMOptions) {
+    this.engine = opts.engine;
+    this.model = opts.model;
+    this.capabilities = {
+      nativeTools: opts.nativeTools ?? false,
+      jsonMode: true,
+      streaming: true,
+      contextWindow: opts.contextWindow,
+    };
+  }
+
+  request(req: ChatRequest): ChatCompletionRequestStreaming {
+    const hasSystem = req.messages.some((m) => m.role === 'system');
+    const useTools =
+      !!req.tools?.length &&
+      this.capabilities.nativeTools &&
+      !hasSystem &&
+      req.responseFormat?.type !== 'json';
+    const r: ChatCompletionRequestStreaming = {
+      messages: toWebLLMMessages(req.messages),
+      stream: true,
+      stream_options: { include_usage: true },
+    };
+    if (req.temperature !== undefined) r.temperature = req.temperature;
+    if (req.maxTokens !== undefined) r.max_tokens = req.maxTokens;
+    if (req.responseFormat?.type === 'json')
+      r.response_format = req.responseFormat.schema
+        ? { type: 'json_object', schema: JSON.stringify(req.responseFormat.schema) }
+        : { type: 'json_object' };
+    if (useTools) {
+      r.tools = req.tools!.map((t) => ({
+        type: 'function' as const,
+        function: { name: t.name, description: t.description, parameters: t.parameters },
+      }));
+      const c = req.toolChoice;
+      if (c && typeof c === 'object') r.tool_choice = { type: 'function', function: { name: c.name } };
+    }
+    return r;
+  }
+
+  async complete(req: ChatRequest): Promise<ChatResponse> {
+    const window = this.capabilities.contextWindow;
+    const need = estimateRequestTokens(req) + (req.maxTokens ?? 0);
+    if (need > window)
+      throw new LlmError(
+        'context-overflow',
+        `The request (about ${need} tokens) does not fit the ${window}-token context window of "${this.model}". Send less context or choose a model with a larger window.`,
+      );
+    if (req.signal?.aborted) throw abortOf(req.signal);
+    const signal = req.signal;
+    const onAbort = () => this.engine.interruptGenerate();
+    signal?.addEventListener('abort', onAbort, { once: true });
+    let text = '';
+    let finish: string | null | undefined;
+    let usage: ChatCompletionChunk['usage'];
+    const calls: ToolCall[] = [];
+    try {
+      const stream = await this.engine.chat.completions.create(this.request(req));
+      for await (const chunk of stream) {
+        if (chunk.usage) usage = chunk.usage;
+        const ch = chunk.choices[0];
+        if (!ch) continue;
+        const d = ch.delta?.content;
+        if (d) {
+          text += d;
+          req.onToken?.(d);
+        }
+        for (const tc of ch.delta?.tool_calls ?? []) {
+          const i = tc.index ?? calls.length;
+          calls[i] ??= { id: tc.id ?? `call_${i}`, name: '', arguments: '' };
+          if (tc.function?.name) calls[i].name += tc.function.name;
+          if (tc.function?.arguments) calls[i].arguments += tc.function.arguments;
+        }
+        if (ch.finish_reason) finish = ch.finish_reason;
+        if (signal?.aborted) break;
+      }
+    } catch (e) {
+      if (signal?.aborted) throw abortOf(signal);
+      throw webllmError(e, this.model);
+    } finally {
+      signal?.removeEventListener('abort', onAbort);
+    }
+    if (signal?.aborted) throw abortOf(signal);
+    const toolCalls = calls.filter(Boolean);
+    return {
+      text,
+      toolCalls: toolCalls.length ? toolCalls : undefined,
+      usage: resolveUsage(
+        { input: usage?.prompt_tokens, output: usage?.completion_tokens },
+        req,
+        text,
+        toolCalls,
+      ),
+      model: this.model,
+      finishReason: openAIFinish(finish),
+    };
+  }
+}
+
+function abortOf(signal: AbortSignal): LlmError {
+  return signal.reason instanceof LlmError
+    ? signal.reason
+    : new LlmError('aborted', 'The request was cancelled.');
+}
+
+/** WebLLM's own errors, made actionable. */
+export function webllmError(e: unknown, model: string): LlmError {
+  const name = (e as { name?: string })?.name ?? '';
+  const msg = e instanceof Error ? e.message : String(e);
+  if (name === 'ShaderF16SupportError' || /shader-f16/i.test(msg))
+    return new LlmError(
+      'unavailable',
+      `"${model}" needs the WebGPU "shader-f16" feature, which this GPU lacks: choose the q4f32 variant.`,
+    );
+  if (name === 'WebGPUNotAvailableError' || /WebGPU/i.test(msg))
+    return new LlmError(
+      'unavailable',
+      `WebGPU is not available, so "${model}" cannot run in this browser: ${msg}`,
+    );
+  if (/context window|context length|exceed.*context|prompt tokens exceed/i.test(msg))
+    return new LlmError(
+      'context-overflow',
+      `The request does not fit the context window of "${model}": ${msg}`,
+    );
+  if (/device (was )?lost|out of memory|OOM/i.test(msg))
+    return new LlmError(
+      'unavailable',
+      `The GPU ran out of memory or was lost running "${model}": ${msg}. Try a smaller model.`,
+    );
+  return new LlmError('bad-response', `WebLLM (${model}) failed: ${msg}`);
+}

@@ -1,0 +1,150 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { main } from '../../src/cli/main.ts';
+import { type MockLlmServer, startMockLlmServer } from './mock-llm-server.ts';
+
+const KEY = 'sk-cli-SECRET-abcdef0123456789';
+let server: MockLlmServer;
+beforeAll(async () => {
+  server = await startMockLlmServer();
+});
+afterAll(() => server.close());
+beforeEach(() => {
+  server.requests.length = 0;
+});
+
+async function run(argv: string[], env: Record<string, string> = { MY_KEY: KEY }) {
+  let stdout = '';
+  let stderr = '';
+  const code = await main(argv, {
+    stdout: { write: (s: string) => (stdout += s) },
+    stderr: { write: (s: string) => (stderr += s) },
+    env,
+  });
+  return { code, stdout, stderr };
+}
+
+const openai = () => [
+  '--provider',
+  'openai',
+  '--base-url',
+  server.openaiBase,
+  '--model',
+  'qwen3:8b',
+  '--api-key-env',
+  'MY_KEY',
+];
+
+describe('memtrace chat', () => {
+  it('prints the reply on stdout and token usage on stderr (OpenAI-compatible)', async () => {
+    const r = await run(['chat', ...openai(), 'Say hi']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('echo: Say hi\n');
+    expect(r.stderr).toMatch(/11 input \+ 7 output tokens/);
+    expect(server.requests[0].headers.authorization).toBe(`Bearer ${KEY}`);
+  });
+
+  it('talks to Anthropic with --provider anthropic, streaming', async () => {
+    const r = await run([
+      'chat',
+      '--provider',
+      'anthropic',
+      '--base-url',
+      server.url,
+      '--model',
+      'claude-x',
+      '--api-key-env',
+      'MY_KEY',
+      '--stream',
+      'stream me',
+    ]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('echo: stream me\n');
+    expect(server.requests[0].headers['x-api-key']).toBe(KEY);
+    expect(server.requests[0].body.stream).toBe(true);
+  });
+
+  it('--json prints the whole response without the key', async () => {
+    const r = await run(['chat', ...openai(), '--json', 'hello']);
+    expect(r.code).toBe(0);
+    const j = JSON.parse(r.stdout);
+    expect(j).toMatchObject({
+      text: 'echo: hello',
+      usage: { inputTokens: 11, outputTokens: 7, estimated: false },
+    });
+    expect(r.stdout).not.toContain(KEY);
+  });
+
+  it('exits 1 with a clear, redacted message on a refused key', async () => {
+    server.plan({ status: 401, body: { error: { message: `Incorrect API key provided: ${KEY}` } } });
+    const r = await run(['chat', ...openai(), 'hi']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^memtrace chat: auth: .*refused the API key/);
+    expect(r.stderr + r.stdout).not.toContain(KEY);
+  });
+
+  it('exits 1 when the server cannot be reached, naming the URL', async () => {
+    const r = await run(
+      [
+        'chat',
+        '--provider',
+        'openai',
+        '--base-url',
+        'http://127.0.0.1:9/v1',
+        '--model',
+        'm',
+        '--retries',
+        '0',
+        'hi',
+      ],
+      {},
+    );
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/network: Could not reach .*127\.0\.0\.1:9/);
+  });
+
+  it('retries a 429 and reports it on stderr', async () => {
+    server.plan({ status: 429, headers: { 'retry-after-ms': '20' }, body: { error: { message: 'busy' } } });
+    const r = await run(['chat', ...openai(), 'retry me']);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/retry 1 in 0\.0 s: .*rate limiting/);
+    expect(r.stdout).toBe('echo: retry me\n');
+  });
+
+  it('--cache-dir makes a rerun free: the second call never reaches the server', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'memtrace-llm-cache-'));
+    const a = await run(['chat', ...openai(), '--cache-dir', dir, 'cache me']);
+    const b = await run(['chat', ...openai(), '--cache-dir', dir, 'cache me']);
+    expect(a.stdout).toBe(b.stdout);
+    expect(b.stderr).toMatch(/from cache/);
+    expect(server.requests).toHaveLength(1);
+    const files = readdirSync(dir, { recursive: true })
+      .map(String)
+      .filter((f) => f.endsWith('.json'));
+    expect(files).toHaveLength(1);
+  });
+
+  it('usage errors exit 2: no provider, unknown provider, unset key variable', async () => {
+    expect((await run(['chat', 'hi'], {})).code).toBe(2);
+    expect((await run(['chat', '--provider', 'gemini', '--model', 'm', 'hi'])).code).toBe(2);
+    const unset = await run(
+      ['chat', '--provider', 'openai', '--model', 'm', '--api-key-env', 'NOPE', 'hi'],
+      {},
+    );
+    expect(unset.code).toBe(1);
+    expect(unset.stderr).toMatch(/NOPE.*not set/);
+  });
+
+  it('works as a real process through bin/memtrace.mjs', async () => {
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      [resolve('bin/memtrace.mjs'), 'chat', ...openai(), 'from a process'],
+      { env: { ...process.env, MY_KEY: KEY } },
+    );
+    expect(stdout).toBe('echo: from a process\n');
+  });
+});
