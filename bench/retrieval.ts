@@ -1,0 +1,70 @@
+/**
+ * Retrieval benchmarks → the `## Retrieval` section of bench/RESULTS.md.
+ *   npx tsx bench/retrieval.ts [--runs 3] [--model-dir DIR [--dtype q8]] [--skip-synthetic] [--no-write]
+ * Speed on the ~100 MB synthetic graph (bench/retrieval-synthetic.ts) and evidence
+ * recall on LoCoMo (bench/retrieval-locomo.ts). With --model-dir, the recall table
+ * adds dense and hybrid rows for that transformers.js model folder.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { parseArgs } from 'node:util';
+import type { Embedder } from '../src/core/retrieval/embedder.ts';
+import { HashedNgramEmbedder } from '../src/core/retrieval/hashed.ts';
+import { nodeModelDir } from '../src/core/retrieval/transformers.node.ts';
+import { type Dtype, TransformersEmbedder } from '../src/core/retrieval/transformers.ts';
+import { benchLocomo, LOCOMO_FILE, locomoTable } from './retrieval-locomo.ts';
+import { benchSynthetic, syntheticTable } from './retrieval-synthetic.ts';
+import { writeResultsSection } from './stats-util.ts';
+
+const { values } = parseArgs({
+  options: {
+    runs: { type: 'string', default: '3' },
+    'model-dir': { type: 'string' },
+    dtype: { type: 'string', default: 'fp32' },
+    'skip-synthetic': { type: 'boolean', default: false },
+    'no-write': { type: 'boolean', default: false },
+  },
+});
+const runs = Number(values.runs);
+const log = (s: string) => console.error(s);
+
+const embedders: Embedder[] = [new HashedNgramEmbedder()];
+if (values['model-dir'])
+  embedders.push(
+    await TransformersEmbedder.load({
+      location: nodeModelDir(values['model-dir']),
+      dtype: values.dtype as Dtype,
+    }),
+  );
+
+const synthetic = values['skip-synthetic'] ? null : await benchSynthetic(runs, log);
+const locomo = await benchLocomo(embedders, log);
+mkdirSync('bench/out', { recursive: true });
+writeFileSync('bench/out/retrieval.json', JSON.stringify({ synthetic, locomo }, null, 2));
+
+const date = new Date().toISOString().slice(0, 10);
+const cmd = `npx tsx bench/retrieval.ts --runs ${runs}${values['model-dir'] ? ` --model-dir ${values['model-dir']}` : ''}`;
+const body = [
+  `\`${cmd}\` (${date}; Node ${process.version}, ${cpus().length} cores shared with other jobs — expect ±20 %). Raw numbers: \`bench/out/retrieval.json\`.`,
+  '',
+  '"fallback" is the **model-free hashed character n-gram embedder** (`fallback (hashed n-grams, not a neural model)`): it measures spelling overlap, not meaning. **No real embedding model can be downloaded here** (no model hub offline), so no neural dense numbers are reported; anyone with a transformers.js model folder can add them with `--model-dir DIR` (e.g. all-MiniLM-L6-v2: `--model-dir models/all-MiniLM-L6-v2 --dtype q8`).',
+  '',
+  ...(synthetic
+    ? [
+        `### Speed on the synthetic graph (\`${synthetic.file}\`, ${(synthetic.bytes / 1e6).toFixed(0)} MB)`,
+        '',
+        `Medians: builds over ${runs} runs in one process; queries over 20 queries × ${runs} runs, top 10 (hybrid: 20 + 20 fused). Fallback query time includes embedding the query; dense search is an exact scan. "every value" = every non-sentinel variable.`,
+        '',
+        syntheticTable(synthetic),
+        '',
+      ]
+    : []),
+  `### Evidence recall on LoCoMo (\`${LOCOMO_FILE}\`, ${locomo.conversations} conversations, ${locomo.turns} turns)`,
+  '',
+  'Share of questions whose gold evidence turns are **all** in the top 8 (in brackets: at least one is). Documents = turns ("Speaker: text" + image caption); query = question + "\\n" + golden answer, as the paper\'s start points. Adversarial questions have no golden answer (query = question only) and are kept out of the 1–4 total.' +
+    (locomo.skipped ? ` ${locomo.skipped} questions whose evidence names no turn were skipped.` : ''),
+  '',
+  locomoTable(locomo),
+].join('\n');
+if (!values['no-write']) writeResultsSection('Retrieval', body);
+console.log(body);

@@ -1,0 +1,127 @@
+/**
+ * `memtrace search`: rank a trace's variables for a query by BM25, dense embeddings or
+ * hybrid RRF. The index is cached in `$MEMTRACE_CACHE_DIR` (default
+ * `.cache/memtrace/retrieval/` under the working directory), one file per
+ * (trace path, scope, model); the file stores its content key and is rebuilt when the
+ * trace's documents or the model change.
+ */
+import { createHash } from 'node:crypto';
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { corpusFromGraph, type DocScope, indexKey } from '../../core/retrieval/corpus.ts';
+import type { Embedder } from '../../core/retrieval/embedder.ts';
+import { FALLBACK_LABEL, HashedNgramEmbedder } from '../../core/retrieval/hashed.ts';
+import { type Method, RetrievalIndex } from '../../core/retrieval/retrieval-index.ts';
+import { nodeModelDir } from '../../core/retrieval/transformers.node.ts';
+import { type Dtype, TransformersEmbedder } from '../../core/retrieval/transformers.ts';
+import type { Command } from '../command.ts';
+import { CliError, type CliIO, printJson } from '../io.ts';
+import { loadGraph } from './load.ts';
+
+const METHODS = ['bm25', 'dense', 'hybrid'];
+const SCOPES = ['messages', 'all'];
+
+export function cacheDir(io: CliIO): string {
+  return resolve(io.env.MEMTRACE_CACHE_DIR ?? join('.cache', 'memtrace', 'retrieval'));
+}
+
+export async function loadEmbedder(
+  modelDir: string | undefined,
+  dtype: string | undefined,
+): Promise<Embedder> {
+  if (!modelDir) return new HashedNgramEmbedder();
+  try {
+    return await TransformersEmbedder.load({
+      location: nodeModelDir(modelDir),
+      dtype: (dtype ?? 'fp32') as Dtype,
+    });
+  } catch (e) {
+    throw new CliError(`--model-dir ${modelDir}: cannot load the model (${(e as Error).message})`);
+  }
+}
+
+export const search: Command = {
+  name: 'search',
+  summary: 'rank variables for a query by BM25, dense embeddings or hybrid RRF',
+  usage:
+    'memtrace search <file> --query "…" [--method bm25|dense|hybrid] [--k 10] [--docs messages|all] ' +
+    '[--model-dir DIR] [--dtype fp32|q8|…] [--no-cache] [--json]',
+  options: {
+    query: { type: 'string', short: 'q' },
+    method: { type: 'string', default: 'bm25' },
+    k: { type: 'string', default: '10' },
+    docs: { type: 'string', default: 'messages' },
+    'model-dir': { type: 'string' },
+    dtype: { type: 'string' },
+    'no-cache': { type: 'boolean', default: false },
+    json: { type: 'boolean', default: false },
+  },
+  async run({ positionals, values }, io) {
+    if (positionals.length !== 1) throw new CliError('search takes exactly one file', 2);
+    const query = values.query;
+    if (typeof query !== 'string' || query.trim() === '') throw new CliError('--query is required', 2);
+    const method = String(values.method) as Method;
+    if (!METHODS.includes(method)) throw new CliError(`--method must be one of ${METHODS.join(', ')}`, 2);
+    const scope = String(values.docs) as DocScope;
+    if (!SCOPES.includes(scope)) throw new CliError(`--docs must be one of ${SCOPES.join(', ')}`, 2);
+    const k = Number(values.k);
+    if (!Number.isInteger(k) || k < 1) throw new CliError('--k must be a positive integer', 2);
+    const modelDir = values['model-dir'] as string | undefined;
+
+    const file = positionals[0];
+    const graph = await loadGraph(file, io);
+    const corpus = corpusFromGraph(graph, scope);
+    let embedder: Embedder | null = null;
+    if (method !== 'bm25') {
+      embedder = await loadEmbedder(modelDir, values.dtype as string | undefined);
+      if (!modelDir)
+        io.stderr.write(`memtrace search: no --model-dir: dense ranking uses the ${FALLBACK_LABEL}\n`);
+      else io.stderr.write(`memtrace search: dense ranking uses ${embedder.label}\n`);
+    }
+
+    const key = indexKey(corpus, embedder?.id ?? null);
+    const slot = createHash('sha256')
+      .update(`${resolve(file)}\n${scope}\n${embedder?.id ?? 'bm25'}`)
+      .digest('hex')
+      .slice(0, 24);
+    const cachePath = join(cacheDir(io), `${slot}.mtrx`);
+    const useCache = !values['no-cache'];
+    let index: RetrievalIndex | null = null;
+    if (useCache) {
+      try {
+        const candidate = RetrievalIndex.deserialize(new Uint8Array(await readFile(cachePath)));
+        if (candidate.key === key) index = candidate;
+      } catch {
+        // missing or unreadable: build
+      }
+    }
+    if (!index) {
+      index = await RetrievalIndex.build(corpus, { embedder });
+      if (useCache) {
+        await mkdir(cacheDir(io), { recursive: true });
+        const tmp = `${cachePath}.${process.pid}.tmp`;
+        await writeFile(tmp, index.serialize());
+        await rename(tmp, cachePath);
+      }
+    }
+
+    const hits = await index.search(query, { method, k, embedder });
+    const rows = hits.map((h) => ({
+      full_node_id: h.full_node_id,
+      score: h.score,
+      rank: h.rank,
+      ...(method === 'hybrid' ? { bm25_rank: h.bm25Rank ?? null, dense_rank: h.denseRank ?? null } : {}),
+    }));
+    if (values.json) printJson(io, rows);
+    else {
+      if (rows.length === 0) io.stdout.write('no matching documents\n');
+      for (const h of hits) {
+        const text = corpus.texts[h.doc].replace(/\s+/g, ' ').slice(0, 100);
+        io.stdout.write(
+          `${String(h.rank).padStart(3)}  ${h.score.toFixed(4).padStart(9)}  ${h.full_node_id}  ${text}\n`,
+        );
+      }
+    }
+    return 0;
+  },
+};

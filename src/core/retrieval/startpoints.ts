@@ -1,0 +1,38 @@
+/**
+ * The paper's start points for a failed question: documents = variables of category
+ * `message`; query = question + "\n" + golden answer; BM25 and dense each return 2×
+ * the wanted count, fused by RRF; keep max_frontier/2 = 8.
+ */
+import type { TraceCase } from '../cases/cases.ts';
+import type { Embedder } from './embedder.ts';
+import type { Method, RetrievalIndex, SearchHit } from './retrieval-index.ts';
+
+export const START_POINTS = 8;
+
+/** question + "\n" + golden answer (several golden answers are joined by "\n"). */
+export function startPointQuery(question: string, goldenAnswers: readonly string[]): string {
+  return goldenAnswers.length ? `${question}\n${goldenAnswers.join('\n')}` : question;
+}
+
+export interface StartPointOptions {
+  k?: number;
+  /** Default: hybrid when the index has dense vectors and an embedder is given, else bm25. */
+  method?: Method;
+  embedder?: Embedder | null;
+  signal?: AbortSignal;
+}
+
+export async function startPoints(
+  index: RetrievalIndex,
+  c: Pick<TraceCase, 'question' | 'goldenAnswers'>,
+  options: StartPointOptions = {},
+): Promise<SearchHit[]> {
+  if (index.scope !== 'messages') throw new Error('start points are searched over message variables only');
+  const method = options.method ?? (index.dense && options.embedder ? 'hybrid' : 'bm25');
+  return index.search(startPointQuery(c.question, c.goldenAnswers), {
+    method,
+    k: options.k ?? START_POINTS,
+    embedder: options.embedder,
+    signal: options.signal,
+  });
+}

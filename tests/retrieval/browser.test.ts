@@ -1,0 +1,181 @@
+/**
+ * The tiny real model (scripts/make-tiny-model.ts) gives the same vectors through
+ * transformers.js in Node (onnxruntime-node) and in a Chromium worker (onnxruntime-web
+ * wasm, files served by the app, no network), and the real retrieval worker builds,
+ * persists (IndexedDB) and searches an index like Node does.
+ */
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { extname, join, normalize } from 'node:path';
+import { type Browser, chromium } from 'playwright-core';
+import { build } from 'vite';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeTinyModel, TINY_NAME } from '../../scripts/make-tiny-model.ts';
+import { openTrace } from '../../src/core/graph/open.ts';
+import { corpusFromGraph } from '../../src/core/retrieval/corpus.ts';
+import { HashedNgramEmbedder } from '../../src/core/retrieval/hashed.ts';
+import { RetrievalIndex } from '../../src/core/retrieval/retrieval-index.ts';
+import { nodeModelDir } from '../../src/core/retrieval/transformers.node.ts';
+import { TransformersEmbedder } from '../../src/core/retrieval/transformers.ts';
+
+const CHROMIUM = '/usr/bin/chromium';
+const TRACE = new URL('../../../shared/data/smartcomment/conv-26-fault-3.json', import.meta.url);
+const TEXTS = [
+  'When did Caroline go to the LGBTQ support group?',
+  'Melanie painted a sunrise in 2022.',
+  'zzqx unknown wordpieces !!',
+  '',
+];
+
+let tmp: string;
+let server: Server;
+let browser: Browser;
+let base: string;
+
+const TYPES: Record<string, string> = {
+  '.html': 'text/html',
+  '.js': 'text/javascript',
+  '.mjs': 'text/javascript',
+  '.wasm': 'application/wasm',
+  '.json': 'application/json',
+};
+
+beforeAll(async () => {
+  tmp = await mkdtemp(join(tmpdir(), 'memtrace-retrieval-'));
+  await makeTinyModel(join(tmp, 'models', TINY_NAME));
+  await build({
+    configFile: false,
+    logLevel: 'error',
+    root: new URL('./browser', import.meta.url).pathname,
+    base: './',
+    worker: { format: 'es' },
+    build: { outDir: join(tmp, 'app'), emptyOutDir: true, target: 'es2022', minify: false },
+  });
+  // A static server: the built app at /, the model at /models/; anything else is 404 (no network).
+  server = createServer(async (req, res) => {
+    const path = normalize(decodeURIComponent((req.url ?? '/').split('?')[0]));
+    const file = path.startsWith('/models/')
+      ? join(tmp, path)
+      : join(tmp, 'app', path === '/' ? 'index.html' : path);
+    try {
+      const body = await readFile(file);
+      res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' });
+      res.end(body);
+    } catch {
+      res.writeHead(404).end();
+    }
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const addr = server.address();
+  base = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`;
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--no-first-run',
+    ],
+  });
+}, 180_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await new Promise((r) => server?.close(r));
+  if (tmp) await rm(tmp, { recursive: true, force: true });
+});
+
+async function page() {
+  const p = await browser.newPage();
+  const errors: string[] = [];
+  p.on('pageerror', (e) => errors.push(String(e)));
+  // Every request must stay on the test server.
+  const outside: string[] = [];
+  p.on('request', (r) => {
+    if (!r.url().startsWith(base) && !r.url().startsWith('blob:') && !r.url().startsWith('data:'))
+      outside.push(r.url());
+  });
+  await p.goto(`${base}/index.html`);
+  await p.waitForFunction(() => (window as unknown as { memtraceReady?: boolean }).memtraceReady === true);
+  return { p, errors, outside };
+}
+
+describe('retrieval in a Chromium worker', () => {
+  it('tiny model: same vectors in Node and in the browser worker', async () => {
+    const node = await TransformersEmbedder.load({ location: nodeModelDir(join(tmp, 'models', TINY_NAME)) });
+    const expected = Array.from(await node.embed(TEXTS));
+    await node.dispose();
+    expect(node.dims).toBe(32);
+
+    const { p, errors, outside } = await page();
+    const got = await p.evaluate(
+      ([b, name, texts]) =>
+        (
+          window as unknown as {
+            memtraceTest: {
+              embedServed(
+                b: string,
+                n: string,
+                t: string[],
+              ): Promise<{ info: { kind: string; device?: string; dims: number }; vectors: number[] }>;
+            };
+          }
+        ).memtraceTest.embedServed(b, name, texts),
+      [`${base}/models`, TINY_NAME, TEXTS] as const,
+    );
+    await p.close();
+    expect(errors).toEqual([]);
+    expect(outside).toEqual([]);
+    expect(got.info.kind).toBe('transformers');
+    expect(got.info.device).toBe('wasm'); // --disable-gpu: no WebGPU adapter
+    expect(got.vectors).toHaveLength(TEXTS.length * 32);
+    expect(got.vectors).toEqual(expected);
+    // Not trivially zero: normalised rows for the non-empty texts.
+    const norm = Math.hypot(...expected.slice(0, 32));
+    expect(norm).toBeCloseTo(1, 5);
+  }, 120_000);
+
+  it('the worker builds, persists and searches an index like Node does', async () => {
+    const text = await readFile(TRACE, 'utf8');
+    const query = 'When did Caroline go to the LGBTQ support group?\n7 May 2023';
+    const r = openTrace(text, { file: 'conv-26-fault-3.json' });
+    if (!r.ok) throw new Error('fixture did not load');
+    const embedder = new HashedNgramEmbedder();
+    const ix = await RetrievalIndex.build(corpusFromGraph(r.graph, 'messages'), { embedder });
+    const expected = (await ix.search(query, { method: 'hybrid', k: 5, embedder })).map((h) => [
+      h.full_node_id,
+      h.score,
+    ]);
+
+    const { p, errors } = await page();
+    const got = await p.evaluate(
+      ([t, q]) =>
+        (
+          window as unknown as {
+            memtraceTest: {
+              searchTrace(
+                t: string,
+                n: string,
+                q: string,
+              ): Promise<{
+                first: { fromStore: boolean; docs: number };
+                second: { fromStore: boolean };
+                hits: [string, number][];
+              }>;
+            };
+          }
+        ).memtraceTest.searchTrace(t, 'conv-26-fault-3.json', q),
+      [text, query] as const,
+    );
+    await p.close();
+    expect(errors).toEqual([]);
+    expect(got.first.fromStore).toBe(false);
+    expect(got.second.fromStore).toBe(true);
+    expect(got.first.docs).toBe(76);
+    expect(got.hits).toEqual(expected);
+    expect(got.hits[0][0]).toBe('conv-26:D1:3@1');
+  }, 120_000);
+});
