@@ -6,13 +6,14 @@ import { bench } from './commands/bench.ts';
 import { cases } from './commands/cases.ts';
 import { chat } from './commands/chat.ts';
 import { exportCommand } from './commands/export.ts';
+import { inject } from './commands/inject.ts';
 import { run } from './commands/run.ts';
 import { search } from './commands/search.ts';
 import { stats } from './commands/stats.ts';
 import { validate } from './commands/validate.ts';
 import { CliError, type CliIO } from './io.ts';
 
-export const COMMANDS: Command[] = [validate, stats, cases, exportCommand, search, chat, attribute, bench, run];
+export const COMMANDS: Command[] = [validate, stats, cases, exportCommand, search, chat, attribute, bench, run, inject];
 
 function help(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));

@@ -32,14 +32,19 @@ export interface Intervention {
   questionId: string;
   evidence: string[];
   fault?: FaultKind;
-  /** Sequence number of the evidence event from which ops behave ideally. */
-  repairFrom?: number;
+  /**
+   * Key of the evidence event from which ops behave ideally (`c<n>`: the n-th construction
+   * event; `q:<question id>:retrieval|response`: that question's retrieval or answer).
+   */
+  repairFrom?: string;
   /** Golden answers (the ideal answer op answers with them when its context holds the evidence). */
   answers?: string[];
 }
 
 export interface EvidenceEvent {
   seq: number;
+  /** Stable across reruns that answer fewer questions: `c<n>` for construction, `q:<id>:<kind>` for questions. */
+  key: string;
   opId: string;
   kind: FaultKind;
   /** extraction: turns the op processed, and those its output carries. */
@@ -216,14 +221,27 @@ export class RunEnv {
     return this.events.length;
   }
 
-  /** Whether the op about to be logged (sequence `seq`) must behave ideally. */
-  ideal(seq = this.nextSeq): boolean {
-    const r = this.intervention?.repairFrom;
-    return r !== undefined && seq >= r;
+  private constructionEvents = 0;
+  private repairing = false;
+
+  /**
+   * Whether the op about to be logged must behave ideally: a construction op (no
+   * arguments) or the retrieval/answer of `questionId`. Ideal from the repair point on.
+   */
+  ideal(questionId?: string, kind?: 'retrieval' | 'response'): boolean {
+    const from = this.intervention?.repairFrom;
+    if (from === undefined) return false;
+    if (this.repairing) return true;
+    const key = questionId && kind ? `q:${questionId}:${kind}` : `c${this.constructionEvents}`;
+    if (key === from) this.repairing = true;
+    return this.repairing;
   }
 
-  log(event: Omit<EvidenceEvent, 'seq'>): EvidenceEvent {
-    const e = { seq: this.events.length, ...event };
+  log(event: Omit<EvidenceEvent, 'seq' | 'key'>): EvidenceEvent {
+    const question =
+      event.questionId !== undefined && (event.kind === 'retrieval' || event.kind === 'response');
+    const key = question ? `q:${event.questionId}:${event.kind}` : `c${this.constructionEvents++}`;
+    const e = { seq: this.events.length, key, ...event };
     this.events.push(e);
     return e;
   }

@@ -144,11 +144,10 @@ export class EverMemOS extends MemorySystem {
   /** `memcell-construction` (extraction): segment → episode + atomic facts; `memcell-index` (update). */
   private async closeCell(env: RunEnv) {
     const t = env.t;
-    const seq = env.nextSeq;
     const all = this.segment;
     const date = all[0]?.date ?? '';
     const inject = env.injecting('extraction') && all.some((p) => env.isEvidence(p.turn.id));
-    const kept = inject && !env.ideal(seq) ? all.filter((p) => !env.isEvidence(p.turn.id)) : all;
+    const kept = inject && !env.ideal() ? all.filter((p) => !env.isEvidence(p.turn.id)) : all;
     let episode: string;
     let facts: Fact[];
     if (env.offline || inject) {
@@ -320,11 +319,12 @@ export class EverMemOS extends MemorySystem {
     let finalIds = round1.map((h) => h.key);
     const inStore = q.evidence.filter((e) => this.prov.carried(e));
     const evidenceCells = () => this.prov.unitsCarrying(env.evidence);
-    const finish = (ids: string[], seq: number): string[] => {
+    const finish = (ids: string[]): string[] => {
       let out = ids;
       if (env.injecting('retrieval') && target)
         out = out.filter((id) => !this.cells.get(id)!.turns.some((x) => env.isEvidence(x)));
-      if (env.ideal(seq) && target) for (const id of evidenceCells()) if (!out.includes(id)) out.push(id);
+      if (target && env.ideal(q.id, 'retrieval'))
+        for (const id of evidenceCells()) if (!out.includes(id)) out.push(id);
       return out;
     };
     const texts1 = this.items(finalIds).map((i) => i.text);
@@ -376,7 +376,7 @@ export class EverMemOS extends MemorySystem {
       (op) => {
         op.input(queryVar);
         if (this.indexVar) op.input(this.indexVar);
-        const ids = sufficient ? finish(finalIds, env.nextSeq) : finalIds;
+        const ids = sufficient ? finish(finalIds) : finalIds;
         const items = this.items(ids);
         const variable = op.output(
           items.map((i) => i.text),
@@ -435,7 +435,7 @@ export class EverMemOS extends MemorySystem {
         op.input(queriesVar);
         op.input(round1Out.variable);
         if (this.indexVar) op.input(this.indexVar);
-        const ids = finish(finalIds, env.nextSeq);
+        const ids = finish(finalIds);
         const items = this.items(ids);
         const variable = op.output(
           items.map((i) => i.text),

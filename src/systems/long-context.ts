@@ -48,10 +48,9 @@ export class LongContext extends MemorySystem {
       comment: 'The conversation window.',
     });
     const msgs = session.turns.map((turn) => env.message(turn, session));
-    const seq = env.nextSeq;
     let turns = session.turns;
     const inject = env.injecting('extraction') && turns.some((x) => env.isEvidence(x.id));
-    if (inject && !env.ideal(seq)) turns = turns.filter((x) => !env.isEvidence(x.id));
+    if (inject && !env.ideal()) turns = turns.filter((x) => !env.isEvidence(x.id));
     for (const turn of turns) {
       const text = `${session.dateTime} | ${turn.speaker}: ${turn.text}`;
       this.window.push({ turn: turn.id, text, tokens: countTokens(text) });
@@ -122,9 +121,8 @@ export class LongContext extends MemorySystem {
 
   async retrieve(env: RunEnv, q: Question, queryVar: TracedVar): Promise<Retrieved> {
     const target = env.isTarget(q.id);
-    const seq = env.nextSeq;
     let lines = this.window;
-    if (env.injecting('retrieval') && target && !env.ideal(seq))
+    if (env.injecting('retrieval') && target && !env.ideal(q.id, 'retrieval'))
       lines = lines.filter((l) => !env.isEvidence(l.turn));
     const items = [{ text: this.text(lines), sources: lines.map((l) => l.turn) }];
     const inStore = q.evidence.filter((e) => this.prov.carried(e));

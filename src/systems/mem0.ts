@@ -67,12 +67,11 @@ export class Mem0 extends MemorySystem {
   private async addMessage(env: RunEnv, turn: Turn, session: ConversationSession) {
     const t = env.t;
     const msg = env.message(turn, session);
-    const seq = env.nextSeq;
     let facts = await this.extract(env, turn, session);
     const evidence = env.isEvidence(turn.id);
     const inject = env.injecting('extraction') && evidence;
     if (inject) facts = [];
-    if (env.ideal(seq) && evidence && facts.length === 0) facts = [`${turn.speaker}: ${turn.text}`];
+    if (env.ideal() && evidence && facts.length === 0) facts = [`${turn.speaker}: ${turn.text}`];
     const factsVar = t.op(
       'fact-extraction',
       {
@@ -171,7 +170,6 @@ export class Mem0 extends MemorySystem {
 
   private apply(env: RunEnv, d: Decision, turn: Turn, session: ConversationSession, decisionVar: TracedVar) {
     const t = env.t;
-    const seq = env.nextSeq;
     let event = d.event;
     const target = d.unit ? this.units.get(d.unit) : undefined;
     if ((event === 'UPDATE' || event === 'DELETE') && !target) event = 'ADD';
@@ -180,7 +178,7 @@ export class Mem0 extends MemorySystem {
     if (
       target &&
       (event === 'UPDATE' || event === 'DELETE') &&
-      env.ideal(seq) &&
+      env.ideal() &&
       [...this.prov.sources(target.id)].some((x) => env.isEvidence(x))
     )
       event = 'ADD';
@@ -271,11 +269,10 @@ export class Mem0 extends MemorySystem {
 
   async retrieve(env: RunEnv, q: Question, queryVar: TracedVar): Promise<Retrieved> {
     const target = env.isTarget(q.id);
-    const seq = env.nextSeq;
     let hits = this.index.search(q.question, this.topK).map((h) => h.key);
     if (env.injecting('retrieval') && target)
       hits = hits.filter((id) => ![...this.prov.sources(id)].some((x) => env.isEvidence(x)));
-    if (env.ideal(seq) && target)
+    if (target && env.ideal(q.id, 'retrieval'))
       for (const id of this.prov.unitsCarrying(env.evidence)) if (!hits.includes(id)) hits.push(id);
     const items: ContextItem[] = hits.map((id) => {
       const u = this.units.get(id)!;

@@ -76,12 +76,11 @@ export class NaiveRag extends MemorySystem {
   /** `rag.flush_chunk` (extraction): buffer → chunk; `rag.index_add` (update): chunk → index; buffer cleared. */
   private flush(env: RunEnv) {
     const t = env.t;
-    const seq = env.nextSeq;
     const turns = this.buffer.map((l) => l.turn);
     let lines = this.buffer;
     const inject = env.injecting('extraction') && turns.some((x) => env.isEvidence(x));
     if (inject) lines = lines.filter((l) => !env.isEvidence(l.turn));
-    if (env.ideal(seq)) lines = this.buffer; // ideal extraction keeps every message
+    if (env.ideal()) lines = this.buffer; // ideal extraction keeps every message
     const id = `chunk-${this.nextChunk++}`;
     const chunkVar = t.op(
       'rag.flush_chunk',
@@ -172,12 +171,11 @@ export class NaiveRag extends MemorySystem {
   }
 
   async retrieve(env: RunEnv, q: Question, queryVar: TracedVar): Promise<Retrieved> {
-    const seq = env.nextSeq;
     const target = env.isTarget(q.id);
     let hits = this.index.search(q.question, this.topK).map((h) => h.key);
     if (env.injecting('retrieval') && target)
       hits = hits.filter((id) => ![...this.prov.sources(id)].some((x) => env.isEvidence(x)));
-    if (env.ideal(seq) && target)
+    if (target && env.ideal(q.id, 'retrieval'))
       for (const id of this.prov.unitsCarrying(env.evidence)) if (!hits.includes(id)) hits.push(id);
     const items: ContextItem[] = hits.map((id) => {
       const c = this.chunks.get(id)!;

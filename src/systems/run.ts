@@ -16,6 +16,11 @@ export interface RunOptions {
   intervention?: Intervention;
   /** Answer only these questions (and stop construction once they are answered). */
   questionIds?: string[];
+  /**
+   * Answer only these questions, but keep every question batch's side effects (buffers
+   * flushed before questions), so construction is the same as in a run answering all.
+   */
+  answerOnly?: string[];
   /** Use only the first N sessions (questions asked later are answered after them). */
   maxSessions?: number;
   onProgress?: (done: number, total: number, label: string) => void;
@@ -44,7 +49,10 @@ export async function runSystem(system: MemorySystem, conv: Conversation, o: Run
   const questions = conv.questions
     .filter((q) => !wanted || wanted.has(q.id))
     .map((q) => ({ ...q, askedBefore: Math.min(q.askedBefore, S + 1) }));
-  const lastNeeded = questions.reduce((m, q) => Math.max(m, q.askedBefore), 0);
+  const only = o.answerOnly ? new Set(o.answerOnly) : null;
+  const lastNeeded = questions
+    .filter((q) => !only || only.has(q.id))
+    .reduce((m, q) => Math.max(m, q.askedBefore), 0);
   const answers: AnswerRecord[] = [];
   const total = S + questions.length;
   let done = 0;
@@ -69,6 +77,7 @@ export async function runSystem(system: MemorySystem, conv: Conversation, o: Run
           await system.beforeQuestions(env);
           maybeInjectStore();
           for (const q of batch) {
+            if (only && !only.has(q.id)) continue;
             answers.push(await system.ask(env, q, judgeWith));
             o.onProgress?.(++done, total, `${q.id} answered`);
           }

@@ -83,12 +83,11 @@ export abstract class MemorySystem {
     retrieved: Retrieved,
   ): Promise<{ prediction: string; predVar: TracedVar; opId: string }> {
     const texts = retrieved.items.map((i) => i.text);
-    const seq = env.nextSeq;
-    const ideal = env.ideal(seq) && env.isTarget(q.id);
+    const ideal = env.isTarget(q.id) && env.ideal(q.id, 'response');
     const inContext = new Set(retrieved.items.flatMap((i) => i.sources));
     let prediction: string;
     if (ideal) {
-      const all = q.evidence.every((e) => inContext.has(e));
+      const all = (env.intervention?.evidence ?? q.evidence).every((e) => inContext.has(e));
       prediction = all ? (env.intervention?.answers?.[0] ?? q.answers[0]) : "I don't know.";
     } else if (env.offline) prediction = extractiveAnswer(q.question, texts);
     else
