@@ -5,7 +5,7 @@
  * recall on LoCoMo (bench/retrieval-locomo.ts). With --model-dir, the recall table
  * adds dense and hybrid rows for that transformers.js model folder.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { parseArgs } from 'node:util';
 import type { Embedder } from '../src/core/retrieval/embedder.ts';
@@ -23,6 +23,8 @@ const { values } = parseArgs({
     dtype: { type: 'string', default: 'fp32' },
     'skip-synthetic': { type: 'boolean', default: false },
     'no-write': { type: 'boolean', default: false },
+    /** Re-render the section from bench/out/retrieval.json without measuring. */
+    render: { type: 'boolean', default: false },
   },
 });
 const runs = Number(values.runs);
@@ -57,6 +59,8 @@ const body = [
         '',
         syntheticTable(synthetic),
         '',
+        'Notes: the synthetic text is generated from a small word list, so the vocabulary is tiny (≈4.5k terms) and the "every value" corpus is dominated by long window values repeated across versions; real traces have larger vocabularies (more hash-table entries, same linear scan). "texts from graph" is taking the ids and `valueText` of each document (a fast path for single-quoted Python reprs, checked equal to `valueText`); the content key is the hash a stored index is checked against. First builds in a process are slower (JIT warm-up, heap growth); the median drops them. BM25 and the fallback build run single-threaded; in the app they run in the retrieval worker.',
+        '',
       ]
     : []),
   `### Evidence recall on LoCoMo (\`${LOCOMO_FILE}\`, ${locomo.conversations} conversations, ${locomo.turns} turns)`,
@@ -65,6 +69,8 @@ const body = [
     (locomo.skipped ? ` ${locomo.skipped} questions whose evidence names no turn were skipped.` : ''),
   '',
   locomoTable(locomo),
+  '',
+  'The golden answer is part of the query (as in the paper), so lexical overlap with the evidence turn is high for single-hop questions; multi-hop questions need every one of several turns in 8 slots, hence "all" is far below "any". The fallback is a spelling-similarity baseline and hurts the BM25 ranking when fused; a neural model is expected to help on paraphrased evidence — run with `--model-dir` to measure it.',
 ].join('\n');
 if (!values['no-write']) writeResultsSection('Retrieval', body);
 console.log(body);
