@@ -1,6 +1,6 @@
 /**
  * Retrieval benchmarks → the `## Retrieval` section of bench/RESULTS.md.
- *   npx tsx bench/retrieval.ts [--runs 3] [--model-dir DIR [--dtype q8]] [--skip-synthetic] [--no-write]
+ *   npx tsx bench/retrieval.ts [--runs 3] [--model-dir DIR [--dtype q8]] [--skip-synthetic] [--no-write] [--render]
  * Speed on the ~100 MB synthetic graph (bench/retrieval-synthetic.ts) and evidence
  * recall on LoCoMo (bench/retrieval-locomo.ts). With --model-dir, the recall table
  * adds dense and hybrid rows for that transformers.js model folder.
