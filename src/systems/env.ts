@@ -232,8 +232,9 @@ export class RunEnv {
     const from = this.intervention?.repairFrom;
     if (from === undefined) return false;
     if (this.repairing) return true;
-    const key = questionId && kind ? `q:${questionId}:${kind}` : `c${this.constructionEvents}`;
-    if (key === from) this.repairing = true;
+    if (questionId && kind) {
+      if (from === `q:${questionId}:${kind}`) this.repairing = true;
+    } else if (/^c\d+$/.test(from) && this.constructionEvents >= Number(from.slice(1))) this.repairing = true;
     return this.repairing;
   }
 

@@ -145,7 +145,17 @@ export class Mem0 extends MemorySystem {
     );
 
     // 5. Apply.
+    const decisionOpId = t.lastOpId ?? '';
     for (const d of decisions) this.apply(env, d, turn, session, decisionVar);
+    // Did the message's information enter the store? (A DELETE or a wrong NONE can keep it out.)
+    if (evidence && !this.prov.carried(turn.id) && env.ideal())
+      this.apply(env, { event: 'ADD', text: facts[0] }, turn, session, decisionVar);
+    env.log({
+      opId: decisionOpId,
+      kind: 'extraction',
+      turns: [turn.id],
+      carried: this.prov.carried(turn.id) ? [turn.id] : [],
+    });
   }
 
   private decideOffline(facts: string[], found: Unit[]): Decision[] {
@@ -173,7 +183,11 @@ export class Mem0 extends MemorySystem {
     let event = d.event;
     const target = d.unit ? this.units.get(d.unit) : undefined;
     if ((event === 'UPDATE' || event === 'DELETE') && !target) event = 'ADD';
-    if (event === 'NONE') return;
+    if (event === 'NONE') {
+      // The information is already stored: the matched unit now carries this turn too.
+      if (target) this.prov.set(target.id, [...this.prov.sources(target.id), turn.id]);
+      return;
+    }
     // An ideal update never loses evidence: it adds the new fact instead.
     if (
       target &&
