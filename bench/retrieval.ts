@@ -30,19 +30,29 @@ const { values } = parseArgs({
 const runs = Number(values.runs);
 const log = (s: string) => console.error(s);
 
-const embedders: Embedder[] = [new HashedNgramEmbedder()];
-if (values['model-dir'])
-  embedders.push(
-    await TransformersEmbedder.load({
-      location: nodeModelDir(values['model-dir']),
-      dtype: values.dtype as Dtype,
-    }),
-  );
-
-const synthetic = values['skip-synthetic'] ? null : await benchSynthetic(runs, log);
-const locomo = await benchLocomo(embedders, log);
-mkdirSync('bench/out', { recursive: true });
-writeFileSync('bench/out/retrieval.json', JSON.stringify({ synthetic, locomo }, null, 2));
+type Results = {
+  synthetic: Awaited<ReturnType<typeof benchSynthetic>> | null;
+  locomo: Awaited<ReturnType<typeof benchLocomo>>;
+};
+let results: Results;
+if (values.render) results = JSON.parse(readFileSync('bench/out/retrieval.json', 'utf8')) as Results;
+else {
+  const embedders: Embedder[] = [new HashedNgramEmbedder()];
+  if (values['model-dir'])
+    embedders.push(
+      await TransformersEmbedder.load({
+        location: nodeModelDir(values['model-dir']),
+        dtype: values.dtype as Dtype,
+      }),
+    );
+  const synthetic = values['skip-synthetic'] ? null : await benchSynthetic(runs, log);
+  results = { synthetic, locomo: await benchLocomo(embedders, log) };
+  if (!values['no-write']) {
+    mkdirSync('bench/out', { recursive: true });
+    writeFileSync('bench/out/retrieval.json', JSON.stringify(results, null, 2));
+  }
+}
+const { synthetic, locomo } = results;
 
 const date = new Date().toISOString().slice(0, 10);
 const cmd = `npx tsx bench/retrieval.ts --runs ${runs}${values['model-dir'] ? ` --model-dir ${values['model-dir']}` : ''}`;
