@@ -5,6 +5,9 @@
 import type { ChatModel } from '../llm/types.ts';
 import type { Embedder } from '../retrieval/embedder.ts';
 import type { RetrievalIndex } from '../retrieval/retrieval-index.ts';
+import { attributeMemTrace } from './agents/memtrace.ts';
+import { attributeObs } from './agents/obs.ts';
+import type { AgentOptions } from './agents/runtime.ts';
 import { attributeEvidenceFlow, type EvidenceFlowOptions } from './evidence-flow.ts';
 import { startPointLocator } from './locate.ts';
 import type { Attribution, AttributionInput, AttributionMethod, RunHooks } from './types.ts';
@@ -19,6 +22,8 @@ export interface EngineDeps {
   /** Agents start from the evidence-flow attributor's ranked candidates. */
   prior?: boolean;
   evidenceFlow?: EvidenceFlowOptions;
+  /** Budgets and knobs of the agent engines (defaults: the paper's). */
+  agent?: AgentOptions;
 }
 
 export type AttributionEngine = (
@@ -34,9 +39,11 @@ export function evidenceFlowEngine(input: AttributionInput, deps: EngineDeps, ho
   return attributeEvidenceFlow(input, { locateEvidence, ...deps.evidenceFlow }, hooks);
 }
 
-/** Engines by method name; the agent engines register themselves in agents/. */
+/** Engines by method name. */
 export const ENGINES: Partial<Record<AttributionMethod, AttributionEngine>> = {
   evidence: evidenceFlowEngine,
+  memtrace: attributeMemTrace,
+  obs: attributeObs,
 };
 
 export function engineFor(method: AttributionMethod): AttributionEngine {

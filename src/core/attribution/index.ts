@@ -1,3 +1,4 @@
+export * from './agents/index.ts';
 export * from './case-context.ts';
 export * from './engines.ts';
 export * from './evidence-flow.ts';

@@ -2,6 +2,7 @@
 import type { TraceCase } from '../cases/cases.ts';
 import type { TraceGraph } from '../graph/graph.ts';
 import type { ErrorType } from '../trace/types.ts';
+import type { AgentCheckpoint } from './agents/runtime.ts';
 
 export type AttributionMethod = 'evidence' | 'memtrace' | 'obs';
 
@@ -45,11 +46,15 @@ export type AttributionEvent =
   | { type: 'explore'; var_id: string }
   | { type: 'frontier'; var_ids: string[] }
   | { type: 'tokens'; input_tokens: number; output_tokens: number }
-  | { type: 'done'; result: Attribution };
+  | { type: 'done'; result: Attribution }
+  /** Agents: the whole run state after every step (plain JSON); pass it back as `RunHooks.resume`. */
+  | { type: 'checkpoint'; checkpoint: AgentCheckpoint };
 
 export interface RunHooks {
   signal?: AbortSignal;
   onEvent?: (e: AttributionEvent) => void;
+  /** Agents: continue the run this checkpoint was taken from (same method and case). */
+  resume?: AgentCheckpoint;
 }
 
 export interface AttributionInput {

@@ -15,9 +15,16 @@ import type { ActionSpec } from '../../llm/structured.ts';
 import { START_POINTS, startPoints } from '../../retrieval/startpoints.ts';
 import type { EngineDeps } from '../engines.ts';
 import type { Attribution, AttributionInput, Candidate, PathStep, RunHooks } from '../types.ts';
-import { addToFrontier, finishCurrent, initialFrontier, MAX_FRONTIER, REFUSALS, removeFromFrontier } from './frontier.ts';
-import { messagesIndex, opReads, priorCandidates } from './prior.ts';
-import { CHECKLIST, caseText, candidatesText, ERROR_TYPE_TEXT, TASK } from './prompts.ts';
+import {
+  addToFrontier,
+  finishCurrent,
+  initialFrontier,
+  MAX_FRONTIER,
+  REFUSALS,
+  removeFromFrontier,
+} from './frontier.ts';
+import { cheapestEntry, messagesIndex, priorCandidates } from './prior.ts';
+import { CHECKLIST, candidatesText, caseText, ERROR_TYPE_TEXT, TASK } from './prompts.ts';
 import {
   type AgentCheckpoint,
   type AgentEnv,
@@ -60,7 +67,8 @@ export const MEMTRACE_ACTIONS = {
     args: z.object({ var_id: z.string() }),
   },
   finish_node: {
-    description: 'Done with the variable being explored (its ops judged); move to the earliest listed variable.',
+    description:
+      'Done with the variable being explored (its ops judged); move to the earliest listed variable.',
     args: z.object({}),
   },
   final_answer: finalAnswerAction,
@@ -83,7 +91,8 @@ function viewable(g: TraceGraph, current: string | null): Set<number> {
   const v = current === null ? undefined : g.varIndex.get(current);
   if (v === undefined) return out;
   out.add(v);
-  for (const op of opsTouching(g, v)) for (const w of opVariables(g, op)) if (out.size < VIEW_VAR_LIMIT) out.add(w);
+  for (const op of opsTouching(g, v))
+    for (const w of opVariables(g, op)) if (out.size < VIEW_VAR_LIMIT) out.add(w);
   return out;
 }
 
@@ -91,7 +100,13 @@ function shownOps(text: string): string[] {
   return [...text.matchAll(/^op_id: (\S+)$/gm)].map((m) => m[1]);
 }
 
-function exploreText(g: TraceGraph, id: string, mode: 'preview' | 'full', p: number, b: Budgets): Observation {
+function exploreText(
+  g: TraceGraph,
+  id: string,
+  mode: 'preview' | 'full',
+  p: number,
+  b: Budgets,
+): Observation {
   const v = g.varIndex.get(id)!;
   const view = renderVariableView(g, v, { mode, page: p - 1, pageChars: b.pageChars });
   const head = `[explore ${id} · ${mode} · page ${view.page + 1}/${view.pages} · ${view.totalChars} chars]`;
@@ -104,7 +119,8 @@ export function memtraceEnv(input: AttributionInput, b: Budgets, text: string, h
     const f = cp.frontier!;
     return `[step ${cp.step}/${b.maxSteps} · exploring: ${f.current ?? '(nothing)'} · to-explore (${f.list.length}/${MAX_FRONTIER}): ${f.list.join(', ') || '(empty)'} · explored: ${f.explored.length}]`;
   };
-  const emitFrontier = (cp: AgentCheckpoint) => hooks.onEvent?.({ type: 'frontier', var_ids: [...cp.frontier!.list] });
+  const emitFrontier = (cp: AgentCheckpoint) =>
+    hooks.onEvent?.({ type: 'frontier', var_ids: [...cp.frontier!.list] });
   return {
     method: 'memtrace',
     system: SYSTEM,
@@ -115,7 +131,6 @@ export function memtraceEnv(input: AttributionInput, b: Budgets, text: string, h
       const f = cp.frontier!;
       const steps: PathStep[] = f.explored.map((id) => ({ var_id: id, note: 'explored' }));
       if (f.current) steps.push({ var_id: f.current, note: 'being explored at the answer' });
-      if (cp.result?.op_id) steps.push({ op_id: cp.result.op_id, note: 'decisive error' });
       return steps;
     },
     execute(action, cp) {
@@ -124,9 +139,17 @@ export function memtraceEnv(input: AttributionInput, b: Budgets, text: string, h
       switch (action.action) {
         case 'explore': {
           if (f.current === null)
-            return { text: 'Nothing is being explored: the to-explore list is empty. Add variables or give the final answer.' };
+            return {
+              text: 'Nothing is being explored: the to-explore list is empty. Add variables or give the final answer.',
+            };
           hooks.onEvent?.({ type: 'explore', var_id: f.current });
-          return exploreText(g, f.current, a.mode as 'preview' | 'full', (a.page as number | undefined) ?? 1, b);
+          return exploreText(
+            g,
+            f.current,
+            a.mode as 'preview' | 'full',
+            (a.page as number | undefined) ?? 1,
+            b,
+          );
         }
         case 'view_value':
         case 'search_value': {
@@ -138,7 +161,9 @@ export function memtraceEnv(input: AttributionInput, b: Budgets, text: string, h
           const value = g.varValue[v];
           if (action.action === 'view_value') {
             const pg = pageOf(value, ((a.page as number | undefined) ?? 1) - 1, b.pageChars);
-            return { text: `[value of ${id} · page ${pg.page + 1}/${pg.pages} · ${pg.totalChars} chars]\n${pg.text}` };
+            return {
+              text: `[value of ${id} · page ${pg.page + 1}/${pg.pages} · ${pg.totalChars} chars]\n${pg.text}`,
+            };
           }
           let re: RegExp;
           try {
@@ -176,7 +201,9 @@ export function memtraceEnv(input: AttributionInput, b: Budgets, text: string, h
           const id = a.var_id as string;
           const ok = removeFromFrontier(f, id);
           emitFrontier(cp);
-          return { text: ok ? `Removed ${id} from the to-explore list.` : `${id} is not in the to-explore list.` };
+          return {
+            text: ok ? `Removed ${id} from the to-explore list.` : `${id} is not in the to-explore list.`,
+          };
         }
         case 'finish_node': {
           const was = f.current;
@@ -198,14 +225,21 @@ export function memtraceEnv(input: AttributionInput, b: Budgets, text: string, h
 }
 
 /** The first message: the case, the prior candidates (prior mode), and the first variable's preview. */
-function firstMessage(g: TraceGraph, text: string, cp: AgentCheckpoint, b: Budgets, prior: Candidate[]): string {
+function firstMessage(
+  g: TraceGraph,
+  text: string,
+  cp: AgentCheckpoint,
+  b: Budgets,
+  prior: Candidate[],
+): string {
   const f = cp.frontier!;
   const parts = [text];
   if (prior.length) parts.push(candidatesText(prior));
   parts.push(
-    `# Start\nThe to-explore list was seeded with ${prior.length ? "the prior candidates' input variables" : 'the question and the messages most similar to question + golden answer'}.`,
+    `# Start\nThe to-explore list was seeded with ${prior.length ? 'one variable of each prior candidate operation (the cheapest to view) and the question' : 'the question and the messages most similar to question + golden answer'}.`,
   );
-  if (f.current) parts.push(`Now exploring ${f.current}.\n${exploreText(g, f.current, 'preview', 1, b).text}`);
+  if (f.current)
+    parts.push(`Now exploring ${f.current}.\n${exploreText(g, f.current, 'preview', 1, b).text}`);
   return parts.join('\n\n');
 }
 
@@ -226,7 +260,10 @@ export async function attributeMemTrace(
     const prior = deps.prior ? await priorCandidates(input, deps, hooks) : [];
     let seeds: string[];
     if (prior.length) {
-      seeds = prior.flatMap((c) => opReads(g, g.opIndex.get(c.op_id)!)).map((v) => g.varId[v]);
+      seeds = prior
+        .map((c) => cheapestEntry(g, g.opIndex.get(c.op_id)!))
+        .filter((v): v is number => v !== undefined)
+        .map((v) => g.varId[v]);
     } else {
       const index = await messagesIndex(g, deps);
       const hits = await startPoints(index, input.case, {
@@ -246,7 +283,7 @@ export async function attributeMemTrace(
     ];
     if (cp.frontier.current) hooks.onEvent?.({ type: 'explore', var_id: cp.frontier.current });
     hooks.onEvent?.({ type: 'frontier', var_ids: [...cp.frontier.list] });
-    hooks.onEvent?.({ type: 'checkpoint', checkpoint: structuredClone(cp) });
+    if (hooks.onEvent) hooks.onEvent({ type: 'checkpoint', checkpoint: structuredClone(cp) });
   }
   return runAgent({ input, model, env, cp, budgets: b, hooks, extraCandidates: cp.prior_candidates });
 }

@@ -3,7 +3,8 @@
  * attributor's ranked candidates instead of searching from scratch.
  */
 import { isSentinelVar, type TraceGraph } from '../../graph/graph.ts';
-import { opStructure } from '../../graph/queries.ts';
+import { opVariables } from '../../graph/queries.ts';
+import { renderVariableView } from '../../graph/render.ts';
 import { corpusFromGraph } from '../../retrieval/corpus.ts';
 import { RetrievalIndex } from '../../retrieval/retrieval-index.ts';
 import { isPrompt } from '../case-context.ts';
@@ -34,9 +35,21 @@ export async function priorCandidates(
   return ef.candidates.filter((c) => input.graph.opIndex.has(c.op_id)).slice(0, PRIOR_CANDIDATES);
 }
 
-/** The variables an op reads (prompts and sentinels left out); its outputs when it reads none. */
-export function opReads(g: TraceGraph, op: number): number[] {
-  const s = opStructure(g, op);
-  const ins = s.inputs.filter((v) => !isSentinelVar(g, v) && !isPrompt(g, v));
-  return ins.length ? ins : s.outputs.filter((v) => !isSentinelVar(g, v));
+/**
+ * The variable through which an op is cheapest to inspect: of its variables (prompts
+ * and sentinels left out), the one whose full explore view is shortest — e.g. the
+ * retrieved list rather than the whole store, which every question's retrieval reads.
+ */
+export function cheapestEntry(g: TraceGraph, op: number): number | undefined {
+  let best: number | undefined;
+  let bestChars = Number.POSITIVE_INFINITY;
+  for (const v of opVariables(g, op)) {
+    if (isSentinelVar(g, v) || isPrompt(g, v)) continue;
+    const chars = renderVariableView(g, v, { mode: 'full', pageChars: Number.MAX_SAFE_INTEGER }).totalChars;
+    if (chars < bestChars) {
+      best = v;
+      bestChars = chars;
+    }
+  }
+  return best;
 }

@@ -9,7 +9,7 @@ import type { TraceGraph } from '../../graph/graph.ts';
 import { isSentinelOp } from '../../graph/graph.ts';
 import { LlmError } from '../../llm/errors.ts';
 import { type ActionSpec, completeAction } from '../../llm/structured.ts';
-import { estimateMessageTokens } from '../../llm/tokens.ts';
+import { estimateTokens } from '../../llm/tokens.ts';
 import type { ChatMessage, ChatModel, Usage } from '../../llm/types.ts';
 import { ERROR_TYPES, type ErrorType, isErrorType } from '../../trace/types.ts';
 import {
@@ -90,7 +90,6 @@ export interface AgentCheckpoint {
 
 export const DEFAULT_CONTEXT_WINDOW = 272_000;
 export const MAX_STEPS = 200;
-export const MAX_INVALID_ANSWERS = 3;
 export const MAX_BAD_REPLIES = 3;
 export const KEEP_RECENT = 3;
 
@@ -170,6 +169,27 @@ export function checkFinal(g: TraceGraph, a: FinalArgs): string | null {
     : null;
 }
 
+const tokenCache = new WeakMap<ChatMessage, number>();
+
+/** Estimated tokens of one message (cached per message object: histories are re-sent every step). */
+export function messageTokens(m: ChatMessage): number {
+  let n = tokenCache.get(m);
+  if (n === undefined) {
+    n = 4 + estimateTokens(m.content);
+    if (m.role === 'assistant' && m.toolCalls)
+      for (const c of m.toolCalls) n += estimateTokens(c.name) + estimateTokens(c.arguments);
+    tokenCache.set(m, n);
+  }
+  return n;
+}
+
+/** Estimated tokens of a conversation (as `estimateMessageTokens`, but incremental). */
+export function conversationTokens(messages: readonly ChatMessage[]): number {
+  let n = 3;
+  for (const m of messages) n += messageTokens(m);
+  return n;
+}
+
 function addUsage(u: AgentUsage, x: Usage, calls: number) {
   u.input_tokens += x.inputTokens;
   u.output_tokens += x.outputTokens;
@@ -215,7 +235,7 @@ function nowSeconds() {
 /** Summarise all but the most recent messages when the conversation is over the threshold. */
 async function maybeCompress(a: RunArgs, tick: () => void): Promise<boolean> {
   const { cp, budgets, model, hooks } = a;
-  if (estimateMessageTokens(cp.messages) <= budgets.compressAt) return false;
+  if (conversationTokens(cp.messages) <= budgets.compressAt) return false;
   const [system, ...conv] = cp.messages;
   let keepFrom = Math.max(0, conv.length - KEEP_RECENT);
   while (keepFrom > 0 && conv[keepFrom].role === 'tool') keepFrom--;
@@ -277,7 +297,7 @@ function finish(
     query_id: a.input.case.queryId,
     method: a.env.method,
     ...fields,
-    path: a.env.path(cp),
+    path: [...a.env.path(cp), ...(fields.op_id ? [{ op_id: fields.op_id, note: 'decisive error' }] : [])],
     candidates,
     cost,
   };
@@ -300,7 +320,9 @@ export async function runAgent(a: RunArgs): Promise<Attribution> {
       input_tokens: cp.usage.input_tokens,
       output_tokens: cp.usage.output_tokens,
     });
-  const checkpoint = () => hooks.onEvent?.({ type: 'checkpoint', checkpoint: structuredClone(cp) });
+  const checkpoint = () => {
+    if (hooks.onEvent) hooks.onEvent({ type: 'checkpoint', checkpoint: structuredClone(cp) });
+  };
   const done = (r: Attribution) => {
     cp.result = r;
     checkpoint();
@@ -371,10 +393,6 @@ export async function runAgent(a: RunArgs): Promise<Attribution> {
       pushTurn(cp, chosen, toolCallId, `Refused: ${problem}\n${env.status(cp)}`);
       tick();
       hooks.onEvent?.({ type: 'step', step: cp.step, note: `final answer refused (${cp.invalid_answers})` });
-      if (cp.invalid_answers >= MAX_INVALID_ANSWERS && last)
-        return done(
-          finish(a, cp, { error_type: null, op_id: null, reason: `No valid final answer: ${problem}` }),
-        );
       checkpoint();
       continue;
     }
