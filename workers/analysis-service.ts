@@ -48,6 +48,14 @@ import type {
   VersionDiff,
 } from './api.ts';
 import { diffLines } from './diff.ts';
+import {
+  attributeOne,
+  type EvalProgress,
+  type EvalResult,
+  type EvaluatedCase,
+  Evaluator,
+  findCase,
+} from './evaluation.ts';
 
 interface Opened {
   graph: TraceGraph;
@@ -59,8 +67,11 @@ const PRETTY_LIMIT = 2_000_000;
 
 export class AnalysisService implements AnalysisApi {
   readonly #open = new Map<string, Promise<Opened>>();
+  readonly #evaluator: Evaluator;
 
-  constructor(private readonly db: MemtraceDb) {}
+  constructor(private readonly db: MemtraceDb) {
+    this.#evaluator = new Evaluator(db, async (id) => (await this.#get(id)).graph);
+  }
 
   forget(traceId: string): void {
     this.#open.delete(traceId);
@@ -216,6 +227,23 @@ export class AnalysisService implements AnalysisApi {
       return hit(g, v, value.slice(start, at + len + 80), at - start, len);
     });
     return { hits, tookMs: performance.now() - t0 };
+  }
+
+  async attributeCase(traceId: string, queryId: string): Promise<EvaluatedCase> {
+    const { graph: g } = await this.#get(traceId);
+    const c = findCase(g, queryId);
+    if (!c) throw new Error(`no question ${queryId} in trace ${traceId}`);
+    const row = await this.db.cases.get([traceId, queryId]);
+    const label = row?.errorType ? { type: row.errorType, op: row.labelOpId } : null;
+    return attributeOne(traceId, g, c, row?.system ?? null, label);
+  }
+
+  evaluate(traceIds: string[], onProgress: (p: EvalProgress) => void): Promise<EvalResult> {
+    return this.#evaluator.evaluate(traceIds, onProgress);
+  }
+
+  cancelEvaluation(): void {
+    this.#evaluator.cancel();
   }
 
   async laneLayout(traceId: string, options: LaneLayoutOptions = {}): Promise<LaneLayout> {

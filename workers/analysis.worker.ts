@@ -14,6 +14,9 @@ const api = {
   search: service.search.bind(service),
   neighbourhood: service.neighbourhood.bind(service),
   forget: service.forget.bind(service),
+  attributeCase: service.attributeCase.bind(service),
+  evaluate: service.evaluate.bind(service),
+  cancelEvaluation: service.cancelEvaluation.bind(service),
   async laneLayout(traceId: string, options?: LaneLayoutOptions) {
     const layout = await service.laneLayout(traceId, options);
     return Comlink.transfer(layout, laneLayoutTransferables(layout));

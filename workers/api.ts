@@ -11,6 +11,9 @@ import type {
   neighbourhoodLayout,
 } from '../src/core/layout/index.ts';
 import type { TraceIssue } from '../src/core/trace/issues.ts';
+import type { EvalProgress, EvalResult, EvaluatedCase } from './evaluation.ts';
+
+export type { EvalProgress, EvalResult, EvaluatedCase };
 
 // ---------- import ----------
 
@@ -195,4 +198,17 @@ export interface AnalysisApi {
   ): Promise<NeighbourhoodData>;
   /** Drops a trace's opened graph (after deletion or replacement). */
   forget(traceId: string): void;
+  /**
+   * Runs the evidence-flow attributor on one case (labelled or not); the result names
+   * the op, the type (null: no decisive memory error), the reason and the path.
+   */
+  attributeCase(traceId: string, queryId: string): Promise<EvaluatedCase>;
+  /**
+   * Runs the evidence-flow attributor over every labelled case (the stored label: a
+   * workbench annotation or the file's) of these traces, reporting progress after each
+   * case. `cancelEvaluation()` stops it after the current case (status `cancelled`,
+   * the cases done so far kept).
+   */
+  evaluate(traceIds: string[], onProgress: (p: EvalProgress) => void): Promise<EvalResult>;
+  cancelEvaluation(): void;
 }

@@ -9,6 +9,7 @@
 import Dexie, { type EntityTable } from 'dexie';
 import type { TraceStats } from '../core/stats/stats.ts';
 import type { TraceIssue } from '../core/trace/issues.ts';
+import type { Annotation } from '../core/trace/types.ts';
 
 export interface TraceMeta {
   /** The trace's graph_id (primary key). */
@@ -76,6 +77,8 @@ export interface AnnotationRow {
   opId: string | null;
   note: string;
   createdAt: number;
+  /** The label in MemTraceBench's fields (query_id, golden_answers, final_error_type, …), as exported. */
+  bench?: Annotation;
 }
 
 export interface IndexRow {

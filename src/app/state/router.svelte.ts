@@ -5,6 +5,7 @@ export type Route =
   | { name: 'traces' }
   | { name: 'cases'; system: string; label: string; labelled: 'all' | 'labelled' | 'unlabelled' }
   | { name: 'search'; trace: string; q: string; regex: boolean }
+  | { name: 'eval'; only: 'all' | 'wrong' }
   | { name: 'trace'; traceId: string }
   | { name: 'case'; traceId: string; queryId: string; op: string | null }
   | { name: 'op'; traceId: string; opId: string }
@@ -19,6 +20,8 @@ export const href = {
   cases: (f: { system?: string; label?: string; labelled?: string } = {}) => `#/cases${query(f)}`,
   search: (f: { trace?: string; q?: string; regex?: boolean } = {}) =>
     `#/search${query({ trace: f.trace, q: f.q, regex: f.regex ? '1' : undefined })}`,
+  evaluation: (f: { only?: 'all' | 'wrong' } = {}) =>
+    `#/eval${query({ only: f.only === 'wrong' ? 'wrong' : undefined })}`,
   trace: (id: string) => `#/t/${enc(id)}`,
   case: (id: string, queryId: string, op?: string | null) =>
     `#/t/${enc(id)}/case/${enc(queryId)}${query({ op })}`,
@@ -60,6 +63,8 @@ export function parseHash(hash: string): Route {
   }
   if (parts[0] === 'search' && parts.length === 1)
     return { name: 'search', trace: p('trace'), q: p('q'), regex: p('regex') === '1' };
+  if (parts[0] === 'eval' && parts.length === 1)
+    return { name: 'eval', only: p('only') === 'wrong' ? 'wrong' : 'all' };
   if (parts[0] === 't' && parts.length >= 2) {
     const traceId = parts[1];
     if (parts.length === 2) return { name: 'trace', traceId };

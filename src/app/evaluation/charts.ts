@@ -1,0 +1,241 @@
+/**
+ * The evaluation charts, drawn with d3 into an <svg>: grouped accuracy bars, the
+ * confusion matrix (heat-map grid with counts) and the cost per case. Every label is
+ * set with `.text()` (never markup), so names from traces cannot inject anything.
+ */
+import { axisBottom, axisLeft, interpolateRgb, max, scaleBand, scaleLinear, select } from 'd3';
+
+export interface AccuracyRow {
+  key: string;
+  total: number;
+  eta: number;
+  oia: number;
+}
+
+const pct = (x: number) => `${Math.round(100 * x)}%`;
+
+function reset(svg: SVGSVGElement, width: number, height: number) {
+  const s = select(svg);
+  s.selectAll('*').remove();
+  s.attr('width', width).attr('height', height).attr('viewBox', `0 0 ${width} ${height}`);
+  return s;
+}
+
+/** Horizontal grouped bars: ETA and OIA per group (system or error type). */
+export function drawAccuracy(svg: SVGSVGElement, rows: AccuracyRow[], width: number): void {
+  const labelW = Math.min(190, Math.max(110, width * 0.32));
+  const band = 40;
+  const top = 26;
+  const height = top + rows.length * band + 26;
+  const s = reset(svg, width, height);
+  const x = scaleLinear([0, 1], [labelW, width - 72]);
+  const y = scaleBand(
+    rows.map((r) => r.key),
+    [top, top + rows.length * band],
+  ).padding(0.18);
+  const sub = scaleBand(['eta', 'oia'], [0, y.bandwidth()]).padding(0.08);
+  const fills = { eta: 'var(--accent)', oia: 'var(--ok)' } as const;
+
+  s.append('g')
+    .attr('transform', `translate(0,${top + rows.length * band})`)
+    .attr('class', 'axis')
+    .call(
+      axisBottom(x)
+        .ticks(5)
+        .tickFormat((d) => pct(Number(d))),
+    );
+  s.append('g')
+    .attr('class', 'grid')
+    .selectAll('line')
+    .data(x.ticks(5))
+    .join('line')
+    .attr('x1', (d) => x(d))
+    .attr('x2', (d) => x(d))
+    .attr('y1', top)
+    .attr('y2', top + rows.length * band)
+    .attr('stroke', 'var(--border)');
+
+  const g = s
+    .append('g')
+    .selectAll('g')
+    .data(rows)
+    .join('g')
+    .attr('transform', (r) => `translate(0,${y(r.key) ?? 0})`);
+  g.append('text')
+    .attr('x', labelW - 8)
+    .attr('y', y.bandwidth() / 2)
+    .attr('dy', '0.35em')
+    .attr('text-anchor', 'end')
+    .attr('fill', 'var(--text)')
+    .text((r) => `${r.key} (${r.total})`);
+  for (const k of ['eta', 'oia'] as const) {
+    g.append('rect')
+      .attr('x', x(0))
+      .attr('y', sub(k) ?? 0)
+      .attr('height', sub.bandwidth())
+      .attr('width', (r) => x(r[k]) - x(0))
+      .attr('fill', fills[k]);
+    g.append('text')
+      .attr('x', (r) => x(r[k]) + 4)
+      .attr('y', (sub(k) ?? 0) + sub.bandwidth() / 2)
+      .attr('dy', '0.35em')
+      .attr('font-size', 11)
+      .attr('fill', 'var(--muted)')
+      .text((r) => `${k.toUpperCase()} ${pct(r[k])}`);
+  }
+  const legend = s.append('g').attr('transform', `translate(${labelW},8)`);
+  (['eta', 'oia'] as const).forEach((k, i) => {
+    const item = legend.append('g').attr('transform', `translate(${i * 190},0)`);
+    item.append('rect').attr('width', 10).attr('height', 10).attr('fill', fills[k]);
+    item
+      .append('text')
+      .attr('x', 14)
+      .attr('y', 9)
+      .attr('font-size', 11)
+      .attr('fill', 'var(--muted)')
+      .text(k === 'eta' ? 'error type accuracy' : 'op id accuracy');
+  });
+}
+
+/**
+ * Confusion matrix: rows are labels, columns predictions; a cell's shade is its share
+ * of the row, its text the count. The diagonal (right answers) is outlined.
+ */
+export function drawConfusion(
+  svg: SVGSVGElement,
+  labels: string[],
+  predicted: string[],
+  counts: Record<string, Record<string, number>>,
+  width: number,
+): void {
+  const left = 130;
+  const top = 96;
+  const cell = Math.max(34, Math.min(64, (width - left - 10) / Math.max(1, predicted.length)));
+  const height = top + labels.length * cell + 8;
+  const s = reset(svg, Math.max(width, left + predicted.length * cell + 10), height);
+  const shade = interpolateRgb('rgba(36,86,199,0.06)', 'rgba(36,86,199,0.85)');
+  s.append('text')
+    .attr('x', left)
+    .attr('y', 12)
+    .attr('font-size', 11)
+    .attr('fill', 'var(--muted)')
+    .text('predicted →');
+  s.append('text')
+    .attr('x', 4)
+    .attr('y', top - 8)
+    .attr('font-size', 11)
+    .attr('fill', 'var(--muted)')
+    .text('label ↓');
+  s.append('g')
+    .selectAll('text')
+    .data(predicted)
+    .join('text')
+    .attr('transform', (_, i) => `translate(${left + i * cell + cell / 2},${top - 6}) rotate(-40)`)
+    .attr('font-size', 11)
+    .attr('fill', 'var(--text)')
+    .text((p) => p);
+  const rows = s
+    .append('g')
+    .selectAll('g')
+    .data(labels)
+    .join('g')
+    .attr('transform', (_, i) => `translate(0,${top + i * cell})`);
+  rows
+    .append('text')
+    .attr('x', left - 8)
+    .attr('y', cell / 2)
+    .attr('dy', '0.35em')
+    .attr('text-anchor', 'end')
+    .attr('font-size', 11)
+    .attr('fill', 'var(--text)')
+    .text((l) => l);
+  rows.each(function (label) {
+    const row = counts[label] ?? {};
+    const total = Object.values(row).reduce((a, b) => a + b, 0);
+    const g = select(this)
+      .selectAll('g')
+      .data(predicted)
+      .join('g')
+      .attr('transform', (_, i) => `translate(${left + i * cell},0)`)
+      .attr('data-testid', 'confusion-cell')
+      .attr('data-label', label)
+      .attr('data-predicted', (p) => p)
+      .attr('data-count', (p) => row[p] ?? 0);
+    g.append('rect')
+      .attr('width', cell - 2)
+      .attr('height', cell - 2)
+      .attr('rx', 3)
+      .attr('fill', (p) => (row[p] ? shade(total ? row[p] / total : 0) : 'var(--panel-2)'))
+      .attr('stroke', (p) => (p === label ? 'var(--text)' : 'none'))
+      .attr('stroke-width', 1.5);
+    g.append('text')
+      .attr('x', (cell - 2) / 2)
+      .attr('y', (cell - 2) / 2)
+      .attr('dy', '0.35em')
+      .attr('text-anchor', 'middle')
+      .attr('font-size', 12)
+      .attr('font-weight', 600)
+      .attr('fill', (p) => (total && (row[p] ?? 0) / total > 0.5 ? '#fff' : 'var(--text)'))
+      .text((p) => String(row[p] ?? 0));
+    g.append('title').text((p) => `label ${label}, predicted ${p}: ${row[p] ?? 0} of ${total}`);
+  });
+}
+
+export interface CostPoint {
+  /** Milliseconds the case took. */
+  ms: number;
+  correct: boolean;
+  name: string;
+}
+
+/** One bar per case (its time), coloured by whether the error type was right, with the mean as a line. */
+export function drawCost(svg: SVGSVGElement, points: CostPoint[], width: number): void {
+  const height = 180;
+  const m = { left: 52, right: 12, top: 12, bottom: 26 };
+  const s = reset(svg, width, height);
+  const x = scaleBand(
+    points.map((_, i) => String(i)),
+    [m.left, width - m.right],
+  ).padding(0.15);
+  const y = scaleLinear([0, max(points, (p) => p.ms) || 1], [height - m.bottom, m.top]).nice();
+  s.append('g')
+    .attr('class', 'axis')
+    .attr('transform', `translate(${m.left},0)`)
+    .call(
+      axisLeft(y)
+        .ticks(4)
+        .tickFormat((d) => `${Number(d)} ms`),
+    );
+  s.append('g')
+    .selectAll('rect')
+    .data(points)
+    .join('rect')
+    .attr('x', (_, i) => x(String(i)) ?? 0)
+    .attr('y', (p) => y(p.ms))
+    .attr('width', x.bandwidth())
+    .attr('height', (p) => y(0) - y(p.ms))
+    .attr('fill', (p) => (p.correct ? 'var(--accent)' : 'var(--danger)'))
+    .append('title')
+    .text((p) => `${p.name}: ${p.ms.toFixed(1)} ms`);
+  const mean = points.length ? points.reduce((a, p) => a + p.ms, 0) / points.length : 0;
+  s.append('line')
+    .attr('x1', m.left)
+    .attr('x2', width - m.right)
+    .attr('y1', y(mean))
+    .attr('y2', y(mean))
+    .attr('stroke', 'var(--warn)')
+    .attr('stroke-dasharray', '4 3');
+  s.append('text')
+    .attr('x', width - m.right)
+    .attr('y', y(mean) - 4)
+    .attr('text-anchor', 'end')
+    .attr('font-size', 11)
+    .attr('fill', 'var(--warn)')
+    .text(`mean ${mean.toFixed(1)} ms`);
+  s.append('text')
+    .attr('x', m.left)
+    .attr('y', height - 6)
+    .attr('font-size', 11)
+    .attr('fill', 'var(--muted)')
+    .text(`${points.length} cases, in order`);
+}

@@ -1,0 +1,107 @@
+/**
+ * Evaluation state: the latest evaluation run (stored in `runs`, so it survives
+ * reloads) and the live one. Running happens in the analysis worker; this class
+ * starts, follows and cancels it, scores the cases with `summarize` and stores the run.
+ */
+import * as Comlink from 'comlink';
+import { getContext, setContext } from 'svelte';
+import type { EvalProgress } from '../../../workers/api.ts';
+import { summarize } from '../../core/bench/metrics.ts';
+import {
+  addEvaluationRun,
+  type EvaluationRun,
+  finishEvaluationRun,
+  listEvaluationRuns,
+} from '../../db/runs.ts';
+import type { Services } from '../state/services.ts';
+
+export const ENGINE = 'evidence-flow';
+
+export class Evaluation {
+  #run = $state.raw<EvaluationRun | null>(null);
+  #progress = $state.raw<EvalProgress | null>(null);
+  #running = $state(false);
+  #loaded = $state(false);
+  #error = $state<string | null>(null);
+
+  constructor(private readonly services: Services) {}
+
+  /** The newest run (finished, cancelled, failed or running). */
+  get run(): EvaluationRun | null {
+    return this.#run;
+  }
+  get progress(): EvalProgress | null {
+    return this.#progress;
+  }
+  /** True while this page runs an evaluation. */
+  get running(): boolean {
+    return this.#running;
+  }
+  get loaded(): boolean {
+    return this.#loaded;
+  }
+  get error(): string | null {
+    return this.#error;
+  }
+  /** A stored run left `running` by an earlier page (closed or reloaded mid-run). */
+  get interrupted(): boolean {
+    return !this.#running && this.#run?.status === 'running';
+  }
+
+  async load(): Promise<void> {
+    if (this.#running) return;
+    try {
+      this.#run = (await listEvaluationRuns(this.services.db))[0] ?? null;
+      this.#error = null;
+    } catch (e) {
+      this.#error = message(e);
+    }
+    this.#loaded = true;
+  }
+
+  /** Evaluates every labelled case of these traces and stores the run. */
+  async start(traceIds: string[]): Promise<void> {
+    if (this.#running) return;
+    const { db, analysis } = this.services;
+    this.#running = true;
+    this.#error = null;
+    this.#progress = null;
+    const parameters = { traceIds: [...traceIds], engine: ENGINE };
+    let id: number | null = null;
+    try {
+      id = await addEvaluationRun(db, parameters);
+      this.#run = (await db.runs.get(id)) as EvaluationRun;
+      const out = await analysis.evaluate(
+        parameters.traceIds,
+        Comlink.proxy((p: EvalProgress) => {
+          this.#progress = p;
+        }),
+      );
+      const result = { summary: summarize(out.cases), cases: out.cases, missing: out.missing };
+      await finishEvaluationRun(db, id, { status: out.status, result, error: null });
+    } catch (e) {
+      this.#error = message(e);
+      if (id !== null)
+        await finishEvaluationRun(db, id, { status: 'failed', result: null, error: this.#error });
+    } finally {
+      this.#running = false;
+      if (id !== null) this.#run = ((await db.runs.get(id)) as EvaluationRun | undefined) ?? null;
+    }
+  }
+
+  cancel(): void {
+    if (this.#running) void this.services.analysis.cancelEvaluation();
+  }
+}
+
+function message(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
+const KEY = Symbol('evaluation');
+export function setupEvaluation(services: Services): Evaluation {
+  return setContext(KEY, new Evaluation(services));
+}
+export function useEvaluation(): Evaluation {
+  return getContext<Evaluation>(KEY);
+}

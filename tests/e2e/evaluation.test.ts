@@ -1,0 +1,287 @@
+/**
+ * The evaluation view and the case workspace's attribution panel in Debian's Chromium:
+ * import the six real smartcomment files, run the evaluation (evidence-flow in the
+ * analysis worker), compare every number shown with `summarize` computed here in Node
+ * from the same files by the same core, reload, then correct and accept attributions
+ * in the case workspace and check the labels persist and count in the next evaluation.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { percent } from '../../src/app/evaluation/format.ts';
+import { evidenceFlowEngine } from '../../src/core/attribution/engines.ts';
+import { type BenchSummary, type ScoredCase, summarize } from '../../src/core/bench/metrics.ts';
+import { listCases } from '../../src/core/cases/cases.ts';
+import { systemOf } from '../../src/core/cases/system.ts';
+import { buildGraph } from '../../src/core/graph/graph.ts';
+import { corpusFromGraph } from '../../src/core/retrieval/corpus.ts';
+import { RetrievalIndex } from '../../src/core/retrieval/retrieval-index.ts';
+import { parseTraceText } from '../../src/core/trace/import.ts';
+import { ERROR_TYPES } from '../../src/core/trace/types.ts';
+import { buildOnce, DATA, openApp, type Session, SIX } from './harness.ts';
+
+type NodeCase = ScoredCase & { traceId: string; queryId: string; question: string };
+
+let s: Session;
+let cases: NodeCase[];
+
+/** The files the app stores: the demo trace it preloads on a fresh profile (when it ships one), then the six. */
+let files: { file: string; path: string }[];
+
+/** The evaluation computed in Node: every labelled case of the stored files, as the CLI's bench. */
+async function nodeCases(): Promise<NodeCase[]> {
+  const out: NodeCase[] = [];
+  for (const { file, path: f } of files) {
+    const parsed = parseTraceText(readFileSync(file, 'utf8'), { file: f });
+    if (!parsed.ok) throw new Error(`${f} does not parse`);
+    const g = buildGraph(parsed.doc);
+    const system = systemOf(parsed.doc, f);
+    const deps = { index: await RetrievalIndex.build(corpusFromGraph(g, 'messages')) };
+    for (const c of listCases(g).filter((x) => x.label)) {
+      const a = await evidenceFlowEngine({ graph: g, case: c, system }, deps);
+      out.push({
+        traceId: parsed.doc.graph_id,
+        queryId: c.queryId,
+        question: c.question,
+        system,
+        label_type: c.label!.errorType,
+        label_op: c.label!.opId,
+        predicted_type: a.error_type,
+        predicted_op: a.op_id,
+        input_tokens: a.cost.input_tokens,
+        output_tokens: a.cost.output_tokens,
+        seconds: a.cost.seconds,
+      });
+    }
+  }
+  return out;
+}
+
+beforeAll(async () => {
+  s = await openApp();
+  const demo = join(await buildOnce(), 'demo/demo-trace.json');
+  files = [
+    ...(existsSync(demo) ? [{ file: demo, path: 'demo/demo-trace.json' }] : []),
+    ...SIX.map((f) => ({ file: join(DATA, f), path: f })),
+  ];
+  cases = await nodeCases();
+}, 240_000);
+afterAll(async () => {
+  await s?.close();
+});
+
+const text = (testid: string, within = s.page.locator('body')) => within.getByTestId(testid).innerText();
+
+async function runEvaluation() {
+  const { page } = s;
+  await page.goto(`${s.url}#/eval`);
+  await page.getByTestId('eval-run').waitFor();
+  const before = await page.evaluate(
+    () => document.querySelector('[data-testid=eval-status]')?.getAttribute('data-run') ?? '',
+  );
+  await page.getByTestId('eval-run').click();
+  await page
+    .locator(`[data-testid=eval-status][data-status=done]:not([data-run="${before}"])`)
+    .waitFor({ timeout: 120_000 });
+}
+
+/** The Node case a link of the evaluation view points at (`#/t/<trace>/case/<query>?op=…`). */
+function caseOfLink(link: string): NodeCase {
+  const m = /^#\/t\/([^/]+)\/case\/([^?]+)/.exec(link);
+  const c =
+    m && cases.find((x) => x.traceId === decodeURIComponent(m[1]) && x.queryId === decodeURIComponent(m[2]));
+  if (!c) throw new Error(`no labelled case behind ${link}`);
+  return c;
+}
+let opened: NodeCase;
+let openedLink: string;
+
+/** Every number of the view equals the Node summary. */
+async function expectShown(summary: BenchSummary) {
+  const { page } = s;
+  expect(await text('metric-total')).toBe(String(summary.total_cases));
+  expect(await text('metric-eta')).toBe(percent(summary.error_type_accuracy));
+  expect(await text('metric-oia')).toBe(percent(summary.op_id_accuracy));
+  expect(await text('metric-macro-eta')).toBe(percent(summary.macro_error_type_accuracy));
+  expect(await text('metric-macro-oia')).toBe(percent(summary.macro_op_id_accuracy));
+  expect(await text('metric-tokens')).toBe(
+    `${summary.avg_input_tokens.toFixed(0)} in / ${summary.avg_output_tokens.toFixed(0)} out tokens`,
+  );
+  for (const [panel, groups] of [
+    ['by-system', summary.by_system],
+    ['by-error-type', summary.by_error_type],
+  ] as const) {
+    const rows = page.getByTestId(panel).getByTestId('acc-row');
+    expect(await rows.count()).toBe(Object.keys(groups).length);
+    for (const [key, a] of Object.entries(groups)) {
+      const row = page.getByTestId(panel).locator(`[data-testid=acc-row][data-key="${key}"]`);
+      expect(await text('acc-total', row)).toBe(String(a.total));
+      expect(await text('acc-eta', row)).toBe(percent(a.error_type_accuracy));
+      expect(await text('acc-oia', row)).toBe(percent(a.op_id_accuracy));
+    }
+    // the d3 chart has one labelled group per row
+    const chart = await page.getByTestId(panel).locator('svg').innerHTML();
+    for (const [key, a] of Object.entries(groups)) expect(chart).toContain(`${key} (${a.total})`);
+  }
+  // confusion matrix: one cell per (label, predicted) pair with its count as text
+  const labels = ERROR_TYPES.filter((t) => summary.confusion[t]);
+  const cells = page.getByTestId('confusion').locator('[data-testid=confusion-cell]');
+  const shown = await cells.evaluateAll((els) =>
+    els.map((e) => ({
+      label: e.getAttribute('data-label'),
+      predicted: e.getAttribute('data-predicted'),
+      text: e.textContent,
+    })),
+  );
+  const predictedCols = [...new Set(shown.map((c) => c.predicted))];
+  expect(predictedCols).toEqual(expect.arrayContaining([...ERROR_TYPES]));
+  expect(shown.length).toBe(labels.length * predictedCols.length);
+  for (const c of shown) {
+    const want = summary.confusion[c.label!]?.[c.predicted!] ?? 0;
+    expect(c.text?.startsWith(String(want)), `${c.label} → ${c.predicted}`).toBe(true);
+  }
+  const total = Object.values(summary.confusion).reduce(
+    (n, r) => n + Object.values(r).reduce((a, b) => a + b, 0),
+    0,
+  );
+  expect(shown.reduce((n, c) => n + Number.parseInt(c.text ?? '0', 10), 0)).toBe(total);
+  expect(await page.getByTestId('eval-case').count()).toBe(summary.total_cases);
+  expect(await page.getByTestId('cost').locator('rect').count()).toBe(summary.total_cases);
+}
+
+describe('evaluation in Chromium', () => {
+  it('imports the six files, runs the evaluation and shows what summarize gives in Node', async () => {
+    const { page } = s;
+    const preloaded = files.length - SIX.length;
+    await page.waitForFunction(
+      (n) => document.querySelectorAll('[data-testid=trace-row]').length === n,
+      preloaded,
+    );
+    await page.getByTestId('empty-state').or(page.getByTestId('trace-table')).waitFor();
+    await page.setInputFiles(
+      '[data-testid=file-input]',
+      SIX.map((f) => join(DATA, f)),
+    );
+    await page.waitForFunction(
+      (n) => document.querySelectorAll('[data-testid=trace-row]').length === n,
+      files.length,
+      { timeout: 60_000 },
+    );
+    expect(cases.length).toBeGreaterThan(0);
+    await runEvaluation();
+    await expectShown(summarize(cases));
+    // every case row links to its workspace with the op Node predicted for that case
+    const links = await page
+      .getByTestId('eval-case-link')
+      .evaluateAll((as) => as.map((a) => a.getAttribute('href') ?? ''));
+    expect(links.length).toBe(cases.length);
+    for (const l of links) {
+      const op = caseOfLink(l).predicted_op;
+      if (op) expect(l.endsWith(`?op=${encodeURIComponent(op)}`), l).toBe(true);
+      else expect(l, 'no predicted op: a plain link to the case').not.toContain('?op=');
+    }
+    expect(new Set(links.map((l) => caseOfLink(l))).size).toBe(cases.length);
+    openedLink = links.find((l) => caseOfLink(l).predicted_op)!;
+    opened = caseOfLink(openedLink);
+  });
+
+  it('keeps the results after a reload', async () => {
+    const { page } = s;
+    await page.reload();
+    await page.locator('[data-testid=eval-status][data-status=done]').waitFor();
+    await expectShown(summarize(cases));
+  });
+
+  it('a case opened from the evaluation shows the attribution with the predicted op highlighted', async () => {
+    const { page } = s;
+    const first = opened;
+    await page.locator(`[data-testid=eval-case-link][href="${openedLink}"]`).click();
+    const panel = page.getByTestId('attribution');
+    await panel.getByTestId('attribution-type').waitFor({ timeout: 30_000 });
+    expect(await panel.getByTestId('attribution-type').innerText()).toBe(
+      first.predicted_type ?? 'no decisive memory error',
+    );
+    expect(await panel.getByTestId('attribution-op').getAttribute('href')).toContain(
+      encodeURIComponent(first.predicted_op!),
+    );
+    expect((await panel.getByTestId('attribution-reason').innerText()).length).toBeGreaterThan(0);
+    const current = page.locator('[data-testid=case-path] [aria-current=true]');
+    expect(await current.getAttribute('title')).toBe(first.predicted_op);
+    await page.getByTestId('op-inspector').waitFor();
+    expect(await page.getByTestId('op-inspector').innerText()).toContain(first.predicted_op!);
+  });
+
+  it('correcting stores a workbench annotation that is the case label after a reload and counts in the next evaluation', async () => {
+    const { page } = s;
+    const target = opened;
+    const newType = ERROR_TYPES.find((t) => t !== target.label_type)!;
+    const panel = page.getByTestId('attribution');
+    await panel.getByTestId('attribution-correct').click();
+    await panel.getByTestId('correct-type').selectOption(newType);
+    const opValues = await panel
+      .getByTestId('correct-op')
+      .locator('option')
+      .evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value));
+    const newOp = opValues.find((v) => v !== target.label_op)!;
+    await panel.getByTestId('correct-op').selectOption(newOp);
+    await panel.getByTestId('correct-note').fill('the memory write <b>lost</b> it');
+    await panel.getByTestId('correct-save').click();
+    await page.getByTestId('annotation').first().waitFor();
+    await page.reload();
+    await page.getByTestId('case-label').waitFor();
+    expect(await page.getByTestId('case-label').innerText()).toBe(newType);
+    expect(await page.getByTestId('case-panel').innerText()).toContain('(workbench)');
+    expect(await page.getByTestId('case-panel').innerText()).toContain('the memory write <b>lost</b> it');
+    expect(await page.getByTestId('annotation').count()).toBe(1);
+    const stored = await page.evaluate(
+      () =>
+        new Promise<unknown[]>((resolve, reject) => {
+          const open = indexedDB.open('memtrace-workbench');
+          open.onerror = () => reject(open.error);
+          open.onsuccess = () => {
+            const req = open.result.transaction('annotations').objectStore('annotations').getAll();
+            req.onsuccess = () => resolve(req.result.map((r: { bench: unknown }) => r.bench));
+            req.onerror = () => reject(req.error);
+          };
+        }),
+    );
+    expect(stored).toEqual([
+      expect.objectContaining({
+        query_id: target.queryId,
+        query: target.question,
+        final_error_type: newType,
+        final_op_id: newOp,
+        label_source: 'workbench',
+        golden_answers: expect.any(Array),
+        prediction: expect.any(String),
+        source_evidence_ids: expect.any(Array),
+      }),
+    ]);
+    // the case list shows the new label
+    await page.goto(`${s.url}#/cases?labelled=labelled&label=${newType}`);
+    await page.getByTestId('case-row').first().waitFor();
+    expect(await page.getByTestId('case-table').innerText()).toContain(target.question.slice(0, 40));
+    // and the next evaluation scores against it
+    await runEvaluation();
+    const corrected = cases.map((c) => (c === target ? { ...c, label_type: newType, label_op: newOp } : c));
+    await expectShown(summarize(corrected));
+  });
+
+  it('accepting stores the attribution as the label', async () => {
+    const { page } = s;
+    const target = cases.find((c) => c !== opened && c.predicted_type && c.predicted_op)!;
+    await page.goto(
+      `${s.url}#/t/${encodeURIComponent(target.traceId)}/case/${encodeURIComponent(target.queryId)}`,
+    );
+    const panel = page.getByTestId('attribution');
+    await panel.getByTestId('attribution-type').waitFor({ timeout: 30_000 });
+    await panel.getByTestId('attribution-accept').click();
+    await page.getByTestId('annotation').first().waitFor();
+    await page.reload();
+    await page.getByTestId('annotation').first().waitFor();
+    expect(await page.getByTestId('case-label').innerText()).toBe(target.predicted_type);
+    expect(await page.getByTestId('case-panel').innerText()).toContain('(workbench)');
+    expect(await page.getByTestId('annotation').first().innerText()).toContain('accepted');
+    expect(s.errors).toEqual([]);
+  });
+});

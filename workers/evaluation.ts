@@ -1,0 +1,135 @@
+/**
+ * Attribution evaluation inside the analysis worker: the evidence-flow attributor over
+ * the labelled cases of stored traces, one plain result per case, ready for
+ * `summarize` (core/bench). Labels are the stored ones (a workbench annotation, else
+ * the file's), so a correction made in the app counts in the next evaluation.
+ */
+import { type EngineDeps, evidenceFlowEngine } from '../src/core/attribution/engines.ts';
+import { listCases, type TraceCase } from '../src/core/cases/cases.ts';
+import type { TraceGraph } from '../src/core/graph/graph.ts';
+import { corpusFromGraph } from '../src/core/retrieval/corpus.ts';
+import { RetrievalIndex } from '../src/core/retrieval/retrieval-index.ts';
+import type { EvaluatedCase } from '../src/db/runs.ts';
+import type { CaseRow, MemtraceDb } from '../src/db/schema.ts';
+
+export type { EvaluatedCase };
+
+export interface EvalProgress {
+  done: number;
+  total: number;
+  traceId: string;
+  queryId: string | null;
+}
+
+export interface EvalResult {
+  status: 'done' | 'cancelled';
+  cases: EvaluatedCase[];
+  /** Trace ids asked for that are not stored (deleted meanwhile). */
+  missing: string[];
+}
+
+const depsCache = new WeakMap<TraceGraph, Promise<EngineDeps>>();
+
+/** Engine dependencies of a graph, built once: the BM25 index of its messages (as the CLI). */
+function depsOf(g: TraceGraph): Promise<EngineDeps> {
+  let d = depsCache.get(g);
+  if (!d) {
+    d = RetrievalIndex.build(corpusFromGraph(g, 'messages')).then((index) => ({ index }));
+    depsCache.set(g, d);
+    d.catch(() => depsCache.delete(g));
+  }
+  return d;
+}
+
+/** Runs evidence-flow on one case of an opened graph. */
+export async function attributeOne(
+  traceId: string,
+  g: TraceGraph,
+  c: TraceCase,
+  system: string | null,
+  label: { type: string; op: string | null } | null,
+): Promise<EvaluatedCase> {
+  const a = await evidenceFlowEngine({ graph: g, case: c, system }, await depsOf(g));
+  return {
+    method: a.method,
+    trace_id: traceId,
+    query_id: c.queryId,
+    question: c.question,
+    system,
+    label_type: label?.type ?? '',
+    label_op: label?.op ?? null,
+    predicted_type: a.error_type,
+    predicted_op: a.op_id,
+    input_tokens: a.cost.input_tokens,
+    output_tokens: a.cost.output_tokens,
+    seconds: a.cost.seconds,
+    reason: a.reason,
+    path: a.path,
+  };
+}
+
+/** A case of an opened graph by query id (passed questions included). */
+export function findCase(g: TraceGraph, queryId: string): TraceCase | undefined {
+  return listCases(g, { includePassed: true }).find((c) => c.queryId === queryId);
+}
+
+const yieldToMessages = () => new Promise<void>((r) => setTimeout(r, 0));
+
+/** Evaluations, one at a time; `cancel()` stops the running one after its current case. */
+export class Evaluator {
+  #cancelled = false;
+  #running = false;
+
+  constructor(
+    private readonly db: MemtraceDb,
+    private readonly open: (traceId: string) => Promise<TraceGraph>,
+  ) {}
+
+  cancel(): void {
+    if (this.#running) this.#cancelled = true;
+  }
+
+  async evaluate(traceIds: string[], onProgress: (p: EvalProgress) => void): Promise<EvalResult> {
+    if (this.#running) throw new Error('an evaluation is already running');
+    this.#running = true;
+    this.#cancelled = false;
+    try {
+      const missing: string[] = [];
+      const work: { traceId: string; rows: CaseRow[] }[] = [];
+      for (const traceId of traceIds) {
+        if (!(await this.db.traces.get(traceId))) missing.push(traceId);
+        else work.push({ traceId, rows: await this.labelledRows(traceId) });
+      }
+      const total = work.reduce((n, w) => n + w.rows.length, 0);
+      const cases: EvaluatedCase[] = [];
+      onProgress({ done: 0, total, traceId: work[0]?.traceId ?? '', queryId: null });
+      for (const { traceId, rows } of work) {
+        if (rows.length === 0) continue;
+        const g = await this.open(traceId);
+        const byQuery = new Map(listCases(g, { includePassed: true }).map((c) => [c.queryId, c]));
+        for (const row of rows) {
+          await yieldToMessages();
+          if (this.#cancelled) return { status: 'cancelled', cases, missing };
+          const c = byQuery.get(row.queryId);
+          if (!c) continue;
+          cases.push(
+            await attributeOne(traceId, g, c, row.system, {
+              type: row.errorType as string,
+              op: row.labelOpId,
+            }),
+          );
+          onProgress({ done: cases.length, total, traceId, queryId: row.queryId });
+        }
+      }
+      return { status: 'done', cases, missing };
+    } finally {
+      this.#running = false;
+      this.#cancelled = false;
+    }
+  }
+
+  private async labelledRows(traceId: string): Promise<CaseRow[]> {
+    const rows = await this.db.cases.where('traceId').equals(traceId).toArray();
+    return rows.filter((r) => r.errorType !== null).sort((a, b) => a.order - b.order);
+  }
+}
