@@ -9,5 +9,8 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: 'forks',
+    // mem0ai/oss imports every provider SDK at the top; inlining it lets the mem0ai wrapper
+    // test stub the providers it does not use (tests/sdk/mem0ai.test.ts).
+    server: { deps: { inline: ['mem0ai'] } },
   },
 });
