@@ -7,6 +7,7 @@ export * from './clock.ts';
 export * from './context.ts';
 export * from './encode.ts';
 export * from './ids.ts';
+export * from './mem0ai.ts';
 export * from './sha1.ts';
 export * from './sink.ts';
 export * from './tracer.ts';
