@@ -13,7 +13,18 @@ import { stats } from './commands/stats.ts';
 import { validate } from './commands/validate.ts';
 import { CliError, type CliIO } from './io.ts';
 
-export const COMMANDS: Command[] = [validate, stats, cases, exportCommand, search, chat, attribute, bench, run, inject];
+export const COMMANDS: Command[] = [
+  validate,
+  stats,
+  cases,
+  exportCommand,
+  search,
+  chat,
+  attribute,
+  bench,
+  run,
+  inject,
+];
 
 function help(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));
