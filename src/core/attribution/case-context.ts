@@ -5,8 +5,9 @@
  * classes and the `prompt` category only — never from op names.
  */
 import type { TraceCase } from '../cases/cases.ts';
-import { isSentinelVar, type TraceGraph } from '../graph/graph.ts';
-import { closure, opStructure, producersOf } from '../graph/queries.ts';
+import { isSentinelVar, row, type TraceGraph } from '../graph/graph.ts';
+import { closure, consumersOf, lineageOf, opStructure, producersOf } from '../graph/queries.ts';
+import { splitUnits } from './evidence-match.ts';
 
 export interface CaseContext {
   query: number;
@@ -19,9 +20,17 @@ export interface CaseContext {
   queryDerived: Set<number>;
   /** Ops upstream of the answer that read something derived from the query, in execution order (answer op excluded). */
   questionOps: number[];
-  /** What the question-time ops (or the answer op) read that is not derived from the query: the memory at question time. */
+  /**
+   * The memory at question time: what the question-time ops (or the answer op) read
+   * that is not derived from the query, plus its peers — units of the same kind that
+   * the search did not pick (see storePeers).
+   */
   store: number[];
-  /** Variables and ops upstream of the answer's inputs (with version chains). */
+  /** The part of the store the question-time ops actually read. */
+  storeRead: number[];
+  /** Store units an index stopped listing before question time, with where that happened. */
+  removed: Map<number, IndexRemoval>;
+  /** Variables and ops upstream of the answer's inputs and of the store (with version chains). */
   coneVars: Set<number>;
   coneOps: number[];
   evidence: number[];
@@ -44,6 +53,87 @@ function findPrediction(g: TraceGraph, c: TraceCase, queryDerived: Set<number>):
   return -1;
 }
 
+const GENERIC_CATEGORIES = new Set(['variable', 'sentinel', 'prompt', 'message', 'message & query']);
+
+/**
+ * A search reads only the units it picked (a RAG search reads its top chunks), so the
+ * store is more than what was read: every variable created before the answer that
+ * is of the same kind as a unit that was read — written by the same kind of op (same
+ * op name and category), or of the same non-generic category — and not deleted since.
+ */
+function storePeers(g: TraceGraph, read: number[], answerOp: number, queryDerived: Set<number>): number[] {
+  if (read.length === 0 || answerOp < 0) return [];
+  const limit = g.opCreatedAt[answerOp];
+  const kinds = new Set<string>();
+  const categories = new Set<string>();
+  for (const v of read) {
+    for (const op of producersOf(g, v)) kinds.add(`${g.opName[op]}\u0000${g.opCategory[op]}`);
+    if (!GENERIC_CATEGORIES.has(g.varCategory[v])) categories.add(g.varCategory[v]);
+  }
+  const out: number[] = [];
+  for (let v = 0; v < g.varId.length; v++) {
+    if (queryDerived.has(v) || g.varCreatedAt[v] > limit || isSentinelVar(g, v)) continue;
+    const sameCategory = categories.has(g.varCategory[v]);
+    const sameKind =
+      !sameCategory && producersOf(g, v).some((op) => kinds.has(`${g.opName[op]}\u0000${g.opCategory[op]}`));
+    if (sameCategory || sameKind) out.push(v);
+  }
+  return out;
+}
+
+/** The last version of v's lineage created no later than `limit` (v itself if none is later). */
+function latestBefore(g: TraceGraph, v: number, limit: string): number {
+  let best = v;
+  for (const w of lineageOf(g, v)) if (g.varCreatedAt[w] <= limit && g.varRank[w] > g.varRank[best]) best = w;
+  return best;
+}
+
+export interface IndexRemoval {
+  /** The index version that still listed the unit, and the first one that did not. */
+  before: number;
+  after: number;
+}
+
+/**
+ * Units kept in their own variables are often listed by name in an index chain
+ * (`['chunk-1', 'chunk-2']`). A unit that an index listed and no longer lists at
+ * question time was removed from the store even though its variable remains.
+ */
+function removedFromIndex(g: TraceGraph, units: number[], limit: string): Map<number, IndexRemoval> {
+  const out = new Map<number, IndexRemoval>();
+  const listed = new Map<number, Set<string>>(); // index version → names it lists
+  const namesOf = (w: number) => {
+    let set = listed.get(w);
+    if (!set) {
+      set = new Set(splitUnits(g.varValue[w]).texts.map((t) => t.trim()));
+      listed.set(w, set);
+    }
+    return set;
+  };
+  for (const u of units) {
+    const names = [g.vars[u].name, g.varFullName[u]];
+    const indexes = new Set<number>();
+    for (const op of consumersOf(g, u))
+      for (const w of opStructure(g, op).outputs)
+        if (lineageOf(g, w).length > 1) indexes.add(g.varLineage[w]);
+    for (const l of indexes) {
+      const chain = row(g.lineages, l).filter((w) => g.varCreatedAt[w] <= limit);
+      let lastListing = -1;
+      for (const w of chain) {
+        const lists = names.some((n) => namesOf(w).has(n));
+        if (lists) lastListing = w;
+        else if (lastListing >= 0) {
+          // Removed; it counts only if no later version lists it again.
+          if (!chain.slice(chain.indexOf(w)).some((x) => names.some((n) => namesOf(x).has(n))))
+            out.set(u, { before: lastListing, after: w });
+          break;
+        }
+      }
+    }
+  }
+  return out;
+}
+
 export function caseContext(g: TraceGraph, c: TraceCase): CaseContext {
   const query = g.varIndex.get(c.queryId) ?? -1;
   const queryDerived = new Set(
@@ -55,14 +145,12 @@ export function caseContext(g: TraceGraph, c: TraceCase): CaseContext {
   const answerInputs = answerOp >= 0 ? opStructure(g, answerOp).inputs : [];
   const context = answerInputs.filter((v) => v !== query && !isPrompt(g, v) && !isSentinelVar(g, v));
   const cone = closure(g, context, { direction: 'upstream' });
-  const coneVars = new Set(cone.vars);
   // The answer op's rank bounds the cone in time: later versions reached through lineage do not count.
   const before = (op: number) => answerOp < 0 || g.opRank[op] < g.opRank[answerOp];
-  const coneOps = cone.ops.filter(before);
   const questionOps: number[] = [];
   const store = new Set<number>();
   for (const v of context) if (!queryDerived.has(v)) store.add(v);
-  for (const op of coneOps) {
+  for (const op of cone.ops.filter(before)) {
     const s = opStructure(g, op);
     if (!s.inputs.some((v) => queryDerived.has(v))) continue;
     questionOps.push(op);
@@ -75,6 +163,17 @@ export function caseContext(g: TraceGraph, c: TraceCase): CaseContext {
       )
         store.add(v);
   }
+  const read = [...store];
+  for (const v of storePeers(g, read, answerOp, queryDerived)) store.add(v);
+  const limit = answerOp >= 0 ? g.opCreatedAt[answerOp] : '\uffff';
+  const current = new Set([...store].map((v) => latestBefore(g, v, limit)));
+  const removed = removedFromIndex(g, [...current], limit);
+  for (const v of removed.keys()) current.delete(v);
+  // Everything that built the store, not only what the search picked: a unit the search
+  // missed may be exactly where the evidence was lost.
+  const storeCone = closure(g, [...context, ...current, ...removed.keys()], { direction: 'upstream' });
+  const coneVars = new Set(storeCone.vars);
+  const coneOps = storeCone.ops.filter(before);
   const evidence = c.evidenceIds.map((id) => g.varIndex.get(id)).filter((v): v is number => v !== undefined);
   return {
     query,
@@ -83,7 +182,9 @@ export function caseContext(g: TraceGraph, c: TraceCase): CaseContext {
     context,
     queryDerived,
     questionOps,
-    store: [...store],
+    store: [...current],
+    storeRead: read,
+    removed,
     coneVars,
     coneOps,
     evidence,

@@ -207,6 +207,30 @@ function extractionLoss(g: TraceGraph, cx: CaseContext, ev: number, e: Evidence,
   };
 }
 
+/** A unit that carried the evidence and that an index stopped listing before question time. */
+function indexLoss(g: TraceGraph, cx: CaseContext, ev: number, e: Evidence, m: Matcher): Loss | null {
+  let best: Loss | null = null;
+  for (const [unit, { before, after }] of cx.removed) {
+    if (!m.carries(unit, e)) continue;
+    const op = earliest(g, producersOf(g, after));
+    if (best && (op < 0 || g.opRank[op] >= g.opRank[best.op])) continue;
+    best = {
+      evidence: ev,
+      type: 'DeletionError',
+      op,
+      reason: `${g.varId[unit]} held the evidence; ${g.varId[before]} listed it, ${g.varId[after]} no longer does, so it was out of the store at question time.`,
+      path: [
+        { var_id: g.varId[ev], note: 'evidence' },
+        { var_id: g.varId[unit], note: 'held it' },
+        { var_id: g.varId[before], note: 'listed it in the store' },
+        ...(op >= 0 ? [{ op_id: g.opId[op], note: 'removed it' }] : []),
+        { var_id: g.varId[after], note: 'no longer lists it' },
+      ],
+    };
+  }
+  return best;
+}
+
 function lossFor(
   g: TraceGraph,
   cx: CaseContext,
@@ -218,7 +242,12 @@ function lossFor(
   if (cx.context.some((v) => m.carries(v, e))) return null;
   const storeCarriers = cx.store.filter((v) => m.carries(v, e));
   if (storeCarriers.length) return retrievalLoss(g, cx, ev, e, m, storeCarriers);
-  return storeLoss(g, cx, ev, e, m) ?? extractionLoss(g, cx, ev, e, m);
+  const losses = [storeLoss(g, cx, ev, e, m), indexLoss(g, cx, ev, e, m)].filter(
+    (l): l is Loss => l !== null,
+  );
+  // The earliest loss decides; a loss with no op sorts last.
+  losses.sort((x, y) => (x.op < 0 ? 1 : y.op < 0 ? -1 : g.opRank[x.op] - g.opRank[y.op]));
+  return losses[0] ?? extractionLoss(g, cx, ev, e, m);
 }
 
 function result(

@@ -79,42 +79,72 @@ export function splitUnits(value: string): ValueUnits {
 export interface Evidence {
   /** Distinct content words of the evidence. */
   tokens: Set<string>;
+  /** Runs of three consecutive content words: a verbatim or near-verbatim copy shares most of them. */
+  shingles: Set<string>;
   /** Golden-answer words that the evidence itself contains: a carrier must keep them. */
   answerTokens: Set<string>;
+  /** Content words in the evidence, with repeats (its length). */
+  length: number;
+}
+
+function shinglesOf(words: string[]): Set<string> {
+  const out = new Set<string>();
+  for (let i = 0; i + 2 < words.length; i++) out.add(`${words[i]} ${words[i + 1]} ${words[i + 2]}`);
+  return out;
 }
 
 export function makeEvidence(text: string, goldenAnswers: readonly string[]): Evidence {
-  const tokens = new Set(contentTokens(text));
+  const words = contentTokens(text);
+  const tokens = new Set(words);
   const answer = new Set(goldenAnswers.flatMap((g) => contentTokens(g)));
   const answerTokens = new Set([...answer].filter((t) => tokens.has(t)));
-  return { tokens, answerTokens };
+  return { tokens, shingles: shinglesOf(words), answerTokens, length: words.length };
 }
 
 export interface MatchOptions {
-  /** Share of the evidence's content words a unit must hold (default 0.5). */
+  /** Share of the evidence's content words a unit of comparable size must hold (default 0.5). */
   minRecall?: number;
+  /** Share of the evidence's three-word runs a unit of any size must hold (default 0.5). */
+  minContainment?: number;
 }
 
-/** How well one unit text carries the evidence: recall of its words, 0 if an answer word is missing. */
-export function unitScore(unit: string, e: Evidence): number {
+/**
+ * How well one unit carries the evidence, 0–1 (0 if an answer word is missing):
+ * the share of the evidence's three-word runs found in the unit (copies, chunks and
+ * windows that hold the message among others), or — for units not much longer than
+ * the evidence, such as extracted facts that paraphrase it — the share of its words.
+ * A long unit gets no credit for words alone: a chunk on the same topic shares many
+ * words with the evidence without holding it.
+ */
+export function unitScore(unit: string, e: Evidence, options: Required<MatchOptions>): number {
   if (e.tokens.size === 0) return 0;
-  const words = new Set(tokenize(unit));
-  for (const t of e.answerTokens) if (!words.has(t)) return 0;
+  const words = contentTokens(unit);
+  const set = new Set(words);
+  for (const t of e.answerTokens) if (!set.has(t)) return 0;
+  let containment = 0;
+  if (e.shingles.size > 0) {
+    let hit = 0;
+    for (const sh of shinglesOf(words)) if (e.shingles.has(sh)) hit++;
+    containment = hit / e.shingles.size;
+    if (containment >= options.minContainment) return containment;
+  }
+  if (words.length > 3 * e.length + 10) return 0;
   let hit = 0;
-  for (const t of e.tokens) if (words.has(t)) hit++;
-  return hit / e.tokens.size;
+  for (const t of e.tokens) if (set.has(t)) hit++;
+  const recall = hit / e.tokens.size;
+  return recall >= options.minRecall ? recall : 0;
 }
 
 /** Caches unit splits per variable: one attribution run asks about the same values many times. */
 export class Matcher {
   private units = new Map<number, ValueUnits>();
   private lower = new Map<number, string>();
-  readonly minRecall: number;
+  readonly options: Required<MatchOptions>;
   constructor(
     private readonly textOf: (v: number) => string,
     options: MatchOptions = {},
   ) {
-    this.minRecall = options.minRecall ?? 0.5;
+    this.options = { minRecall: options.minRecall ?? 0.5, minContainment: options.minContainment ?? 0.5 };
   }
   unitsOf(v: number): ValueUnits {
     let u = this.units.get(v);
@@ -138,13 +168,13 @@ export class Matcher {
     for (const t of e.answerTokens) if (!low.includes(t)) return -1;
     let present = 0;
     for (const t of e.tokens) if (low.includes(t)) present++;
-    if (present < this.minRecall * e.tokens.size) return -1;
+    if (present < Math.min(this.options.minRecall, this.options.minContainment) * e.tokens.size) return -1;
     const u = this.unitsOf(v);
     let best = -1;
-    let bestScore = this.minRecall;
+    let bestScore = 0;
     for (let i = 0; i < u.texts.length; i++) {
-      const s = unitScore(u.texts[i], e);
-      if (s >= bestScore) {
+      const s = unitScore(u.texts[i], e, this.options);
+      if (s > bestScore) {
         best = i;
         bestScore = s;
       }
