@@ -120,8 +120,11 @@ export interface Session {
   close(): Promise<void>;
 }
 
-/** A fresh Chromium profile on the built app. */
-export async function openApp(): Promise<Session> {
+/**
+ * A fresh Chromium profile on the built app. The demo trace the app preloads on a
+ * fresh profile is answered 404 (an empty store to start from) unless `demo` is set.
+ */
+export async function openApp(options: { demo?: boolean } = {}): Promise<Session> {
   const dist = await buildOnce();
   const { url, server } = await serve(dist);
   const userDataDir = mkdtempSync(join(tmpdir(), 'memtrace-e2e-'));
@@ -142,6 +145,10 @@ export async function openApp(): Promise<Session> {
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(`${String(e)}\n${e.stack ?? ''}`));
   page.on('dialog', (d) => void d.accept());
+  if (!options.demo)
+    await context.route('**/demo/demo-trace.json', (r) =>
+      r.fulfill({ status: 404, body: 'no demo in this test' }),
+    );
   await page.goto(url);
   return {
     browser: context.browser() as Browser,

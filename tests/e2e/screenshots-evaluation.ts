@@ -5,18 +5,12 @@ import { DATA, openApp, ROOT, SIX } from './harness.ts';
 const out = (name: string) => join(ROOT, 'docs/screenshots', name);
 const s = await openApp();
 const { page, url } = s;
-// A fresh profile may preload the demo trace first; let it finish.
-await page.getByTestId('empty-state').or(page.getByTestId('trace-table')).waitFor();
-await page.waitForTimeout(1500);
-const before = await page.locator('[data-testid=trace-row]').count();
+await page.getByTestId('empty-state').waitFor();
 await page.setInputFiles(
   '[data-testid=file-input]',
   SIX.map((f) => join(DATA, f)),
 );
-await page.waitForFunction(
-  (n) => document.querySelectorAll('[data-testid=trace-row]').length === n,
-  before + 6,
-);
+await page.waitForFunction(() => document.querySelectorAll('[data-testid=trace-row]').length === 6);
 await page.getByRole('button', { name: 'Dismiss' }).click();
 await page.goto(`${url}#/eval`);
 await page.getByTestId('eval-run').click();
