@@ -16,6 +16,7 @@ import { type CaseContext, caseContext } from './case-context.ts';
 import {
   contentTokens,
   type Evidence,
+  evidenceCore,
   evidenceText,
   Matcher,
   type MatchOptions,
@@ -231,14 +232,10 @@ function indexLoss(g: TraceGraph, cx: CaseContext, ev: number, e: Evidence, m: M
   return best;
 }
 
-function lossFor(
-  g: TraceGraph,
-  cx: CaseContext,
-  ev: number,
-  golden: readonly string[],
-  m: Matcher,
-): Loss | null {
-  const e = makeEvidence(evidenceText(g.varValue[ev]), golden);
+function lossFor(g: TraceGraph, cx: CaseContext, ev: number, c: TraceCase, m: Matcher): Loss | null {
+  // Match on the part of the message that bears on the question (see evidenceCore).
+  const core = evidenceCore(evidenceText(g.varValue[ev]), c.question, c.goldenAnswers);
+  const e = makeEvidence(core, c.goldenAnswers);
   if (cx.context.some((v) => m.carries(v, e))) return null;
   const storeCarriers = cx.store.filter((v) => m.carries(v, e));
   if (storeCarriers.length) return retrievalLoss(g, cx, ev, e, m, storeCarriers);
@@ -294,7 +291,7 @@ export async function attributeEvidenceFlow(
   for (const [i, ev] of evidence.entries()) {
     throwIfAborted(hooks.signal);
     hooks.onEvent?.({ type: 'step', step: i + 1, note: `following ${describeVar(g, ev)}` });
-    const loss = lossFor(g, cx, ev, c.goldenAnswers, m);
+    const loss = lossFor(g, cx, ev, c, m);
     if (loss) losses.push(loss);
   }
   const response: Candidate = {

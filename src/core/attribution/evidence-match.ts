@@ -93,6 +93,35 @@ function shinglesOf(words: string[]): Set<string> {
   return out;
 }
 
+/** Sentences (or lines) of a text, for picking the part of a long message that matters. */
+export function sentences(text: string): string[] {
+  return text
+    .split(/(?<=[.!?])\s+|\n+/)
+    .map((x) => x.trim())
+    .filter((x) => x !== '');
+}
+
+/**
+ * The part of an evidence message that bears on the question: the sentences that
+ * share the most words with the question and golden answer (golden words count
+ * double). A message of several sentences is often stored as several facts; the
+ * fact that matters holds this part. The whole text when no sentence overlaps.
+ */
+export function evidenceCore(text: string, question: string, goldenAnswers: readonly string[]): string {
+  const parts = sentences(text);
+  if (parts.length <= 1) return text;
+  const q = new Set(contentTokens(question));
+  const gold = new Set(goldenAnswers.flatMap((x) => contentTokens(x)));
+  const scores = parts.map((p) => {
+    let s = 0;
+    for (const t of new Set(contentTokens(p))) s += (gold.has(t) ? 2 : 0) + (q.has(t) ? 1 : 0);
+    return s;
+  });
+  const best = Math.max(...scores);
+  if (best === 0) return text;
+  return parts.filter((_, i) => scores[i] === best).join(' ');
+}
+
 export function makeEvidence(text: string, goldenAnswers: readonly string[]): Evidence {
   const words = contentTokens(text);
   const tokens = new Set(words);
