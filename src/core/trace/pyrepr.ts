@@ -47,13 +47,18 @@ class Reader {
     const q = this.s[this.i++];
     let out = '';
     for (;;) {
+      // Copy the run up to the next quote or backslash in one slice: values can be megabytes.
+      let end = this.i;
+      while (end < this.s.length) {
+        const ch = this.s.charCodeAt(end);
+        if (ch === 0x5c || this.s[end] === q) break;
+        end++;
+      }
+      out += this.s.slice(this.i, end);
+      this.i = end;
       const c = this.s[this.i++];
       if (c === undefined) throw new Error('unterminated');
       if (c === q) return out;
-      if (c !== '\\') {
-        out += c;
-        continue;
-      }
       const e = this.s[this.i++];
       if (e === 'x' || e === 'u' || e === 'U') {
         const len = e === 'x' ? 2 : e === 'u' ? 4 : 8;
