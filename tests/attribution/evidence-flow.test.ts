@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { attributeEvidenceFlow } from '../../src/core/attribution/evidence-flow.ts';
+import {
+  attributeEvidenceFlow,
+  predictionLooksAcceptable,
+} from '../../src/core/attribution/evidence-flow.ts';
 import { splitUnits } from '../../src/core/attribution/evidence-match.ts';
 import { listCases } from '../../src/core/cases/cases.ts';
 import { buildGraph } from '../../src/core/graph/graph.ts';
@@ -126,6 +129,10 @@ describe('evidence-flow attributes each error type to its op', () => {
     expect(a.error_type).toBeNull();
     expect(a.op_id).toBeNull();
     expect(a.reason).toMatch(/judge/);
+  });
+  it('a prediction that differs from the golden answer only by a one-digit day is not acceptable', () => {
+    expect(predictionLooksAcceptable('3 March, 2024', ['2 March 2024'])).toBe(false);
+    expect(predictionLooksAcceptable('On March 2, 2024.', ['2 March 2024'])).toBe(true);
   });
   it('no decisive memory error when no evidence can be located', async () => {
     const run = mem0Run();

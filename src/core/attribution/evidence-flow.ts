@@ -235,7 +235,7 @@ function indexLoss(g: TraceGraph, cx: CaseContext, ev: number, e: Evidence, m: M
 function lossFor(g: TraceGraph, cx: CaseContext, ev: number, c: TraceCase, m: Matcher): Loss | null {
   // Match on the part of the message that bears on the question (see evidenceCore).
   const core = evidenceCore(evidenceText(g.varValue[ev]), c.question, c.goldenAnswers);
-  const e = makeEvidence(core, c.goldenAnswers);
+  const e = makeEvidence(core, c.goldenAnswers, c.question);
   if (cx.context.some((v) => m.carries(v, e))) return null;
   const storeCarriers = cx.store.filter((v) => m.carries(v, e));
   if (storeCarriers.length) return retrievalLoss(g, cx, ev, e, m, storeCarriers);

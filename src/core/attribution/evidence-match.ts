@@ -15,8 +15,9 @@ const STOPWORDS = new Set(
   ),
 );
 
+/** Words that carry content: stop words and single letters out; numbers (days, counts) always in. */
 export function contentTokens(text: string): string[] {
-  return tokenize(text).filter((t) => t.length > 1 && !STOPWORDS.has(t));
+  return tokenize(text).filter((t) => (t.length > 1 || (t >= '0' && t <= '9')) && !STOPWORDS.has(t));
 }
 
 /** The human text of a value: message JSON → its `content` (or all string fields), repr string → unquoted. */
@@ -83,6 +84,11 @@ export interface Evidence {
   shingles: Set<string>;
   /** Golden-answer words that the evidence itself contains: a carrier must keep them. */
   answerTokens: Set<string>;
+  /**
+   * Evidence words the question also uses — what links the evidence to the question.
+   * A carrier keeps all of them when there are at most three, else three in four.
+   */
+  keyTokens: Set<string>;
   /** Content words in the evidence, with repeats (its length). */
   length: number;
 }
@@ -122,12 +128,13 @@ export function evidenceCore(text: string, question: string, goldenAnswers: read
   return parts.filter((_, i) => scores[i] === best).join(' ');
 }
 
-export function makeEvidence(text: string, goldenAnswers: readonly string[]): Evidence {
+export function makeEvidence(text: string, goldenAnswers: readonly string[], question = ''): Evidence {
   const words = contentTokens(text);
   const tokens = new Set(words);
   const answer = new Set(goldenAnswers.flatMap((g) => contentTokens(g)));
   const answerTokens = new Set([...answer].filter((t) => tokens.has(t)));
-  return { tokens, shingles: shinglesOf(words), answerTokens, length: words.length };
+  const keyTokens = new Set(contentTokens(question).filter((t) => tokens.has(t) && !answerTokens.has(t)));
+  return { tokens, shingles: shinglesOf(words), answerTokens, keyTokens, length: words.length };
 }
 
 export interface MatchOptions {
@@ -150,6 +157,11 @@ export function unitScore(unit: string, e: Evidence, options: Required<MatchOpti
   const words = contentTokens(unit);
   const set = new Set(words);
   for (const t of e.answerTokens) if (!set.has(t)) return 0;
+  if (e.keyTokens.size > 0) {
+    let kept = 0;
+    for (const t of e.keyTokens) if (set.has(t)) kept++;
+    if (e.keyTokens.size <= 3 ? kept < e.keyTokens.size : kept < 0.75 * e.keyTokens.size) return 0;
+  }
   let containment = 0;
   if (e.shingles.size > 0) {
     let hit = 0;
