@@ -231,5 +231,8 @@ describe('cases', () => {
     expect(systemOf(b.doc, 'a/rag/x.json')).toBe('rag');
     b.doc.metadata.layer_type = 'evermemos';
     expect(systemOf(b.doc, 'x.json')).toBe('evermemos');
+    delete b.doc.metadata.layer_type;
+    // memoryGraph's ops are fact-extraction and memory-update: the Mem0 design.
+    expect(systemOf(b.doc, 'x.json')).toBe('mem0');
   });
 });

@@ -14,14 +14,43 @@ export function splitFromPath(path: string): string | null {
   return null;
 }
 
-/** Best guess of the system: the split folder, then metadata keys, then project_id. */
+/** Known system names in their split spelling (`RAG` → `rag`, `long-context` → `long_context`); others as given. */
+export function canonicalSystem(name: string): string {
+  const k = name.trim().toLowerCase().replace(/[- ]/g, '_');
+  return (BENCH_SPLITS as readonly string[]).includes(k) ? k : name;
+}
+
+/** Best guess of the system: the split folder, then metadata keys, then project_id, then op names. */
 export function systemOf(doc: TraceDocument, path = ''): string | null {
   const split = splitFromPath(path);
   if (split) return split;
   const meta = doc.metadata && typeof doc.metadata === 'object' ? doc.metadata : {};
   for (const key of ['system', 'memory_system', 'layer_type']) {
     const v = meta[key];
-    if (typeof v === 'string' && v) return v;
+    if (typeof v === 'string' && v) return canonicalSystem(v);
   }
-  return typeof doc.project_id === 'string' && doc.project_id ? doc.project_id : null;
+  if (typeof doc.project_id === 'string' && doc.project_id) return canonicalSystem(doc.project_id);
+  return systemFromOpNames(doc);
+}
+
+/** Op-name hints of the reference designs, most specific first (a guess; the UI lets people override it). */
+const OP_HINTS: [RegExp, string][] = [
+  [/evermem|boundary|memcell|episode/i, 'evermemos'],
+  [/long[-_ ]?context|window/i, 'long_context'],
+  [/mem0|fact[-_ ]?extraction|memory[-_ ]?update/i, 'mem0'],
+  [/^rag\b|rag[._-]|chunk/i, 'rag'],
+];
+
+/** Guesses the system from what its ops are called; null when nothing matches. */
+export function systemFromOpNames(doc: TraceDocument): string | null {
+  const ops = Array.isArray(doc.data?.operations) ? doc.data.operations : [];
+  const votes = new Map<string, number>();
+  for (const op of ops) {
+    const name = op && typeof op.op_name === 'string' ? op.op_name : '';
+    const hit = OP_HINTS.find(([re]) => re.test(name));
+    if (hit) votes.set(hit[1], (votes.get(hit[1]) ?? 0) + 1);
+  }
+  let best: string | null = null;
+  for (const [k, n] of votes) if (best === null || n > (votes.get(best) ?? 0)) best = k;
+  return best;
 }
