@@ -7,7 +7,7 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DATA, openApp, type Session, SIX } from './harness.ts';
+import { DATA, openApp, ROOT, type Session, SIX } from './harness.ts';
 
 let s: Session;
 /** Labelled cases per file, from the CLI (the same core, run in Node). */
@@ -16,8 +16,8 @@ let expected: { file: string; question: string; error_type: string | null; op_id
 beforeAll(async () => {
   s = await openApp();
   expected = JSON.parse(
-    execFileSync('node', ['bin/memtrace.mjs', 'cases', DATA, '--json'], {
-      cwd: join(DATA, '../../../main'),
+    execFileSync(process.execPath, ['bin/memtrace.mjs', 'cases', DATA, '--json'], {
+      cwd: ROOT,
       encoding: 'utf8',
     }),
   );
