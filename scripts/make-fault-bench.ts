@@ -48,8 +48,21 @@ const write = (rel: string, doc: Parameters<typeof exportSmartcomment>[0]) => {
   writeFileSync(file, exportSmartcomment(doc, { indent: 0 }));
 };
 
-const rows: { summary: BenchmarkSummary; seconds: number }[] = [];
-for (const system of values.systems.split(',') as SystemName[]) {
+const chosen = values.systems.split(',') as SystemName[];
+const summaryPath = join(out, 'summary.json');
+// Rows of systems not regenerated now are kept from the last run.
+const rows: { summary: BenchmarkSummary; seconds: number }[] = (() => {
+  try {
+    const old = JSON.parse(readFileSync(summaryPath, 'utf8')) as {
+      summary: BenchmarkSummary;
+      seconds: number;
+    }[];
+    return old.filter((r) => !chosen.includes(r.summary.system));
+  } catch {
+    return [];
+  }
+})();
+for (const system of chosen) {
   for (const [dataset, conversations, perType] of [
     ['locomo', locomo, Number(values['per-type'])],
     ['realmem', realmem, Number(values['realmem-per-type'])],
@@ -65,7 +78,7 @@ for (const system of values.systems.split(',') as SystemName[]) {
       onProgress: (m) => console.error(`[${system}/${dataset}] ${m}`),
     });
     rows.push({ summary, seconds: (Date.now() - started) / 1000 });
-    writeFileSync(join(out, 'summary.json'), JSON.stringify(rows, null, 2));
+    writeFileSync(summaryPath, JSON.stringify(rows, null, 2));
   }
 }
 

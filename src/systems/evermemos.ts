@@ -28,8 +28,8 @@ interface Cell {
   episode: string;
   facts: Fact[];
   turns: string[];
-  episodeVar: TracedVar;
-  factsVar: TracedVar;
+  /** The MemCell variable: {'episode': …, 'facts': […]}. */
+  variable: TracedVar;
 }
 
 interface Pending {
@@ -169,7 +169,7 @@ export class EverMemOS extends MemorySystem {
         : [];
     }
     const id = `memcell-${this.nextCell++}`;
-    const { episodeVar, factsVar } = t.op(
+    const variable = t.op(
       'memcell-construction',
       {
         category: 'extraction',
@@ -179,14 +179,9 @@ export class EverMemOS extends MemorySystem {
       (op) => {
         if (this.segmentVar) op.input(this.segmentVar);
         op.input(env.prompt('episode-generation-prompt'));
-        const episodeVar = op.output(episode, {
-          name: `${id}-episode`,
-          category: 'episode',
-          comment: 'The MemCell episode.',
-        });
-        const factsVar = op.output(
-          facts.map((f) => f.text),
-          { name: `${id}-facts`, category: 'facts', comment: 'Atomic facts of the MemCell.' },
+        const v = op.output(
+          { episode, facts: facts.map((f) => f.text) },
+          { name: id, category: 'memcell', comment: 'A MemCell: its episode and atomic facts.' },
         );
         if (inject) env.faultOpId = op.opId;
         env.log({
@@ -195,10 +190,10 @@ export class EverMemOS extends MemorySystem {
           turns: all.map((p) => p.turn.id),
           carried: kept.map((p) => p.turn.id),
         });
-        return { episodeVar, factsVar };
+        return v;
       },
     );
-    const cell: Cell = { id, date, episode, facts, turns: kept.map((p) => p.turn.id), episodeVar, factsVar };
+    const cell: Cell = { id, date, episode, facts, turns: kept.map((p) => p.turn.id), variable };
     this.cells.set(id, cell);
     this.indexCell(cell);
     this.indexVar ??= t.variable([], {
@@ -210,7 +205,7 @@ export class EverMemOS extends MemorySystem {
       name: 'memcell-index',
       category: 'update',
       comment: `Index ${id} (BM25 over facts + one vector per fact).`,
-      inputs: [episodeVar, factsVar],
+      inputs: [variable],
     });
     this.segment = [];
     if (this.segmentVar)
@@ -258,14 +253,17 @@ export class EverMemOS extends MemorySystem {
         const turns = keep.map((x) => env.turn(x)).filter((x): x is Turn => x !== undefined);
         cell.episode = `On ${cell.date}: ${turns.map((x) => `${x.speaker} said "${x.text}"`).join(' ')}`;
         cell.facts = cell.facts.filter((f) => f.turn === null || !env.isEvidence(f.turn));
-        const episodeVar = t.mutate(cell.episodeVar, cell.episode, {
-          name: 'memcell-update',
-          category: 'update',
-          comment: `Rewrite ${id}.`,
-          variable: {},
-        });
+        cell.variable = t.mutate(
+          cell.variable,
+          { episode: cell.episode, facts: cell.facts.map((f) => f.text) },
+          {
+            name: 'memcell-update',
+            category: 'update',
+            comment: `Rewrite ${id}.`,
+            metadata: { memcell_id: id },
+          },
+        );
         const opId = t.lastOpId ?? '';
-        cell.episodeVar = episodeVar;
         cell.turns = keep;
         this.indexCell(cell);
         lost = [];
@@ -303,6 +301,12 @@ export class EverMemOS extends MemorySystem {
       return out;
     };
     return rrf([perCell(this.bm25.search(query, 50)), perCell(this.vectors.search(query, 50))], 40);
+  }
+
+  private readCell(op: { input(v: unknown): unknown }, id: string) {
+    const c = this.cells.get(id);
+    if (!c) return;
+    op.input(c.variable);
   }
 
   private items(ids: string[]): ContextItem[] {
@@ -375,8 +379,9 @@ export class EverMemOS extends MemorySystem {
       },
       (op) => {
         op.input(queryVar);
-        if (this.indexVar) op.input(this.indexVar);
         const ids = sufficient ? finish(finalIds) : finalIds;
+        // The store read: the MemCells returned (as RAG and Mem0 read their chunks and units).
+        for (const id of ids) this.readCell(op, id);
         const items = this.items(ids);
         const variable = op.output(
           items.map((i) => i.text),
@@ -434,8 +439,8 @@ export class EverMemOS extends MemorySystem {
       (op) => {
         op.input(queriesVar);
         op.input(round1Out.variable);
-        if (this.indexVar) op.input(this.indexVar);
         const ids = finish(finalIds);
+        for (const id of ids) this.readCell(op, id);
         const items = this.items(ids);
         const variable = op.output(
           items.map((i) => i.text),
