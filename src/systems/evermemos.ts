@@ -268,7 +268,8 @@ export class EverMemOS extends MemorySystem {
         this.indexCell(cell);
         lost = [];
         for (const e of env.evidence) if (!this.prov.carried(e)) lost.push(e);
-        if (lost.length) env.faultOpId = opId;
+        // The earliest faulty op is decisive (every later op ideal keeps the other cells).
+        env.faultOpId ??= opId;
         env.log({ opId, kind, lost });
       } else {
         this.cells.delete(id);
@@ -281,7 +282,7 @@ export class EverMemOS extends MemorySystem {
             comment: `Delete ${id}.`,
           });
         const opId = t.lastOpId ?? '';
-        if (lost.some((x) => env.isEvidence(x))) env.faultOpId = opId;
+        if (lost.some((x) => env.isEvidence(x))) env.faultOpId ??= opId;
         env.log({ opId, kind, lost });
       }
     }

@@ -274,8 +274,9 @@ export class Mem0 extends MemorySystem {
         lost = this.prov.remove(id);
       }
       const opId = t.lastOpId ?? '';
-      // The decisive op is the one after which no unit carries the evidence any more.
-      if (lost.some((x) => env.isEvidence(x))) faultOp = opId;
+      // The paper's decisive op is the earliest faulty one: repaired, with every later op
+      // ideal (so the other units stay intact too), the answer is right.
+      if (faultOp === null && lost.some((x) => env.isEvidence(x))) faultOp = opId;
       env.log({ opId, kind, lost });
     }
     if (faultOp) env.faultOpId = faultOp;
