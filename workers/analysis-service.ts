@@ -32,11 +32,16 @@ import {
 } from '../src/core/layout/index.ts';
 import { parseTraceText } from '../src/core/trace/import.ts';
 import { prettyValue } from '../src/core/trace/pyrepr.ts';
+import type { AgentRunRow } from '../src/db/agent-runs.ts';
 import { getOriginal } from '../src/db/repo.ts';
 import type { MemtraceDb } from '../src/db/schema.ts';
+import { AgentRunner } from './agent-runs.ts';
 import type {
+  AgentRunEvent,
   AnalysisApi,
   CaseContext,
+  ModelInfo,
+  ModelPort,
   NeighbourhoodData,
   NeighbourhoodSeedIds,
   OpDetail,
@@ -68,9 +73,11 @@ const PRETTY_LIMIT = 2_000_000;
 export class AnalysisService implements AnalysisApi {
   readonly #open = new Map<string, Promise<Opened>>();
   readonly #evaluator: Evaluator;
+  readonly #agents: AgentRunner;
 
   constructor(private readonly db: MemtraceDb) {
     this.#evaluator = new Evaluator(db, async (id) => (await this.#get(id)).graph);
+    this.#agents = new AgentRunner(db, async (id) => (await this.#get(id)).graph);
   }
 
   forget(traceId: string): void {
@@ -244,6 +251,19 @@ export class AnalysisService implements AnalysisApi {
 
   cancelEvaluation(): void {
     this.#evaluator.cancel();
+  }
+
+  runAgent(
+    runId: number,
+    model: ModelInfo,
+    port: ModelPort,
+    onEvent: (e: AgentRunEvent) => void,
+  ): Promise<AgentRunRow> {
+    return this.#agents.run(runId, model, port, onEvent);
+  }
+
+  cancelAgent(runId: number): void {
+    this.#agents.cancel(runId);
   }
 
   async laneLayout(traceId: string, options: LaneLayoutOptions = {}): Promise<LaneLayout> {

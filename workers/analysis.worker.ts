@@ -17,6 +17,8 @@ const api = {
   attributeCase: service.attributeCase.bind(service),
   evaluate: service.evaluate.bind(service),
   cancelEvaluation: service.cancelEvaluation.bind(service),
+  runAgent: service.runAgent.bind(service),
+  cancelAgent: service.cancelAgent.bind(service),
   async laneLayout(traceId: string, options?: LaneLayoutOptions) {
     const layout = await service.laneLayout(traceId, options);
     return Comlink.transfer(layout, laneLayoutTransferables(layout));

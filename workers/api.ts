@@ -10,7 +10,9 @@ import type {
   NeighbourhoodLayoutOptions,
   neighbourhoodLayout,
 } from '../src/core/layout/index.ts';
+import type { ChatCapabilities, ChatRequest, ChatResponse, ProviderKind } from '../src/core/llm/types.ts';
 import type { TraceIssue } from '../src/core/trace/issues.ts';
+import type { AgentProgress, AgentRunRow } from '../src/db/agent-runs.ts';
 import type { EvalProgress, EvalResult, EvaluatedCase } from './evaluation.ts';
 
 export type { EvalProgress, EvalResult, EvaluatedCase };
@@ -211,4 +213,49 @@ export interface AnalysisApi {
    */
   evaluate(traceIds: string[], onProgress: (p: EvalProgress) => void): Promise<EvalResult>;
   cancelEvaluation(): void;
+  /**
+   * Runs (or resumes, from its stored checkpoint) the LLM agent of a stored `runs` row of
+   * kind `agent` (src/db/agent-runs.ts): checkpoints and progress are written to the row
+   * after every step, events are reported as they happen, and the row is finished as
+   * done, cancelled or failed. The model stays in the page: the worker calls it through
+   * `port` (so keys never leave the page). Resolves with the final row.
+   */
+  runAgent(
+    runId: number,
+    model: ModelInfo,
+    port: ModelPort,
+    onEvent: (e: AgentRunEvent) => void,
+  ): Promise<AgentRunRow>;
+  /** Aborts a running agent (its row becomes `cancelled`). */
+  cancelAgent(runId: number): void;
 }
+
+// ---------- agent runs ----------
+
+/** What the worker knows of the page's chat model (no key, no endpoint). */
+export interface ModelInfo {
+  provider: ProviderKind;
+  model: string;
+  capabilities: ChatCapabilities;
+}
+
+/** A chat request as it crosses to the page (the abort signal and token callback stay behind). */
+export type PortRequest = Omit<ChatRequest, 'signal' | 'onToken'>;
+
+/** A call's outcome: errors cross as data so their kind survives. */
+export type PortResult = { ok: true; response: ChatResponse } | { ok: false; kind: string; message: string };
+
+/** The page's chat model as the worker sees it (a comlink proxy). */
+export interface ModelPort {
+  complete(callId: number, request: PortRequest): Promise<PortResult>;
+  abort(callId: number): void;
+}
+
+/** Live events of an agent run (the checkpoints themselves stay in the worker and the row). */
+export type AgentRunEvent =
+  | { type: 'step'; step: number; note: string }
+  | { type: 'explore'; var_id: string }
+  | { type: 'frontier'; var_ids: string[] }
+  | { type: 'tokens'; input_tokens: number; output_tokens: number }
+  /** A checkpoint was written to the row. */
+  | { type: 'saved'; progress: AgentProgress };

@@ -31,7 +31,7 @@ export interface EvalResult {
 const depsCache = new WeakMap<TraceGraph, Promise<EngineDeps>>();
 
 /** Engine dependencies of a graph, built once: the BM25 index of its messages (as the CLI). */
-function depsOf(g: TraceGraph): Promise<EngineDeps> {
+export function depsOf(g: TraceGraph): Promise<EngineDeps> {
   let d = depsCache.get(g);
   if (!d) {
     d = RetrievalIndex.build(corpusFromGraph(g, 'messages')).then((index) => ({ index }));

@@ -112,11 +112,13 @@ export interface LabelInput {
   decision: 'accepted' | 'corrected';
   /** The method whose result was accepted or corrected. */
   method: string;
+  /** `label_source` of the annotation and the case (default `workbench`; agent results: `workbench-agent`). */
+  labelSource?: string;
 }
 
 /**
  * Stores a person's label for a case: an annotation with MemTraceBench fields
- * (label_source `workbench`), which becomes the case's label. Returns the annotation.
+ * (label_source `workbench` unless given), which becomes the case's label. Returns the annotation.
  */
 export async function saveLabel(db: MemtraceDb, input: LabelInput): Promise<AnnotationRow> {
   return db.transaction('rw', [db.cases, db.annotations, db.traces], async () => {
@@ -130,7 +132,7 @@ export async function saveLabel(db: MemtraceDb, input: LabelInput): Promise<Anno
       source_evidence_ids: row.evidenceIds,
       final_error_type: input.errorType,
       final_op_id: input.opId,
-      label_source: 'workbench',
+      label_source: input.labelSource ?? 'workbench',
       reason: input.reason,
       decision: input.decision,
       method: input.method,
@@ -149,7 +151,7 @@ export async function saveLabel(db: MemtraceDb, input: LabelInput): Promise<Anno
     await db.cases.update([input.traceId, input.queryId], {
       errorType: input.errorType,
       labelOpId: input.opId,
-      labelSource: 'workbench',
+      labelSource: input.labelSource ?? 'workbench',
       labelReason: input.reason || null,
     });
     if (!wasLabelled) {

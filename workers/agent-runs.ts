@@ -1,0 +1,190 @@
+/**
+ * LLM agent runs inside the analysis worker: the MemTrace / MemTrace-OBS loop (core)
+ * runs here, off the page's main thread; the chat model stays in the page and is called
+ * through a `ModelPort` (comlink proxy), so API keys, the WebLLM engine, the response
+ * cache and the session's token meter stay where the settings live. Each checkpoint is
+ * written to the run's row before the next step is reported as saved; the row's
+ * segment guards against a stale runner writing over a resumed run.
+ */
+import { engineFor } from '../src/core/attribution/engines.ts';
+import type { AttributionEvent } from '../src/core/attribution/types.ts';
+import type { TraceGraph } from '../src/core/graph/graph.ts';
+import { LlmError, type LlmErrorKind } from '../src/core/llm/errors.ts';
+import type { ChatModel, ChatRequest, ChatResponse } from '../src/core/llm/types.ts';
+import {
+  type AgentRunRow,
+  getAgentRun,
+  progressOf,
+  type StepNote,
+  writeAgentRun,
+} from '../src/db/agent-runs.ts';
+import type { EvaluatedCase } from '../src/db/runs.ts';
+import type { MemtraceDb } from '../src/db/schema.ts';
+import type { AgentRunEvent, ModelInfo, ModelPort } from './api.ts';
+import { depsOf, findCase } from './evaluation.ts';
+
+/** The page's model seen from the worker: requests cross without their signal; aborts are forwarded. */
+export class PortChatModel implements ChatModel {
+  readonly provider;
+  readonly model;
+  readonly capabilities;
+  #seq = 0;
+
+  constructor(
+    info: ModelInfo,
+    private readonly port: ModelPort,
+  ) {
+    this.provider = info.provider;
+    this.model = info.model;
+    this.capabilities = { ...info.capabilities };
+  }
+
+  async complete(req: ChatRequest): Promise<ChatResponse> {
+    const { signal, onToken: _onToken, ...request } = req;
+    if (signal?.aborted) throw new LlmError('aborted', 'The run was cancelled.');
+    const id = ++this.#seq;
+    const call = this.port.complete(id, request);
+    let onAbort: (() => void) | undefined;
+    const aborted = new Promise<never>((_, reject) => {
+      onAbort = () => {
+        void this.port.abort(id);
+        reject(new LlmError('aborted', 'The run was cancelled.'));
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
+    try {
+      const r = await Promise.race([call, aborted]);
+      if (!r.ok) throw new LlmError(r.kind as LlmErrorKind, r.message);
+      return r.response;
+    } finally {
+      if (onAbort) signal?.removeEventListener('abort', onAbort);
+    }
+  }
+}
+
+export class AgentRunner {
+  readonly #live = new Map<number, AbortController>();
+
+  constructor(
+    private readonly db: MemtraceDb,
+    private readonly open: (traceId: string) => Promise<TraceGraph>,
+  ) {}
+
+  cancel(runId: number): void {
+    this.#live.get(runId)?.abort();
+  }
+
+  /** Runs the current segment of a `running` agent row to its end (see AnalysisApi.runAgent). */
+  async run(
+    runId: number,
+    info: ModelInfo,
+    port: ModelPort,
+    onEvent: (e: AgentRunEvent) => void,
+  ): Promise<AgentRunRow> {
+    if (this.#live.has(runId)) throw new Error(`agent run ${runId} is already running`);
+    const ctrl = new AbortController();
+    this.#live.set(runId, ctrl);
+    let writes: Promise<unknown> = Promise.resolve();
+    try {
+      const row = await getAgentRun(this.db, runId);
+      if (!row) throw new Error(`no agent run ${runId}`);
+      if (row.status !== 'running') throw new Error(`agent run ${runId} is ${row.status}`);
+      const { segment } = row;
+      let outcome: Partial<AgentRunRow>;
+      try {
+        outcome = await this.#segment(row, info, port, onEvent, ctrl, (w) => {
+          writes = writes.then(w).catch(() => undefined);
+        });
+      } catch (e) {
+        outcome = ctrl.signal.aborted
+          ? { status: 'cancelled', error: null }
+          : { status: 'failed', error: e instanceof Error ? e.message : String(e) };
+      }
+      await writes.catch(() => undefined);
+      await writeAgentRun(this.db, runId, segment, { ...outcome, finishedAt: Date.now() });
+    } finally {
+      this.#live.delete(runId);
+    }
+    const final = await getAgentRun(this.db, runId);
+    if (!final) throw new Error(`agent run ${runId} was deleted`);
+    return final;
+  }
+
+  /** One segment: the engine from the row's checkpoint (if any) to its answer. */
+  async #segment(
+    row: AgentRunRow,
+    info: ModelInfo,
+    port: ModelPort,
+    onEvent: (e: AgentRunEvent) => void,
+    ctrl: AbortController,
+    queue: (write: () => Promise<unknown>) => void,
+  ): Promise<Partial<AgentRunRow>> {
+    const runId = row.id as number;
+    const { segment } = row;
+    const g = await this.open(row.traceId);
+    const c = findCase(g, row.queryId);
+    if (!c) throw new Error(`no question ${row.queryId} in trace ${row.traceId}`);
+    const caseRow = await this.db.cases.get([row.traceId, row.queryId]);
+    const system = caseRow?.system ?? null;
+    const deps = {
+      ...(await depsOf(g)),
+      model: new PortChatModel(info, port),
+      prior: row.parameters.prior,
+      agent: { maxSteps: row.parameters.maxSteps },
+    };
+    const notes: StepNote[] = [...row.progress.notes];
+    const send = (e: AgentRunEvent) => {
+      // A page that went away does not stop the run: it goes on to its next checkpoint or its end.
+      try {
+        void Promise.resolve(onEvent(e)).catch(() => undefined);
+      } catch {
+        // same
+      }
+    };
+    const hook = (e: AttributionEvent) => {
+      switch (e.type) {
+        case 'step':
+          notes.push({ step: e.step, note: e.note });
+          send(e);
+          break;
+        case 'explore':
+        case 'frontier':
+        case 'tokens':
+          send(e);
+          break;
+        case 'checkpoint': {
+          const progress = progressOf(e.checkpoint, notes);
+          queue(async () => {
+            if (await writeAgentRun(this.db, runId, segment, { checkpoint: e.checkpoint, progress }))
+              send({ type: 'saved', progress });
+          });
+          break;
+        }
+        case 'done':
+          break;
+      }
+    };
+    const a = await engineFor(row.method)({ graph: g, case: c, system }, deps, {
+      signal: ctrl.signal,
+      onEvent: hook,
+      resume: row.checkpoint ?? undefined,
+    });
+    const result: EvaluatedCase = {
+      method: a.method,
+      trace_id: row.traceId,
+      query_id: c.queryId,
+      question: c.question,
+      system,
+      label_type: caseRow?.errorType ?? '',
+      label_op: caseRow?.labelOpId ?? null,
+      predicted_type: a.error_type,
+      predicted_op: a.op_id,
+      input_tokens: a.cost.input_tokens,
+      output_tokens: a.cost.output_tokens,
+      seconds: a.cost.seconds,
+      reason: a.reason,
+      path: a.path,
+    };
+    return { status: 'done', result, error: null };
+  }
+}
