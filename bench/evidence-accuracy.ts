@@ -36,7 +36,10 @@ for (const [label, path] of sets) {
     `| ${label} | ${s.total_cases} | ${pct(s.error_type_accuracy)} | ${pct(s.op_id_accuracy)} | ${pct(s.macro_error_type_accuracy)} | ${pct(s.macro_op_id_accuracy)} | ${(1000 * s.avg_seconds).toFixed(1)} ms |`,
   );
   const byType = Object.entries(s.by_error_type)
-    .map(([t, a]) => `${t.replace('Error', '')} ${a.total}: ${pct(a.error_type_accuracy)} / ${pct(a.op_id_accuracy)}`)
+    .map(
+      ([t, a]) =>
+        `${t.replace('Error', '')} ${a.total}: ${pct(a.error_type_accuracy)} / ${pct(a.op_id_accuracy)}`,
+    )
     .join('; ');
   types.push(`- ${label} — ${byType}`);
   console.log(rows.at(-1));
@@ -51,7 +54,7 @@ const body = [
   'By error type (cases: ETA / OIA):',
   ...types,
   '',
-  'Caveats: the fault-injected sets come from the project\'s own offline (extractive, deterministic) reference',
+  "Caveats: the fault-injected sets come from the project's own offline (extractive, deterministic) reference",
   'systems, so they are easier than traces of LLM-driven systems; the attributor was developed while looking',
   'at the RAG and Mem0 splits, so the long-context and EverMemOS splits and the real files are the fairer',
   'check. Labels of the real files were made by fault injection and counterfactual repair, not by people.',
