@@ -39,6 +39,11 @@ export interface Intervention {
   repairFrom?: string;
   /** Golden answers (the ideal answer op answers with them when its context holds the evidence). */
   answers?: string[];
+  /**
+   * update / deletion faults: corrupt only the n-th memory unit carrying the evidence, so the
+   * injected fault is one op (the paper's single decisive op); all of them when unset.
+   */
+  faultUnit?: number;
 }
 
 export interface EvidenceEvent {
@@ -250,6 +255,12 @@ export class RunEnv {
   /** True when a fault of this kind must be injected now (once per run). */
   injecting(kind: FaultKind): boolean {
     return this.intervention?.fault === kind && this.faultOpId === null;
+  }
+
+  /** The units a store fault corrupts: the one `faultUnit` names, else all of them. */
+  faultUnits<T>(units: T[]): T[] {
+    const n = this.intervention?.faultUnit;
+    return n === undefined ? units : units.slice(n, n + 1);
   }
 
   /** Is `turnId` evidence of the intervention's question? */

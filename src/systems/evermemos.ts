@@ -243,7 +243,7 @@ export class EverMemOS extends MemorySystem {
 
   injectStoreFault(env: RunEnv, kind: 'update' | 'deletion'): void {
     const t = env.t;
-    const ids = this.prov.unitsCarrying(env.evidence);
+    const ids = env.faultUnits(this.prov.unitsCarrying(env.evidence));
     if (ids.length === 0) return;
     for (const id of ids) {
       const cell = this.cells.get(id)!;

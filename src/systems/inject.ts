@@ -125,6 +125,9 @@ export function annotationOf(
   };
 }
 
+/** Units tried one by one before falling back to corrupting every unit that carries the evidence. */
+const MAX_FAULT_UNITS = 6;
+
 export interface InjectionResult {
   result: RunResult;
   answer: AnswerRecord;
@@ -143,14 +146,29 @@ export async function injectFault(
 ): Promise<InjectionResult | null> {
   const evidence = evidenceOf(ctx.conversation, q);
   if (evidence.length === 0) return null;
-  const result = await runSystem(ctx.makeSystem(), ctx.conversation, {
-    tracer,
-    llm: ctx.llm,
-    judge: ctx.judge,
-    maxSessions: ctx.maxSessions,
-    answerOnly: [q.id],
-    intervention: { questionId: q.id, evidence, fault: kind, answers: q.answers },
-  });
+  const run = (t: Tracer, faultUnit?: number) =>
+    runSystem(ctx.makeSystem(), ctx.conversation, {
+      tracer: t,
+      llm: ctx.llm,
+      judge: ctx.judge,
+      maxSessions: ctx.maxSessions,
+      answerOnly: [q.id],
+      intervention: { questionId: q.id, evidence, fault: kind, answers: q.answers, faultUnit },
+    });
+  // A store fault corrupts one memory unit: the first whose corruption alone breaks the
+  // answer, so the label is a single faulty op, as the paper assumes.
+  let faultUnit: number | undefined;
+  if (kind === 'update' || kind === 'deletion') {
+    for (let u = 0; u < MAX_FAULT_UNITS; u++) {
+      const probe = await run(quietTracer(), u);
+      if (!probe.faultOpId) break;
+      if (probe.answers[0] && !probe.answers[0].correct) {
+        faultUnit = u;
+        break;
+      }
+    }
+  }
+  const result = await run(tracer, faultUnit);
   const answer = result.answers[0];
   if (!answer || !result.faultOpId || answer.correct) return null;
   const label: Label = {

@@ -246,7 +246,7 @@ export class Mem0 extends MemorySystem {
 
   injectStoreFault(env: RunEnv, kind: 'update' | 'deletion'): void {
     const t = env.t;
-    const ids = this.prov.unitsCarrying(env.evidence);
+    const ids = env.faultUnits(this.prov.unitsCarrying(env.evidence));
     let faultOp: string | null = null;
     for (const id of ids) {
       const u = this.units.get(id)!;

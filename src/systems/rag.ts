@@ -126,7 +126,7 @@ export class NaiveRag extends MemorySystem {
 
   injectStoreFault(env: RunEnv, kind: 'update' | 'deletion'): void {
     const t = env.t;
-    const units = this.prov.unitsCarrying(env.evidence);
+    const units = env.faultUnits(this.prov.unitsCarrying(env.evidence));
     if (units.length === 0 || !this.indexVar) return;
     if (kind === 'update') {
       for (const id of units) {
