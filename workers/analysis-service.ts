@@ -26,9 +26,8 @@ import {
   type LaneLayout,
   type LaneLayoutOptions,
   laneLayout,
-  type NeighbourhoodLayoutOptions,
-  NODE_OP,
-  neighbourhoodLayout,
+  type NeighbourhoodDrawingOptions,
+  neighbourhoodDrawing,
 } from '../src/core/layout/index.ts';
 import { parseTraceText } from '../src/core/trace/import.ts';
 import { prettyValue } from '../src/core/trace/pyrepr.ts';
@@ -274,23 +273,19 @@ export class AnalysisService implements AnalysisApi {
   async neighbourhood(
     traceId: string,
     seeds: NeighbourhoodSeedIds,
-    options: NeighbourhoodLayoutOptions = {},
+    options: NeighbourhoodDrawingOptions = {},
   ): Promise<NeighbourhoodData> {
     const { graph: g } = await this.#get(traceId);
     const known = (ids: string[] | undefined, index: Map<string, number>) =>
       (ids ?? []).map((id) => index.get(id)).filter((i): i is number => i !== undefined);
     const ops = known(seeds.ops, g.opIndex);
     const vars = known(seeds.vars, g.varIndex);
-    const data = neighbourhoodLayout(
+    // The deadline bounds the crossing reduction, counted from when the graph is open.
+    return neighbourhoodDrawing(
       g,
       { ops, vars },
       { now: () => performance.now(), deadline: performance.now() + 500, ...options },
     );
-    const { nb } = data;
-    const ids = Array.from(nb.index, (i, local) => (nb.kind[local] === NODE_OP ? g.opId[i] : g.varId[i]));
-    const seedSet = new Set([...(seeds.ops ?? []), ...(seeds.vars ?? [])]);
-    const seedLocals = ids.flatMap((id, local) => (seedSet.has(id) ? [local] : []));
-    return { ...data, ids, seeds: seedLocals };
   }
 }
 

@@ -7,8 +7,8 @@
 import type {
   LaneLayout,
   LaneLayoutOptions,
-  NeighbourhoodLayoutOptions,
-  neighbourhoodLayout,
+  NeighbourhoodDrawing,
+  NeighbourhoodDrawingOptions,
 } from '../src/core/layout/index.ts';
 import type { ChatCapabilities, ChatRequest, ChatResponse, ProviderKind } from '../src/core/llm/types.ts';
 import type { TraceIssue } from '../src/core/trace/issues.ts';
@@ -174,15 +174,12 @@ export interface NeighbourhoodSeedIds {
 }
 
 /**
- * The layered neighbourhood of a few seeds (core/layout `neighbourhoodLayout`), with the
- * ids of its local nodes so a drawing can link them: `ids[local]` is an op id when
- * `nb.kind[local] === NODE_OP`, else a full_node_id.
+ * The layered neighbourhood of a few seeds (core/layout `neighbourhoodDrawing`): the
+ * layout plus, per local node, its id (`ids[local]` is an op id when
+ * `nb.kind[local] === NODE_OP`, else a full_node_id), label, category and value
+ * preview, so the page draws it without the graph. `seeds` are the seeds' local indices.
  */
-export interface NeighbourhoodData extends ReturnType<typeof neighbourhoodLayout> {
-  ids: string[];
-  /** Local indices of the seeds. */
-  seeds: number[];
-}
+export type NeighbourhoodData = NeighbourhoodDrawing;
 
 export interface AnalysisApi {
   caseContext(traceId: string, queryId: string): Promise<CaseContext>;
@@ -196,7 +193,7 @@ export interface AnalysisApi {
   neighbourhood(
     traceId: string,
     seeds: NeighbourhoodSeedIds,
-    options?: NeighbourhoodLayoutOptions,
+    options?: NeighbourhoodDrawingOptions,
   ): Promise<NeighbourhoodData>;
   /** Drops a trace's opened graph (after deletion or replacement). */
   forget(traceId: string): void;

@@ -5,8 +5,7 @@
  * passing these props; until then they show a text fallback.
  */
 import type { Component } from 'svelte';
-import type { TraceGraph } from '../core/graph/graph.ts';
-import type { LaneLayout } from '../core/layout/index.ts';
+import type { LaneLayout, NeighbourhoodDrawing } from '../core/layout/index.ts';
 
 /** What a click in a drawing selects: an op id or a variable full_node_id. */
 export type GraphSelection = { kind: 'op'; id: string } | { kind: 'var'; id: string };
@@ -21,12 +20,13 @@ export interface LaneViewProps {
 
 export interface NeighbourhoodViewProps {
   /**
-   * The open trace (main-thread graph of a small trace, see state/small-graphs).
-   * Preferred for big traces: `AnalysisApi.neighbourhood(traceId, seeds)` computes a
-   * `NeighbourhoodData` in the worker.
+   * From `AnalysisApi.neighbourhood(traceId, seeds)`: computed in the analysis worker,
+   * with everything the drawing shows (ids, labels, categories, value previews), so the
+   * page never opens the graph, whatever the trace's size.
    */
-  graph: TraceGraph;
-  focus?: GraphSelection | null;
+  data: NeighbourhoodDrawing;
+  /** A newer layout is on its way (the drawing says so). */
+  busy?: boolean;
   selected?: GraphSelection | null;
   onselect?: (s: GraphSelection | null) => void;
 }

@@ -172,19 +172,84 @@ export function neighbourhoodLayout(
   options: NeighbourhoodLayoutOptions = {},
 ): { nb: Neighbourhood; layout: LayeredLayout; labels: string[] } {
   const nb = neighbourhood(g, seeds, options);
+  const labels = Array.from({ length: nb.kind.length }, (_, l) => neighbourhoodLabel(g, nb, l));
+  return { nb, layout: layOut(nb, labels, null, options), labels };
+}
+
+/** Layered layout of a neighbourhood, each node as wide as its longest line (label or value). */
+function layOut(
+  nb: Neighbourhood,
+  labels: string[],
+  values: string[] | null,
+  options: NeighbourhoodLayoutOptions,
+): LayeredLayout {
   const charWidth = options.charWidth ?? 6.6;
   const maxChars = options.maxLabelChars ?? 28;
   const n = nb.kind.length;
-  const labels = Array.from({ length: n }, (_, l) => neighbourhoodLabel(g, nb, l));
   const width = new Float64Array(n);
   const height = new Float64Array(n);
   for (let l = 0; l < n; l++) {
-    width[l] = Math.max(48, Math.min(labels[l].length, maxChars) * charWidth + 20);
+    const chars = Math.max(Math.min(labels[l].length, maxChars), values?.[l].length ?? 0);
+    width[l] = Math.max(48, chars * charWidth + 20);
     height[l] = nb.kind[l] === NODE_OP ? 26 : 34; // variables show a second line (the value)
   }
-  const layout = layeredLayout(
+  return layeredLayout(
     { nodes: n, edgeSrc: nb.edgeSrc, edgeDst: nb.edgeDst, width, height, priority: nb.time },
     options,
   );
-  return { nb, layout, labels };
+}
+
+/** One line of at most `n` characters: whitespace folded, an ellipsis when cut. */
+export function previewText(text: string, n: number): string {
+  // Only the head matters; folding a multi-megabyte value whole would be wasted work.
+  const head = text.slice(0, 4 * n + 64);
+  const one = head.replace(/\s+/g, ' ');
+  if (one.length <= n) return head.length < text.length ? `${one}…` : one;
+  return `${one.slice(0, n - 1)}…`;
+}
+
+export interface NeighbourhoodDrawingOptions extends NeighbourhoodLayoutOptions {
+  /** Longest value preview of a variable, in characters (default maxLabelChars + 2). */
+  previewChars?: number;
+}
+
+/**
+ * Everything a drawing of the neighbourhood needs, so it never touches the graph (the
+ * analysis worker computes it; the page only draws): the layout, and per local node
+ * its id (op_id or full_node_id), label, category and value preview ('' for ops).
+ * `seeds` lists the local indices of the seeds (depth 0).
+ */
+export interface NeighbourhoodDrawing {
+  nb: Neighbourhood;
+  layout: LayeredLayout;
+  labels: string[];
+  ids: string[];
+  seeds: number[];
+  categories: string[];
+  values: string[];
+}
+
+export function neighbourhoodDrawing(
+  g: TraceGraph,
+  seeds: NeighbourhoodSeeds,
+  options: NeighbourhoodDrawingOptions = {},
+): NeighbourhoodDrawing {
+  const nb = neighbourhood(g, seeds, options);
+  const previewChars = options.previewChars ?? (options.maxLabelChars ?? 28) + 2;
+  const n = nb.kind.length;
+  const labels = Array.from({ length: n }, (_, l) => neighbourhoodLabel(g, nb, l));
+  const ids: string[] = new Array(n);
+  const categories: string[] = new Array(n);
+  const values: string[] = new Array(n);
+  const seedLocals: number[] = [];
+  for (let l = 0; l < n; l++) {
+    const i = nb.index[l];
+    const op = nb.kind[l] === NODE_OP;
+    ids[l] = op ? g.opId[i] : g.varId[i];
+    categories[l] = op ? g.opCategory[i] : g.varCategory[i];
+    values[l] = op ? '' : previewText(g.varValue[i], previewChars);
+    if (nb.depth[l] === 0) seedLocals.push(l);
+  }
+  const layout = layOut(nb, labels, values, options);
+  return { nb, layout, labels, ids, seeds: seedLocals, categories, values };
 }

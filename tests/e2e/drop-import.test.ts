@@ -1,0 +1,58 @@
+/**
+ * Drag-and-drop import in Chromium: a real `drop` event whose DataTransfer holds a File
+ * made in the page from the bytes of a real smartcomment file (read from
+ * ../shared/data at test time, never copied into the repository) → the trace is listed.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DATA, openApp, type Session } from './harness.ts';
+
+const FILE = 'conv-26-fault-0.json';
+let s: Session;
+
+beforeAll(async () => {
+  s = await openApp();
+}, 180_000);
+afterAll(async () => {
+  await s?.close();
+});
+
+describe('drag-and-drop import in Chromium', () => {
+  it('dropping a file on the page imports it and lists the trace', async () => {
+    const { page } = s;
+    const bytes = readFileSync(join(DATA, FILE));
+    const graphId = JSON.parse(bytes.toString('utf8')).graph_id as string;
+    await page.getByTestId('empty-state').waitFor();
+    const dispatched = await page.evaluate(
+      ({ b64, name }) => {
+        const raw = Uint8Array.from(atob(b64), (ch) => ch.charCodeAt(0));
+        const dt = new DataTransfer();
+        dt.items.add(new File([raw], name, { type: 'application/json' }));
+        const at = { bubbles: true, cancelable: true, dataTransfer: dt, clientX: 400, clientY: 300 };
+        document.body.dispatchEvent(new DragEvent('dragenter', at));
+        const over = new DragEvent('dragover', at);
+        document.body.dispatchEvent(over);
+        const drop = new DragEvent('drop', at);
+        document.body.dispatchEvent(drop);
+        // The page took the drop (so the browser does not open the file instead).
+        return { overTaken: over.defaultPrevented, dropTaken: drop.defaultPrevented, size: raw.length };
+      },
+      { b64: bytes.toString('base64'), name: FILE },
+    );
+    expect(dispatched).toEqual({ overTaken: true, dropTaken: true, size: bytes.length });
+    await page.waitForFunction(
+      () => document.querySelectorAll('[data-testid=trace-row]').length === 1,
+      null,
+      {
+        timeout: 60_000,
+      },
+    );
+    const row = await page.getByTestId('trace-row').innerText();
+    expect(row).toContain(FILE);
+    // Stored under its graph_id: the trace page opens from the listed link.
+    const link = await page.getByTestId('trace-row').locator('a').first().getAttribute('href');
+    expect(decodeURIComponent(link ?? '')).toContain(graphId);
+    expect(s.errors).toEqual([]);
+  }, 120_000);
+});
