@@ -35,6 +35,26 @@ describe('Python repr values', () => {
     expect(prettyValue("{'a': [1]}")).toBe('{\n  "a": [\n    1\n  ]\n}');
     expect(prettyValue("'text'")).toBe('text');
   });
+  it('valueText unquotes exactly one literal and leaves anything else as it is', () => {
+    const cases: [string, string][] = [
+      ["'plain'", 'plain'],
+      ["  'padded'  ", 'padded'],
+      ["'it\\'s'", "it's"],
+      ["'a\\nb\\tc\\\\d'", 'a\nb\tc\\d'],
+      ["'\\x41\\u00e9\\U0001F600'", 'A\u00e9\u{1F600}'],
+      ["''", ''],
+      ["'\\U00110000'", "'\\U00110000'"],
+      ["'a' + 'b'", "'a' + 'b'"],
+      ["'x'y'", "'x'y'"],
+      ["'unterminated\\'", "'unterminated\\'"],
+      ['not a literal', 'not a literal'],
+    ];
+    for (const [input, expected] of cases) expect(valueText(input), input).toBe(expected);
+  });
+  it('reads a megabyte string literal', () => {
+    const big = `'${'abc def '.repeat(150_000)}'`;
+    expect(valueText(big)).toHaveLength(1_200_000);
+  });
   it('survives deep nesting without a stack overflow', () => {
     expect(parseValue(`${'['.repeat(5000)}${']'.repeat(5000)}`)).toBeDefined();
   });

@@ -19,65 +19,8 @@ export interface Corpus {
   vars: Int32Array;
 }
 
-const PY_ESCAPES: Record<string, string> = {
-  n: '\n',
-  t: '\t',
-  r: '\r',
-  '\\': '\\',
-  "'": "'",
-  '"': '"',
-  a: '\x07',
-  b: '\b',
-  f: '\f',
-  v: '\v',
-  '0': '\0',
-};
-
-/**
- * A single-quoted Python str repr decoded the way `valueText` (trace/pyrepr.ts) does,
- * but by slices between escapes instead of one character at a time: on 100 MB of
- * values that is seconds instead of tens of seconds, and the result is (nearly) a flat
- * string, which the tokenizer then reads fast. undefined → not such a literal.
- */
-function pyQuoted(t: string): string | undefined {
-  const n = t.length;
-  let out = '';
-  let i = 1;
-  for (;;) {
-    let j = i;
-    while (j < n) {
-      const c = t.charCodeAt(j);
-      if (c === 92 || c === 39) break;
-      j++;
-    }
-    if (j >= n) return undefined;
-    out += t.slice(i, j);
-    if (t.charCodeAt(j) === 39) return j === n - 1 ? out : undefined;
-    const e = t[j + 1];
-    i = j + 2;
-    if (e === undefined) return undefined;
-    if (e === 'x' || e === 'u' || e === 'U') {
-      const len = e === 'x' ? 2 : e === 'u' ? 4 : 8;
-      const hex = t.slice(i, i + len);
-      if (hex.length !== len || !/^[0-9a-fA-F]+$/.test(hex)) return undefined;
-      const cp = Number.parseInt(hex, 16);
-      if (cp > 0x10ffff) return undefined;
-      out += String.fromCodePoint(cp);
-      i += len;
-    } else if (Object.hasOwn(PY_ESCAPES, e)) out += PY_ESCAPES[e];
-    else out += `\\${e}`;
-  }
-}
-
-/** The text a document is indexed by: `valueText(value)` (fast path for single-quoted reprs). */
-export function documentText(value: string): string {
-  const t = value.trim();
-  if (t.length >= 2 && t.charCodeAt(0) === 39 && t.charCodeAt(t.length - 1) === 39) {
-    const r = pyQuoted(t);
-    if (r !== undefined) return r;
-  }
-  return valueText(value);
-}
+/** The text a document is indexed by: the value's human text. */
+export const documentText = valueText;
 
 export function corpusFromGraph(g: TraceGraph, scope: DocScope): Corpus {
   const vars: number[] = [];
