@@ -126,8 +126,13 @@ export class AnalysisService implements AnalysisApi {
     const up = closure(g, start, { direction: 'upstream', maxDepth: 6 });
     const ops = up.ops.filter((o) => !isSentinelOp(g, o));
     if (judge !== undefined && !ops.includes(judge)) ops.push(judge);
-    const limit = 200;
     const labelOpIndex = c?.label?.opId ? g.opIndex.get(c.label.opId) : undefined;
+    // The labelled op may sit further back than the walk goes (a window trimmed long ago): show it in place.
+    if (labelOpIndex !== undefined && !ops.includes(labelOpIndex)) {
+      ops.push(labelOpIndex);
+      ops.sort((a, b) => g.opRank[a] - g.opRank[b]);
+    }
+    const limit = 200;
     return {
       evidence,
       path: ops.slice(-limit).map((o) => opSummary(g, o)),

@@ -101,3 +101,26 @@ describe('isQuotaError', () => {
     expect(isQuotaError(new Error('other'))).toBe(false);
   });
 });
+
+describe('caseContext on a long run', () => {
+  it('lists the labelled op in execution order even when it lies further back than the walk from the judge', async () => {
+    const { syntheticText } = await import('../../bench/synthetic.ts');
+    const longDb = openDb(`analysis-long-${process.pid}`);
+    try {
+      const text = syntheticText({ targetBytes: 2e6, windowChars: 2_000, questions: 6 });
+      const [r] = await new ImportService(longDb).importFiles(
+        [{ blob: new Blob([text]), name: 'long.json', path: 'long.json' }],
+        {},
+      );
+      const long = new AnalysisService(longDb);
+      const [c] = await listCaseRows(longDb, { labelled: 'labelled' });
+      const ctx = await long.caseContext(r.traceId!, c.queryId);
+      const ids = ctx.path.map((o) => o.id);
+      expect(ids).toContain(c.labelOpId);
+      const ranks = ctx.path.map((o) => o.rank);
+      expect(ranks).toEqual([...ranks].sort((a, b) => a - b));
+    } finally {
+      await longDb.delete();
+    }
+  });
+});
