@@ -18,10 +18,9 @@ import {
   type StepNote,
   writeAgentRun,
 } from '../src/db/agent-runs.ts';
-import type { EvaluatedCase } from '../src/db/runs.ts';
 import type { MemtraceDb } from '../src/db/schema.ts';
 import type { AgentRunEvent, ModelInfo, ModelPort } from './api.ts';
-import { depsOf, findCase } from './evaluation.ts';
+import { depsOf, evaluatedCase, findCase } from './evaluation.ts';
 
 /** The page's model seen from the worker: requests cross without their signal; aborts are forwarded. */
 export class PortChatModel implements ChatModel {
@@ -169,22 +168,13 @@ export class AgentRunner {
       onEvent: hook,
       resume: row.checkpoint ?? undefined,
     });
-    const result: EvaluatedCase = {
-      method: a.method,
-      trace_id: row.traceId,
-      query_id: c.queryId,
-      question: c.question,
+    const result = evaluatedCase(
+      a,
+      row.traceId,
+      c,
       system,
-      label_type: caseRow?.errorType ?? '',
-      label_op: caseRow?.labelOpId ?? null,
-      predicted_type: a.error_type,
-      predicted_op: a.op_id,
-      input_tokens: a.cost.input_tokens,
-      output_tokens: a.cost.output_tokens,
-      seconds: a.cost.seconds,
-      reason: a.reason,
-      path: a.path,
-    };
+      caseRow ? { type: caseRow.errorType ?? '', op: caseRow.labelOpId ?? null } : null,
+    );
     return { status: 'done', result, error: null };
   }
 }

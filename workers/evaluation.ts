@@ -5,6 +5,7 @@
  * the file's), so a correction made in the app counts in the next evaluation.
  */
 import { type EngineDeps, evidenceFlowEngine } from '../src/core/attribution/engines.ts';
+import type { Attribution } from '../src/core/attribution/types.ts';
 import { listCases, type TraceCase } from '../src/core/cases/cases.ts';
 import type { TraceGraph } from '../src/core/graph/graph.ts';
 import { corpusFromGraph } from '../src/core/retrieval/corpus.ts';
@@ -50,6 +51,17 @@ export async function attributeOne(
   label: { type: string; op: string | null } | null,
 ): Promise<EvaluatedCase> {
   const a = await evidenceFlowEngine({ graph: g, case: c, system }, await depsOf(g));
+  return evaluatedCase(a, traceId, c, system, label);
+}
+
+/** The plain per-case result of an attribution, next to the case's label (if any). */
+export function evaluatedCase(
+  a: Attribution,
+  traceId: string,
+  c: TraceCase,
+  system: string | null,
+  label: { type: string; op: string | null } | null,
+): EvaluatedCase {
   return {
     method: a.method,
     trace_id: traceId,
