@@ -8,11 +8,12 @@
  * UPDATE, negation of a similar memory → DELETE, else ADD) and BM25 search.
  */
 import type { TracedVar } from '../sdk/tracer.ts';
-import { type ContextItem, Provenance, type RunEnv } from './env.ts';
+import { Provenance, type RunEnv } from './env.ts';
 import { LexicalIndex } from './lexical.ts';
 import { parseJsonReply } from './llm.ts';
 import { extractFacts } from './offline.ts';
 import { fillPrompt } from './prompts.ts';
+import { searchUnits } from './search.ts';
 import { MemorySystem, type Retrieved } from './system.ts';
 import { overlap } from './text.ts';
 import type { ConversationSession, Question, Turn } from './types.ts';
@@ -283,41 +284,23 @@ export class Mem0 extends MemorySystem {
   }
 
   async retrieve(env: RunEnv, q: Question, queryVar: TracedVar): Promise<Retrieved> {
-    const target = env.isTarget(q.id);
-    let hits = this.index.search(q.question, this.topK).map((h) => h.key);
-    if (env.injecting('retrieval') && target)
-      hits = hits.filter((id) => ![...this.prov.sources(id)].some((x) => env.isEvidence(x)));
-    if (target && env.ideal(q.id, 'retrieval'))
-      for (const id of this.prov.unitsCarrying(env.evidence)) if (!hits.includes(id)) hits.push(id);
-    const items: ContextItem[] = hits.map((id) => {
-      const u = this.units.get(id)!;
-      return { text: `${u.date}: ${u.text}`, sources: [...this.prov.sources(id)] };
-    });
-    const inStore = q.evidence.filter((e) => this.prov.carried(e));
-    return env.t.op(
-      'memory-search',
+    return searchUnits(
+      env,
+      q,
+      queryVar,
       {
-        category: 'retrieval',
-        comment: `Retrieve the top-${this.topK} memories for the question.`,
-        metadata: { top_k: this.topK },
+        index: this.index,
+        prov: this.prov,
+        topK: this.topK,
+        unit: (id) => {
+          const u = this.units.get(id)!;
+          return {
+            item: { text: `${u.date}: ${u.text}`, sources: [...this.prov.sources(id)] },
+            variable: u.variable,
+          };
+        },
       },
-      (op) => {
-        op.input(queryVar);
-        for (const id of hits) op.input(this.units.get(id)!.variable);
-        const variable = op.output(
-          items.map((i) => i.text),
-          { category: 'retrieved_memories', comment: 'Memories retrieved for the question.' },
-        );
-        if (env.injecting('retrieval') && target) env.faultOpId = op.opId;
-        env.log({
-          opId: op.opId,
-          kind: 'retrieval',
-          questionId: q.id,
-          inStore,
-          inContext: q.evidence.filter((e) => items.some((i) => i.sources.includes(e))),
-        });
-        return { items, variable };
-      },
+      { name: 'memory-search', noun: 'memories', category: 'retrieved_memories' },
     );
   }
 }

@@ -4,8 +4,9 @@
  * chunks. Offline mode ranks chunks by BM25 (no embedder).
  */
 import type { TracedVar } from '../sdk/tracer.ts';
-import { type ContextItem, Provenance, type RunEnv } from './env.ts';
+import { Provenance, type RunEnv } from './env.ts';
 import { LexicalIndex } from './lexical.ts';
+import { searchUnits } from './search.ts';
 import { MemorySystem, type Retrieved } from './system.ts';
 import { countTokens } from './text.ts';
 import type { ConversationSession, Question } from './types.ts';
@@ -171,41 +172,23 @@ export class NaiveRag extends MemorySystem {
   }
 
   async retrieve(env: RunEnv, q: Question, queryVar: TracedVar): Promise<Retrieved> {
-    const target = env.isTarget(q.id);
-    let hits = this.index.search(q.question, this.topK).map((h) => h.key);
-    if (env.injecting('retrieval') && target)
-      hits = hits.filter((id) => ![...this.prov.sources(id)].some((x) => env.isEvidence(x)));
-    if (target && env.ideal(q.id, 'retrieval'))
-      for (const id of this.prov.unitsCarrying(env.evidence)) if (!hits.includes(id)) hits.push(id);
-    const items: ContextItem[] = hits.map((id) => {
-      const c = this.chunks.get(id)!;
-      return { text: c.lines.map((l) => l.text).join('\n'), sources: c.lines.map((l) => l.turn) };
-    });
-    const inStore = q.evidence.filter((e) => this.prov.carried(e));
-    return env.t.op(
-      'rag.search',
+    return searchUnits(
+      env,
+      q,
+      queryVar,
       {
-        category: 'retrieval',
-        comment: `Retrieve the top-${this.topK} chunks for the question.`,
-        metadata: { top_k: this.topK },
+        index: this.index,
+        prov: this.prov,
+        topK: this.topK,
+        unit: (id) => {
+          const c = this.chunks.get(id)!;
+          return {
+            item: { text: c.lines.map((l) => l.text).join('\n'), sources: c.lines.map((l) => l.turn) },
+            variable: c.variable,
+          };
+        },
       },
-      (op) => {
-        op.input(queryVar);
-        for (const id of hits) op.input(this.chunks.get(id)!.variable);
-        const variable = op.output(
-          items.map((i) => i.text),
-          { category: 'retrieved_chunks', comment: 'Chunks retrieved for the question.' },
-        );
-        if (env.injecting('retrieval') && target) env.faultOpId = op.opId;
-        env.log({
-          opId: op.opId,
-          kind: 'retrieval',
-          questionId: q.id,
-          inStore,
-          inContext: q.evidence.filter((e) => items.some((i) => i.sources.includes(e))),
-        });
-        return { items, variable };
-      },
+      { name: 'rag.search', noun: 'chunks', category: 'retrieved_chunks' },
     );
   }
 }
