@@ -11,7 +11,7 @@ import type {
   FinishReason,
   ToolCall,
 } from './types.ts';
-import { resolveUsage } from './usage.ts';
+import { chatResponse } from './usage.ts';
 
 export const ANTHROPIC_VERSION = '2023-06-01';
 
@@ -177,18 +177,13 @@ export class AnthropicChatModel implements ChatModel {
       else if (b.type === 'tool_use')
         toolCalls.push({ id: b.id, name: b.name, arguments: JSON.stringify(b.input ?? {}) });
     }
-    return {
+    return chatResponse(req, {
       text,
-      toolCalls: toolCalls.length ? toolCalls : undefined,
-      usage: resolveUsage(
-        { input: j.usage?.input_tokens, output: j.usage?.output_tokens },
-        req,
-        text,
-        toolCalls,
-      ),
+      toolCalls,
+      reported: { input: j.usage?.input_tokens, output: j.usage?.output_tokens },
       model: j.model ?? this.model,
       finishReason: anthropicFinish(j.stop_reason),
-    };
+    });
   }
 
   private async readStream(req: ChatRequest, res: Response): Promise<ChatResponse> {
@@ -242,12 +237,12 @@ export class AnthropicChatModel implements ChatModel {
       throw streamError(e, req.signal);
     }
     const toolCalls = [...blocks.values()].map((b) => ({ ...b, arguments: b.arguments || '{}' }));
-    return {
+    return chatResponse(req, {
       text,
-      toolCalls: toolCalls.length ? toolCalls : undefined,
-      usage: resolveUsage({ input, output }, req, text, toolCalls),
+      toolCalls,
+      reported: { input, output },
       model,
       finishReason: anthropicFinish(stop),
-    };
+    });
   }
 }

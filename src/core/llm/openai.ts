@@ -14,7 +14,7 @@ import type {
   FinishReason,
   ToolCall,
 } from './types.ts';
-import { resolveUsage } from './usage.ts';
+import { chatResponse } from './usage.ts';
 
 export interface OpenAIOptions {
   /** e.g. `https://api.openai.com/v1`, `http://127.0.0.1:11434/v1` (Ollama), `https://openrouter.ai/api/v1`. */
@@ -173,18 +173,13 @@ export class OpenAICompatibleChatModel implements ChatModel {
       name: c.function.name,
       arguments: c.function.arguments ?? '',
     }));
-    return {
+    return chatResponse(req, {
       text,
-      toolCalls: toolCalls?.length ? toolCalls : undefined,
-      usage: resolveUsage(
-        { input: j.usage?.prompt_tokens, output: j.usage?.completion_tokens },
-        req,
-        text,
-        toolCalls,
-      ),
+      toolCalls,
+      reported: { input: j.usage?.prompt_tokens, output: j.usage?.completion_tokens },
       model: j.model ?? this.model,
       finishReason: openAIFinish(choice.finish_reason),
-    };
+    });
   }
 
   private async readStream(req: ChatRequest, res: Response): Promise<ChatResponse> {
@@ -232,17 +227,12 @@ export class OpenAICompatibleChatModel implements ChatModel {
       throw streamError(e, req.signal);
     }
     const toolCalls = calls.filter(Boolean).map((c, i) => ({ ...c, id: c.id || `call_${i}` }));
-    return {
+    return chatResponse(req, {
       text,
-      toolCalls: toolCalls.length ? toolCalls : undefined,
-      usage: resolveUsage(
-        { input: usage?.prompt_tokens, output: usage?.completion_tokens },
-        req,
-        text,
-        toolCalls,
-      ),
+      toolCalls,
+      reported: { input: usage?.prompt_tokens, output: usage?.completion_tokens },
       model,
       finishReason: openAIFinish(finish),
-    };
+    });
   }
 }

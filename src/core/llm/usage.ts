@@ -1,6 +1,6 @@
 /** Usage from provider counts, or estimated from the text when the provider sent none. */
 import { estimateRequestTokens, estimateTokens } from './tokens.ts';
-import type { ChatRequest, ToolCall, Usage } from './types.ts';
+import type { ChatRequest, ChatResponse, FinishReason, ToolCall, Usage } from './types.ts';
 
 export function resolveUsage(
   reported: { input?: number | null; output?: number | null } | undefined,
@@ -17,5 +17,25 @@ export function resolveUsage(
     inputTokens: hasIn ? reported!.input! : estimateRequestTokens(req),
     outputTokens: hasOut ? reported!.output! : estimateTokens(outText),
     estimated: true,
+  };
+}
+
+/** A provider's answer as a `ChatResponse`: no empty tool-call list, usage resolved as above. */
+export function chatResponse(
+  req: Pick<ChatRequest, 'messages' | 'tools'>,
+  r: {
+    text: string;
+    toolCalls: ToolCall[] | undefined;
+    reported: { input?: number | null; output?: number | null };
+    model: string;
+    finishReason: FinishReason;
+  },
+): ChatResponse {
+  return {
+    text: r.text,
+    toolCalls: r.toolCalls?.length ? r.toolCalls : undefined,
+    usage: resolveUsage(r.reported, req, r.text, r.toolCalls),
+    model: r.model,
+    finishReason: r.finishReason,
   };
 }

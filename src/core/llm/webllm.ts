@@ -10,10 +10,11 @@ import type {
   MLCEngineInterface,
 } from '@mlc-ai/web-llm';
 import { LlmError } from './errors.ts';
+import { abortError } from './http.ts';
 import { openAIFinish } from './openai.ts';
 import { estimateRequestTokens } from './tokens.ts';
 import type { ChatMessage, ChatModel, ChatRequest, ChatResponse, ToolCall } from './types.ts';
-import { resolveUsage } from './usage.ts';
+import { chatResponse } from './usage.ts';
 
 /** The part of `MLCEngineInterface` this provider uses (the real engine satisfies it; see below). */
 export interface WebLLMEngine {
@@ -112,7 +113,7 @@ export class WebLLMChatModel implements ChatModel {
         'context-overflow',
         `The request (about ${need} tokens) does not fit the ${window}-token context window of "${this.model}". Send less context or choose a model with a larger window.`,
       );
-    if (req.signal?.aborted) throw abortOf(req.signal);
+    if (req.signal?.aborted) throw abortError(req.signal);
     const signal = req.signal;
     const onAbort = () => this.engine.interruptGenerate();
     signal?.addEventListener('abort', onAbort, { once: true });
@@ -141,32 +142,21 @@ export class WebLLMChatModel implements ChatModel {
         if (signal?.aborted) break;
       }
     } catch (e) {
-      if (signal?.aborted) throw abortOf(signal);
+      if (signal?.aborted) throw abortError(signal);
       throw webllmError(e, this.model);
     } finally {
       signal?.removeEventListener('abort', onAbort);
     }
-    if (signal?.aborted) throw abortOf(signal);
+    if (signal?.aborted) throw abortError(signal);
     const toolCalls = calls.filter(Boolean);
-    return {
+    return chatResponse(req, {
       text,
-      toolCalls: toolCalls.length ? toolCalls : undefined,
-      usage: resolveUsage(
-        { input: usage?.prompt_tokens, output: usage?.completion_tokens },
-        req,
-        text,
-        toolCalls,
-      ),
+      toolCalls,
+      reported: { input: usage?.prompt_tokens, output: usage?.completion_tokens },
       model: this.model,
       finishReason: openAIFinish(finish),
-    };
+    });
   }
-}
-
-function abortOf(signal: AbortSignal): LlmError {
-  return signal.reason instanceof LlmError
-    ? signal.reason
-    : new LlmError('aborted', 'The request was cancelled.');
 }
 
 /** WebLLM's own errors, made actionable. */
