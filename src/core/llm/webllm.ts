@@ -11,9 +11,9 @@ import type {
 } from '@mlc-ai/web-llm';
 import { LlmError } from './errors.ts';
 import { abortError } from './http.ts';
-import { openAIFinish } from './openai.ts';
+import { openAIFinish, toOpenAIMessages } from './openai.ts';
 import { estimateRequestTokens } from './tokens.ts';
-import type { ChatMessage, ChatModel, ChatRequest, ChatResponse, ToolCall } from './types.ts';
+import type { ChatModel, ChatRequest, ChatResponse, ToolCall } from './types.ts';
 import { chatResponse } from './usage.ts';
 
 /** The part of `MLCEngineInterface` this provider uses (the real engine satisfies it; see below). */
@@ -38,25 +38,6 @@ export interface WebLLMOptions {
   contextWindow: number;
   /** Native tools: only the Hermes models, and WebLLM refuses them with a system message or JSON mode. */
   nativeTools?: boolean;
-}
-
-function toWebLLMMessages(messages: readonly ChatMessage[]): ChatCompletionMessageParam[] {
-  return messages.map((m): ChatCompletionMessageParam => {
-    if (m.role === 'tool') return { role: 'tool', tool_call_id: m.toolCallId, content: m.content };
-    if (m.role === 'assistant')
-      return m.toolCalls?.length
-        ? {
-            role: 'assistant',
-            content: m.content || null,
-            tool_calls: m.toolCalls.map((c) => ({
-              id: c.id,
-              type: 'function' as const,
-              function: { name: c.name, arguments: c.arguments },
-            })),
-          }
-        : { role: 'assistant', content: m.content };
-    return { role: m.role, content: m.content };
-  });
 }
 
 export class WebLLMChatModel implements ChatModel {
@@ -84,7 +65,8 @@ export class WebLLMChatModel implements ChatModel {
       !hasSystem &&
       req.responseFormat?.type !== 'json';
     const r: ChatCompletionRequestStreaming = {
-      messages: toWebLLMMessages(req.messages),
+      // WebLLM takes OpenAI's chat message format.
+      messages: toOpenAIMessages(req.messages) as ChatCompletionMessageParam[],
       stream: true,
       stream_options: { include_usage: true },
     };
