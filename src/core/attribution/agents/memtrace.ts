@@ -23,19 +23,16 @@ import {
   REFUSALS,
   removeFromFrontier,
 } from './frontier.ts';
-import { cheapestEntry, messagesIndex, priorCandidates } from './prior.ts';
-import { CHECKLIST, candidatesText, caseText, ERROR_TYPE_TEXT, TASK } from './prompts.ts';
+import { cheapestEntry, messagesIndex } from './prior.ts';
+import { CHECKLIST, candidatesText, ERROR_TYPE_TEXT, TASK } from './prompts.ts';
 import {
   type AgentCheckpoint,
   type AgentEnv,
   type Budgets,
-  budgetsOf,
-  checkResume,
   finalAnswerAction,
-  newCheckpoint,
   type Observation,
-  runAgent,
 } from './runtime.ts';
+import { startAgent } from './start.ts';
 
 const page = z.number().int().min(1).optional().describe('1-based page number (default 1)');
 
@@ -248,42 +245,31 @@ export async function attributeMemTrace(
   deps: EngineDeps,
   hooks: RunHooks = {},
 ): Promise<Attribution> {
-  const model = deps.model;
-  if (!model) throw new Error('the memtrace method needs a chat model');
   const g = input.graph;
-  const b = budgetsOf(model, deps.agent);
-  const text = caseText(input.case, input.system, b.systemPriors);
-  const env = memtraceEnv(input, b, text, hooks);
-  let cp: AgentCheckpoint;
-  if (hooks.resume) cp = checkResume(hooks.resume, 'memtrace', input.case.queryId);
-  else {
-    const prior = deps.prior ? await priorCandidates(input, deps, hooks) : [];
-    let seeds: string[];
-    if (prior.length) {
-      seeds = prior
-        .map((c) => cheapestEntry(g, g.opIndex.get(c.op_id)!))
-        .filter((v): v is number => v !== undefined)
-        .map((v) => g.varId[v]);
-    } else {
-      const index = await messagesIndex(g, deps);
-      const hits = await startPoints(index, input.case, {
-        k: START_POINTS,
-        embedder: deps.embedder,
-        signal: hooks.signal,
-      });
-      seeds = hits.map((h) => h.full_node_id);
-    }
-    seeds.push(input.case.queryId);
-    cp = newCheckpoint('memtrace', input.case.queryId, prior.length > 0, []);
-    cp.frontier = initialFrontier(g, seeds);
-    if (prior.length) cp.prior_candidates = prior;
-    cp.messages = [
-      { role: 'system', content: env.system },
-      { role: 'user', content: `${firstMessage(g, text, cp, b, prior)}\n\n${env.status(cp)}` },
-    ];
-    if (cp.frontier.current) hooks.onEvent?.({ type: 'explore', var_id: cp.frontier.current });
-    hooks.onEvent?.({ type: 'frontier', var_ids: [...cp.frontier.list] });
-    if (hooks.onEvent) hooks.onEvent({ type: 'checkpoint', checkpoint: structuredClone(cp) });
-  }
-  return runAgent({ input, model, env, cp, budgets: b, hooks, extraCandidates: cp.prior_candidates });
+  return startAgent('memtrace', input, deps, hooks, {
+    env: (b, text) => memtraceEnv(input, b, text, hooks),
+    async begin(cp, prior, b, text) {
+      let seeds: string[];
+      if (prior.length) {
+        seeds = prior
+          .map((c) => cheapestEntry(g, g.opIndex.get(c.op_id)!))
+          .filter((v): v is number => v !== undefined)
+          .map((v) => g.varId[v]);
+      } else {
+        const index = await messagesIndex(g, deps);
+        const hits = await startPoints(index, input.case, {
+          k: START_POINTS,
+          embedder: deps.embedder,
+          signal: hooks.signal,
+        });
+        seeds = hits.map((h) => h.full_node_id);
+      }
+      seeds.push(input.case.queryId);
+      cp.frontier = initialFrontier(g, seeds);
+      if (prior.length) cp.prior_candidates = prior;
+      if (cp.frontier.current) hooks.onEvent?.({ type: 'explore', var_id: cp.frontier.current });
+      hooks.onEvent?.({ type: 'frontier', var_ids: [...cp.frontier.list] });
+      return firstMessage(g, text, cp, b, prior);
+    },
+  });
 }

@@ -12,19 +12,15 @@ import { compilePattern } from '../../graph/search.ts';
 import type { ActionSpec } from '../../llm/structured.ts';
 import type { EngineDeps } from '../engines.ts';
 import type { Attribution, AttributionInput, Candidate, RunHooks } from '../types.ts';
-import { priorCandidates } from './prior.ts';
-import { CHECKLIST, candidatesText, caseText, ERROR_TYPE_TEXT, TASK } from './prompts.ts';
+import { CHECKLIST, candidatesText, ERROR_TYPE_TEXT, TASK } from './prompts.ts';
 import {
   type AgentCheckpoint,
   type AgentEnv,
   type Budgets,
-  budgetsOf,
-  checkResume,
   finalAnswerAction,
-  newCheckpoint,
   type Observation,
-  runAgent,
 } from './runtime.ts';
+import { startAgent } from './start.ts';
 
 export const GREP_MAX = 40;
 export const GREP_CONTEXT = 120;
@@ -242,33 +238,22 @@ export async function attributeObs(
   deps: EngineDeps,
   hooks: RunHooks = {},
 ): Promise<Attribution> {
-  const model = deps.model;
-  if (!model) throw new Error('the obs method needs a chat model');
   const g = input.graph;
-  const b = budgetsOf(model, deps.agent);
-  const text = caseText(input.case, input.system, b.systemPriors);
-  const env = obsEnv(input, b, text);
-  let cp: AgentCheckpoint;
-  if (hooks.resume) cp = checkResume(hooks.resume, 'obs', input.case.queryId);
-  else {
-    const prior = deps.prior ? await priorCandidates(input, deps, hooks) : [];
-    cp = newCheckpoint('obs', input.case.queryId, prior.length > 0, []);
-    const log = obsLogOf(g);
-    const parts = [
-      text,
-      `The operation-block log has ${log.blocks.length} blocks, ${log.text.length} characters.`,
-    ];
-    if (prior.length) {
-      const seed = seedText(g, b, prior);
-      parts.push(seed.text);
-      cp.shown_ops.push(...seed.shown);
-      cp.prior_candidates = prior;
-    }
-    cp.messages = [
-      { role: 'system', content: env.system },
-      { role: 'user', content: `${parts.join('\n\n')}\n\n${env.status(cp)}` },
-    ];
-    if (hooks.onEvent) hooks.onEvent({ type: 'checkpoint', checkpoint: structuredClone(cp) });
-  }
-  return runAgent({ input, model, env, cp, budgets: b, hooks, extraCandidates: cp.prior_candidates });
+  return startAgent('obs', input, deps, hooks, {
+    env: (b, text) => obsEnv(input, b, text),
+    begin(cp, prior, b, text) {
+      const log = obsLogOf(g);
+      const parts = [
+        text,
+        `The operation-block log has ${log.blocks.length} blocks, ${log.text.length} characters.`,
+      ];
+      if (prior.length) {
+        const seed = seedText(g, b, prior);
+        parts.push(seed.text);
+        cp.shown_ops.push(...seed.shown);
+        cp.prior_candidates = prior;
+      }
+      return parts.join('\n\n');
+    },
+  });
 }
