@@ -9,6 +9,7 @@ import {
   type ChatModel,
   type ChatResponse,
   createChatModel,
+  emptyUsageTotals,
   exportSettings,
   type FetchLike,
   importSettings,
@@ -54,21 +55,12 @@ const ACTIVE_KEY = 'memtrace.llm.active';
 const CACHE_KEY = 'memtrace.llm.cache';
 const keyItem = (id: string) => `memtrace.llm.key.${id}`;
 
-const EMPTY: UsageTotals = {
-  calls: 0,
-  failed: 0,
-  cached: 0,
-  inputTokens: 0,
-  outputTokens: 0,
-  estimated: false,
-};
-
 export class LlmSettings {
   #profiles = $state<ProviderProfile[]>([]);
   #keys = $state<Record<string, string>>({});
   #activeId = $state<string | null>(null);
   #tests = $state<Record<string, TestResult | 'running'>>({});
-  #totals = $state<UsageTotals>({ ...EMPTY });
+  #totals = $state<UsageTotals>(emptyUsageTotals());
   #cacheOn = $state(false);
   readonly meter = new UsageMeter();
   readonly #deps: LlmSettingsDeps;

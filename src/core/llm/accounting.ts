@@ -27,6 +27,11 @@ export interface UsageTotals {
   estimated: boolean;
 }
 
+/** Totals of no calls. */
+export function emptyUsageTotals(): UsageTotals {
+  return { calls: 0, failed: 0, cached: 0, inputTokens: 0, outputTokens: 0, estimated: false };
+}
+
 /** Collects call records; `totals()` sums the calls that reached the model (cached calls cost nothing). */
 export class UsageMeter {
   private readonly list: CallRecord[] = [];
@@ -47,14 +52,7 @@ export class UsageMeter {
   }
 
   totals(): UsageTotals {
-    const t: UsageTotals = {
-      calls: 0,
-      failed: 0,
-      cached: 0,
-      inputTokens: 0,
-      outputTokens: 0,
-      estimated: false,
-    };
+    const t = emptyUsageTotals();
     for (const r of this.list) {
       t.calls++;
       if (!r.ok) t.failed++;
