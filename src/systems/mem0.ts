@@ -275,9 +275,9 @@ export class Mem0 extends MemorySystem {
         lost = this.prov.remove(id);
       }
       const opId = t.lastOpId ?? '';
-      // The paper's decisive op is the earliest faulty one: repaired, with every later op
-      // ideal (so the other units stay intact too), the answer is right.
-      if (faultOp === null && lost.some((x) => env.isEvidence(x))) faultOp = opId;
+      // Every unit here carries the evidence, so each op is faulty; the paper's decisive op is
+      // the earliest (repaired, with every later op ideal, the answer is right).
+      faultOp ??= opId;
       env.log({ opId, kind, lost });
     }
     if (faultOp) env.faultOpId = faultOp;

@@ -146,7 +146,8 @@ export class NaiveRag extends MemorySystem {
         c.lines = kept;
         this.index.set(id, text);
         const opId = this.lastOpId(env);
-        if (lost.some((x) => env.isEvidence(x))) env.faultOpId = opId;
+        // Each rewritten chunk carried the evidence: the earliest rewrite is the decisive op.
+        env.faultOpId ??= opId;
         env.log({ opId, kind: 'update', lost });
       }
       return;
