@@ -13,6 +13,8 @@ import type {
 import type { ChatCapabilities, ChatRequest, ChatResponse, ProviderKind } from '../src/core/llm/types.ts';
 import type { TraceIssue } from '../src/core/trace/issues.ts';
 import type { AgentProgress, AgentRunRow } from '../src/db/agent-runs.ts';
+import type { SystemName } from '../src/systems/system.ts';
+import type { DatasetName } from '../src/systems/types.ts';
 import type { EvalProgress, EvalResult, EvaluatedCase } from './evaluation.ts';
 
 export type { EvalProgress, EvalResult, EvaluatedCase };
@@ -68,6 +70,100 @@ export interface ImportApi {
     onProgress: (p: ImportProgress) => void,
   ): Promise<FileResult[]>;
   /** Stops the running import after the current step; nothing half-written is kept. */
+  cancel(): void;
+}
+
+// ---------- running a reference memory system ----------
+
+export type { DatasetName, SystemName };
+
+/** A data set file as picked by the person (read in the worker; nothing leaves the machine). */
+export interface DatasetSource {
+  /** The file's bytes (a File or Blob; crosses to the worker by reference). */
+  blob: Blob;
+  /** File name (names flattened LoCoMo files, `26.json` → `conv-26`, and RealMem personas). */
+  name: string;
+  /** Which loader reads it; default `auto` (detected from the file's shape). */
+  dataset?: DatasetName | 'auto';
+}
+
+export interface DatasetConversation {
+  id: string;
+  sessions: number;
+  questions: number;
+  speakers: string[];
+}
+
+export interface DatasetInfo {
+  name: string;
+  dataset: DatasetName;
+  /** The layout in words (`LoCoMo, canonical list of samples`, …). */
+  layout: string;
+  /** True when the data set was detected rather than chosen. */
+  detected: boolean;
+  conversations: DatasetConversation[];
+}
+
+export interface SystemRunRequest {
+  source: DatasetSource;
+  conversationId: string;
+  system: SystemName;
+  /** Use only the first N sessions (questions asked later are answered after them). */
+  maxSessions?: number;
+}
+
+export type SystemRunPhase = 'reading' | 'running' | 'exporting' | 'storing' | 'done';
+
+export interface SystemRunProgress {
+  phase: SystemRunPhase;
+  sessionsDone: number;
+  sessionsTotal: number;
+  questionsAnswered: number;
+  questionsTotal: number;
+  /** Answers the offline judge scored correct so far. */
+  correct: number;
+  /** The last step, in words. */
+  label: string;
+}
+
+export interface SystemRunResult {
+  status: 'done' | 'cancelled' | 'failed';
+  /** Always `offline`: deterministic components, no model. */
+  mode: 'offline';
+  system: SystemName;
+  dataset: DatasetName;
+  conversationId: string;
+  /** What went wrong or what was kept, in words for people. */
+  message?: string;
+  /** The stored trace (graph_id), when the run finished and was stored. */
+  traceId?: string;
+  /** File name the trace is stored under. */
+  file?: string;
+  /** How the import path took it (`stored`, or `invalid` / `failed` with issues). */
+  importStatus?: FileStatus;
+  sessions: number;
+  questions: number;
+  correct: number;
+  /** Questions judged wrong: the trace's failed cases. */
+  failed: number;
+  variables: number;
+  operations: number;
+  edges: number;
+  bytes: number;
+  warningCount: number;
+  seconds: number;
+}
+
+/**
+ * Runs the reference memory systems (src/systems) in a worker, in the offline mode, and
+ * stores the execution graph through the import path (as if the exported JSON had been imported).
+ */
+export interface SystemsApi {
+  /** Reads a data set file: which data set and layout it is and its conversations. */
+  inspect(source: DatasetSource): Promise<DatasetInfo>;
+  /** Runs one system over one conversation; progress after every session and question. */
+  run(request: SystemRunRequest, onProgress: (p: SystemRunProgress) => void): Promise<SystemRunResult>;
+  /** Stops the running run before its next session or question; nothing is stored. */
   cancel(): void;
 }
 

@@ -23,7 +23,13 @@ export interface RunOptions {
   answerOnly?: string[];
   /** Use only the first N sessions (questions asked later are answered after them). */
   maxSessions?: number;
-  onProgress?: (done: number, total: number, label: string) => void;
+  /**
+   * Called after each session added and each question answered (with its record); awaited,
+   * so a host can yield to its event loop there (a worker taking a cancel message) by returning a promise.
+   */
+  onProgress?: (done: number, total: number, label: string, answer?: AnswerRecord) => unknown;
+  /** Checked before each session and each question: an aborted run throws its reason. */
+  signal?: AbortSignal;
 }
 
 export interface RunResult {
@@ -78,14 +84,17 @@ export async function runSystem(system: MemorySystem, conv: Conversation, o: Run
           maybeInjectStore();
           for (const q of batch) {
             if (only && !only.has(q.id)) continue;
-            answers.push(await system.ask(env, q, judgeWith));
-            o.onProgress?.(++done, total, `${q.id} answered`);
+            o.signal?.throwIfAborted();
+            const answer = await system.ask(env, q, judgeWith);
+            answers.push(answer);
+            await o.onProgress?.(++done, total, `${q.id} answered`, answer);
           }
         },
       );
     }
     if (k > S || k >= lastNeeded) break;
     const session = conv.sessions[k - 1];
+    o.signal?.throwIfAborted();
     await o.tracer.session(
       `session_${k}`,
       {
@@ -98,7 +107,7 @@ export async function runSystem(system: MemorySystem, conv: Conversation, o: Run
         maybeInjectStore();
       },
     );
-    o.onProgress?.(++done, total, `session ${k}/${S} added`);
+    await o.onProgress?.(++done, total, `session ${k}/${S} added`);
   }
   return {
     answers,

@@ -35,7 +35,17 @@ function sourceStamp(): string {
     if (s.isDirectory()) for (const e of readdirSync(p).sort()) walk(join(p, e));
     else h.update(`${p}:${s.size}:${s.mtimeMs}\n`);
   };
-  for (const p of ['src/app', 'src/core', 'src/db', 'workers', 'public', 'index.html', 'vite.config.ts'])
+  for (const p of [
+    'src/app',
+    'src/core',
+    'src/db',
+    'src/sdk',
+    'src/systems',
+    'workers',
+    'public',
+    'index.html',
+    'vite.config.ts',
+  ])
     walk(join(ROOT, p));
   return h.digest('hex');
 }

@@ -1,7 +1,10 @@
-/** The app's connections: the database (read side) and the two workers (comlink proxies). */
+/**
+ * The app's connections: the database (read side) and the workers (comlink proxies). The
+ * systems worker (reference memory systems) starts on first use.
+ */
 import * as Comlink from 'comlink';
 import { getContext, setContext } from 'svelte';
-import type { AnalysisApi, ImportApi } from '../../../workers/api.ts';
+import type { AnalysisApi, ImportApi, SystemsApi } from '../../../workers/api.ts';
 import type { MemtraceDb } from '../../db/schema.ts';
 import { openDb } from '../../db/schema.ts';
 
@@ -9,6 +12,8 @@ export interface Services {
   db: MemtraceDb;
   importer: Comlink.Remote<ImportApi>;
   analysis: Comlink.Remote<AnalysisApi>;
+  /** Runs reference memory systems offline and stores their traces (started on first use). */
+  readonly systems: Comlink.Remote<SystemsApi>;
   dispose(): void;
 }
 
@@ -22,13 +27,26 @@ export function createServices(): Services {
     name: 'analysis',
   });
   const db = openDb();
+  let systemsWorker: Worker | null = null;
+  let systems: Comlink.Remote<SystemsApi> | null = null;
   return {
     db,
     importer: Comlink.wrap<ImportApi>(importWorker),
     analysis: Comlink.wrap<AnalysisApi>(analysisWorker),
+    get systems() {
+      if (!systems) {
+        systemsWorker = new Worker(new URL('../../../workers/systems.worker.ts', import.meta.url), {
+          type: 'module',
+          name: 'systems',
+        });
+        systems = Comlink.wrap<SystemsApi>(systemsWorker);
+      }
+      return systems;
+    },
     dispose() {
       importWorker.terminate();
       analysisWorker.terminate();
+      systemsWorker?.terminate();
       db.close();
     },
   };

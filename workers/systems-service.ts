@@ -1,0 +1,298 @@
+/**
+ * Runs a reference memory system (src/systems) over one conversation of a data set file,
+ * in the **offline mode** (deterministic components, no model), traces it with the SDK
+ * into memory (`MemorySink`), and hands the exported smartcomment JSON to the import path
+ * — so the new trace is stored exactly like an imported file whose bytes are that JSON.
+ * Runs inside the systems worker; a plain class so Node tests can drive it on fake-indexeddb.
+ */
+import { exportSmartcomment } from '../src/core/trace/export.ts';
+import { Tracer } from '../src/sdk/tracer.ts';
+import { createSystem } from '../src/systems/factory.ts';
+import { loadDataset } from '../src/systems/loaders/index.ts';
+import { runSystem } from '../src/systems/run.ts';
+import { SPLIT_OF, SYSTEM_NAMES } from '../src/systems/system.ts';
+import type { Conversation, DatasetName } from '../src/systems/types.ts';
+import type {
+  DatasetInfo,
+  DatasetSource,
+  ImportApi,
+  SystemRunProgress,
+  SystemRunRequest,
+  SystemRunResult,
+  SystemsApi,
+} from './api.ts';
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+const DATASET_NAMES: readonly DatasetName[] = ['locomo', 'realmem', 'longmemeval'];
+const LABEL: Record<DatasetName, string> = {
+  locomo: 'LoCoMo',
+  realmem: 'RealMem',
+  longmemeval: 'LongMemEval',
+};
+
+/** Which data set a parsed file is, from its shape, and its layout in words; null when none fits. */
+export function detectDataset(data: unknown): { dataset: DatasetName; layout: string } | null {
+  if (Array.isArray(data)) {
+    const first = data.find(isObj);
+    if (!first) return null;
+    if ('haystack_sessions' in first || 'question_id' in first)
+      return { dataset: 'longmemeval', layout: 'LongMemEval, a list of instances' };
+    if ('conversation' in first || 'sample_id' in first || 'qa' in first)
+      return { dataset: 'locomo', layout: 'LoCoMo, canonical layout (a list of samples)' };
+    return null;
+  }
+  if (!isObj(data)) return null;
+  if (Array.isArray(data.dialogues)) return { dataset: 'realmem', layout: 'RealMem, one persona' };
+  if ('haystack_sessions' in data) return { dataset: 'longmemeval', layout: 'LongMemEval, one instance' };
+  if (isObj(data.conversation)) return { dataset: 'locomo', layout: 'LoCoMo, canonical layout (one sample)' };
+  if ('speaker_a' in data || Object.keys(data).some((k) => /^session_\d+$/.test(k)))
+    return { dataset: 'locomo', layout: 'LoCoMo, v2 layout (one flattened conversation)' };
+  return null;
+}
+
+/** Thrown by `run` on bad input (shown to people as is). */
+class RunInputError extends Error {}
+
+/** Lets the worker take messages (a cancel) between steps; a macrotask, not a microtask. */
+function yieldToEvents(): Promise<void> {
+  const s = (globalThis as { scheduler?: { yield?: () => Promise<void> } }).scheduler;
+  if (typeof s?.yield === 'function') return s.yield();
+  return new Promise((r) => setTimeout(r, 0));
+}
+
+const now = () => (typeof performance !== 'undefined' ? performance.now() : Date.now());
+
+export class SystemsService implements SystemsApi {
+  #abort: AbortController | null = null;
+
+  /** `importer` is the import path the trace is stored through (ImportService on the same database). */
+  constructor(private readonly importer: ImportApi) {}
+
+  cancel(): void {
+    if (!this.#abort) return;
+    this.#abort.abort();
+    void this.importer.cancel();
+  }
+
+  async inspect(source: DatasetSource): Promise<DatasetInfo> {
+    const { dataset, layout, detected, conversations } = await this.#load(source);
+    return {
+      name: source.name,
+      dataset,
+      layout,
+      detected,
+      conversations: conversations.map((c) => ({
+        id: c.id,
+        sessions: c.sessions.length,
+        questions: c.questions.length,
+        speakers: c.speakers,
+      })),
+    };
+  }
+
+  async run(
+    request: SystemRunRequest,
+    onProgress: (p: SystemRunProgress) => void = () => {},
+  ): Promise<SystemRunResult> {
+    if (this.#abort) throw new Error('A system is already running; wait for it or cancel it.');
+    const abort = new AbortController();
+    this.#abort = abort;
+    const started = now();
+    const result: SystemRunResult = {
+      status: 'failed',
+      mode: 'offline',
+      system: request.system,
+      dataset: 'locomo',
+      conversationId: request.conversationId,
+      sessions: 0,
+      questions: 0,
+      correct: 0,
+      failed: 0,
+      variables: 0,
+      operations: 0,
+      edges: 0,
+      bytes: 0,
+      warningCount: 0,
+      seconds: 0,
+    };
+    const progress: SystemRunProgress = {
+      phase: 'reading',
+      sessionsDone: 0,
+      sessionsTotal: 0,
+      questionsAnswered: 0,
+      questionsTotal: 0,
+      correct: 0,
+      label: `reading ${request.source.name}`,
+    };
+    const report = (changes: Partial<SystemRunProgress>) => {
+      Object.assign(progress, changes);
+      onProgress({ ...progress });
+    };
+    const finish = (changes: Partial<SystemRunResult>): SystemRunResult => {
+      Object.assign(result, changes, { seconds: (now() - started) / 1000 });
+      return { ...result };
+    };
+    try {
+      if (!SYSTEM_NAMES.includes(request.system))
+        throw new RunInputError(`Unknown system "${request.system}" (one of ${SYSTEM_NAMES.join(', ')}).`);
+      const max = request.maxSessions;
+      if (max !== undefined && !(Number.isInteger(max) && max > 0))
+        throw new RunInputError('The session limit must be a positive whole number.');
+      report({});
+      const loaded = await this.#load(request.source);
+      result.dataset = loaded.dataset;
+      const conv = loaded.conversations.find((c) => c.id === request.conversationId);
+      if (!conv)
+        throw new RunInputError(`No conversation "${request.conversationId}" in ${request.source.name}.`);
+      abort.signal.throwIfAborted();
+
+      // What runSystem will do: the first S sessions, stopping after the last one a question needs.
+      const S = Math.min(conv.sessions.length, max ?? Number.POSITIVE_INFINITY);
+      const lastNeeded = conv.questions.reduce((m, q) => Math.max(m, Math.min(q.askedBefore, S + 1)), 0);
+      const sessionsTotal = Math.min(S, Math.max(0, lastNeeded - 1));
+      report({ phase: 'running', sessionsTotal, questionsTotal: conv.questions.length, label: 'starting' });
+
+      const tracer = new Tracer({
+        filename: `memtrace-${request.system}`,
+        metadata: {
+          system: SPLIT_OF[request.system],
+          dataset: loaded.dataset,
+          conversation: conv.id,
+          mode: 'offline',
+          llm_model: 'offline-deterministic',
+          source_file: request.source.name,
+          max_sessions: max ?? null,
+          description:
+            `${request.system} (offline mode: deterministic components, no model) on ${conv.id} of ` +
+            `${request.source.name}, run in MemTrace Workbench.`,
+        },
+      });
+      let lastYield = now();
+      const run = await runSystem(createSystem(request.system), conv, {
+        tracer,
+        maxSessions: max,
+        signal: abort.signal,
+        onProgress: async (_done, _total, label, answer) => {
+          if (answer)
+            report({
+              questionsAnswered: progress.questionsAnswered + 1,
+              correct: progress.correct + (answer.correct ? 1 : 0),
+              label,
+            });
+          else report({ sessionsDone: progress.sessionsDone + 1, label });
+          if (now() - lastYield > 12) {
+            await yieldToEvents();
+            lastYield = now();
+          }
+        },
+      });
+      abort.signal.throwIfAborted();
+      await tracer.finish();
+      const correct = run.answers.filter((a) => a.correct).length;
+      Object.assign(result, {
+        sessions: progress.sessionsDone,
+        questions: run.answers.length,
+        correct,
+        failed: run.answers.length - correct,
+        variables: tracer.counts.nodes,
+        operations: tracer.counts.operations,
+        edges: tracer.counts.edges,
+      });
+
+      report({ phase: 'exporting', label: 'writing the execution graph' });
+      await yieldToEvents();
+      const text = exportSmartcomment(tracer.document());
+      const file = `${request.system}-${conv.id}-${max ? `${max}-sessions-` : ''}offline.json`;
+      const blob = new Blob([text], { type: 'application/json' });
+      result.bytes = blob.size;
+      abort.signal.throwIfAborted();
+
+      report({ phase: 'storing', label: `storing ${file}` });
+      const [stored] = await this.importer.importFiles([{ blob, name: file, path: file }], {}, () => {});
+      if (stored.status === 'cancelled' || abort.signal.aborted)
+        return finish({
+          status: 'cancelled',
+          message: 'Cancelled before the trace was stored; nothing kept.',
+        });
+      if (stored.status !== 'stored' && stored.status !== 'replaced')
+        return finish({
+          status: 'failed',
+          file,
+          importStatus: stored.status,
+          warningCount: stored.warningCount,
+          message:
+            stored.message ??
+            `The produced graph did not import (${stored.status}): ${stored.issues
+              .slice(0, 3)
+              .map((i) => i.message)
+              .join('; ')}`,
+        });
+      report({ phase: 'done', label: 'stored' });
+      return finish({
+        status: 'done',
+        traceId: stored.traceId,
+        file,
+        importStatus: stored.status,
+        warningCount: stored.warningCount,
+      });
+    } catch (e) {
+      if (abort.signal.aborted)
+        return finish({
+          status: 'cancelled',
+          sessions: progress.sessionsDone,
+          questions: progress.questionsAnswered,
+          correct: progress.correct,
+          failed: progress.questionsAnswered - progress.correct,
+          message: 'Cancelled; nothing stored.',
+        });
+      return finish({
+        status: 'failed',
+        message: e instanceof RunInputError ? e.message : `The run stopped: ${errorText(e)}`,
+      });
+    } finally {
+      this.#abort = null;
+    }
+  }
+
+  async #load(
+    source: DatasetSource,
+  ): Promise<{ dataset: DatasetName; layout: string; detected: boolean; conversations: Conversation[] }> {
+    let data: unknown;
+    try {
+      data = JSON.parse(await source.blob.text());
+    } catch (e) {
+      throw new RunInputError(`${source.name} is not JSON (${errorText(e)}).`);
+    }
+    const found = detectDataset(data);
+    const choice = source.dataset ?? 'auto';
+    let dataset: DatasetName;
+    let layout: string;
+    if (choice === 'auto') {
+      if (!found)
+        throw new RunInputError(
+          `${source.name} does not look like LoCoMo, RealMem or LongMemEval; choose the data set to read it as.`,
+        );
+      ({ dataset, layout } = found);
+    } else {
+      if (!DATASET_NAMES.includes(choice)) throw new RunInputError(`Unknown data set "${choice}".`);
+      dataset = choice;
+      layout = found?.dataset === choice ? found.layout : LABEL[choice];
+    }
+    let conversations: Conversation[];
+    try {
+      conversations = loadDataset(dataset, data, source.name);
+    } catch (e) {
+      throw new RunInputError(
+        `${source.name} as ${LABEL[dataset]}: ${e instanceof Error ? e.message : String(e)}`,
+      );
+    }
+    if (!conversations.length) throw new RunInputError(`${source.name}: no conversations found.`);
+    return { dataset, layout, detected: choice === 'auto', conversations };
+  }
+}
+
+function errorText(e: unknown): string {
+  return e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+}
