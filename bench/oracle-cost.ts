@@ -7,7 +7,7 @@
  * estimated from the text (~4 chars/token), the prompts and the JSON action protocol
  * included; compression calls count.
  *
- *   npx tsx bench/oracle-cost.ts [files or dirs …]   (default: ../shared/data/smartcomment and bench/out/fault-bench if present)
+ *   npx tsx bench/oracle-cost.ts [files or dirs …]   (default: ../shared/data/smartcomment and bench/out/faultbench if present)
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
@@ -25,7 +25,7 @@ import { isErrorType } from '../src/core/trace/types.ts';
 import { median, writeResultsSection } from './stats-util.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');
-const DEFAULT_INPUTS = [resolve(ROOT, '../shared/data/smartcomment'), resolve(ROOT, 'bench/out/fault-bench')];
+const DEFAULT_INPUTS = [resolve(ROOT, '../shared/data/smartcomment'), resolve(ROOT, 'bench/out/faultbench')];
 
 function jsonFiles(p: string): string[] {
   if (!existsSync(p)) return [];
