@@ -10,7 +10,7 @@
  *   npx tsx bench/oracle-cost.ts [files or dirs …]   (default: ../shared/data/smartcomment and bench/out/faultbench if present)
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import {
   attributeMemTrace,
   attributeObs,
@@ -122,7 +122,7 @@ async function main() {
     );
   }
   const body = `
-\`npx tsx bench/oracle-cost.ts\` — ${nCases} labelled cases (exact op labels) from ${files.length} files: ${files.map((f) => relative(ROOT, f)).join(', ')}.
+\`npx tsx bench/oracle-cost.ts\` — ${nCases} labelled cases (exact op labels) from ${files.length} files in ${[...new Set(files.map((f) => relative(ROOT, dirname(f))))].join(', ')}.
 Each case is replayed through the real agents with a scripted oracle judge in the model's seat (no LLM): it
 knows the label, reads whatever the strategy shows it (MemTrace: every explored variable in full, all pages; OBS:
 overview, grep of the golden answer and the question, the matched blocks earliest first, then windows), says
