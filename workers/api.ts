@@ -154,6 +154,27 @@ export interface SystemRunResult {
   seconds: number;
 }
 
+/** A run that produced nothing (yet): counts at zero, status `failed` until the run says otherwise. */
+export function emptyRunResult(
+  fields: Pick<SystemRunResult, 'system' | 'dataset' | 'conversationId'> & { message?: string },
+): SystemRunResult {
+  return {
+    status: 'failed',
+    mode: 'offline',
+    ...fields,
+    sessions: 0,
+    questions: 0,
+    correct: 0,
+    failed: 0,
+    variables: 0,
+    operations: 0,
+    edges: 0,
+    bytes: 0,
+    warningCount: 0,
+    seconds: 0,
+  };
+}
+
 /**
  * Runs the reference memory systems (src/systems) in a worker, in the offline mode, and
  * stores the execution graph through the import path (as if the exported JSON had been imported).

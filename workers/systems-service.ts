@@ -12,14 +12,15 @@ import { loadDataset } from '../src/systems/loaders/index.ts';
 import { runSystem } from '../src/systems/run.ts';
 import { SPLIT_OF, SYSTEM_NAMES } from '../src/systems/system.ts';
 import type { Conversation, DatasetName } from '../src/systems/types.ts';
-import type {
-  DatasetInfo,
-  DatasetSource,
-  ImportApi,
-  SystemRunProgress,
-  SystemRunRequest,
-  SystemRunResult,
-  SystemsApi,
+import {
+  type DatasetInfo,
+  type DatasetSource,
+  emptyRunResult,
+  type ImportApi,
+  type SystemRunProgress,
+  type SystemRunRequest,
+  type SystemRunResult,
+  type SystemsApi,
 } from './api.ts';
 
 type Obj = Record<string, unknown>;
@@ -100,23 +101,11 @@ export class SystemsService implements SystemsApi {
     const abort = new AbortController();
     this.#abort = abort;
     const started = now();
-    const result: SystemRunResult = {
-      status: 'failed',
-      mode: 'offline',
+    const result: SystemRunResult = emptyRunResult({
       system: request.system,
       dataset: 'locomo',
       conversationId: request.conversationId,
-      sessions: 0,
-      questions: 0,
-      correct: 0,
-      failed: 0,
-      variables: 0,
-      operations: 0,
-      edges: 0,
-      bytes: 0,
-      warningCount: 0,
-      seconds: 0,
-    };
+    });
     const progress: SystemRunProgress = {
       phase: 'reading',
       sessionsDone: 0,

@@ -5,12 +5,13 @@
  */
 import * as Comlink from 'comlink';
 import { getContext, setContext } from 'svelte';
-import type {
-  DatasetInfo,
-  DatasetName,
-  SystemName,
-  SystemRunProgress,
-  SystemRunResult,
+import {
+  type DatasetInfo,
+  type DatasetName,
+  emptyRunResult,
+  type SystemName,
+  type SystemRunProgress,
+  type SystemRunResult,
 } from '../../../workers/api.ts';
 import type { Library } from './library.svelte.ts';
 import type { Services } from './services.ts';
@@ -155,24 +156,12 @@ export class SystemRun {
         }),
       );
     } catch (e) {
-      this.#result = {
-        status: 'failed',
-        mode: 'offline',
+      this.#result = emptyRunResult({
         system: this.system,
         dataset: this.#info?.dataset ?? 'locomo',
         conversationId: this.conversationId,
         message: `The run stopped unexpectedly: ${message(e)}`,
-        sessions: 0,
-        questions: 0,
-        correct: 0,
-        failed: 0,
-        variables: 0,
-        operations: 0,
-        edges: 0,
-        bytes: 0,
-        warningCount: 0,
-        seconds: 0,
-      };
+      });
     } finally {
       this.#running = false;
       this.#cancelling = false;
