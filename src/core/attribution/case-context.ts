@@ -6,8 +6,9 @@
  */
 import type { TraceCase } from '../cases/cases.ts';
 import { isSentinelVar, row, type TraceGraph } from '../graph/graph.ts';
-import { closure, consumersOf, lineageOf, opStructure, producersOf } from '../graph/queries.ts';
+import { closure, consumersOf, lineageOf, opStructure, producersOf, versionsOf } from '../graph/queries.ts';
 import { splitUnits } from './evidence-match.ts';
+import { readSaid } from './said.ts';
 
 export interface CaseContext {
   query: number;
@@ -30,6 +31,11 @@ export interface CaseContext {
   storeRead: number[];
   /** Store units an index stopped listing before question time, with where that happened. */
   removed: Map<number, IndexRemoval>;
+  /**
+   * Question-time ops that searched a store the trace does not show as their input
+   * (an untraced vector database), with the store units inferred for them.
+   */
+  untracedInputs: Map<number, number[]>;
   /** Variables and ops upstream of the answer's inputs and of the store (with version chains). */
   coneVars: Set<number>;
   coneOps: number[];
@@ -92,6 +98,34 @@ export interface IndexRemoval {
   /** The index version that still listed the unit, and the first one that did not. */
   before: number;
   after: number;
+  /**
+   * When the unit was merged rather than dropped: the unit that took its place in the
+   * index (newly listed by `after`) and the op that wrote it from the removed one
+   * (a consolidation).
+   */
+  merged?: { unit: number; op: number };
+}
+
+/** A unit newly listed by `after` that an op wrote from `removed` — the removed unit was merged into it. */
+function mergeOf(
+  g: TraceGraph,
+  removed: number,
+  listedBefore: Set<string>,
+  listedAfter: Set<string>,
+  limit: string,
+): { unit: number; op: number } | undefined {
+  for (const name of listedAfter) {
+    if (listedBefore.has(name)) continue;
+    const chain = versionsOf(g, name);
+    for (let i = chain.length - 1; i >= 0; i--) {
+      const w = chain[i];
+      if (g.varCreatedAt[w] > limit) continue;
+      const op = producersOf(g, w).find((o) => opStructure(g, o).inputs.includes(removed));
+      if (op !== undefined) return { unit: w, op };
+      break;
+    }
+  }
+  return undefined;
 }
 
 /**
@@ -125,13 +159,52 @@ function removedFromIndex(g: TraceGraph, units: number[], limit: string): Map<nu
         else if (lastListing >= 0) {
           // Removed; it counts only if no later version lists it again.
           if (!chain.slice(chain.indexOf(w)).some((x) => names.some((n) => namesOf(x).has(n))))
-            out.set(u, { before: lastListing, after: w });
+            out.set(u, {
+              before: lastListing,
+              after: w,
+              merged: mergeOf(g, u, namesOf(lastListing), namesOf(w), limit),
+            });
           break;
         }
       }
     }
   }
   return out;
+}
+
+const NO_HEADS = { day: null, speaker: null };
+const MIN_SHARED = 12;
+
+function isMessageVar(g: TraceGraph, v: number): boolean {
+  return g.varCategory[v].split(/\s*&\s*/).includes('message');
+}
+
+/**
+ * A search behind an untraced vector database reads only the query, so the store it
+ * searched is no input of it. What it returned says what the store was: variables
+ * written before the answer whose text the context repeats (memory units preferred
+ * over the raw messages they were made from).
+ */
+function inferStore(g: TraceGraph, context: number[], queryDerived: Set<number>, limit: string): number[] {
+  const bodies = context
+    .flatMap((v) => splitUnits(g.varValue[v]).texts)
+    .map((t) => readSaid(t, NO_HEADS).text.toLowerCase().trim())
+    .filter((t) => t.length >= MIN_SHARED);
+  if (bodies.length === 0) return [];
+  const joined = bodies.join('\n');
+  const found: number[] = [];
+  for (let v = 0; v < g.varId.length; v++) {
+    if (queryDerived.has(v) || g.varCreatedAt[v] > limit || isSentinelVar(g, v) || isPrompt(g, v)) continue;
+    if (g.varCategory[v] === 'message & query') continue;
+    if (!isMessageVar(g, v) && producersOf(g, v).length === 0) continue;
+    const shared = splitUnits(g.varValue[v]).texts.some((t) => {
+      const b = readSaid(t, NO_HEADS).text.toLowerCase().trim();
+      return b.length >= MIN_SHARED && joined.includes(b);
+    });
+    if (shared) found.push(v);
+  }
+  const units = found.filter((v) => !isMessageVar(g, v));
+  return units.length ? units : found;
 }
 
 export function caseContext(g: TraceGraph, c: TraceCase): CaseContext {
@@ -163,9 +236,23 @@ export function caseContext(g: TraceGraph, c: TraceCase): CaseContext {
       )
         store.add(v);
   }
+  const limit = answerOp >= 0 ? g.opCreatedAt[answerOp] : '\uffff';
+  // Searches that read nothing but the question: the store is behind them, untraced.
+  // (Constants such as a search config are no memory: nothing wrote them.)
+  const blind = questionOps.filter((op) =>
+    opStructure(g, op).inputs.every(
+      (v) =>
+        queryDerived.has(v) ||
+        isPrompt(g, v) ||
+        isSentinelVar(g, v) ||
+        (!isMessageVar(g, v) && producersOf(g, v).length === 0),
+    ),
+  );
+  const written = (v: number) => isMessageVar(g, v) || producersOf(g, v).length > 0;
+  if (blind.length > 0 && ![...store].some(written))
+    for (const v of inferStore(g, context, queryDerived, limit)) store.add(v);
   const read = [...store];
   for (const v of storePeers(g, read, answerOp, queryDerived)) store.add(v);
-  const limit = answerOp >= 0 ? g.opCreatedAt[answerOp] : '\uffff';
   const current = new Set([...store].map((v) => latestBefore(g, v, limit)));
   const removed = removedFromIndex(g, [...current], limit);
   for (const v of removed.keys()) current.delete(v);
@@ -175,7 +262,9 @@ export function caseContext(g: TraceGraph, c: TraceCase): CaseContext {
   const coneVars = new Set(storeCone.vars);
   const coneOps = storeCone.ops.filter(before);
   const evidence = c.evidenceIds.map((id) => g.varIndex.get(id)).filter((v): v is number => v !== undefined);
+  const untracedInputs = new Map(blind.map((op) => [op, [...current]]));
   return {
+    untracedInputs,
     query,
     prediction,
     answerOp,

@@ -1,27 +1,31 @@
 /**
  * The evidence-flow attributor (deterministic, no model). For each piece of
- * evidence it asks, from the answer backwards, where the information stood:
+ * evidence it follows the information forward through the ops, unit by unit
+ * (carriers.ts), and then asks where it stood at question time:
  *   in the answer op's inputs            → the answer is at fault    (ResponseError)
  *   in the store at question time        → a question-time op lost it (RetrievalError)
  *   once in the store, gone by then      → the version that lost it  (UpdateError / DeletionError)
  *   never in the store                   → the op that failed to carry it forward (ExtractionError)
  * and names the earliest such op over all evidence. Structure and categories only:
- * no op names are assumed.
+ * no op names are assumed. When the evidence does not state the golden answer and
+ * nothing carries it, it says so instead of blaming extraction.
  */
 import type { TraceCase } from '../cases/cases.ts';
-import type { TraceGraph } from '../graph/graph.ts';
-import { consumersOf, lineageOf, opStructure, producersOf } from '../graph/queries.ts';
+import { type TraceGraph, varMetadata } from '../graph/graph.ts';
+import { consumersOf, lineageOf, producersOf } from '../graph/queries.ts';
 import type { ErrorType } from '../trace/types.ts';
+import { type Carriers, followEvidence } from './carriers.ts';
 import { type CaseContext, caseContext } from './case-context.ts';
 import {
   contentTokens,
   type Evidence,
   evidenceCore,
-  evidenceText,
   Matcher,
   type MatchOptions,
   makeEvidence,
+  type UnitDefaults,
 } from './evidence-match.ts';
+import { metadataDay, readMessage } from './said.ts';
 import {
   type Attribution,
   type AttributionInput,
@@ -38,15 +42,20 @@ export interface EvidenceFlowOptions extends MatchOptions {
    * over messages with question + golden answer). Returns variable indices.
    */
   locateEvidence?: (g: TraceGraph, c: TraceCase) => Promise<number[]>;
+  /** Milliseconds since the epoch (injected so core never reads the clock itself). */
+  now?: () => number;
 }
 
 interface Loss {
   evidence: number;
-  type: ErrorType;
+  /** null: nothing carries the evidence, but it does not state the golden answer either. */
+  type: ErrorType | null;
   op: number;
   reason: string;
   path: PathStep[];
 }
+
+type TypedLoss = Loss & { type: ErrorType };
 
 /** Golden answers whose content words all appear in the prediction: the judge was likely too strict. */
 export function predictionLooksAcceptable(prediction: string | null, golden: readonly string[]): boolean {
@@ -62,68 +71,70 @@ function earliest(g: TraceGraph, ops: number[]): number {
   return ops.reduce((best, o) => (best < 0 || g.opRank[o] < g.opRank[best] ? o : best), -1);
 }
 
-/** Forward pass over ops in execution order: which outputs still carry the evidence, and which ops dropped it. */
-function propagate(
-  g: TraceGraph,
-  ops: number[],
-  start: number[],
-  e: Evidence,
-  m: Matcher,
-  keep: (v: number) => boolean,
-): { carriers: Set<number>; drops: { op: number; transfer: boolean }[] } {
-  const carriers = new Set(start);
-  const drops: { op: number; transfer: boolean }[] = [];
-  for (const op of ops) {
-    const s = opStructure(g, op);
-    const carrying = [...s.inputs, ...s.intermediates].filter((v) => carriers.has(v));
-    if (carrying.length === 0) continue;
-    const outs = s.outputs.filter(keep);
-    if (outs.length === 0) continue;
-    let any = false;
-    for (const w of outs)
-      if (m.carries(w, e)) {
-        carriers.add(w);
-        any = true;
-      }
-    for (const w of s.intermediates) if (m.carries(w, e)) carriers.add(w);
-    if (!any) {
-      const sourceLineages = new Set(carrying.map((v) => g.varLineage[v]));
-      drops.push({ op, transfer: outs.some((w) => !sourceLineages.has(g.varLineage[w])) });
-    }
-  }
-  return { carriers, drops };
-}
-
 function describeVar(g: TraceGraph, v: number) {
   return `${g.varId[v]} [${g.varCategory[v]}]`;
 }
 
-function retrievalLoss(
-  g: TraceGraph,
-  cx: CaseContext,
-  ev: number,
-  e: Evidence,
-  m: Matcher,
-  storeCarriers: number[],
-): Loss {
-  const { drops } = propagate(
-    g,
-    cx.questionOps,
-    storeCarriers,
-    e,
-    m,
-    (v) => cx.coneVars.has(v) || cx.context.includes(v),
-  );
+function isMessage(g: TraceGraph, v: number): boolean {
+  return g.varCategory[v].split(/\s*&\s*/).includes('message');
+}
+
+/** Day and speaker of a variable's units: a message's own, else its metadata's day. */
+function unitDefaults(g: TraceGraph): (v: number) => UnitDefaults {
+  const cache = new Map<number, UnitDefaults>();
+  return (v) => {
+    let d = cache.get(v);
+    if (!d) {
+      const meta = varMetadata(g, v);
+      if (isMessage(g, v)) {
+        const said = readMessage(g.varValue[v], meta);
+        d = { day: said.day, speaker: said.speaker };
+      } else d = { day: metadataDay(meta), speaker: null };
+      cache.set(v, d);
+    }
+    return d;
+  };
+}
+
+/** What one evidence message's information became: its carriers and the ops that dropped it. */
+interface Flow {
+  carriers: Carriers;
+  /** Construction ops that read a carrier and wrote none toward the store. */
+  constructionDrops: { op: number; transfer: boolean }[];
+  /** Question-time ops that read a carrier and wrote none toward the answer. */
+  questionDrops: number[];
+}
+
+function follow(g: TraceGraph, cx: CaseContext, ev: number, e: Evidence, m: Matcher): Flow {
+  const questionOps = new Set(cx.questionOps);
+  const start: Carriers = new Map([[ev, new Set(m.unitTexts(ev).map((_, i) => i))]]);
+  const construction = cx.coneOps.filter((o) => !questionOps.has(o));
+  const built = followEvidence(g, construction, start, e, m, { keep: (v) => cx.coneVars.has(v) });
+  // Question time: from whatever the store holds, toward the answer's inputs.
+  const asked = followEvidence(g, cx.questionOps, built.carriers, e, m, {
+    keep: (v) => cx.coneVars.has(v) || cx.context.includes(v),
+    extraInputs: cx.untracedInputs,
+  });
+  return {
+    carriers: asked.carriers,
+    constructionDrops: built.drops,
+    questionDrops: asked.drops.map((d) => d.op),
+  };
+}
+
+function retrievalLoss(g: TraceGraph, cx: CaseContext, ev: number, flow: Flow, held: number[]): Loss {
   const producers = cx.context.flatMap((v) => producersOf(g, v)).filter((o) => o !== cx.answerOp);
-  const op = drops.length ? drops[0].op : earliest(g, producers.length ? producers : cx.questionOps);
+  const op = flow.questionDrops.length
+    ? flow.questionDrops[0]
+    : earliest(g, producers.length ? producers : cx.questionOps);
   return {
     evidence: ev,
     type: 'RetrievalError',
     op,
-    reason: `The store at question time holds the evidence (${g.varId[storeCarriers[0]]}), but the context given to the answer lacks it; ${op >= 0 ? `${g.opName[op] || g.opId[op]} dropped it` : 'no op carried it'}.`,
+    reason: `The store at question time holds the evidence (${g.varId[held[0]]}), but the context given to the answer lacks it; ${op >= 0 ? `${g.opName[op] || g.opId[op]} dropped it` : 'no op carried it'}.`,
     path: [
       { var_id: g.varId[ev], note: 'evidence' },
-      { var_id: g.varId[storeCarriers[0]], note: 'in the store at question time' },
+      { var_id: g.varId[held[0]], note: 'in the store at question time' },
       ...(op >= 0
         ? [{ op_id: g.opId[op], note: 'lost here: its output toward the answer lacks the evidence' }]
         : []),
@@ -132,14 +143,14 @@ function retrievalLoss(
 }
 
 /** The first version of a store lineage that lost the evidence after holding it. */
-function storeLoss(g: TraceGraph, cx: CaseContext, ev: number, e: Evidence, m: Matcher): Loss | null {
+function storeLoss(g: TraceGraph, cx: CaseContext, ev: number, flow: Flow, m: Matcher): Loss | null {
   let found: { prev: number; cur: number } | null = null;
   for (const s of cx.store) {
     const chain = lineageOf(g, s);
     let prev = -1;
     for (const v of chain) {
       if (g.varRank[v] > g.varRank[s]) break;
-      const c = m.carries(v, e);
+      const c = flow.carriers.has(v);
       if (prev >= 0 && !c) {
         if (!found || g.varRank[v] < g.varRank[found.cur]) found = { prev, cur: v };
         break;
@@ -153,14 +164,15 @@ function storeLoss(g: TraceGraph, cx: CaseContext, ev: number, e: Evidence, m: M
   const op = producers.length ? earliest(g, producers) : -1;
   const before = m.unitsOf(prev);
   const after = m.unitsOf(cur);
-  const unit = m.carrierUnit(prev, e);
+  const unit = [...(flow.carriers.get(prev) ?? [0])][0];
   // A dict entry or list item that disappears was deleted; a text (a window, a summary) that loses
   // a line is one memory unit degraded by an update.
   let deleted = false;
   if (before.kind === 'dict' && after.kind === 'dict') deleted = !after.keys.includes(before.keys[unit]);
   else if (before.kind === 'list' && after.kind === 'list')
     deleted = after.texts.length < before.texts.length;
-  if (op >= 0 && /delet|remov/i.test(g.opCategory[op])) deleted = true;
+  else if (before.texts.length > 0 && after.texts.length === 0) deleted = true;
+  if (op >= 0 && /delet|remov|forget|evict|expir/i.test(g.opCategory[op])) deleted = true;
   const type: ErrorType = deleted ? 'DeletionError' : 'UpdateError';
   return {
     evidence: ev,
@@ -176,22 +188,21 @@ function storeLoss(g: TraceGraph, cx: CaseContext, ev: number, e: Evidence, m: M
   };
 }
 
-function extractionLoss(g: TraceGraph, cx: CaseContext, ev: number, e: Evidence, m: Matcher): Loss {
+function extractionLoss(g: TraceGraph, cx: CaseContext, ev: number, flow: Flow): Loss {
   const questionOps = new Set(cx.questionOps);
-  const construction = cx.coneOps.filter((o) => !questionOps.has(o));
-  const { carriers, drops } = propagate(g, construction, [ev], e, m, (v) => cx.coneVars.has(v));
-  const drop = drops.find((d) => d.transfer) ?? drops[0];
+  const drop = flow.constructionDrops.find((d) => d.transfer) ?? flow.constructionDrops[0];
   let op = drop ? drop.op : -1;
   let how = drop ? 'its outputs toward the store lack the evidence' : '';
+  const carriers = [...flow.carriers.keys()];
   if (op < 0) {
     // Nothing on the way to the store read it: blame the first op that read the evidence at all.
     op = earliest(
       g,
-      [...carriers].flatMap((v) => consumersOf(g, v)).filter((o) => !questionOps.has(o) && o !== cx.answerOp),
+      carriers.flatMap((v) => consumersOf(g, v)).filter((o) => !questionOps.has(o) && o !== cx.answerOp),
     );
     how = op >= 0 ? 'it read the evidence but nothing it wrote reaches the store' : '';
   }
-  const carried = [...carriers].filter((v) => v !== ev);
+  const carried = carriers.filter((v) => v !== ev && !cx.context.includes(v));
   return {
     evidence: ev,
     type: 'ExtractionError',
@@ -208,56 +219,92 @@ function extractionLoss(g: TraceGraph, cx: CaseContext, ev: number, e: Evidence,
   };
 }
 
-/** A unit that carried the evidence and that an index stopped listing before question time. */
-function indexLoss(g: TraceGraph, cx: CaseContext, ev: number, e: Evidence, m: Matcher): Loss | null {
+/**
+ * A unit that carried the evidence and that an index stopped listing before question
+ * time: deleted — or, when a consolidation merged it into a unit that took its place
+ * and lost the evidence, degraded by that consolidation (an update).
+ */
+function indexLoss(g: TraceGraph, cx: CaseContext, ev: number, flow: Flow): Loss | null {
   let best: Loss | null = null;
-  for (const [unit, { before, after }] of cx.removed) {
-    if (!m.carries(unit, e)) continue;
-    const op = earliest(g, producersOf(g, after));
+  for (const [unit, { before, after, merged }] of cx.removed) {
+    if (!flow.carriers.has(unit)) continue;
+    const update = merged !== undefined && !flow.carriers.has(merged.unit);
+    const op = update ? merged.op : earliest(g, producersOf(g, after));
     if (best && (op < 0 || g.opRank[op] >= g.opRank[best.op])) continue;
-    best = {
-      evidence: ev,
-      type: 'DeletionError',
-      op,
-      reason: `${g.varId[unit]} held the evidence; ${g.varId[before]} listed it, ${g.varId[after]} no longer does, so it was out of the store at question time.`,
-      path: [
-        { var_id: g.varId[ev], note: 'evidence' },
-        { var_id: g.varId[unit], note: 'held it' },
-        { var_id: g.varId[before], note: 'listed it in the store' },
-        ...(op >= 0 ? [{ op_id: g.opId[op], note: 'removed it' }] : []),
-        { var_id: g.varId[after], note: 'no longer lists it' },
-      ],
-    };
+    best = update
+      ? {
+          evidence: ev,
+          type: 'UpdateError',
+          op,
+          reason: `${g.varId[unit]} held the evidence; ${g.opName[op] || g.opId[op]} merged it into ${g.varId[merged.unit]} without it, and the store kept only the merged unit.`,
+          path: [
+            { var_id: g.varId[ev], note: 'evidence' },
+            { var_id: g.varId[unit], note: 'held it' },
+            { op_id: g.opId[op], note: 'merged it away' },
+            { var_id: g.varId[merged.unit], note: 'replaced it; lacks the evidence' },
+          ],
+        }
+      : {
+          evidence: ev,
+          type: 'DeletionError',
+          op,
+          reason: `${g.varId[unit]} held the evidence; ${g.varId[before]} listed it, ${g.varId[after]} no longer does, so it was out of the store at question time.`,
+          path: [
+            { var_id: g.varId[ev], note: 'evidence' },
+            { var_id: g.varId[unit], note: 'held it' },
+            { var_id: g.varId[before], note: 'listed it in the store' },
+            ...(op >= 0 ? [{ op_id: g.opId[op], note: 'removed it' }] : []),
+            { var_id: g.varId[after], note: 'no longer lists it' },
+          ],
+        };
   }
   return best;
 }
 
 function lossFor(g: TraceGraph, cx: CaseContext, ev: number, c: TraceCase, m: Matcher): Loss | null {
+  const said = readMessage(g.varValue[ev], varMetadata(g, ev));
   // Match on the part of the message that bears on the question (see evidenceCore).
-  const core = evidenceCore(evidenceText(g.varValue[ev]), c.question, c.goldenAnswers);
-  const e = makeEvidence(core, c.goldenAnswers, c.question);
-  if (cx.context.some((v) => m.carries(v, e))) return null;
-  const storeCarriers = cx.store.filter((v) => m.carries(v, e));
-  if (storeCarriers.length) return retrievalLoss(g, cx, ev, e, m, storeCarriers);
-  const losses = [storeLoss(g, cx, ev, e, m), indexLoss(g, cx, ev, e, m)].filter(
+  const core = evidenceCore(said.text, c.question, c.goldenAnswers);
+  const e = makeEvidence(core, c.goldenAnswers, c.question, said, m.options);
+  const flow = follow(g, cx, ev, e, m);
+  if (cx.context.some((v) => flow.carriers.has(v))) return null;
+  const held = cx.store.filter((v) => flow.carriers.has(v));
+  if (held.length) return retrievalLoss(g, cx, ev, flow, held);
+  const losses = [storeLoss(g, cx, ev, flow, m), indexLoss(g, cx, ev, flow)].filter(
     (l): l is Loss => l !== null,
   );
   // The earliest loss decides; a loss with no op sorts last.
   losses.sort((x, y) => (x.op < 0 ? 1 : y.op < 0 ? -1 : g.opRank[x.op] - g.opRank[y.op]));
-  return losses[0] ?? extractionLoss(g, cx, ev, e, m);
+  if (losses[0]) return losses[0];
+  const extraction = extractionLoss(g, cx, ev, flow);
+  // Nothing downstream carries it — but if the evidence never stated the golden answer
+  // (an inference, arithmetic on dates), that is no proof extraction lost anything.
+  if (e.critical && !e.critical.supported) return { ...extraction, type: null };
+  return extraction;
 }
 
 function result(
   input: AttributionInput,
-  started: number,
+  seconds: number,
   fields: Omit<Attribution, 'query_id' | 'method' | 'cost'>,
 ): Attribution {
   return {
     query_id: input.case.queryId,
     method: 'evidence',
     ...fields,
-    cost: { ...ZERO_COST, seconds: (Date.now() - started) / 1000 },
+    cost: { ...ZERO_COST, seconds },
   };
+}
+
+/** The evidence messages of a case: its evidence ids, else the located ones. */
+async function evidenceOf(
+  g: TraceGraph,
+  c: TraceCase,
+  cx: CaseContext,
+  options: EvidenceFlowOptions,
+): Promise<number[]> {
+  if (cx.evidence.length > 0 || !options.locateEvidence) return cx.evidence;
+  return options.locateEvidence(g, c);
 }
 
 export async function attributeEvidenceFlow(
@@ -265,10 +312,12 @@ export async function attributeEvidenceFlow(
   options: EvidenceFlowOptions = {},
   hooks: RunHooks = {},
 ): Promise<Attribution> {
-  const started = Date.now();
+  const now = options.now ?? (() => 0);
+  const started = now();
+  const elapsed = () => Math.max(0, now() - started) / 1000;
   const { graph: g, case: c } = input;
   const none = (reason: string, path: PathStep[] = []) =>
-    result(input, started, { error_type: null, op_id: null, reason, path, candidates: [] });
+    result(input, elapsed(), { error_type: null, op_id: null, reason, path, candidates: [] });
   if (predictionLooksAcceptable(c.prediction, c.goldenAnswers))
     return none(
       `The prediction "${c.prediction}" already contains the golden answer; the judge verdict, not the memory, looks wrong.`,
@@ -277,8 +326,7 @@ export async function attributeEvidenceFlow(
   if (cx.answerOp < 0)
     return none('No operation in the graph wrote the prediction, so there is no path to follow.');
   const answerStep: PathStep = { op_id: g.opId[cx.answerOp], note: 'wrote the prediction' };
-  let evidence = cx.evidence;
-  if (evidence.length === 0 && options.locateEvidence) evidence = await options.locateEvidence(g, c);
+  const evidence = await evidenceOf(g, c, cx, options);
   throwIfAborted(hooks.signal);
   if (evidence.length === 0)
     return none(
@@ -286,14 +334,23 @@ export async function attributeEvidenceFlow(
       [answerStep],
     );
 
-  const m = new Matcher((v) => g.varValue[v], options);
-  const losses: Loss[] = [];
+  const m = new Matcher((v) => g.varValue[v], options, unitDefaults(g), (v) =>
+    isMessage(g, v) ? readMessage(g.varValue[v], varMetadata(g, v)).text : null,
+  );
+  const losses: TypedLoss[] = [];
+  let unsupported = 0;
   for (const [i, ev] of evidence.entries()) {
     throwIfAborted(hooks.signal);
     hooks.onEvent?.({ type: 'step', step: i + 1, note: `following ${describeVar(g, ev)}` });
     const loss = lossFor(g, cx, ev, c, m);
-    if (loss) losses.push(loss);
+    if (loss?.type) losses.push(loss as TypedLoss);
+    else if (loss) unsupported++;
   }
+  if (losses.length === 0 && unsupported === evidence.length)
+    return none(
+      `No decisive memory error found: the evidence (${evidence.map((v) => g.varId[v]).join(', ')}) does not state the golden answer itself (it must be inferred), and no memory or context holds it.`,
+      [...evidence.map((v) => ({ var_id: g.varId[v], note: 'evidence; does not state the answer' })), answerStep],
+    );
   const response: Candidate = {
     op_id: g.opId[cx.answerOp],
     error_type: 'ResponseError',
@@ -307,7 +364,7 @@ export async function attributeEvidenceFlow(
       candidates.push({ op_id: g.opId[l.op], error_type: l.type, score: 1 / (i + 1), reason: l.reason });
   candidates.push(response);
   if (losses.length === 0)
-    return result(input, started, {
+    return result(input, elapsed(), {
       error_type: 'ResponseError',
       op_id: g.opId[cx.answerOp],
       reason: `Every piece of evidence (${evidence.map((v) => g.varId[v]).join(', ')}) reached the answer's inputs, yet the answer is wrong.`,
@@ -318,7 +375,7 @@ export async function attributeEvidenceFlow(
       candidates,
     });
   const first = located[0] ?? losses[0];
-  return result(input, started, {
+  return result(input, elapsed(), {
     error_type: first.type,
     op_id: first.op >= 0 ? g.opId[first.op] : null,
     reason: first.reason,

@@ -1,24 +1,25 @@
 /**
  * Does a stored value still carry a piece of evidence? Values are split into
  * units (list items, dict values — a memory store's entries — or lines of free
- * text), and a unit carries the evidence when it holds most of the evidence's
- * content words, including every answer word the evidence holds. Lexical on
- * purpose: deterministic, fast, and explainable in a sentence.
+ * text). Matching comes in layers (`MatchLayer`):
+ * - `lexical`: a unit carries the evidence when it holds most of the evidence's
+ *   content words, including every answer word the evidence holds, or most of its
+ *   three-word runs (copies, chunks, windows);
+ * - `normalised`: the critical information instead (critical.ts) — the answer as
+ *   the evidence states it and the question's anchors — with lemmas, number words,
+ *   the speaker for "I", and relative dates resolved against the day each text was
+ *   said; copies still match by three-word runs;
+ * - `vectors`: as `normalised`, topic words (and near-synonym answer words) matched
+ *   by word vectors.
  */
 
-import { tokenize } from '../retrieval/tokenize.ts';
+import { contentTerms, contentTokens, type Term } from '../text/terms.ts';
+import { hasTemporalCue } from '../text/temporal.ts';
 import { parseValue } from '../trace/pyrepr.ts';
+import { type CriticalInfo, type CriticalOptions, criticalInfo, statesCritical } from './critical.ts';
+import { readSaid, type Said } from './said.ts';
 
-const STOPWORDS = new Set(
-  'a an and are as at be been but by can could did do does for from had has have he her him his how i if in into is it its just me my no not of on or our she so than that the their them then there they this to too up us was we were what when where which who whom why will with would you your yes yeah oh wow hey hi ok okay really very much also about'.split(
-    ' ',
-  ),
-);
-
-/** Words that carry content: stop words and single letters out; numbers (days, counts) always in. */
-export function contentTokens(text: string): string[] {
-  return tokenize(text).filter((t) => (t.length > 1 || (t >= '0' && t <= '9')) && !STOPWORDS.has(t));
-}
+export { contentTokens } from '../text/terms.ts';
 
 /** The human text of a value: message JSON → its `content` (or all string fields), repr string → unquoted. */
 export function evidenceText(value: string): string {
@@ -45,31 +46,70 @@ export interface ValueUnits {
   texts: string[];
 }
 
-function leaves(v: unknown, out: string[], depth = 0) {
+function leaves(v: unknown, out: string[], depth = 0, key = '') {
   if (depth > 20) return;
   if (typeof v === 'string') out.push(v);
-  else if (typeof v === 'number' || typeof v === 'boolean') return;
+  // Numbers and booleans are information too ("age 32", "vegetarian True"): keep them with their key.
+  else if (typeof v === 'number' || typeof v === 'boolean') out.push(key ? `${key} ${v}` : String(v));
   else if (Array.isArray(v)) for (const x of v) leaves(x, out, depth + 1);
-  else if (v && typeof v === 'object') for (const x of Object.values(v)) leaves(x, out, depth + 1);
+  else if (v && typeof v === 'object')
+    for (const [k, x] of Object.entries(v)) leaves(x, out, depth + 1, k.replace(/_/g, ' '));
+}
+
+/** Fields that hold a record's text, its day and its speaker (Mem0, EverMemOS, LangChain shapes). */
+const TEXT_FIELDS = ['memory', 'content', 'text', 'fact', 'summary', 'episode', 'data', 'page_content', 'message'];
+const DAY_FIELDS = ['created_at', 'timestamp', 'date', 'time', 'updated_at', 'session_date'];
+const SPEAKER_FIELDS = ['speaker', 'name', 'role', 'user'];
+
+type Dict = Record<string, unknown>;
+const isDict = (x: unknown): x is Dict => x !== null && typeof x === 'object' && !Array.isArray(x);
+const short = (x: unknown) =>
+  typeof x === 'number' || typeof x === 'boolean' || x === null || (typeof x === 'string' && x.length <= 40);
+
+/**
+ * One memory unit as text. A record with a text field (`{'memory': …, 'created_at': …,
+ * 'speaker': …}`) reads as "created_at | speaker: memory", so its day and speaker are
+ * read like a context line's heads; any other value as its leaves joined.
+ */
+function unitText(x: unknown): string {
+  if (isDict(x)) {
+    const field = TEXT_FIELDS.find((k) => typeof x[k] === 'string');
+    if (field) {
+      const day = DAY_FIELDS.map((k) => x[k]).find((d) => typeof d === 'string');
+      const who = SPEAKER_FIELDS.map((k) => x[k]).find((d) => typeof d === 'string' && d.length <= 40);
+      const extra: string[] = [];
+      for (const [k, val] of Object.entries(x))
+        if (k !== field && !DAY_FIELDS.includes(k) && !SPEAKER_FIELDS.includes(k)) leaves(val, extra, 1, k);
+      const head = `${day ? `${day} | ` : ''}${who ? `${who}: ` : ''}`;
+      return [`${head}${x[field]}`, ...extra.filter((t) => !/^[\w-]{16,}$/.test(t))].join(' ');
+    }
+  }
+  const parts: string[] = [];
+  leaves(x, parts);
+  return parts.join(' ');
+}
+
+/**
+ * A dict is one record — one memory unit — when it has a text field, or only a few
+ * short scalar fields (`{'name': 'Kenta', 'age': 42}`); otherwise it is a store keyed by
+ * unit id.
+ */
+function isRecord(d: Dict): boolean {
+  const values = Object.values(d);
+  if (values.length === 0 || values.length > 20) return false;
+  if (TEXT_FIELDS.some((k) => typeof d[k] === 'string') && values.filter((x) => !short(x)).length <= 2) return true;
+  return values.every(short) && values.some((x) => typeof x !== 'string');
 }
 
 export function splitUnits(value: string): ValueUnits {
   const v = parseValue(value);
-  if (v && typeof v === 'object' && !Array.isArray(v)) {
+  if (isDict(v) && isRecord(v)) return { kind: 'text', keyed: false, keys: ['0'], texts: [unitText(v)] };
+  if (isDict(v)) {
     const keys = Object.keys(v);
-    const texts = keys.map((k) => {
-      const parts: string[] = [];
-      leaves(v[k], parts);
-      return parts.join(' ');
-    });
-    return { kind: 'dict', keyed: true, keys, texts };
+    return { kind: 'dict', keyed: true, keys, texts: keys.map((k) => unitText(v[k])) };
   }
   if (Array.isArray(v)) {
-    const texts = v.map((x) => {
-      const parts: string[] = [];
-      leaves(x, parts);
-      return parts.join(' ');
-    });
+    const texts = v.map(unitText);
     return { kind: 'list', keyed: false, keys: texts.map((_, i) => String(i)), texts };
   }
   const text = typeof v === 'string' ? v : value;
@@ -91,6 +131,10 @@ export interface Evidence {
   keyTokens: Set<string>;
   /** Content words in the evidence, with repeats (its length). */
   length: number;
+  /** The critical information (layers above `lexical`); null for the lexical layer. */
+  critical: CriticalInfo | null;
+  /** Normalised words of the evidence (fallback when the golden answer is not stated). */
+  terms: Term[];
 }
 
 function shinglesOf(words: string[]): Set<string> {
@@ -128,20 +172,72 @@ export function evidenceCore(text: string, question: string, goldenAnswers: read
   return parts.filter((_, i) => scores[i] === best).join(' ');
 }
 
-export function makeEvidence(text: string, goldenAnswers: readonly string[], question = ''): Evidence {
-  const words = contentTokens(text);
-  const tokens = new Set(words);
-  const answer = new Set(goldenAnswers.flatMap((g) => contentTokens(g)));
-  const answerTokens = new Set([...answer].filter((t) => tokens.has(t)));
-  const keyTokens = new Set(contentTokens(question).filter((t) => tokens.has(t) && !answerTokens.has(t)));
-  return { tokens, shingles: shinglesOf(words), answerTokens, keyTokens, length: words.length };
-}
+/** How units are compared with the evidence (see the module comment). */
+export type MatchLayer = 'lexical' | 'normalised' | 'vectors';
+export const MATCH_LAYERS: readonly MatchLayer[] = ['lexical', 'normalised', 'vectors'];
 
-export interface MatchOptions {
+export interface MatchOptions extends CriticalOptions {
+  /** Default `normalised` (`vectors` when `similar` is given). */
+  layer?: MatchLayer;
   /** Share of the evidence's content words a unit of comparable size must hold (default 0.5). */
   minRecall?: number;
   /** Share of the evidence's three-word runs a unit of any size must hold (default 0.5). */
   minContainment?: number;
+}
+
+interface ResolvedOptions extends Required<Omit<MatchOptions, 'similar'>> {
+  similar: CriticalOptions['similar'];
+}
+
+function resolveOptions(o: MatchOptions): ResolvedOptions {
+  const layer = o.layer ?? (o.similar ? 'vectors' : 'normalised');
+  return {
+    layer,
+    minRecall: o.minRecall ?? 0.5,
+    minContainment: o.minContainment ?? 0.5,
+    similar: layer === 'vectors' ? (o.similar ?? null) : null,
+    topicSimilarity: o.topicSimilarity ?? 0.5,
+    supportSimilarity: o.supportSimilarity ?? 0.45,
+    answerSimilarity: o.answerSimilarity ?? 0.8,
+  };
+}
+
+/**
+ * The evidence to follow: `core` is the part of the message that bears on the
+ * question (evidenceCore), `said` the whole message with its day and speaker (the
+ * critical information is read from it), for layers above `lexical`.
+ */
+export function makeEvidence(
+  core: string,
+  goldenAnswers: readonly string[],
+  question = '',
+  said: Said | null = null,
+  options: MatchOptions = {},
+): Evidence {
+  const o = resolveOptions(options);
+  const words = contentTokens(core);
+  const tokens = new Set(words);
+  const answer = new Set(goldenAnswers.flatMap((g) => contentTokens(g)));
+  const answerTokens = new Set([...answer].filter((t) => tokens.has(t)));
+  const keyTokens = new Set(contentTokens(question).filter((t) => tokens.has(t) && !answerTokens.has(t)));
+  const normalised = o.layer !== 'lexical';
+  return {
+    tokens,
+    shingles: shinglesOf(words),
+    answerTokens,
+    keyTokens,
+    length: words.length,
+    critical: normalised ? criticalInfo(said ?? { text: core, day: null, speaker: null }, question, goldenAnswers, o) : null,
+    terms: normalised ? contentTerms(core) : [],
+  };
+}
+
+/** Three-word-run containment: the share of the evidence's runs found in the unit's words. */
+function containment(words: string[], e: Evidence): number {
+  if (e.shingles.size === 0) return 0;
+  let hit = 0;
+  for (const sh of shinglesOf(words)) if (e.shingles.has(sh)) hit++;
+  return hit / e.shingles.size;
 }
 
 /**
@@ -150,11 +246,16 @@ export interface MatchOptions {
  * windows that hold the message among others), or — for units not much longer than
  * the evidence, such as extracted facts that paraphrase it — the share of its words.
  * A long unit gets no credit for words alone: a chunk on the same topic shares many
- * words with the evidence without holding it.
+ * words with the evidence without holding it. The lexical layer; also the fallback
+ * of the others (with normalised words) when the golden answer is not stated.
  */
-export function unitScore(unit: string, e: Evidence, options: Required<MatchOptions>): number {
+export function unitScore(unit: string, e: Evidence, options: MatchOptions = {}): number {
+  const o = resolveOptions(options);
   if (e.tokens.size === 0) return 0;
   const words = contentTokens(unit);
+  const c = containment(words, e);
+  if (c >= o.minContainment) return c;
+  if (o.layer !== 'lexical') return normalisedFallback(unit, words.length, e, o);
   const set = new Set(words);
   for (const t of e.answerTokens) if (!set.has(t)) return 0;
   if (e.keyTokens.size > 0) {
@@ -162,65 +263,184 @@ export function unitScore(unit: string, e: Evidence, options: Required<MatchOpti
     for (const t of e.keyTokens) if (set.has(t)) kept++;
     if (e.keyTokens.size <= 3 ? kept < e.keyTokens.size : kept < 0.75 * e.keyTokens.size) return 0;
   }
-  let containment = 0;
-  if (e.shingles.size > 0) {
-    let hit = 0;
-    for (const sh of shinglesOf(words)) if (e.shingles.has(sh)) hit++;
-    containment = hit / e.shingles.size;
-    if (containment >= options.minContainment) return containment;
-  }
   if (words.length > 3 * e.length + 10) return 0;
   let hit = 0;
   for (const t of e.tokens) if (set.has(t)) hit++;
   const recall = hit / e.tokens.size;
-  return recall >= options.minRecall ? recall : 0;
+  return recall >= o.minRecall ? recall : 0;
 }
 
-/** Caches unit splits per variable: one attribution run asks about the same values many times. */
+/** The lexical test over normalised words (lemmas, number words, near-synonyms with vectors). */
+function normalisedFallback(unit: string, length: number, e: Evidence, o: ResolvedOptions): number {
+  if (length > 3 * e.length + 10) return 0;
+  const terms = contentTerms(unit);
+  const keys = new Set(terms.map((t) => t.key));
+  const has = (t: Term, min: number) =>
+    keys.has(t.key) ||
+    (o.similar != null && !/^\d/.test(t.key) && terms.some((u) => o.similar!.similarity(t, u) >= min));
+  const evidenceTerms = e.terms;
+  const byToken = new Map(evidenceTerms.map((t) => [t.surface, t]));
+  for (const a of e.answerTokens) {
+    const t = byToken.get(a);
+    if (t && !has(t, o.answerSimilarity)) return 0;
+  }
+  if (e.keyTokens.size > 0) {
+    let kept = 0;
+    for (const k of e.keyTokens) {
+      const t = byToken.get(k);
+      if (t && has(t, o.topicSimilarity)) kept++;
+    }
+    if (e.keyTokens.size <= 3 ? kept < e.keyTokens.size : kept < 0.75 * e.keyTokens.size) return 0;
+  }
+  const distinct = new Map(evidenceTerms.map((t) => [t.key, t]));
+  if (distinct.size === 0) return 0;
+  let hit = 0;
+  for (const t of distinct.values()) if (has(t, o.topicSimilarity)) hit++;
+  const recall = hit / distinct.size;
+  return recall >= o.minRecall ? recall : 0;
+}
+
+/** Windows of one or two consecutive sentences: where a summary or a chunk states one fact. */
+function sentenceWindows(text: string): string[] {
+  const parts = sentences(text);
+  if (parts.length <= 2) return [text];
+  const out: string[] = [];
+  for (let i = 0; i < parts.length; i++) {
+    out.push(parts[i]);
+    if (i + 1 < parts.length) out.push(`${parts[i]} ${parts[i + 1]}`);
+  }
+  return out;
+}
+
+/** Who said a variable's units, and when, unless a unit says otherwise. */
+export interface UnitDefaults {
+  day: number | null;
+  speaker: string | null;
+}
+
+/**
+ * Content tests of units against evidence, with the caches one attribution run
+ * needs: unit splits per variable, the heads (day, speaker) of unit lines, and
+ * verdicts per (evidence, unit text) — a long-context window repeats the same lines
+ * in thousands of versions.
+ */
 export class Matcher {
   private units = new Map<number, ValueUnits>();
   private lower = new Map<number, string>();
-  readonly options: Required<MatchOptions>;
+  private readonly said = new Map<string, Said>();
+  private readonly verdicts = new WeakMap<Evidence, Map<string, boolean>>();
+  readonly options: ResolvedOptions;
   constructor(
     private readonly textOf: (v: number) => string,
     options: MatchOptions = {},
+    private readonly defaultsOf: (v: number) => UnitDefaults = () => ({ day: null, speaker: null }),
+    /** A message is one unit (its text), not the fields of its JSON. */
+    private readonly messageText: (v: number) => string | null = () => null,
   ) {
-    this.options = { minRecall: options.minRecall ?? 0.5, minContainment: options.minContainment ?? 0.5 };
+    this.options = resolveOptions(options);
+  }
+  get layer(): MatchLayer {
+    return this.options.layer;
   }
   unitsOf(v: number): ValueUnits {
     let u = this.units.get(v);
     if (!u) {
-      u = splitUnits(this.textOf(v));
+      const message = this.messageText(v);
+      u =
+        message === null
+          ? splitUnits(this.textOf(v))
+          : { kind: 'text', keyed: false, keys: ['0'], texts: [message] };
       this.units.set(v, u);
     }
     return u;
   }
-  /** Index of the best carrying unit of v, or -1. */
-  carrierUnit(v: number, e: Evidence): number {
-    if (e.tokens.size === 0) return -1;
+  unitTexts(v: number): string[] {
+    return this.unitsOf(v).texts;
+  }
+  /** A unit line without its date and speaker heads ("8 May 2023 | Caroline: …" → "…"). */
+  bodyOf(line: string): string {
+    return this.saidOf(line, { day: null, speaker: null }).text;
+  }
+  private lowerOf(v: number): string {
     let low = this.lower.get(v);
     if (low === undefined) {
       low = this.textOf(v).toLowerCase();
       // Only cache small values; a 20 kB window lower-cased per version would double memory.
       if (low.length < 4096) this.lower.set(v, low);
     }
-    // Cheap necessary condition (no false negatives): every answer word and enough
-    // evidence words must occur somewhere in the value as substrings.
-    for (const t of e.answerTokens) if (!low.includes(t)) return -1;
+    return low;
+  }
+  /** Cheap necessary condition of the lexical test (no false negatives; normalised layers: answer stems only). */
+  private lexicalPossible(low: string, e: Evidence): boolean {
+    if (e.tokens.size === 0) return false;
+    if (this.layer !== 'lexical') {
+      const stems = new Map(e.terms.map((t) => [t.surface, t.key]));
+      for (const t of e.answerTokens) if (!low.includes(stems.get(t) ?? t)) return false;
+      return true;
+    }
+    for (const t of e.answerTokens) if (!low.includes(t)) return false;
     let present = 0;
     for (const t of e.tokens) if (low.includes(t)) present++;
-    if (present < Math.min(this.options.minRecall, this.options.minContainment) * e.tokens.size) return -1;
-    const u = this.unitsOf(v);
-    let best = -1;
-    let bestScore = 0;
-    for (let i = 0; i < u.texts.length; i++) {
-      const s = unitScore(u.texts[i], e, this.options);
-      if (s > bestScore) {
-        best = i;
-        bestScore = s;
-      }
+    return present >= Math.min(this.options.minRecall, this.options.minContainment) * e.tokens.size;
+  }
+  /** Cheap necessary condition of the critical-information test: the names and a time expression are there. */
+  private criticalPossible(low: string, speaker: string | null, c: CriticalInfo): boolean {
+    if (!c.supported) return false;
+    for (const n of c.entities)
+      if (!low.includes(n.slice(0, 3)) && !(speaker && speaker.includes(n.slice(0, 3)))) return false;
+    if ((c.answerSpan || c.answerRelative) && !hasTemporalCue(low)) return false;
+    return true;
+  }
+  private saidOf(line: string, d: UnitDefaults): Said {
+    const key = `${d.day}\u0000${d.speaker}\u0000${line}`;
+    let s = this.said.get(key);
+    if (!s) {
+      s = readSaid(line, d);
+      if (this.said.size > 100_000) this.said.clear();
+      this.said.set(key, s);
     }
-    return best;
+    return s;
+  }
+  /** Does unit i of v, by its content, carry the evidence? */
+  unitCarries(v: number, i: number, e: Evidence): boolean {
+    const text = this.unitTexts(v)[i];
+    const d = this.defaultsOf(v);
+    const key = `${d.day}\u0000${d.speaker}\u0000${text}`;
+    let cache = this.verdicts.get(e);
+    if (!cache) {
+      cache = new Map();
+      this.verdicts.set(e, cache);
+    }
+    let verdict = cache.get(key);
+    if (verdict === undefined) {
+      verdict = this.contentCarries(text, d, e);
+      cache.set(key, verdict);
+    }
+    return verdict;
+  }
+  private contentCarries(text: string, d: UnitDefaults, e: Evidence): boolean {
+    const low = text.toLowerCase();
+    const critical = e.critical?.supported === true && this.criticalPossible(low, d.speaker, e.critical);
+    if (critical && e.critical) {
+      const said = this.saidOf(text, d);
+      for (const w of sentenceWindows(said.text))
+        if (statesCritical({ ...said, text: w }, e.critical, this.options) >= 1) return true;
+    }
+    if (!this.lexicalPossible(low, e)) return false;
+    if (this.layer === 'lexical' || !e.critical?.supported) return unitScore(text, e, this.options) > 0;
+    // The answer is stated: word overlap alone does not carry it, a copy of the evidence does.
+    return containment(contentTokens(text), e) >= this.options.minContainment;
+  }
+  /** Index of the first unit of v that carries the evidence by its content, or -1. */
+  carrierUnit(v: number, e: Evidence): number {
+    const low = this.lowerOf(v);
+    const d = this.defaultsOf(v);
+    const possible =
+      this.lexicalPossible(low, e) || (e.critical !== null && this.criticalPossible(low, d.speaker, e.critical));
+    if (!possible) return -1;
+    const texts = this.unitTexts(v);
+    for (let i = 0; i < texts.length; i++) if (this.unitCarries(v, i, e)) return i;
+    return -1;
   }
   carries(v: number, e: Evidence): boolean {
     return this.carrierUnit(v, e) >= 0;

@@ -1,0 +1,229 @@
+/**
+ * The critical information of a failed question — what makes its golden answer
+ * derivable — and the test of whether a memory unit still carries it.
+ *
+ * Not the evidence message's wording: an LLM writes "Caroline went camping in the
+ * mountains with her kids in June 2023" for "we took the kids to the mountains and
+ * slept in tents last month!". What must survive is
+ *   - the answer as the evidence states it: the golden answer's words that the
+ *     evidence holds (normalised: lemmas, stems, number words), or its time span
+ *     when the golden answer is a date ("last month" said in July 2023 states
+ *     "June 2023");
+ *   - the anchors that tie it to the question: the names it asks about (the
+ *     speaker of a first-person message counts as named) and its topic words,
+ *     matched by meaning (word vectors) when the matcher has them.
+ * When the evidence does not state the golden answer at all (inference, arithmetic
+ * on dates), `supported` is false and callers fall back to following the evidence's
+ * own words.
+ */
+import { contentTerms, type Term, termKey } from '../text/terms.ts';
+import { type DaySpan, spanStates, temporalMentions } from '../text/temporal.ts';
+import type { Said } from './said.ts';
+
+/** How similar two terms are in meaning (0–1); exact keys are handled before it is asked. */
+export interface TermSimilarity {
+  similarity(a: Term, b: Term): number;
+}
+
+export interface CriticalOptions {
+  /** Word meaning for topic anchors and answer words; absent = exact normalised keys only. */
+  similar?: TermSimilarity | null;
+  /** Similarity at which a topic word counts as present (default 0.5). */
+  topicSimilarity?: number;
+  /** Similarity at which the evidence counts as holding a question topic word (default 0.45: "camping" ~ "tents"). */
+  supportSimilarity?: number;
+  /** Similarity at which an answer word counts as present (default 0.8: near-synonyms only). */
+  answerSimilarity?: number;
+}
+
+export interface CriticalInfo {
+  /** The evidence states (part of) the golden answer. */
+  supported: boolean;
+  /** Golden-answer terms the evidence states (keys). */
+  answerTerms: Term[];
+  /** All content terms of the golden answer (for the share a long answer needs). */
+  goldenTermCount: number;
+  /** The golden answer's time span, when it is a time the evidence states. */
+  answerSpan: DaySpan | null;
+  /** The evidence's relative time words when its day is unknown ("yesterday"): a unit keeping them keeps the time. */
+  answerRelative: string | null;
+  /** Names the question asks about that the evidence holds (lower case). */
+  entities: string[];
+  /** Question topic terms the evidence holds. */
+  topics: Term[];
+  /** The evidence's day: relative dates of units without a day of their own are read against it. */
+  day: number | null;
+}
+
+const TIME_WORDS = new Set(
+  'january february march april may june july august september october november december jan feb mar apr jun jul aug sep sept oct nov dec monday tuesday wednesday thursday friday saturday sunday week weeks weekend weekends month months year years day days before after ago last next'.split(
+    ' ',
+  ),
+);
+/** Question words that name no topic: "what kind of…", light verbs ("go", "get", "do"). */
+const QUESTION_WORDS = new Set(
+  'kind type sort name names thing things say said mention mentioned tell told think like likely favorite favourite go goes going went get gets got do doing done make makes made take takes took come came have having'.split(
+    ' ',
+  ),
+);
+
+/** Capitalised words of a question other than its first word: the people and places it asks about. */
+export function questionNames(question: string): string[] {
+  const words = question.match(/\p{L}[\p{L}'’-]*/gu) ?? [];
+  const out: string[] = [];
+  words.forEach((w, i) => {
+    if (i === 0 || !/^\p{Lu}/u.test(w)) return;
+    const name = w.replace(/['’]s$/u, '').toLowerCase();
+    if (name.length >= 2 && !out.includes(name)) out.push(name);
+  });
+  return out;
+}
+
+/** "mel" and "melanie" name the same person; so do "caroline's" and "caroline". */
+function sameName(a: string, b: string): boolean {
+  if (a === b) return true;
+  const [s, l] = a.length <= b.length ? [a, b] : [b, a];
+  return s.length >= 3 && l.startsWith(s);
+}
+
+function hasName(name: string, terms: Term[], speaker: string | null): boolean {
+  if (speaker && speaker.split(/\s+/).some((p) => sameName(name, p))) return true;
+  return terms.some((t) => sameName(name, t.surface));
+}
+
+function termPresent(t: Term, terms: Term[], similar: TermSimilarity | null, min: number): boolean {
+  for (const u of terms) if (u.key === t.key) return true;
+  if (!similar || /^\d/.test(t.key)) return false;
+  for (const u of terms) if (!/^\d/.test(u.key) && similar.similarity(t, u) >= min) return true;
+  return false;
+}
+
+function goldenSpan(golden: string): DaySpan | null {
+  for (const m of temporalMentions(golden, null)) if (m.span && m.relative === null) return m.span;
+  return null;
+}
+
+/** The critical information one evidence text holds for a question. */
+export function criticalInfo(
+  evidence: Said,
+  question: string,
+  goldenAnswers: readonly string[],
+  options: CriticalOptions = {},
+): CriticalInfo {
+  const similar = options.similar ?? null;
+  const supportMin = options.supportSimilarity ?? 0.45;
+  const answerMin = options.answerSimilarity ?? 0.8;
+  const evTerms = contentTerms(evidence.text);
+  const names = questionNames(question);
+  const nameSet = new Set(names);
+  const mentions = temporalMentions(evidence.text, evidence.day);
+
+  let best: CriticalInfo | null = null;
+  for (const golden of goldenAnswers) {
+    const span = goldenSpan(golden);
+    const gTerms = contentTerms(golden).filter(
+      (t) => !nameSet.has(t.surface) && !(span && (TIME_WORDS.has(t.surface) || /^\d+(st|nd|rd|th)?$/.test(t.surface))),
+    );
+    const answerTerms = gTerms.filter((t) => termPresent(t, evTerms, similar, answerMin));
+    let answerSpan: DaySpan | null = null;
+    let answerRelative: string | null = null;
+    if (span) {
+      if (mentions.some((m) => m.span && spanStates(m.span, span))) answerSpan = span;
+      else if (evidence.day === null) answerRelative = mentions.find((m) => m.relative)?.relative ?? null;
+    }
+    const supported = answerTerms.length > 0 || answerSpan !== null || answerRelative !== null;
+    const answerKeys = new Set(gTerms.map((t) => t.key));
+    const topics = contentTerms(question).filter(
+      (t) =>
+        !nameSet.has(t.surface) &&
+        !answerKeys.has(t.key) &&
+        !TIME_WORDS.has(t.surface) &&
+        !QUESTION_WORDS.has(t.surface) &&
+        termPresent(t, evTerms, similar, supportMin),
+    );
+    const info: CriticalInfo = {
+      supported,
+      answerTerms,
+      goldenTermCount: gTerms.length,
+      answerSpan,
+      answerRelative,
+      entities: names.filter((n) => hasName(n, evTerms, evidence.speaker)),
+      topics,
+      day: evidence.day,
+    };
+    const weight = (x: CriticalInfo) => (x.answerSpan || x.answerRelative ? 2 : 0) + x.answerTerms.length;
+    if (!best || weight(info) > weight(best)) best = info;
+  }
+  return (
+    best ?? {
+      supported: false,
+      answerTerms: [],
+      goldenTermCount: 0,
+      answerSpan: null,
+      answerRelative: null,
+      entities: names.filter((n) => hasName(n, evTerms, evidence.speaker)),
+      topics: [],
+      day: evidence.day,
+    }
+  );
+}
+
+/** Share of answer words a unit must keep: all of a short answer, half of a long one (free-text answers). */
+function answerNeed(c: CriticalInfo): number {
+  const n = c.answerTerms.length;
+  if (n <= 2) return n;
+  return Math.max(2, Math.ceil(n * (c.goldenTermCount > 6 ? 0.5 : 0.67)));
+}
+
+/** Topic words a unit must keep: at least half (at least one). */
+function topicNeed(c: CriticalInfo): number {
+  return Math.ceil(c.topics.length / 2);
+}
+
+/**
+ * Does one piece of text (a fact, a sentence window of a summary) state the critical
+ * information? 1 when it does, else the share of the checks it passes (for callers
+ * that ask a model about the middle band).
+ */
+export function statesCritical(said: Said, c: CriticalInfo, options: CriticalOptions = {}): number {
+  const similar = options.similar ?? null;
+  const terms = contentTerms(said.text);
+  let passed = 0;
+  let checks = 0;
+  // Names: every one the evidence ties the answer to.
+  checks++;
+  if (c.entities.every((n) => hasName(n, terms, said.speaker))) passed++;
+  else return 0;
+  // The answer.
+  if (c.answerSpan || c.answerRelative) {
+    checks++;
+    const day = said.day ?? c.day;
+    const ms = temporalMentions(said.text, day);
+    const span = c.answerSpan;
+    const ok = span
+      ? ms.some((m) => (m.span && spanStates(m.span, span)) || (c.answerRelative && m.relative === c.answerRelative))
+      : ms.some((m) => m.relative === c.answerRelative);
+    if (ok) passed++;
+    else return 0;
+  }
+  if (c.answerTerms.length) {
+    checks++;
+    const min = options.answerSimilarity ?? 0.8;
+    const kept = c.answerTerms.filter((t) => termPresent(t, terms, similar, min)).length;
+    if (kept >= answerNeed(c)) passed++;
+    else return kept === 0 ? 0 : passed / (checks + 1);
+  }
+  if (c.topics.length) {
+    checks++;
+    const min = options.topicSimilarity ?? 0.5;
+    const kept = c.topics.filter((t) => termPresent(t, terms, similar, min)).length;
+    if (kept >= topicNeed(c)) passed++;
+  }
+  return passed === checks ? 1 : passed / checks;
+}
+
+/** The key of a word as `contentTerms` makes it (for callers holding a bare word). */
+export function termOf(word: string): Term {
+  const surface = word.toLowerCase();
+  return { surface, key: termKey(surface) };
+}

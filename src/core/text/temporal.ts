@@ -1,0 +1,142 @@
+/**
+ * Time expressions as day spans, so a memory that says "in June 2023" can be
+ * compared with a message that said "next month" on 25 May 2023, and with a golden
+ * answer "June 2023" or "The week before 27 June 2023". Resolution is compromise-dates'
+ * (relative expressions against a reference day); the glue here only rewrites the
+ * golden answers' "the <X> before <date>" into "last <X>" said on <date>, so both
+ * sides go through the same resolver. Results are cached per (text, reference day).
+ */
+import nlp from 'compromise';
+import datesPlugin from 'compromise-dates';
+
+nlp.plugin(datesPlugin);
+
+const DAY_MS = 86_400_000;
+
+/** Days since 1970-01-01 (UTC), inclusive on both ends. */
+export interface DaySpan {
+  start: number;
+  end: number;
+  /** Slack in days when comparing ("last Friday", "a few days ago" are loose). */
+  fuzz: number;
+}
+
+export interface TemporalMention {
+  /** The words of the expression as written. */
+  text: string;
+  /** null when the expression is relative and there is no reference day. */
+  span: DaySpan | null;
+  /** A relative expression ("yesterday", "last week"), lower-cased: comparable as words when no day is known. */
+  relative: string | null;
+}
+
+const CUE =
+  /\b(?:yesterday|today|tonight|tomorrow|ago|last|next|this|week|weekend|month|year|morning|evening|night|monday|tuesday|wednesday|thursday|friday|saturday|sunday|mon|tue|wed|thu|fri|sat|sun|january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec|spring|summer|autumn|fall|winter|recently|earlier|later|before|after|since|\d{4}|\d{1,2}(?:st|nd|rd|th))\b|\d{4}[-/]\d{1,2}/i;
+
+/** True when the text may hold a time expression (cheap; no false negatives for what compromise reads). */
+export function hasTemporalCue(text: string): boolean {
+  return CUE.test(text);
+}
+
+const RELATIVE =
+  /\b(?:yesterday|today|tonight|tomorrow|ago|last|next|this|few|recently|earlier|later|weekend)\b/i;
+const LOOSE = /\b(?:last|next|this)\s+(?:week|weekend|mon|tue|wed|thu|fri|sat|sun)|\bfew\b|\bweekends?\b|\bweeks?\s+ago\b/i;
+
+function toDay(iso: string | undefined): number | null {
+  if (!iso) return null;
+  const t = Date.parse(iso.slice(0, 10));
+  return Number.isFinite(t) ? Math.floor(t / DAY_MS) : null;
+}
+
+function isoDay(day: number): string {
+  return new Date(day * DAY_MS).toISOString().slice(0, 10);
+}
+
+interface CompromiseDate {
+  text: string;
+  dates?: { start?: string; end?: string };
+}
+
+function parseDates(text: string, today: number | null): CompromiseDate[] {
+  // The dates plugin's methods are not in compromise's types.
+  const doc = nlp(text) as unknown as {
+    dates(o: { today: string; timezone: string }): { json(): CompromiseDate[] };
+  };
+  // Without a reference day compromise uses the clock; pass a fixed one and drop relative results below.
+  return doc.dates({ today: isoDay(today ?? 0), timezone: 'UTC' }).json();
+}
+
+/** "the week before 27 June 2023" → ["last week", day of 27 June 2023]; "two weekends before X" → "2 weeks ago". */
+function beforeForm(text: string): { phrase: string; anchor: number } | null {
+  // Only short texts (golden answers): a long text's "before" is rarely a date offset.
+  if (text.length > 60) return null;
+  const m = /\b(?:the\s+)?([a-z0-9 -]{2,30}?)\s+(before|after)\s+(.+)$/i.exec(text.trim());
+  if (!m) return null;
+  const anchorDates = parseDates(m[3], null);
+  const anchor = toDay(anchorDates[0]?.dates?.start);
+  if (anchor === null || RELATIVE.test(m[3])) return null;
+  let what = m[1].toLowerCase().replace(/\bweekends?\b/, (w) => (w.endsWith('s') ? 'weeks' : 'weekend'));
+  const count = /^(\w+)\s+(days?|weeks?|months?|years?)$/.exec(what);
+  if (m[2] === 'before') what = count ? `${what} ago` : `last ${what}`;
+  else what = count ? `in ${what}` : `next ${what}`;
+  return { phrase: what, anchor };
+}
+
+const cache = new Map<string, TemporalMention[]>();
+
+/**
+ * Time expressions in `text` with their day spans, resolved against `today` (the
+ * day the text was said or written; null when unknown — relative expressions then
+ * keep only their words).
+ */
+export function temporalMentions(text: string, today: number | null): TemporalMention[] {
+  if (!hasTemporalCue(text)) return [];
+  const key = `${today}\u0000${text}`;
+  const hit = cache.get(key);
+  if (hit) return hit;
+  let out: TemporalMention[];
+  const before = beforeForm(text);
+  if (before) {
+    const inner = temporalMentions(before.phrase, before.anchor);
+    out = inner.map((x) => ({ text, span: x.span, relative: null }));
+  } else {
+    out = [];
+    for (const d of parseDates(text.replace(/\bweekends ago\b/gi, 'weeks ago'), today)) {
+      const start = toDay(d.dates?.start);
+      const end = toDay(d.dates?.end) ?? start;
+      if (start === null || end === null) continue;
+      const words = d.text.replace(/[\s\W]+$/, "").trim();
+      const relative = RELATIVE.test(words) ? words.toLowerCase() : null;
+      out.push({
+        text: words,
+        span: relative && today === null ? null : { start, end, fuzz: LOOSE.test(words) ? 7 : 0 },
+        relative,
+      });
+    }
+  }
+  if (cache.size > 50_000) cache.clear();
+  cache.set(key, out);
+  return out;
+}
+
+/** The day a reference string names ("1:56 pm on 8 May, 2023", "2023/05/20 (Sat) 02:21", ISO), or null. */
+export function referenceDay(text: string): number | null {
+  const iso = /(\d{4})[-/](\d{1,2})[-/](\d{1,2})/.exec(text);
+  if (iso) {
+    const t = Date.UTC(Number(iso[1]), Number(iso[2]) - 1, Number(iso[3]));
+    return Number.isFinite(t) ? Math.floor(t / DAY_MS) : null;
+  }
+  const found = temporalMentions(text, null).find((m) => m.span && m.relative === null && m.span.end === m.span.start);
+  return found?.span?.start ?? null;
+}
+
+/**
+ * Does a mention's span state the golden span? It must overlap it (within the looser
+ * of the two slacks) and not be much coarser: "May 2023" does not state "7 May 2023".
+ */
+export function spanStates(mention: DaySpan, golden: DaySpan): boolean {
+  const fuzz = Math.max(mention.fuzz, golden.fuzz);
+  if (mention.end + fuzz < golden.start || mention.start - fuzz > golden.end) return false;
+  const len = (s: DaySpan) => s.end - s.start + 1;
+  return len(mention) <= Math.max(3 * len(golden), len(golden) + 7);
+}

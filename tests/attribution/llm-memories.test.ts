@@ -1,0 +1,304 @@
+/**
+ * Evidence-flow on memories an LLM wrote: paraphrase, third person, resolved dates,
+ * summaries, a store the tracer does not see. Each graph is built so its decisive op
+ * is known by construction (where the fact was lost, or that it reached the answer).
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { attributeEvidenceFlow, type EvidenceFlowOptions } from '../../src/core/attribution/evidence-flow.ts';
+import { listCases } from '../../src/core/cases/cases.ts';
+import { buildGraph } from '../../src/core/graph/graph.ts';
+import { loadWordVectors } from '../../src/core/semantic/word-vectors.node.ts';
+import { vectorSimilarity } from '../../src/core/semantic/word-vectors.ts';
+import { DocBuilder } from '../helpers/doc-builder.ts';
+
+const py = (s: string) => `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+const pyList = (xs: string[]) => `[${xs.map(py).join(', ')}]`;
+
+interface Said {
+  speaker: string;
+  text: string;
+  /** LoCoMo's session date format. */
+  date: string;
+}
+
+interface RunSpec {
+  evidence: Said;
+  /** What the LLM extracted from the evidence message (one memory unit per fact). */
+  facts: string[];
+  /** Other messages and the facts written from them. */
+  others?: { said: Said; facts: string[] }[];
+  question: string;
+  gold: string;
+  prediction?: string;
+  /** Does the search return the evidence's memory unit? */
+  retrieved: boolean;
+  /** The search reads only the question (a vector database the tracer does not see). */
+  untracedStore?: boolean;
+}
+
+const message = (s: Said) =>
+  py(JSON.stringify({ content: s.text, name: s.speaker, role: 'user', timestamp: s.date }));
+
+/** A Mem0-like run: per message an extraction op and one memory unit per fact; one question. */
+function factRun(spec: RunSpec) {
+  const b = new DocBuilder();
+  const prompt = b.variable('extract-prompt', py('Extract facts about the user.'), { category: 'prompt' });
+  const ops: Record<string, string> = {};
+  const units: { id: string; text: string; date: string; evidence: boolean }[] = [];
+  const all = [{ said: spec.evidence, facts: spec.facts, evidence: true }, ...(spec.others ?? []).map((o) => ({ ...o, evidence: false }))];
+  all.forEach((m, i) => {
+    const msg = b.variable(`conv:D1:${i + 1}`, message(m.said), {
+      category: 'message',
+      metadata: { timestamp: m.said.date },
+    });
+    const facts = b.variable(`facts-${i}`, pyList(m.facts), { category: 'facts' });
+    const op = b.op(`llm-extract-${i}`, 'llm_call', [msg, prompt], [facts]);
+    if (m.evidence) ops.extract = op;
+    m.facts.forEach((f, j) => {
+      const id = b.variable(`unit-${i}-${j}`, py(f), { category: 'memory_unit', metadata: { created_at: m.said.date } });
+      b.op(`store-write-${i}-${j}`, 'update', [facts], [id]);
+      units.push({ id, text: f, date: m.said.date, evidence: m.evidence });
+    });
+  });
+  const q = b.variable('qa-1', py(spec.question), {
+    className: 'query',
+    category: 'message & query',
+    metadata: { evidence: ['conv:D1:1'] },
+  });
+  const picked = units.filter((u) => spec.retrieved || !u.evidence).slice(0, 3);
+  const context = b.variable('context', pyList(picked.map((u) => `${u.date}: ${u.text}`)), {
+    category: 'retrieved_memories',
+  });
+  ops.search = b.op('vector-search', 'retrieval', spec.untracedStore ? [q] : [q, ...units.map((u) => u.id)], [context]);
+  const answerPrompt = b.variable('answer-prompt', py('Answer from the memories.'), { category: 'prompt' });
+  const pred = b.variable('pred-1', py(spec.prediction ?? 'I do not know.'), { className: 'prediction', category: 'answer' });
+  ops.answer = b.op('answer', 'generation', [answerPrompt, q, context], [pred]);
+  const gold = b.variable('gold-1', pyList([spec.gold]), { className: 'golden_answers', category: 'golden' });
+  const score = b.variable('score-1', '0.0', { className: 'judge_score', category: 'judge' });
+  b.op('llm-judge', 'evaluation', [q, pred, gold], [score]);
+  const g = buildGraph(b.doc);
+  const [c] = listCases(g);
+  return { g, c, ops };
+}
+
+let withVectors: EvidenceFlowOptions;
+beforeAll(() => {
+  withVectors = { layer: 'vectors', similar: vectorSimilarity(loadWordVectors()) };
+}, 120_000);
+
+async function attribute(run: ReturnType<typeof factRun>, options?: EvidenceFlowOptions) {
+  return attributeEvidenceFlow({ graph: run.g, case: run.c }, options ?? withVectors);
+}
+
+const CAMPING: Said = {
+  speaker: 'Caroline',
+  text: 'We took the kids to the mountains and slept in tents last month!',
+  date: '10:37 am on 7 July, 2023',
+};
+const POTTERY: Said = {
+  speaker: 'Melanie',
+  text: "Wow, Caroline! That's great! I just signed up for a pottery class yesterday. It's like therapy for me.",
+  date: '1:36 pm on 3 July, 2023',
+};
+const RUNNING: Said = {
+  speaker: 'Melanie',
+  text: "I've been running farther to de-stress, which has been great for my headspace.",
+  date: '4:33 pm on 12 July, 2023',
+};
+const SUPPORT: Said = {
+  speaker: 'Caroline',
+  text: 'I went to a LGBTQ support group yesterday and it was so powerful.',
+  date: '1:56 pm on 8 May, 2023',
+};
+const OTHERS = [
+  {
+    said: { speaker: 'Melanie', text: 'I ran a charity race for mental health last Saturday.', date: '1:14 pm on 25 May, 2023' },
+    facts: ['Melanie ran a charity race for mental health on 20 May 2023.'],
+  },
+  {
+    said: { speaker: 'Caroline', text: 'I have been reading a lot about adoption agencies.', date: '1:14 pm on 25 May, 2023' },
+    facts: ['Caroline is researching adoption agencies.'],
+  },
+];
+
+describe('paraphrased memories still carry the evidence', () => {
+  const camping = (facts: string[], retrieved: boolean) =>
+    factRun({
+      evidence: CAMPING,
+      facts,
+      others: OTHERS,
+      question: 'When did Caroline go camping in the mountains?',
+      gold: 'June 2023',
+      retrieved,
+    });
+  it('"went camping in the mountains with her kids in June 2023" holds "slept in tents last month" (said in July)', async () => {
+    const fact = 'Caroline went camping in the mountains with her kids in June 2023.';
+    const missed = camping([fact], false);
+    expect(await attribute(missed)).toMatchObject({ error_type: 'RetrievalError', op_id: missed.ops.search });
+    const held = camping([fact], true);
+    expect(await attribute(held)).toMatchObject({ error_type: 'ResponseError', op_id: held.ops.answer });
+  });
+  it('"Caroline camped in June 2023" holds it too', async () => {
+    const run = camping(['Caroline camped in June 2023.'], false);
+    expect(await attribute(run)).toMatchObject({ error_type: 'RetrievalError', op_id: run.ops.search });
+  });
+  it('a memory that kept the trip but lost its date lost the critical information: ExtractionError', async () => {
+    const run = camping(['Caroline took her kids on a camping trip in the mountains.'], true);
+    expect(await attribute(run)).toMatchObject({ error_type: 'ExtractionError', op_id: run.ops.extract });
+  });
+  it('"Melanie enrolled in a ceramics course on 2 July 2023" holds "I just signed up for a pottery class yesterday"', async () => {
+    const run = factRun({
+      evidence: POTTERY,
+      facts: ['Melanie enrolled in a ceramics course on 2 July 2023, which she finds therapeutic.'],
+      others: OTHERS,
+      question: 'When did Melanie sign up for a pottery class?',
+      gold: '2 July 2023',
+      retrieved: false,
+    });
+    expect(await attribute(run)).toMatchObject({ error_type: 'RetrievalError', op_id: run.ops.search });
+  });
+  it('"Melanie runs to clear her mind" holds "running has been great for my headspace"', async () => {
+    const run = factRun({
+      evidence: RUNNING,
+      facts: ['Melanie runs to clear her mind and de-stress.'],
+      others: OTHERS,
+      question: 'What has Melanie been doing to de-stress?',
+      gold: 'Running',
+      retrieved: true,
+    });
+    expect(await attribute(run)).toMatchObject({ error_type: 'ResponseError', op_id: run.ops.answer });
+  });
+  it('a relative date in the message is compared with the absolute date in the memory and the golden answer', async () => {
+    const resolved = factRun({
+      evidence: SUPPORT,
+      facts: ['Caroline attended an LGBTQ support group on 7 May 2023 and found it powerful.'],
+      others: OTHERS,
+      question: 'When did Caroline go to the LGBTQ support group?',
+      gold: '7 May 2023',
+      retrieved: false,
+    });
+    expect(await attribute(resolved)).toMatchObject({ error_type: 'RetrievalError', op_id: resolved.ops.search });
+    // Off by a day: not the same date.
+    const wrongDay = factRun({
+      evidence: SUPPORT,
+      facts: ['Caroline attended an LGBTQ support group on 6 May 2023.'],
+      others: OTHERS,
+      question: 'When did Caroline go to the LGBTQ support group?',
+      gold: '7 May 2023',
+      retrieved: true,
+    });
+    expect(await attribute(wrongDay)).toMatchObject({ error_type: 'ExtractionError', op_id: wrongDay.ops.extract });
+  });
+  it('another memory that states a similar answer does not stand in for the evidence', async () => {
+    // The retrieved memory is about a different race; the evidence's unit was not retrieved.
+    const run = factRun({
+      evidence: { speaker: 'Melanie', text: 'I ran a 5k for charity last Sunday!', date: '1:14 pm on 25 May, 2023' },
+      facts: ['Melanie ran a 5k charity race on 21 May 2023.'],
+      others: OTHERS,
+      question: 'When did Melanie run a charity race?',
+      gold: 'The sunday before 25 May 2023',
+      retrieved: false,
+    });
+    expect(await attribute(run)).toMatchObject({ error_type: 'RetrievalError', op_id: run.ops.search });
+  });
+});
+
+describe('shapes real traces have', () => {
+  it('a store the search does not take as an input is inferred from what it returned', async () => {
+    const base = {
+      evidence: POTTERY,
+      facts: ['Melanie signed up for a pottery class on 2 July 2023.'],
+      others: OTHERS,
+      question: 'When did Melanie sign up for a pottery class?',
+      gold: '2 July 2023',
+      untracedStore: true,
+    };
+    const missed = factRun({ ...base, retrieved: false });
+    expect(await attribute(missed)).toMatchObject({ error_type: 'RetrievalError', op_id: missed.ops.search });
+    const held = factRun({ ...base, retrieved: true });
+    expect(await attribute(held)).toMatchObject({ error_type: 'ResponseError', op_id: held.ops.answer });
+  });
+
+  it('a session summary carries the facts of several messages; a consolidation that drops one is an UpdateError', async () => {
+    const b = new DocBuilder();
+    const msgs = [SUPPORT, CAMPING].map((s, i) =>
+      b.variable(`conv:D1:${i + 1}`, message(s), { category: 'message', metadata: { timestamp: s.date } }),
+    );
+    const summaryText =
+      'Caroline told Melanie about the LGBTQ support group she attended on 7 May 2023. She also said the group made her feel accepted. Later Caroline described a camping trip in the mountains with her kids in June 2023.';
+    const s1 = b.variable('session-summary', py(summaryText), { category: 'summary' });
+    const summarise = b.op('summarise-session', 'llm_call', msgs, [s1]);
+    const s2 = b.variable('session-summary', py('Caroline and Melanie talked about family and camping in June 2023.'), {
+      category: 'summary',
+      version: 2,
+    });
+    const consolidate = b.op('consolidate', 'update', [s1], [s2]);
+    const q = b.variable('qa-1', py('When did Caroline go to the LGBTQ support group?'), {
+      className: 'query',
+      category: 'message & query',
+      metadata: { evidence: ['conv:D1:1'] },
+    });
+    const ctx = b.variable('context', pyList(['Caroline and Melanie talked about family and camping in June 2023.']), {
+      category: 'retrieved',
+    });
+    b.op('read-summaries', 'retrieval', [q, s2], [ctx]);
+    const pred = b.variable('pred-1', py('Not sure.'), { className: 'prediction', category: 'answer' });
+    b.op('answer', 'generation', [q, ctx], [pred]);
+    const gold = b.variable('gold-1', pyList(['7 May 2023']), { className: 'golden_answers', category: 'golden' });
+    const score = b.variable('score-1', '0.0', { className: 'judge_score', category: 'judge' });
+    b.op('llm-judge', 'evaluation', [q, pred, gold], [score]);
+    const g = buildGraph(b.doc);
+    const [c] = listCases(g);
+    const a = await attributeEvidenceFlow({ graph: g, case: c }, withVectors);
+    expect(a).toMatchObject({ error_type: 'UpdateError', op_id: consolidate });
+    expect(summarise).not.toBe(consolidate);
+  });
+
+  it('numbers in dict values count as information', async () => {
+    const b = new DocBuilder();
+    const msg = b.variable('conv:D1:1', message({ speaker: 'Kenta', text: 'I just turned 42 last week.', date: '2024/03/02 (Sat) 10:00' }), {
+      category: 'message',
+    });
+    const profile = b.variable('profile', "{'name': 'Kenta', 'age': 42}", { category: 'profile' });
+    b.op('profile-update', 'update', [msg], [profile]);
+    const q = b.variable('qa-1', py('How old is Kenta?'), {
+      className: 'query',
+      category: 'message & query',
+      metadata: { evidence: ['conv:D1:1'] },
+    });
+    const ctx = b.variable('context', "[{'name': 'Kenta', 'age': 42}]", { category: 'retrieved' });
+    b.op('lookup', 'retrieval', [q, profile], [ctx]);
+    const pred = b.variable('pred-1', py('He is 40.'), { className: 'prediction', category: 'answer' });
+    const answer = b.op('answer', 'generation', [q, ctx], [pred]);
+    const gold = b.variable('gold-1', pyList(['42']), { className: 'golden_answers', category: 'golden' });
+    const score = b.variable('score-1', '0.0', { className: 'judge_score', category: 'judge' });
+    b.op('llm-judge', 'evaluation', [q, pred, gold], [score]);
+    const g = buildGraph(b.doc);
+    const [c] = listCases(g);
+    expect(await attributeEvidenceFlow({ graph: g, case: c }, withVectors)).toMatchObject({
+      error_type: 'ResponseError',
+      op_id: answer,
+    });
+  });
+});
+
+describe('says when it does not know', () => {
+  it('the golden answer is inferred, not stated, and nothing carries the evidence: no decisive memory error', async () => {
+    const run = factRun({
+      evidence: {
+        speaker: 'Caroline',
+        text: "I'm keen on helping people who went through what I went through.",
+        date: '1:56 pm on 8 May, 2023',
+      },
+      facts: ['Caroline likes the colour blue.'],
+      others: OTHERS,
+      question: 'What fields would Caroline be likely to pursue in her education?',
+      gold: 'Psychology, counseling certification',
+      retrieved: true,
+    });
+    const a = await attribute(run);
+    expect(a.error_type).toBeNull();
+    expect(a.op_id).toBeNull();
+    expect(a.reason).toMatch(/does not state the golden answer/);
+  });
+});
