@@ -98,6 +98,10 @@ function termPresent(t: Term, terms: Term[], similar: TermSimilarity | null, min
   return false;
 }
 
+function daySpan(day: number): DaySpan {
+  return { start: day, end: day, fuzz: 0 };
+}
+
 function goldenSpan(golden: string): DaySpan | null {
   for (const m of temporalMentions(golden, null)) if (m.span && m.relative === null) return m.span;
   return null;
@@ -130,6 +134,8 @@ export function criticalInfo(
     if (span) {
       if (mentions.some((m) => m.span && spanStates(m.span, span))) answerSpan = span;
       else if (evidence.day === null) answerRelative = mentions.find((m) => m.relative)?.relative ?? null;
+      // "I just got accepted for an internship!" said on 27 May: the day it was said is the answer.
+      else if (mentions.length === 0 && spanStates(daySpan(evidence.day), span)) answerSpan = span;
     }
     const supported = answerTerms.length > 0 || answerSpan !== null || answerRelative !== null;
     const answerKeys = new Set(gTerms.map((t) => t.key));
@@ -180,46 +186,49 @@ function topicNeed(c: CriticalInfo): number {
   return Math.ceil(c.topics.length / 2);
 }
 
-/**
- * Does one piece of text (a fact, a sentence window of a summary) state the critical
- * information? 1 when it does, else the share of the checks it passes (for callers
- * that ask a model about the middle band).
- */
-export function statesCritical(said: Said, c: CriticalInfo, options: CriticalOptions = {}): number {
-  const similar = options.similar ?? null;
-  const terms = contentTerms(said.text);
-  let passed = 0;
-  let checks = 0;
-  // Names: every one the evidence ties the answer to.
-  checks++;
-  if (c.entities.every((n) => hasName(n, terms, said.speaker))) passed++;
-  else return 0;
-  // The answer.
+/** Does the text keep the answer: the time the evidence states, and enough of the answer's words? */
+export function keepsAnswer(
+  said: Said,
+  c: CriticalInfo,
+  options: CriticalOptions = {},
+  terms = contentTerms(said.text),
+): boolean {
   if (c.answerSpan || c.answerRelative) {
-    checks++;
-    const day = said.day ?? c.day;
-    const ms = temporalMentions(said.text, day);
     const span = c.answerSpan;
-    const ok = span
-      ? ms.some((m) => (m.span && spanStates(m.span, span)) || (c.answerRelative && m.relative === c.answerRelative))
-      : ms.some((m) => m.relative === c.answerRelative);
-    if (ok) passed++;
-    else return 0;
+    const ms = temporalMentions(said.text, said.day ?? c.day);
+    const ok =
+      ms.some(
+        (m) =>
+          (span && m.span && spanStates(m.span, span)) ||
+          (c.answerRelative !== null && m.relative === c.answerRelative),
+      ) ||
+      // A unit with a day of its own and no time in its text happened that day.
+      (span !== null && said.day !== null && ms.length === 0 && spanStates(daySpan(said.day), span));
+    if (!ok) return false;
   }
   if (c.answerTerms.length) {
-    checks++;
     const min = options.answerSimilarity ?? 0.8;
-    const kept = c.answerTerms.filter((t) => termPresent(t, terms, similar, min)).length;
-    if (kept >= answerNeed(c)) passed++;
-    else return kept === 0 ? 0 : passed / (checks + 1);
+    const kept = c.answerTerms.filter((t) => termPresent(t, terms, options.similar ?? null, min)).length;
+    if (kept < answerNeed(c)) return false;
   }
+  return true;
+}
+
+/**
+ * Does one piece of text (a fact, a sentence window of a summary) state the critical
+ * information — the names, the answer, and enough of the topic?
+ */
+export function statesCritical(said: Said, c: CriticalInfo, options: CriticalOptions = {}): boolean {
+  const terms = contentTerms(said.text);
+  // One named person suffices: "Caroline had a great time at the Pride fest" answers a question about Caroline and Melanie.
+  if (c.entities.length && !c.entities.some((n) => hasName(n, terms, said.speaker))) return false;
+  if (!keepsAnswer(said, c, options, terms)) return false;
   if (c.topics.length) {
-    checks++;
     const min = options.topicSimilarity ?? 0.5;
-    const kept = c.topics.filter((t) => termPresent(t, terms, similar, min)).length;
-    if (kept >= topicNeed(c)) passed++;
+    const kept = c.topics.filter((t) => termPresent(t, terms, options.similar ?? null, min)).length;
+    if (kept < topicNeed(c)) return false;
   }
-  return passed === checks ? 1 : passed / checks;
+  return true;
 }
 
 /** The key of a word as `contentTerms` makes it (for callers holding a bare word). */

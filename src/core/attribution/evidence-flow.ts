@@ -228,7 +228,9 @@ function indexLoss(g: TraceGraph, cx: CaseContext, ev: number, flow: Flow): Loss
   let best: Loss | null = null;
   for (const [unit, { before, after, merged }] of cx.removed) {
     if (!flow.carriers.has(unit)) continue;
-    const update = merged !== undefined && !flow.carriers.has(merged.unit);
+    // Merged into a unit that still carries it: nothing was lost there.
+    if (merged && flow.carriers.has(merged.unit)) continue;
+    const update = merged !== undefined;
     const op = update ? merged.op : earliest(g, producersOf(g, after));
     if (best && (op < 0 || g.opRank[op] >= g.opRank[best.op])) continue;
     best = update
@@ -261,11 +263,26 @@ function indexLoss(g: TraceGraph, cx: CaseContext, ev: number, flow: Flow): Loss
   return best;
 }
 
-function lossFor(g: TraceGraph, cx: CaseContext, ev: number, c: TraceCase, m: Matcher): Loss | null {
+/**
+ * How much of the golden answer an evidence message states (0–1; null for the lexical
+ * layer, which does not read it). A message that states the whole answer decides over
+ * one that states a part ("the aptitude test" beside "the military aptitude test").
+ */
+function coverage(e: Evidence): number | null {
+  const c = e.critical;
+  if (!c) return null;
+  if (c.answerSpan || c.answerRelative) return 1;
+  return c.goldenTermCount ? c.answerTerms.length / c.goldenTermCount : 0;
+}
+
+function evidenceFor(g: TraceGraph, ev: number, c: TraceCase, m: Matcher): Evidence {
   const said = readMessage(g.varValue[ev], varMetadata(g, ev));
   // Match on the part of the message that bears on the question (see evidenceCore).
   const core = evidenceCore(said.text, c.question, c.goldenAnswers);
-  const e = makeEvidence(core, c.goldenAnswers, c.question, said, m.options);
+  return makeEvidence(core, c.goldenAnswers, c.question, said, m.options);
+}
+
+function lossFor(g: TraceGraph, cx: CaseContext, ev: number, e: Evidence, m: Matcher): Loss | null {
   const flow = follow(g, cx, ev, e, m);
   if (cx.context.some((v) => flow.carriers.has(v))) return null;
   const held = cx.store.filter((v) => flow.carriers.has(v));
@@ -339,14 +356,20 @@ export async function attributeEvidenceFlow(
   );
   const losses: TypedLoss[] = [];
   let unsupported = 0;
-  for (const [i, ev] of evidence.entries()) {
+  const pieces = evidence.map((ev) => ({ ev, e: evidenceFor(g, ev, c, m) }));
+  const best = Math.max(0, ...pieces.map((p) => coverage(p.e) ?? 0));
+  for (const [i, { ev, e }] of pieces.entries()) {
     throwIfAborted(hooks.signal);
+    // Evidence stating part of the answer yields to evidence stating more of it; evidence
+    // stating none of it (the question's frame) is still followed by its own words.
+    const cov = coverage(e);
+    if (cov !== null && cov > 0 && cov < best) continue;
     hooks.onEvent?.({ type: 'step', step: i + 1, note: `following ${describeVar(g, ev)}` });
-    const loss = lossFor(g, cx, ev, c, m);
+    const loss = lossFor(g, cx, ev, e, m);
     if (loss?.type) losses.push(loss as TypedLoss);
     else if (loss) unsupported++;
   }
-  if (losses.length === 0 && unsupported === evidence.length)
+  if (losses.length === 0 && unsupported > 0 && best === 0)
     return none(
       `No decisive memory error found: the evidence (${evidence.map((v) => g.varId[v]).join(', ')}) does not state the golden answer itself (it must be inferred), and no memory or context holds it.`,
       [...evidence.map((v) => ({ var_id: g.varId[v], note: 'evidence; does not state the answer' })), answerStep],

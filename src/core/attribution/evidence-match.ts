@@ -16,7 +16,7 @@
 import { contentTerms, contentTokens, type Term } from '../text/terms.ts';
 import { hasTemporalCue } from '../text/temporal.ts';
 import { parseValue } from '../trace/pyrepr.ts';
-import { type CriticalInfo, type CriticalOptions, criticalInfo, statesCritical } from './critical.ts';
+import { type CriticalInfo, type CriticalOptions, criticalInfo, keepsAnswer, statesCritical } from './critical.ts';
 import { readSaid, type Said } from './said.ts';
 
 export { contentTokens } from '../text/terms.ts';
@@ -386,8 +386,8 @@ export class Matcher {
   /** Cheap necessary condition of the critical-information test: the names and a time expression are there. */
   private criticalPossible(low: string, speaker: string | null, c: CriticalInfo): boolean {
     if (!c.supported) return false;
-    for (const n of c.entities)
-      if (!low.includes(n.slice(0, 3)) && !(speaker && speaker.includes(n.slice(0, 3)))) return false;
+    if (c.entities.length && !c.entities.some((n) => low.includes(n.slice(0, 3)) || speaker?.includes(n.slice(0, 3))))
+      return false;
     if ((c.answerSpan || c.answerRelative) && !hasTemporalCue(low)) return false;
     return true;
   }
@@ -424,12 +424,16 @@ export class Matcher {
     if (critical && e.critical) {
       const said = this.saidOf(text, d);
       for (const w of sentenceWindows(said.text))
-        if (statesCritical({ ...said, text: w }, e.critical, this.options) >= 1) return true;
+        if (statesCritical({ ...said, text: w }, e.critical, this.options)) return true;
     }
     if (!this.lexicalPossible(low, e)) return false;
     if (this.layer === 'lexical' || !e.critical?.supported) return unitScore(text, e, this.options) > 0;
-    // The answer is stated: word overlap alone does not carry it, a copy of the evidence does.
-    return containment(contentTokens(text), e) >= this.options.minContainment;
+    // The answer is stated: word overlap alone does not carry it; a copy of the evidence
+    // does, if the copy kept the answer ("signed up for a pottery class" without "yesterday" lost the date).
+    return (
+      containment(contentTokens(text), e) >= this.options.minContainment &&
+      keepsAnswer(this.saidOf(text, d), e.critical, this.options)
+    );
   }
   /** Index of the first unit of v that carries the evidence by its content, or -1. */
   carrierUnit(v: number, e: Evidence): number {
