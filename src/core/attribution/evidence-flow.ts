@@ -71,6 +71,13 @@ function earliest(g: TraceGraph, ops: number[]): number {
   return ops.reduce((best, o) => (best < 0 || g.opRank[o] < g.opRank[best] ? o : best), -1);
 }
 
+/** The latest of `ops` that ran before `limit`, else the latest of them. */
+function latestBefore(g: TraceGraph, ops: number[], limit: number): number {
+  const before = ops.filter((o) => limit < 0 || g.opRank[o] < g.opRank[limit]);
+  const pool = before.length ? before : ops;
+  return pool.reduce((best, o) => (best < 0 || g.opRank[o] > g.opRank[best] ? o : best), -1);
+}
+
 function describeVar(g: TraceGraph, v: number) {
   return `${g.varId[v]} [${g.varCategory[v]}]`;
 }
@@ -123,10 +130,16 @@ function follow(g: TraceGraph, cx: CaseContext, ev: number, e: Evidence, m: Matc
 }
 
 function retrievalLoss(g: TraceGraph, cx: CaseContext, ev: number, flow: Flow, held: number[]): Loss {
+  // The op that wrote this question's context: a content-named context ("list:<sha1>") may
+  // have been written by an earlier question's search too.
+  const asked = new Set(cx.questionOps);
   const producers = cx.context.flatMap((v) => producersOf(g, v)).filter((o) => o !== cx.answerOp);
+  const ours = producers.filter((o) => asked.has(o));
   const op = flow.questionDrops.length
     ? flow.questionDrops[0]
-    : earliest(g, producers.length ? producers : cx.questionOps);
+    : ours.length
+      ? earliest(g, ours)
+      : latestBefore(g, producers.length ? producers : cx.questionOps, cx.answerOp);
   return {
     evidence: ev,
     type: 'RetrievalError',
