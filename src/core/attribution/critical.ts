@@ -135,7 +135,7 @@ export function criticalInfo(
       if (mentions.some((m) => m.span && spanStates(m.span, span))) answerSpan = span;
       else if (evidence.day === null) answerRelative = mentions.find((m) => m.relative)?.relative ?? null;
       // "I just got accepted for an internship!" said on 27 May: the day it was said is the answer.
-      else if (mentions.length === 0 && spanStates(daySpan(evidence.day), span)) answerSpan = span;
+      else if (mentions.length === 0 && spanStates(daySpan(evidence.day), { ...span, fuzz: 0 })) answerSpan = span;
     }
     const supported = answerTerms.length > 0 || answerSpan !== null || answerRelative !== null;
     const answerKeys = new Set(gTerms.map((t) => t.key));
@@ -203,7 +203,8 @@ export function keepsAnswer(
           (c.answerRelative !== null && m.relative === c.answerRelative),
       ) ||
       // A unit with a day of its own and no time in its text happened that day.
-      (span !== null && said.day !== null && ms.length === 0 && spanStates(daySpan(said.day), span));
+      // (Strictly: the day a memory was written is not "the week before" it.)
+      (span !== null && said.day !== null && ms.length === 0 && spanStates(daySpan(said.day), { ...span, fuzz: 0 }));
     if (!ok) return false;
   }
   if (c.answerTerms.length) {

@@ -1,12 +1,12 @@
 /**
  * Content words of a text and their normalised keys, so that "signed", "signs" and
- * "signing" meet, and so do "went"/"go" and "children"/"child": a token's key is the
- * Porter stem (`stemmer`) of its noun and verb lemma (`wink-lemmatizer`, which knows
- * irregular forms). Number words become digits (compromise). Fast enough to run per
- * memory unit; keys are cached.
+ * "signing" meet, and so do "went"/"go", "children"/"child" and "happier"/"happy": a
+ * token's key is its lemma (`wink-lemmatizer`, which knows irregular forms), tried as a
+ * noun, a verb and an adjective. Lemmas, not stems: "happiness" is not "happy" and
+ * "adoption" not "adopt" to a judge of answers either. Number words become digits
+ * (compromise). Fast enough to run per memory unit; keys are cached.
  */
 import nlp from 'compromise';
-import { stemmer } from 'stemmer';
 import lemmatizer from 'wink-lemmatizer';
 import { tokenize } from '../retrieval/tokenize.ts';
 
@@ -28,7 +28,7 @@ const keys = new Map<string, string>();
 export function termKey(token: string): string {
   let k = keys.get(token);
   if (k === undefined) {
-    k = /^\d+$/.test(token) ? token : stemmer(lemmatizer.verb(lemmatizer.noun(token)));
+    k = /^\d+$/.test(token) ? token : lemmatizer.adjective(lemmatizer.verb(lemmatizer.noun(token)));
     if (keys.size > 200_000) keys.clear();
     keys.set(token, k);
   }
