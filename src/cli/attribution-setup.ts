@@ -1,5 +1,10 @@
 /** Shared by `attribute` and `bench`: method flags, engine dependencies per graph, a bounded pool. */
+import { type CarryJudge, llmCarryJudge, sentenceModelJudge } from '../core/attribution/carry-judge.ts';
 import { type EngineDeps, NEEDS_MODEL } from '../core/attribution/engines.ts';
+import { MATCH_LAYERS, type MatchLayer } from '../core/attribution/evidence-match.ts';
+import { loadWordVectors } from '../core/semantic/word-vectors.node.ts';
+import { vectorSimilarity } from '../core/semantic/word-vectors.ts';
+import type { Embedder } from '../core/retrieval/embedder.ts';
 import type { AttributionMethod } from '../core/attribution/types.ts';
 import type { TraceGraph } from '../core/graph/graph.ts';
 import type { ChatModel, UsageMeter } from '../core/llm/index.ts';
@@ -14,10 +19,13 @@ export const METHODS: AttributionMethod[] = ['evidence', 'memtrace', 'obs'];
 export const ATTRIBUTION_FLAGS: Options = {
   method: { type: 'string', default: 'evidence' },
   prior: { type: 'boolean', default: false },
+  match: { type: 'string', default: 'vectors' },
+  'model-dir': { type: 'string' },
+  'judge-model': { type: 'string' },
   ...PROVIDER_FLAGS,
 };
 
-export const ATTRIBUTION_USAGE = `--method evidence|memtrace|obs [--prior] [${PROVIDER_USAGE}]`;
+export const ATTRIBUTION_USAGE = `--method evidence|memtrace|obs [--prior] [--match lexical|normalised|vectors] [--model-dir DIR] [--judge-model M] [${PROVIDER_USAGE}]`;
 
 export function methodOf(values: Values): AttributionMethod {
   const m = values.method as string;
@@ -37,10 +45,72 @@ export function modelFor(
   return chatModelFromFlags(values, io, { meter, label: method });
 }
 
-/** Per-graph dependencies: the BM25 messages index used to locate evidence and start points. */
-export async function depsFor(g: TraceGraph, base: Omit<EngineDeps, 'index'>): Promise<EngineDeps> {
-  const index = await RetrievalIndex.build(corpusFromGraph(g, 'messages'));
-  return { ...base, index };
+/** What the evidence-flow matcher uses, loaded once per command (word vectors, models). */
+export interface EvidenceSetup {
+  evidenceFlow: NonNullable<EngineDeps['evidenceFlow']>;
+  /** Embeds messages for dense + hybrid start points (a model from --model-dir, else the hashed fallback). */
+  embedder: Embedder;
+  now: () => number;
+}
+
+/**
+ * `--match` (default `vectors`: word vectors, built once into a cache from the npm
+ * package), `--model-dir` (a transformers.js sentence model: the matcher's middle band and
+ * dense start points), `--judge-model` (an LLM asked yes/no about the middle band, through
+ * the provider flags; its calls are counted in `meter`).
+ */
+export async function evidenceSetup(values: Values, io: CliIO, meter?: UsageMeter): Promise<EvidenceSetup> {
+  const layer = values.match as string;
+  if (!(MATCH_LAYERS as readonly string[]).includes(layer))
+    throw new CliError(`--match must be one of ${MATCH_LAYERS.join(', ')} (got "${layer}")`, 2);
+  const modelDir = values['model-dir'] as string | undefined;
+  const judgeModel = values['judge-model'] as string | undefined;
+  if (judgeModel && modelDir)
+    throw new CliError('--judge-model and --model-dir both decide the middle band: give one', 2);
+  if ((judgeModel || modelDir) && layer === 'lexical')
+    throw new CliError(`--match lexical has no middle band for ${judgeModel ? '--judge-model' : '--model-dir'}`, 2);
+  const { loadEmbedder } = await import('./commands/search.ts');
+  const embedder = await loadEmbedder(modelDir, values.dtype as string | undefined);
+  let similar = null;
+  if (layer === 'vectors') {
+    try {
+      similar = vectorSimilarity(loadWordVectors(undefined, (line) => io.stderr.write(`${line}\n`)));
+    } catch (e) {
+      throw new CliError(`word vectors: ${(e as Error).message}`);
+    }
+  }
+  let judge: CarryJudge | null = null;
+  if (judgeModel) judge = llmCarryJudge(chatModelFromFlags({ ...values, model: judgeModel }, io, { meter, label: 'judge' }));
+  else if (modelDir) judge = sentenceModelJudge(embedder);
+  return {
+    evidenceFlow: { layer: layer as MatchLayer, similar, judge, now: () => performance.now() },
+    embedder,
+    now: () => performance.now(),
+  };
+}
+
+/**
+ * Per-graph dependencies: the messages index used to locate evidence and start points —
+ * BM25, plus dense vectors (hybrid start points) when `embedder` is given; pass it only
+ * when some case names no evidence or an agent needs start points (embedding every
+ * message of a big trace is not free).
+ */
+export async function depsFor(
+  g: TraceGraph,
+  base: Omit<EngineDeps, 'index'>,
+  embedder?: Embedder | null,
+): Promise<EngineDeps> {
+  const index = await RetrievalIndex.build(corpusFromGraph(g, 'messages'), { embedder: embedder ?? null });
+  return { ...base, index, embedder: embedder ?? null };
+}
+
+/** The embedder when start points are needed for these cases with this method (else null: BM25 only). */
+export function startPointEmbedder(
+  method: AttributionMethod,
+  cases: readonly { evidenceIds: readonly string[] }[],
+  setup: EvidenceSetup,
+): Embedder | null {
+  return NEEDS_MODEL.has(method) || cases.some((c) => c.evidenceIds.length === 0) ? setup.embedder : null;
 }
 
 /** Runs tasks with at most `limit` at once, keeping result order. */

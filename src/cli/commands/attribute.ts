@@ -8,7 +8,9 @@ import {
   ATTRIBUTION_USAGE,
   concurrencyOf,
   depsFor,
+  evidenceSetup,
   methodOf,
+  startPointEmbedder,
   modelFor,
   pool,
 } from '../attribution-setup.ts';
@@ -36,7 +38,12 @@ export const attribute: Command = {
       if (cases.length === 0)
         throw new CliError(`${positionals[0]}: no failed question with query id "${values.case}"`);
     }
-    const deps = await depsFor(g, { model, prior: Boolean(values.prior) });
+    const setup = await evidenceSetup(values, io, meter);
+    const deps = await depsFor(
+      g,
+      { model, prior: Boolean(values.prior), evidenceFlow: setup.evidenceFlow },
+      startPointEmbedder(method, cases, setup),
+    );
     const engine = engineFor(method);
     const system = systemOf(g.doc, positionals[0]);
     const out = await pool(cases, concurrencyOf(values), async (c, i) => {

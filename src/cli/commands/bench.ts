@@ -10,7 +10,9 @@ import {
   ATTRIBUTION_USAGE,
   concurrencyOf,
   depsFor,
+  evidenceSetup,
   methodOf,
+  startPointEmbedder,
   modelFor,
   pool,
 } from '../attribution-setup.ts';
@@ -31,6 +33,7 @@ export const bench: Command = {
     const model = modelFor(method, values, io, meter);
     const engine = engineFor(method);
     const concurrency = concurrencyOf(values);
+    const setup = await evidenceSetup(values, io, meter);
     const perCase: (ScoredCase & { file: string; query_id: string; reason: string })[] = [];
     let unreadable = 0;
     for (const [i, file] of files.entries()) {
@@ -44,7 +47,11 @@ export const bench: Command = {
       io.stderr.write(`[${i + 1}/${files.length}] ${file}: ${labelled.length} labelled case(s)\n`);
       if (labelled.length === 0) continue;
       const system = systemOf(r.graph.doc, file);
-      const deps = await depsFor(r.graph, { model, prior: Boolean(values.prior) });
+      const deps = await depsFor(
+        r.graph,
+        { model, prior: Boolean(values.prior), evidenceFlow: setup.evidenceFlow },
+        startPointEmbedder(method, labelled, setup),
+      );
       const scored = await pool(labelled, concurrency, async (c) => {
         const a = await engine({ graph: r.graph, case: c, system }, deps);
         return {

@@ -137,16 +137,15 @@ export function criticalInfo(
       // "I just got accepted for an internship!" said on 27 May: the day it was said is the answer.
       else if (mentions.length === 0 && spanStates(daySpan(evidence.day), { ...span, fuzz: 0 })) answerSpan = span;
     }
-    const supported = answerTerms.length > 0 || answerSpan !== null || answerRelative !== null;
     const answerKeys = new Set(gTerms.map((t) => t.key));
-    const topics = contentTerms(question).filter(
-      (t) =>
-        !nameSet.has(t.surface) &&
-        !answerKeys.has(t.key) &&
-        !TIME_WORDS.has(t.surface) &&
-        !QUESTION_WORDS.has(t.surface) &&
-        termPresent(t, evTerms, similar, supportMin),
+    const questionTopics = contentTerms(question).filter(
+      (t) => !nameSet.has(t.surface) && !answerKeys.has(t.key) && !TIME_WORDS.has(t.surface) && !QUESTION_WORDS.has(t.surface),
     );
+    const topics = questionTopics.filter((t) => termPresent(t, evTerms, similar, supportMin));
+    // A relative time with no day to read it against ("last week") states an unknown date:
+    // it counts only when the message is about the question's topic.
+    if (answerRelative !== null && questionTopics.length > 0 && topics.length === 0) answerRelative = null;
+    const supported = answerTerms.length > 0 || answerSpan !== null || answerRelative !== null;
     const info: CriticalInfo = {
       supported,
       answerTerms,
@@ -217,19 +216,26 @@ export function keepsAnswer(
 
 /**
  * Does one piece of text (a fact, a sentence window of a summary) state the critical
- * information — the names, the answer, and enough of the topic?
+ * information — the names, the answer, and enough of the topic? `undecided` when it
+ * has the names and the answer but too few topic words: the middle band a model may
+ * decide (carry-judge.ts).
  */
-export function statesCritical(said: Said, c: CriticalInfo, options: CriticalOptions = {}): boolean {
+export function judgeText(said: Said, c: CriticalInfo, options: CriticalOptions = {}): 'yes' | 'no' | 'undecided' {
   const terms = contentTerms(said.text);
   // One named person suffices: "Caroline had a great time at the Pride fest" answers a question about Caroline and Melanie.
-  if (c.entities.length && !c.entities.some((n) => hasName(n, terms, said.speaker))) return false;
-  if (!keepsAnswer(said, c, options, terms)) return false;
+  if (c.entities.length && !c.entities.some((n) => hasName(n, terms, said.speaker))) return 'no';
+  if (!keepsAnswer(said, c, options, terms)) return 'no';
   if (c.topics.length) {
     const min = options.topicSimilarity ?? 0.5;
     const kept = c.topics.filter((t) => termPresent(t, terms, options.similar ?? null, min)).length;
-    if (kept < topicNeed(c)) return false;
+    if (kept < topicNeed(c)) return 'undecided';
   }
-  return true;
+  return 'yes';
+}
+
+/** `judgeText` without a middle band. */
+export function statesCritical(said: Said, c: CriticalInfo, options: CriticalOptions = {}): boolean {
+  return judgeText(said, c, options) === 'yes';
 }
 
 /** The key of a word as `contentTerms` makes it (for callers holding a bare word). */

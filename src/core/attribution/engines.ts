@@ -34,7 +34,12 @@ export type AttributionEngine = (
 
 export function evidenceFlowEngine(input: AttributionInput, deps: EngineDeps, hooks: RunHooks = {}) {
   const locateEvidence = deps.index
-    ? startPointLocator({ index: deps.index, embedder: deps.embedder })
+    ? startPointLocator({
+        index: deps.index,
+        embedder: deps.embedder,
+        layer: deps.evidenceFlow?.layer,
+        similar: deps.evidenceFlow?.similar,
+      })
     : undefined;
   return attributeEvidenceFlow(input, { locateEvidence, ...deps.evidenceFlow }, hooks);
 }

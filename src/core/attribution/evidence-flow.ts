@@ -28,6 +28,7 @@ import {
 import { metadataDay, readMessage } from './said.ts';
 import {
   type Attribution,
+  type AttributionCost,
   type AttributionInput,
   type Candidate,
   type PathStep,
@@ -315,15 +316,10 @@ function lossFor(g: TraceGraph, cx: CaseContext, ev: number, e: Evidence, m: Mat
 
 function result(
   input: AttributionInput,
-  seconds: number,
+  cost: AttributionCost,
   fields: Omit<Attribution, 'query_id' | 'method' | 'cost'>,
 ): Attribution {
-  return {
-    query_id: input.case.queryId,
-    method: 'evidence',
-    ...fields,
-    cost: { ...ZERO_COST, seconds },
-  };
+  return { query_id: input.case.queryId, method: 'evidence', ...fields, cost };
 }
 
 /** The evidence messages of a case: its evidence ids, else the located ones. */
@@ -344,10 +340,11 @@ export async function attributeEvidenceFlow(
 ): Promise<Attribution> {
   const now = options.now ?? (() => 0);
   const started = now();
-  const elapsed = () => Math.max(0, now() - started) / 1000;
+  const cost: AttributionCost = { ...ZERO_COST };
+  const spent = () => ({ ...cost, seconds: Math.max(0, now() - started) / 1000 });
   const { graph: g, case: c } = input;
   const none = (reason: string, path: PathStep[] = []) =>
-    result(input, elapsed(), { error_type: null, op_id: null, reason, path, candidates: [] });
+    result(input, spent(), { error_type: null, op_id: null, reason, path, candidates: [] });
   if (predictionLooksAcceptable(c.prediction, c.goldenAnswers))
     return none(
       `The prediction "${c.prediction}" already contains the golden answer; the judge verdict, not the memory, looks wrong.`,
@@ -367,20 +364,34 @@ export async function attributeEvidenceFlow(
   const m = new Matcher((v) => g.varValue[v], options, unitDefaults(g), (v) =>
     isMessage(g, v) ? readMessage(g.varValue[v], varMetadata(g, v)).text : null,
   );
-  const losses: TypedLoss[] = [];
-  let unsupported = 0;
   const pieces = evidence.map((ev) => ({ ev, e: evidenceFor(g, ev, c, m) }));
   const best = Math.max(0, ...pieces.map((p) => coverage(p.e) ?? 0));
-  for (const [i, { ev, e }] of pieces.entries()) {
-    throwIfAborted(hooks.signal);
-    // Evidence stating part of the answer yields to evidence stating more of it; evidence
-    // stating none of it (the question's frame) is still followed by its own words.
-    const cov = coverage(e);
-    if (cov !== null && cov > 0 && cov < best) continue;
-    hooks.onEvent?.({ type: 'step', step: i + 1, note: `following ${describeVar(g, ev)}` });
-    const loss = lossFor(g, cx, ev, e, m);
-    if (loss?.type) losses.push(loss as TypedLoss);
-    else if (loss) unsupported++;
+  const followAll = (report: boolean) => {
+    const losses: TypedLoss[] = [];
+    let unsupported = 0;
+    for (const [i, { ev, e }] of pieces.entries()) {
+      throwIfAborted(hooks.signal);
+      // Evidence stating part of the answer yields to evidence stating more of it; evidence
+      // stating none of it (the question's frame) is still followed by its own words.
+      const cov = coverage(e);
+      if (cov !== null && cov > 0 && cov < best) continue;
+      if (report) hooks.onEvent?.({ type: 'step', step: i + 1, note: `following ${describeVar(g, ev)}` });
+      const loss = lossFor(g, cx, ev, e, m);
+      if (loss?.type) losses.push(loss as TypedLoss);
+      else if (loss) unsupported++;
+    }
+    return { losses, unsupported };
+  };
+  let { losses, unsupported } = followAll(true);
+  // Units in the middle band go to the judge (a model), then the evidence is followed again.
+  const judged = m.pendingCount;
+  if (judged > 0) {
+    hooks.onEvent?.({ type: 'step', step: pieces.length + 1, note: `asking ${m.options.judge?.label} about ${judged} memory unit(s)` });
+    const spent = await m.decidePending(hooks.signal);
+    cost.llm_calls += spent.llm_calls;
+    cost.input_tokens += spent.input_tokens;
+    cost.output_tokens += spent.output_tokens;
+    ({ losses, unsupported } = followAll(false));
   }
   if (losses.length === 0 && unsupported > 0 && best === 0)
     return none(
@@ -400,7 +411,7 @@ export async function attributeEvidenceFlow(
       candidates.push({ op_id: g.opId[l.op], error_type: l.type, score: 1 / (i + 1), reason: l.reason });
   candidates.push(response);
   if (losses.length === 0)
-    return result(input, elapsed(), {
+    return result(input, spent(), {
       error_type: 'ResponseError',
       op_id: g.opId[cx.answerOp],
       reason: `Every piece of evidence (${evidence.map((v) => g.varId[v]).join(', ')}) reached the answer's inputs, yet the answer is wrong.`,
@@ -411,7 +422,7 @@ export async function attributeEvidenceFlow(
       candidates,
     });
   const first = located[0] ?? losses[0];
-  return result(input, elapsed(), {
+  return result(input, spent(), {
     error_type: first.type,
     op_id: first.op >= 0 ? g.opId[first.op] : null,
     reason: first.reason,

@@ -16,7 +16,8 @@
 import { contentTerms, contentTokens, type Term } from '../text/terms.ts';
 import { hasTemporalCue } from '../text/temporal.ts';
 import { parseValue } from '../trace/pyrepr.ts';
-import { type CriticalInfo, type CriticalOptions, criticalInfo, keepsAnswer, statesCritical } from './critical.ts';
+import type { CarryJudge, CarryQuestion } from './carry-judge.ts';
+import { type CriticalInfo, type CriticalOptions, criticalInfo, judgeText, keepsAnswer } from './critical.ts';
 import { readSaid, type Said } from './said.ts';
 
 export { contentTokens } from '../text/terms.ts';
@@ -135,6 +136,8 @@ export interface Evidence {
   critical: CriticalInfo | null;
   /** Normalised words of the evidence (fallback when the golden answer is not stated). */
   terms: Term[];
+  /** What the middle-band judge is shown of the case. */
+  shown: { question: string; goldenAnswers: readonly string[]; evidence: string };
 }
 
 function shinglesOf(words: string[]): Set<string> {
@@ -179,14 +182,17 @@ export const MATCH_LAYERS: readonly MatchLayer[] = ['lexical', 'normalised', 've
 export interface MatchOptions extends CriticalOptions {
   /** Default `normalised` (`vectors` when `similar` is given). */
   layer?: MatchLayer;
+  /** Decides units in the middle band (names and answer kept, topic words too few): a model. */
+  judge?: CarryJudge | null;
   /** Share of the evidence's content words a unit of comparable size must hold (default 0.5). */
   minRecall?: number;
   /** Share of the evidence's three-word runs a unit of any size must hold (default 0.5). */
   minContainment?: number;
 }
 
-interface ResolvedOptions extends Required<Omit<MatchOptions, 'similar'>> {
+interface ResolvedOptions extends Required<Omit<MatchOptions, 'similar' | 'judge'>> {
   similar: CriticalOptions['similar'];
+  judge: CarryJudge | null;
 }
 
 function resolveOptions(o: MatchOptions): ResolvedOptions {
@@ -196,6 +202,7 @@ function resolveOptions(o: MatchOptions): ResolvedOptions {
     minRecall: o.minRecall ?? 0.5,
     minContainment: o.minContainment ?? 0.5,
     similar: layer === 'vectors' ? (o.similar ?? null) : null,
+    judge: layer === 'lexical' ? null : (o.judge ?? null),
     topicSimilarity: o.topicSimilarity ?? 0.5,
     supportSimilarity: o.supportSimilarity ?? 0.45,
     answerSimilarity: o.answerSimilarity ?? 0.8,
@@ -229,6 +236,7 @@ export function makeEvidence(
     length: words.length,
     critical: normalised ? criticalInfo(said ?? { text: core, day: null, speaker: null }, question, goldenAnswers, o) : null,
     terms: normalised ? contentTerms(core) : [],
+    shown: { question, goldenAnswers, evidence: said ? `${said.speaker ? `${said.speaker}: ` : ''}${said.text}` : core },
   };
 }
 
@@ -329,6 +337,9 @@ export class Matcher {
   private lower = new Map<number, string>();
   private readonly said = new Map<string, Said>();
   private readonly verdicts = new WeakMap<Evidence, Map<string, boolean>>();
+  /** Middle-band pairs waiting for the judge, and what it said (by evidence, then memory text). */
+  private readonly pending = new Map<Evidence, Set<string>>();
+  private readonly decided = new WeakMap<Evidence, Map<string, boolean>>();
   readonly options: ResolvedOptions;
   constructor(
     private readonly textOf: (v: number) => string,
@@ -423,8 +434,22 @@ export class Matcher {
     const critical = e.critical?.supported === true && this.criticalPossible(low, d.speaker, e.critical);
     if (critical && e.critical) {
       const said = this.saidOf(text, d);
-      for (const w of sentenceWindows(said.text))
-        if (statesCritical({ ...said, text: w }, e.critical, this.options)) return true;
+      let undecided = false;
+      for (const w of sentenceWindows(said.text)) {
+        const v = judgeText({ ...said, text: w }, e.critical, this.options);
+        if (v === 'yes') return true;
+        if (v === 'undecided') undecided = true;
+      }
+      if (undecided && this.options.judge) {
+        const known = this.decided.get(e)?.get(said.text);
+        if (known !== undefined) return known;
+        let set = this.pending.get(e);
+        if (!set) {
+          set = new Set();
+          this.pending.set(e, set);
+        }
+        set.add(said.text);
+      }
     }
     if (!this.lexicalPossible(low, e)) return false;
     if (this.layer === 'lexical' || !e.critical?.supported) return unitScore(text, e, this.options) > 0;
@@ -448,5 +473,35 @@ export class Matcher {
   }
   carries(v: number, e: Evidence): boolean {
     return this.carrierUnit(v, e) >= 0;
+  }
+  /** Middle-band pairs met since the last `decidePending`. */
+  get pendingCount(): number {
+    let n = 0;
+    for (const set of this.pending.values()) n += set.size;
+    return n;
+  }
+  /**
+   * Asks the judge about the middle-band pairs met so far and records its verdicts;
+   * verdicts given before were cached as "no", so those are forgotten — callers follow
+   * the evidence again afterwards.
+   */
+  async decidePending(signal?: AbortSignal) {
+    const judge = this.options.judge;
+    const asked: { e: Evidence; memory: string }[] = [];
+    for (const [e, set] of this.pending) for (const memory of set) asked.push({ e, memory });
+    this.pending.clear();
+    if (!judge || asked.length === 0) return { llm_calls: 0, input_tokens: 0, output_tokens: 0 };
+    const items: CarryQuestion[] = asked.map(({ e, memory }) => ({ ...e.shown, memory }));
+    const { verdicts, cost } = await judge.decide(items, signal);
+    asked.forEach(({ e, memory }, i) => {
+      let map = this.decided.get(e);
+      if (!map) {
+        map = new Map();
+        this.decided.set(e, map);
+      }
+      map.set(memory, verdicts[i]);
+      this.verdicts.delete(e);
+    });
+    return cost;
   }
 }

@@ -1,13 +1,16 @@
 /**
  * Evidence for a question that names none: the paper's start points (messages
- * ranked for question + golden answer), narrowed to the ones that bear the answer.
+ * ranked for question + golden answer, hybrid BM25 + dense when an embedder is
+ * given), narrowed to the ones that state the answer.
  */
 import type { TraceCase } from '../cases/cases.ts';
-import type { TraceGraph } from '../graph/graph.ts';
+import { type TraceGraph, varMetadata } from '../graph/graph.ts';
 import type { Embedder } from '../retrieval/embedder.ts';
 import type { RetrievalIndex } from '../retrieval/retrieval-index.ts';
 import { startPoints } from '../retrieval/startpoints.ts';
-import { contentTokens, evidenceText } from './evidence-match.ts';
+import { type CriticalOptions, criticalInfo } from './critical.ts';
+import { contentTokens } from './evidence-match.ts';
+import { readMessage } from './said.ts';
 
 export interface LocateOptions {
   /** A messages index of this graph (built once per trace by the caller). */
@@ -15,12 +18,18 @@ export interface LocateOptions {
   embedder?: Embedder | null;
   /** Start points to consider (default 8). */
   k?: number;
+  /**
+   * How "states the answer" is read: `lexical` — every content word of a golden answer
+   * is in the message; otherwise the critical information (lemmas, relative dates
+   * against the message's day, word vectors when given).
+   */
+  layer?: 'lexical' | 'normalised' | 'vectors';
+  similar?: CriticalOptions['similar'];
 }
 
 /**
- * Keeps start points whose text holds every content word of a golden answer; when
- * none does (answers that need inference, such as dates from "yesterday"), keeps the
- * best-ranked one.
+ * Keeps start points that state a golden answer; when none does (answers that need
+ * inference), keeps the best-ranked one.
  */
 export function startPointLocator(options: LocateOptions) {
   return async (g: TraceGraph, c: TraceCase): Promise<number[]> => {
@@ -30,8 +39,12 @@ export function startPointLocator(options: LocateOptions) {
     });
     const vars = hits.map((h) => g.varIndex.get(h.full_node_id)).filter((v): v is number => v !== undefined);
     const golden = c.goldenAnswers.map((a) => contentTokens(a)).filter((t) => t.length > 0);
+    const lexical = options.layer === 'lexical';
+    const similar = options.layer === 'vectors' ? (options.similar ?? null) : null;
     const bearing = vars.filter((v) => {
-      const words = new Set(contentTokens(evidenceText(g.varValue[v])));
+      const said = readMessage(g.varValue[v], varMetadata(g, v));
+      if (!lexical) return criticalInfo(said, c.question, c.goldenAnswers, { similar }).supported;
+      const words = new Set(contentTokens(said.text));
       return golden.some((t) => t.every((w) => words.has(w)));
     });
     return bearing.length ? bearing : vars.slice(0, 1);

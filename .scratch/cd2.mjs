@@ -1,0 +1,10 @@
+import nlp from 'compromise';
+import dates from 'compromise-dates';
+nlp.plugin(dates);
+const t = (s, today) => console.log(JSON.stringify(s), today, '=>', JSON.stringify(nlp(s).dates({ today, timezone: 'UTC' }).json().map(x => [x.text, x.dates?.start?.slice(0,10), x.dates?.end?.slice(0,10)])));
+t('two weekends ago','2023-07-17'); t('2 weekends ago','2023-07-17'); t('two weeks ago','2023-07-17'); t('last weekend','2023-07-17');
+t('last week','2023-06-27'); t('last sunday','2023-05-25'); t('last friday','2023-07-15'); t('a few days ago','2023-07-15');
+t('three years ago','2023-07-15'); t('next Friday','2023-07-15'); t('this weekend','2023-07-15'); t('last night','2023-07-15');
+t('1:56 pm on 8 May, 2023','2020-01-01'); t('2023/05/20 (Sat) 02:21','2020-01-01'); t('2025-12-28 (Sunday)','2020-01-01');
+t('in 2022','2023-01-01'); t('May 2023','2023-01-01'); t('8 May','2023-07-01'); t('on the 7th','2023-07-15'); t('recently','2023-07-15');
+t('the summer','2023-03-15'); t('earlier this month', '2023-07-15'); t('Melanie painted a lake sunrise last year which holds special meaning', '2023-05-08');

@@ -1,0 +1,11 @@
+import { criticalInfo, statesCritical } from '../src/core/attribution/critical.ts';
+import { loadWordVectors } from '../src/core/semantic/word-vectors.node.ts';
+import { vectorSimilarity } from '../src/core/semantic/word-vectors.ts';
+import { referenceDay } from '../src/core/text/temporal.ts';
+const sim = vectorSimilarity(loadWordVectors());
+const o = { similar: sim };
+const ev = { text: 'We took the kids to the mountains and slept in tents last month!', day: referenceDay('10:37 am on 7 July, 2023'), speaker: 'caroline' };
+const c = criticalInfo(ev, 'When did Caroline go camping in the mountains?', ['June 2023'], o);
+console.log(JSON.stringify(c));
+console.log(statesCritical({ text: 'Caroline camped in June 2023.', day: null, speaker: null }, c, o));
+console.log(sim.similarity({surface:'camping',key:'camp'},{surface:'tents',key:'tent'}));

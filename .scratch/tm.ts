@@ -1,0 +1,13 @@
+import { temporalMentions, referenceDay, spanStates } from '../src/core/text/temporal.ts';
+const day = (s: string) => referenceDay(s)!;
+const show = (t: string, ref: string | null) => console.log(t, '|', ref, '=>', JSON.stringify(temporalMentions(t, ref ? day(ref) : null).map(m => [m.text, m.span && new Date(m.span.start*864e5).toISOString().slice(0,10), m.span && new Date(m.span.end*864e5).toISOString().slice(0,10), m.span?.fuzz, m.relative])));
+show('The week before 27 June 2023', null);
+show('The sunday before 25 May 2023', null);
+show('two weekends before 17 July 2023', null);
+show('The Friday before 15 July 2023', null);
+show('7 May 2023', null); show('2022', null); show('June 2023', null);
+show('I just took my fam camping in the mountains last week - it was a really nice time', '10:37 am on 27 June, 2023');
+show('I had a quiet weekend after we went camping with my fam two weekends ago.', '2:31 pm on 17 July, 2023');
+show('I went to a LGBTQ support group yesterday and it was so powerful.', null);
+show('I went to a LGBTQ support group yesterday and it was so powerful.', '1:56 pm on 8 May, 2023');
+console.log(referenceDay('1:56 pm on 8 May, 2023'), referenceDay('2023/05/20 (Sat) 02:21'), referenceDay('2024-01-02T10:00'));
