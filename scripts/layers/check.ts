@@ -18,6 +18,7 @@ import {
   PURE_LAYERS,
   RULES,
   type RuleId,
+  SHIPPED_LAYERS,
   WORKER_ENTRY_MODULES,
 } from './rules.ts';
 import { factsOf, hostGlobalUses, type ImportRef, scriptsOf } from './source.ts';
@@ -43,7 +44,7 @@ function listSources(root: string, dir: string, skip: Set<string>, out: string[]
     const rel = dir ? `${dir}/${name}` : name;
     if (NEVER.has(name) || skip.has(rel)) continue;
     if (statSync(join(root, rel)).isDirectory()) listSources(root, rel, skip, out);
-    else if (SOURCE.test(name) && !name.endsWith('.d.ts')) out.push(rel);
+    else if (SOURCE.test(name) && !/\.d\.m?ts$/.test(name)) out.push(rel);
   }
 }
 
@@ -103,8 +104,13 @@ export function checkLayers(root: string, options: CheckOptions = {}): Violation
       const facts = factsOf(script);
       for (const ref of facts.imports) checkImport(file, layer, ref, resolveRelative, add);
       for (const line of facts.requires) add(line, 'no-require', 'uses require / createRequire');
-      for (const line of facts.dynamicSpecifiers)
-        add(line, 'static-specifier', 'import() of a computed specifier (write the module name as a string)');
+      if (SHIPPED_LAYERS.has(layer))
+        for (const line of facts.dynamicSpecifiers)
+          add(
+            line,
+            'static-specifier',
+            'import() of a computed specifier (write the module name as a string)',
+          );
       for (const ref of facts.workerUrls) {
         const target = resolveRelative(file, ref.specifier);
         if (!target?.startsWith('workers/') || !target.endsWith('.worker.ts'))
