@@ -33,19 +33,7 @@ import { Scopes } from './scopes.ts';
 import { sha1Hex } from './sha1.ts';
 import { type GraphSink, MemorySink, type TraceHeader } from './sink.ts';
 
-export type {
-  Identity,
-  LinkOptions,
-  Location,
-  MutationOptions,
-  OneShotOperationOptions,
-  OperationOptions,
-  SessionHandle,
-  SessionOptions,
-  TracedVar,
-  TracerOptions,
-  VariableOptions,
-} from './options.ts';
+export type * from './options.ts';
 export { SENTINEL_NAME, SENTINEL_NODE_ID, SENTINEL_OP_ID, SENTINEL_SESSION_ID } from './records.ts';
 export { isTracedVar, OpScope, type WrapOptions } from './scope.ts';
 
