@@ -102,7 +102,7 @@ export const RULES = {
   'node-adapter': 'only Node code imports a *.node.ts adapter',
   'forbidden-package': 'core has no UI, storage or worker plumbing (svelte, dexie, comlink, d3, …)',
   'host-global': 'core takes process / navigator / document / window through parameters',
-  'no-require': 'ES modules only: no require() or createRequire',
+  'no-require': 'shipped code is ES modules only: no require() or createRequire',
   'static-specifier':
     'shipped code names the module of import() with a plain string, so the graph can be checked',
   unresolved: 'a relative import names an existing file',

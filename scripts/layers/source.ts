@@ -6,7 +6,7 @@
  * starts and the objects it hands to `Comlink.expose`.
  */
 import { parse as parseSvelte } from 'svelte/compiler';
-import ts from 'typescript';
+import ts, { type TS } from './typescript.ts';
 
 export interface ImportRef {
   specifier: string;
@@ -29,38 +29,38 @@ export interface SourceFacts {
 
 /** A parsed script: the syntax tree and the line its first character is on in the file. */
 export interface Script {
-  source: ts.SourceFile;
+  source: TS.SourceFile;
   firstLine: number;
 }
 
 /** The scripts of a file: the file itself, or a Svelte component's `<script>` blocks. */
 export function scriptsOf(path: string, text: string): Script[] {
   if (!path.endsWith('.svelte'))
-    return [{ source: ts.createSourceFile(path, text, ts.ScriptTarget.Latest, true), firstLine: 1 }];
+    return [{ source: ts.createSourceFile(path, text, ts.ScriptTarget.Latest), firstLine: 1 }];
   const root = parseSvelte(text, { modern: true });
   const out: Script[] = [];
   for (const block of [root.module, root.instance]) {
     if (!block) continue;
     const { start, end } = block.content as unknown as { start: number; end: number };
     out.push({
-      source: ts.createSourceFile(`${path}.ts`, text.slice(start, end), ts.ScriptTarget.Latest, true),
+      source: ts.createSourceFile(`${path}.ts`, text.slice(start, end), ts.ScriptTarget.Latest),
       firstLine: text.slice(0, start).split('\n').length,
     });
   }
   return out;
 }
 
-function isStringLike(n: ts.Node | undefined): n is ts.StringLiteral | ts.NoSubstitutionTemplateLiteral {
+function isStringLike(n: TS.Node | undefined): n is TS.StringLiteral | TS.NoSubstitutionTemplateLiteral {
   return !!n && (ts.isStringLiteral(n) || ts.isNoSubstitutionTemplateLiteral(n));
 }
 
-function calleeName(e: ts.Expression): string | undefined {
+function calleeName(e: TS.Expression): string | undefined {
   if (ts.isIdentifier(e)) return e.text;
   if (ts.isPropertyAccessExpression(e)) return e.name.text;
   return undefined;
 }
 
-function isImportMetaUrl(e: ts.Expression | undefined): boolean {
+function isImportMetaUrl(e: TS.Expression | undefined): boolean {
   return (
     !!e &&
     ts.isPropertyAccessExpression(e) &&
@@ -80,11 +80,11 @@ export function factsOf(script: Script): SourceFacts {
     workerUrls: [],
     exposes: [],
   };
-  const lineOf = (n: ts.Node) => source.getLineAndCharacterOfPosition(n.getStart(source)).line + firstLine;
+  const lineOf = (n: TS.Node) => source.getLineAndCharacterOfPosition(n.getStart(source)).line + firstLine;
   const satisfiesNames = new Set<string>();
-  const exposed: { node: ts.Expression; line: number }[] = [];
+  const exposed: { node: TS.Expression; line: number }[] = [];
 
-  const visit = (n: ts.Node): void => {
+  const visit = (n: TS.Node): void => {
     if (ts.isImportDeclaration(n) && isStringLike(n.moduleSpecifier)) {
       const typeOnly = !!n.importClause?.isTypeOnly;
       facts.imports.push({ specifier: n.moduleSpecifier.text, line: lineOf(n), typeOnly });
@@ -142,7 +142,7 @@ export function hostGlobalUses(
   names: ReadonlySet<string>,
 ): { path: string; line: number; name: string }[] {
   const texts = new Map(files.map((f) => [f.path, f.text]));
-  const options: ts.CompilerOptions = { noLib: true, noResolve: true, types: [], allowJs: false };
+  const options: TS.CompilerOptions = { noLib: true, noResolve: true, types: [], allowJs: false };
   const host = ts.createCompilerHost(options);
   const read = host.readFile.bind(host);
   host.readFile = (p) => texts.get(p) ?? read(p);
@@ -153,9 +153,9 @@ export function hostGlobalUses(
   for (const path of texts.keys()) {
     const source = program.getSourceFile(path);
     if (!source) continue;
-    const report = (n: ts.Node, name: string) =>
+    const report = (n: TS.Node, name: string) =>
       out.push({ path, line: source.getLineAndCharacterOfPosition(n.getStart(source)).line + 1, name });
-    const unresolved = (id: ts.Identifier) => {
+    const unresolved = (id: TS.Identifier) => {
       const p = id.parent;
       const symbol = ts.isShorthandPropertyAssignment(p)
         ? checker.getShorthandAssignmentValueSymbol(p)
@@ -163,7 +163,7 @@ export function hostGlobalUses(
       // The binder's own `globalThis` has no declaration; a local one does.
       return !symbol?.declarations?.length;
     };
-    const visit = (n: ts.Node): void => {
+    const visit = (n: TS.Node): void => {
       if (ts.isIdentifier(n) && names.has(n.text)) {
         const p = n.parent;
         const isMemberName =
