@@ -9,7 +9,7 @@
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, join } from 'node:path';
+import { basename, dirname, join, resolve, sep } from 'node:path';
 import { parseArgs } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { writeResultsSection } from './stats-util.ts';
@@ -33,18 +33,23 @@ export interface BundleReport {
 
 function packagesOf(mapFile: string): Set<string> {
   const out = new Set<string>();
-  let sources: string[] = [];
+  let map: { sources?: string[]; sourceRoot?: string };
   try {
-    sources = (JSON.parse(readFileSync(mapFile, 'utf8')) as { sources?: string[] }).sources ?? [];
+    map = JSON.parse(readFileSync(mapFile, 'utf8'));
   } catch {
     return out; // no map: no package list
   }
-  for (const s of sources) {
-    const m = /node_modules\/((?:@[^/]+\/)?[^/]+)\/(.*)$/.exec(s);
-    if (!m) continue;
-    out.add(m[1]);
+  for (const s of map.sources ?? []) {
+    // Sources are relative to the map (a build inside node_modules/ has no "node_modules" in them).
+    const path = resolve(dirname(mapFile), map.sourceRoot ?? '', s)
+      .split(sep)
+      .join('/');
+    const m = /.*node_modules\/((?:@[^/]+\/)?[^/]+)\/(.*)$/.exec(path);
+    if (!m || m[1].startsWith('.')) continue; // `.cache/…` is a folder, not a package
     // Full zod and its mini build share the package: tell them apart.
     if (m[1] === 'zod' && m[2].includes('/classic/')) out.add('zod (full)');
+    else if (m[1] === 'zod' && m[2].includes('/mini/')) out.add('zod (mini)');
+    else out.add(m[1]);
   }
   return out;
 }
@@ -92,7 +97,9 @@ const kib = (n: number) => (n / 1024).toFixed(1);
 function table(r: BundleReport): string {
   const rows = r.chunks.map((c) => {
     const name = c.file.replace(/-[\w-]{8}\.(m?js)$/, '.$1');
-    const big = [...c.packages].filter((p) => p !== 'zod (full)').slice(0, 6);
+    const big = [...c.packages]
+      .filter((p) => p !== 'zod' || ![...c.packages].some((q) => q.startsWith('zod (')))
+      .slice(0, 6);
     const pk = big.length ? big.join(', ') + (c.packages.size > big.length ? ', …' : '') : '—';
     return `| ${name}${c === r.main ? ' (main)' : ''} | ${kib(c.bytes)} | ${kib(c.gzip)} | ${pk} |`;
   });

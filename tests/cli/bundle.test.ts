@@ -1,13 +1,15 @@
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildBundle, bundlePaths, isFresh, ROOT } from '../../bin/cli-bundle.mjs';
 import { COMMANDS } from '../../src/cli/main.ts';
 import { smartcommentFiles } from '../helpers/shared-data.ts';
 
 const BIN = join(ROOT, 'bin/memtrace.mjs');
+const TMP = mkdtempSync(join(tmpdir(), 'memtrace-bundle-'));
+afterAll(() => rmSync(TMP, { recursive: true, force: true }));
 
 /** Runs the real bin as a process, forcing the bundle or tsx. */
 function bin(mode: 'bundle' | 'tsx', ...args: string[]) {
@@ -44,8 +46,7 @@ describe('the built CLI bundle (bin/memtrace.mjs → .cache/cli/memtrace.mjs)', 
   });
 
   it('exit 1 with the file and line:column of broken JSON; exit 2 on a usage error', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'memtrace-bundle-'));
-    const bad = join(dir, 'broken.json');
+    const bad = join(TMP, 'broken.json');
     const line2 = '  "data": [1,,2]';
     writeFileSync(bad, `{\n${line2}\n}`);
     const r = bin('bundle', 'validate', bad);
@@ -60,7 +61,7 @@ describe('the built CLI bundle (bin/memtrace.mjs → .cache/cli/memtrace.mjs)', 
 
 describe('bundle freshness (isFresh)', () => {
   it('is stale when missing, fresh after a build, stale again when a source is newer', async () => {
-    const root = mkdtempSync(join(tmpdir(), 'memtrace-bundle-root-'));
+    const root = join(TMP, 'root');
     mkdirSync(join(root, 'src/cli'), { recursive: true });
     mkdirSync(join(root, 'bin'));
     cpSync(join(ROOT, 'bin/cli-bundle.mjs'), join(root, 'bin/cli-bundle.mjs'));
