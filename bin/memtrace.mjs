@@ -1,9 +1,22 @@
 #!/usr/bin/env node
-// Runs the TypeScript CLI through tsx, so a clean checkout needs only `npm ci`.
-import { register } from 'tsx/esm/api';
+// `memtrace`: runs the CLI bundle (bin/cli-bundle.mjs builds it when missing or stale), and
+// the TypeScript sources through tsx when it cannot be built. MEMTRACE_CLI=bundle or =tsx
+// picks one (tests use it to know which ran).
+import { pathToFileURL } from 'node:url';
+import { currentBundle } from './cli-bundle.mjs';
 
-register();
-const { main } = await import('../src/cli/main.ts');
+const mode = process.env.MEMTRACE_CLI ?? 'auto';
+let main;
+const bundle = mode === 'tsx' ? null : await currentBundle();
+if (bundle) ({ main } = await import(pathToFileURL(bundle).href));
+else if (mode === 'bundle') {
+  process.stderr.write('memtrace: the CLI bundle could not be built (run `npm run build:cli` to see why)\n');
+  process.exit(1);
+} else {
+  const { register } = await import('tsx/esm/api');
+  register();
+  ({ main } = await import('../src/cli/main.ts'));
+}
 process.exitCode = await main(process.argv.slice(2), {
   stdout: process.stdout,
   stderr: process.stderr,

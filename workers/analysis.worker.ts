@@ -3,6 +3,7 @@ import * as Comlink from 'comlink';
 import { type LaneLayoutOptions, laneLayoutTransferables } from '../src/core/layout/index.ts';
 import { openDb } from '../src/db/schema.ts';
 import { AnalysisService } from './analysis-service.ts';
+import type { AnalysisApi } from './api.ts';
 
 const service = new AnalysisService(openDb());
 // Lane layouts hold large typed arrays: transfer them instead of copying.
@@ -23,5 +24,5 @@ const api = {
     const layout = await service.laneLayout(traceId, options);
     return Comlink.transfer(layout, laneLayoutTransferables(layout));
   },
-};
+} satisfies AnalysisApi;
 Comlink.expose(api);

@@ -11,6 +11,7 @@ import * as Comlink from 'comlink';
 import ortMjs from 'onnxruntime-web/ort-wasm-simd-threaded.asyncify.mjs?url';
 import ortWasm from 'onnxruntime-web/ort-wasm-simd-threaded.asyncify.wasm?url';
 import { RetrievalService } from '../src/core/retrieval/service.ts';
+import type { GpuProbe } from '../src/core/retrieval/transformers.ts';
 import { idbIndexStore } from './retrieval-store.ts';
 
 const abs = (u: string) => new URL(u, self.location.href).href;
@@ -18,6 +19,7 @@ const abs = (u: string) => new URL(u, self.location.href).href;
 const service = new RetrievalService({
   store: typeof indexedDB === 'undefined' ? undefined : idbIndexStore(),
   wasmPaths: { mjs: abs(ortMjs), wasm: abs(ortWasm) },
+  gpu: (navigator as Navigator & { gpu?: GpuProbe }).gpu,
 });
 
 /** What the UI calls (every method returns a promise through comlink). */
@@ -29,7 +31,7 @@ export type RetrievalApi = Pick<
   embed(texts: string[]): Promise<Float32Array>;
 };
 
-const api: RetrievalApi = {
+const api = {
   setEmbedding: service.setEmbedding.bind(service),
   embedderInfo: service.embedderInfo.bind(service),
   loadTrace: service.loadTrace.bind(service),
@@ -42,6 +44,6 @@ const api: RetrievalApi = {
     const v = await service.embed(texts);
     return Comlink.transfer(v, [v.buffer]);
   },
-};
+} satisfies RetrievalApi;
 
 Comlink.expose(api);

@@ -1,9 +1,16 @@
 /**
- * WebLLM's engine in its own worker. WebLLM brings its own typed message protocol
- * (WebWorkerMLCEngineHandler here ↔ WebWorkerMLCEngine in the page, created by
- * src/app/llm/webllm-client.ts), so this worker does not use comlink.
+ * WebLLM's engine in its own worker — the only place `@mlc-ai/web-llm` is loaded, so the
+ * library ships once in the build. The page (src/app/llm/webllm-client.ts) drives it
+ * through comlink (`WebLLMWorkerApi`, workers/webllm-host.ts).
  */
-import { WebWorkerMLCEngineHandler } from '@mlc-ai/web-llm';
+import { deleteModelAllInfoInCache, hasModelInCache, MLCEngine } from '@mlc-ai/web-llm';
+import * as Comlink from 'comlink';
+import { type WebLLMWorkerApi, webllmHost } from './webllm-host.ts';
 
-const handler = new WebWorkerMLCEngineHandler();
-self.onmessage = (msg: MessageEvent) => handler.onmessage(msg);
+export type { WebLLMWorkerApi };
+
+const api = webllmHost(new MLCEngine(), {
+  has: (modelId) => hasModelInCache(modelId),
+  delete: (modelId) => deleteModelAllInfoInCache(modelId),
+}) satisfies WebLLMWorkerApi;
+Comlink.expose(api);

@@ -1,133 +1,45 @@
 /**
  * The tracer: the TypeScript counterpart of the smartcomment toolkit. It records
  * sessions, variables (with identity strategies and version chains), operations
- * (edges = inputs × outputs), links and mutations, and writes them with the exact
- * field set and key order of the toolkit's JSON.
+ * (edges = inputs × outputs), links and mutations. The parts live in their own modules:
+ * option types (`options.ts`), naming (`naming.ts`), scopes (`scopes.ts`), op scopes
+ * (`scope.ts`), record writing in the toolkit's field order (`records.ts`), call sites
+ * (`callsite.ts`); this class wires them and is the public face.
  */
+
 import { fullNameOf } from '../core/trace/identity.ts';
 import type { Annotation, JsonObject, TraceDocument } from '../core/trace/types.ts';
-import { type Clock, formatTimestamp, systemClock } from './clock.ts';
-import { type ContextProvider, type OpFrame, StackContext, type TraceFrame } from './context.ts';
-import { contentName, pyRepr, pyTypeName } from './encode.ts';
+import { placer } from './callsite.ts';
+import { formatTimestamp, systemClock } from './clock.ts';
+import { StackContext } from './context.ts';
+import { pyRepr } from './encode.ts';
 import { type IdSource, randomIds } from './ids.ts';
+import { VariableNamer } from './naming.ts';
+import type {
+  LinkOptions,
+  Location,
+  MutationOptions,
+  OneShotOperationOptions,
+  OperationOptions,
+  SessionHandle,
+  SessionOptions,
+  TracedVar,
+  TracerOptions,
+  VariableOptions,
+} from './options.ts';
+import { RecordWriter, SENTINEL_NAME } from './records.ts';
+import { OpScope, opEdges, type WrapOptions } from './scope.ts';
+import { Scopes } from './scopes.ts';
 import { sha1Hex } from './sha1.ts';
 import { type GraphSink, MemorySink, type TraceHeader } from './sink.ts';
 
-/** Where a record was made (`filename:lineno` becomes its trigger_point). */
-export interface Location {
-  filename: string;
-  lineno: number;
-}
-
-export interface TracerOptions {
-  graphId?: string;
-  userId?: string | null;
-  projectId?: string | null;
-  storagePath?: string | null;
-  /** Strict mode: a changed value for an existing identity without `mutate` throws. */
-  strict?: boolean;
-  /** Graph-level metadata (top-level `metadata`). */
-  metadata?: JsonObject;
-  clock?: Clock;
-  ids?: IdSource;
-  context?: ContextProvider;
-  sink?: GraphSink;
-  /** Default location of records (the toolkit records the caller's file and line). */
-  filename?: string;
-  /** 'stack' reads the caller's file and line from a stack trace (slower); default 'fixed'. */
-  callsite?: 'fixed' | 'stack';
-  /** How values become stored strings; default Python repr, as the toolkit. */
-  encode?: (value: unknown) => string;
-  /** SHA-1 used for content names (pure TypeScript by default; Node's crypto is faster). */
-  sha1?: (text: string) => string;
-}
-
-/** Identity strategies: content hash `<type>:<sha1>`, object identity `<type>:<id>`, or a custom name. */
-export type Identity = 'content' | 'object' | 'custom';
-
-export interface VariableOptions {
-  /** A custom name (implies identity 'custom'). */
-  name?: string;
-  identity?: Identity;
-  className?: string | null;
-  /** Default "variable" (a new version keeps its chain's category unless given). */
-  category?: string;
-  comment?: string | null;
-  metadata?: JsonObject;
-  encode?: (value: unknown) => string;
-  session?: SessionHandle;
-  at?: Location;
-}
-
-/** A recorded variable version. */
-export interface TracedVar {
-  readonly name: string;
-  readonly className: string | null;
-  readonly version: number;
-  readonly fullName: string;
-  readonly fullNodeId: string;
-  /** The stored string. */
-  readonly value: string;
-}
-
-export interface SessionHandle {
-  readonly sessionId: string;
-  readonly name: string;
-}
-
-export interface SessionOptions {
-  id?: string;
-  category?: string;
-  comment?: string | null;
-  metadata?: JsonObject;
-  at?: Location;
-}
-
-export interface OperationOptions {
-  category?: string;
-  comment?: string | null;
-  metadata?: JsonObject;
-  session?: SessionHandle;
-  at?: Location;
-}
-
-export interface OneShotOperationOptions extends OperationOptions {
-  inputs?: TracedVar[];
-  outputs?: TracedVar[];
-}
-
-export interface MutationOptions extends OperationOptions {
-  /** Op name; default `mutation:<full_name>`. */
-  name?: string;
-  /** Other variables the new version was made from (edges input → new version). */
-  inputs?: TracedVar[];
-  /** Variable fields of the new version (default: those of the chain). */
-  variable?: Pick<VariableOptions, 'category' | 'comment' | 'metadata' | 'encode'>;
-}
-
-export interface LinkOptions {
-  comment?: string | null;
-  category?: string;
-  metadata?: JsonObject;
-  at?: Location;
-}
-
-export interface WrapOptions<A extends unknown[], R> extends OperationOptions {
-  name?: string;
-  /** Traces the arguments as inputs; default: each argument by content. */
-  inputs?: (scope: OpScope, ...args: A) => void;
-  /** Traces the result as an output; default: by content. */
-  output?: (scope: OpScope, result: Awaited<R>) => void;
-}
+export type * from './options.ts';
+export { SENTINEL_NAME, SENTINEL_NODE_ID, SENTINEL_OP_ID, SENTINEL_SESSION_ID } from './records.ts';
+export { isTracedVar, OpScope, type WrapOptions } from './scope.ts';
 
 export class TraceConsistencyError extends Error {}
 
-export const SENTINEL_SESSION_ID = '__none__';
-export const SENTINEL_OP_ID = '__none_op__';
-export const SENTINEL_NAME = 'COMMENT:NONE';
-export const SENTINEL_NODE_ID = 'COMMENT:NONE@1';
-const SENTINEL_AT: Location = { filename: '<sentinel>', lineno: 0 };
-
+/** The latest version of one identity (its full name). */
 interface Chain {
   version: number;
   value: string;
@@ -140,72 +52,6 @@ function isPromiseLike(v: unknown): v is PromiseLike<unknown> {
   return typeof v === 'object' && v !== null && typeof (v as { then?: unknown }).then === 'function';
 }
 
-const SDK_FRAME = /[\\/]src[\\/]sdk[\\/]|node:internal|node_modules/;
-
-function stackLocation(fallback: Location): Location {
-  const stack = new Error().stack?.split('\n').slice(1) ?? [];
-  for (const line of stack) {
-    if (SDK_FRAME.test(line)) continue;
-    const m = /\(?((?:file:\/\/)?[^\s()]+):(\d+):\d+\)?\s*$/.exec(line);
-    if (m) return { filename: m[1].split(/[\\/]/).pop() ?? m[1], lineno: Number(m[2]) };
-  }
-  return fallback;
-}
-
-/** A scope of one operation: inputs and outputs are collected, the edges I × O written when it ends. */
-export class OpScope {
-  readonly inputs: TracedVar[] = [];
-  readonly outputs: TracedVar[] = [];
-  metadata: JsonObject;
-  comment: string | null;
-  constructor(
-    private readonly tracer: Tracer,
-    readonly opId: string,
-    readonly name: string | null,
-    readonly category: string,
-    comment: string | null,
-    metadata: JsonObject,
-    readonly sessionId: string,
-    readonly at: Location,
-    readonly startedAt: number,
-  ) {
-    this.comment = comment;
-    this.metadata = metadata;
-  }
-  /** Records (or reuses) a variable and marks it an input. */
-  input(value: unknown, options: VariableOptions = {}): TracedVar {
-    const v = isTracedVar(value) ? value : this.tracer.variable(value, this.defaults(options));
-    if (!this.inputs.some((x) => x.fullNodeId === v.fullNodeId)) this.inputs.push(v);
-    return v;
-  }
-  /** Records (or reuses) a variable and marks it an output. */
-  output(value: unknown, options: VariableOptions = {}): TracedVar {
-    const v = isTracedVar(value) ? value : this.tracer.variable(value, this.defaults(options));
-    if (!this.outputs.some((x) => x.fullNodeId === v.fullNodeId)) this.outputs.push(v);
-    return v;
-  }
-  /** Adds metadata to the op (and its edges); propagates to variables made afterwards in the scope. */
-  setMetadata(metadata: JsonObject): void {
-    Object.assign(this.metadata, metadata);
-  }
-  setComment(comment: string | null): void {
-    this.comment = comment;
-  }
-  private defaults(options: VariableOptions): VariableOptions {
-    return { at: this.at, ...options };
-  }
-}
-
-export function isTracedVar(v: unknown): v is TracedVar {
-  return (
-    typeof v === 'object' &&
-    v !== null &&
-    typeof (v as TracedVar).fullNodeId === 'string' &&
-    typeof (v as TracedVar).version === 'number' &&
-    Object.hasOwn(v, 'fullName')
-  );
-}
-
 export class Tracer {
   readonly graphId: string;
   readonly userId: string | null;
@@ -213,27 +59,21 @@ export class Tracer {
   readonly strict: boolean;
   readonly metadata: JsonObject;
   private readonly createdAt: string;
-  private readonly clock: Clock;
+  private readonly clock: () => number;
   private readonly ids: IdSource;
-  private readonly context: ContextProvider;
   private readonly sink: GraphSink;
-  private readonly filename: string;
-  private readonly useStack: boolean;
+  private readonly records: RecordWriter;
+  private readonly scopes: Scopes;
+  private readonly namer: VariableNamer;
+  private readonly where: (at: Location | undefined) => Location;
   private readonly encodeValue: (value: unknown) => string;
-  private readonly sha1: (text: string) => string;
   private readonly storagePath: string | null;
   private readonly chains = new Map<string, Chain>();
-  private readonly objectIds = new WeakMap<object, number>();
-  private nextObjectId = 0x7f0000000000;
-  private sentinels = { session: false, node: false, op: false };
   private closed = false;
-  /** Counts of records written (for progress and benchmarks). */
-  readonly counts = { nodes: 0, edges: 0, operations: 0, sessions: 0, annotations: 0 };
 
   constructor(options: TracerOptions = {}) {
     this.clock = options.clock ?? systemClock;
     this.ids = options.ids ?? randomIds;
-    this.context = options.context ?? new StackContext();
     this.sink = options.sink ?? new MemorySink();
     this.graphId = options.graphId ?? `graph-${this.ids()}`;
     this.userId = options.userId ?? null;
@@ -241,203 +81,27 @@ export class Tracer {
     this.storagePath = options.storagePath ?? null;
     this.strict = options.strict ?? false;
     this.metadata = options.metadata ?? {};
-    this.filename = options.filename ?? '<typescript>';
-    this.useStack = options.callsite === 'stack';
+    this.where = placer(options.filename ?? '<typescript>', options.callsite ?? 'fixed');
     this.encodeValue = options.encode ?? ((v) => pyRepr(v));
-    this.sha1 = options.sha1 ?? sha1Hex;
-    this.createdAt = this.now();
+    this.namer = new VariableNamer(options.sha1 ?? sha1Hex);
+    this.records = new RecordWriter(
+      { graphId: this.graphId, userId: this.userId, projectId: this.projectId },
+      this.clock,
+      this.ids,
+      this.sink,
+    );
+    this.scopes = new Scopes(options.context ?? new StackContext(), () => this.records.sentinelSession());
+    this.createdAt = this.records.now();
   }
 
-  // ---- time, place, scope ----------------------------------------------------------
-
-  private now(): string {
-    return formatTimestamp(this.clock());
-  }
-
-  private where(at: Location | undefined): Location {
-    if (at) return at;
-    const fallback = { filename: this.filename, lineno: 0 };
-    return this.useStack ? stackLocation(fallback) : fallback;
-  }
-
-  private frame(): TraceFrame | undefined {
-    return this.context.current();
-  }
-
-  private sessionOf(explicit: SessionHandle | undefined): string {
-    if (explicit) return explicit.sessionId;
-    const f = this.frame();
-    if (f?.sessionId) return f.sessionId;
-    this.ensureSentinelSession();
-    return SENTINEL_SESSION_ID;
-  }
-
-  /** Metadata inherited from enclosing scopes (withMetadata, then the enclosing op). */
-  private inherited(): JsonObject {
-    const f = this.frame();
-    if (!f) return {};
-    return f.op ? { ...f.metadata, ...f.op.metadata } : f.metadata;
-  }
-
-  private base(at: Location) {
-    return {
-      created_at: this.now(),
-      filename: at.filename,
-      lineno: at.lineno,
-    };
-  }
-
-  private emit(list: 'nodes' | 'edges' | 'operations' | 'sessions' | 'annotations', record: object) {
-    if (this.closed) throw new Error('the trace is finished; no more records can be added');
-    this.counts[list]++;
-    this.sink.add(list, record);
-  }
-
-  // ---- sentinels (only when needed) ------------------------------------------------
-
-  private ensureSentinelSession() {
-    if (this.sentinels.session) return;
-    this.sentinels.session = true;
-    this.writeSession(SENTINEL_SESSION_ID, 'NONE sentinel', {
-      category: 'sentinel',
-      comment: null,
-      metadata: {},
-      at: SENTINEL_AT,
-    });
-  }
-
-  private ensureSentinelNode() {
-    if (this.sentinels.node) return;
-    this.ensureSentinelSession();
-    this.sentinels.node = true;
-    this.writeNode(SENTINEL_NAME, null, 1, 'NONE', {
-      category: 'sentinel',
-      comment: null,
-      metadata: {},
-      sessionId: SENTINEL_SESSION_ID,
-      at: SENTINEL_AT,
-    });
-  }
-
-  private ensureSentinelOp() {
-    if (this.sentinels.op) return;
-    this.ensureSentinelSession();
-    this.sentinels.op = true;
-    this.writeOp(SENTINEL_OP_ID, 'NONE sentinel', {
-      category: 'sentinel',
-      comment: null,
-      metadata: {},
-      sessionId: SENTINEL_SESSION_ID,
-      at: SENTINEL_AT,
-      createdAt: this.now(),
-    });
-  }
-
-  // ---- record writers (field order of the toolkit) ---------------------------------
-
-  private writeSession(
-    sessionId: string,
-    name: string | null,
-    o: { category: string; comment: string | null; metadata: JsonObject; at: Location },
-  ) {
-    this.emit('sessions', {
-      ...this.base(o.at),
-      session_id: sessionId,
-      session_name: name,
-      graph_id: this.graphId,
-      user_id: this.userId,
-      project_id: this.projectId,
-      comment: o.comment,
-      category: o.category,
-      metadata: o.metadata,
-      trigger_point: `${o.at.filename}:${o.at.lineno}`,
-    });
-  }
-
-  private writeNode(
-    name: string,
-    className: string | null,
-    version: number,
-    value: string,
-    o: { category: string; comment: string | null; metadata: JsonObject; sessionId: string; at: Location },
-  ): TracedVar {
-    const fullName = fullNameOf(name, className);
-    const fullNodeId = `${fullName}@${version}`;
-    this.emit('nodes', {
-      ...this.base(o.at),
-      name,
-      version,
-      value,
-      comment: o.comment,
-      category: o.category,
-      graph_id: this.graphId,
-      user_id: this.userId,
-      class_name: className,
-      project_id: this.projectId,
-      session_id: o.sessionId,
-      metadata: o.metadata,
-      trigger_point: `${o.at.filename}:${o.at.lineno}`,
-      full_name: fullName,
-      node_id: `${name}@${version}`,
-      full_node_id: fullNodeId,
-    });
-    return { name, className, version, fullName, fullNodeId, value };
+  /** Counts of records written (for progress and benchmarks). */
+  get counts(): Readonly<RecordWriter['counts']> {
+    return this.records.counts;
   }
 
   /** The op_id of the last operation written (after `mutate`, the mutation's op). */
-  lastOpId: string | null = null;
-
-  private writeOp(
-    opId: string,
-    name: string | null,
-    o: {
-      category: string;
-      comment: string | null;
-      metadata: JsonObject;
-      sessionId: string;
-      at: Location;
-      createdAt: string;
-    },
-  ) {
-    if (opId !== SENTINEL_OP_ID) this.lastOpId = opId;
-    this.emit('operations', {
-      created_at: o.createdAt,
-      filename: o.at.filename,
-      lineno: o.at.lineno,
-      op_id: opId,
-      op_name: name,
-      comment: o.comment,
-      category: o.category,
-      graph_id: this.graphId,
-      user_id: this.userId,
-      project_id: this.projectId,
-      session_id: o.sessionId,
-      metadata: o.metadata,
-      trigger_point: `${o.at.filename}:${o.at.lineno}`,
-    });
-  }
-
-  private writeEdge(
-    opId: string,
-    source: string,
-    target: string,
-    o: { category: string; comment: string | null; metadata: JsonObject; sessionId: string; at: Location },
-  ) {
-    this.emit('edges', {
-      ...this.base(o.at),
-      edge_id: `edge-${this.ids()}`,
-      graph_id: this.graphId,
-      user_id: this.userId,
-      project_id: this.projectId,
-      session_id: o.sessionId,
-      op_id: opId,
-      category: o.category,
-      source_full_node_id: source,
-      target_full_node_id: target,
-      comment: o.comment,
-      metadata: o.metadata,
-      trigger_point: `${o.at.filename}:${o.at.lineno}`,
-    });
+  get lastOpId(): string | null {
+    return this.records.lastOpId;
   }
 
   // ---- sessions --------------------------------------------------------------------
@@ -445,7 +109,7 @@ export class Tracer {
   /** Opens a session explicitly (browser style): pass it as `session` or run code with `within`. */
   startSession(name: string, options: SessionOptions = {}): SessionHandle {
     const sessionId = options.id ?? `session-${this.ids()}`;
-    this.writeSession(sessionId, name, {
+    this.records.session(sessionId, name, {
       category: options.category ?? 'session',
       comment: options.comment ?? null,
       metadata: options.metadata ?? {},
@@ -462,35 +126,15 @@ export class Tracer {
 
   /** Runs fn with `session` as the current session. */
   within<T>(session: SessionHandle, fn: () => T): T {
-    const f = this.frame();
-    return this.context.run({ sessionId: session.sessionId, op: f?.op, metadata: f?.metadata ?? {} }, fn);
+    return this.scopes.inSession(session, fn);
   }
 
   /** Runs fn with extra metadata inherited by every record made inside. */
   withMetadata<T>(metadata: JsonObject, fn: () => T): T {
-    const f = this.frame();
-    return this.context.run(
-      { sessionId: f?.sessionId, op: f?.op, metadata: { ...(f?.metadata ?? {}), ...metadata } },
-      fn,
-    );
+    return this.scopes.withMetadata(metadata, fn);
   }
 
   // ---- variables -------------------------------------------------------------------
-
-  private nameFor(value: unknown, options: VariableOptions): string {
-    if (options.name !== undefined) return options.name;
-    if (options.identity === 'object' && typeof value === 'object' && value !== null) {
-      let id = this.objectIds.get(value);
-      if (id === undefined) {
-        id = this.nextObjectId;
-        this.nextObjectId += 16;
-        this.objectIds.set(value, id);
-      }
-      return `${pyTypeName(value)}:${id}`;
-    }
-    if (options.identity === 'custom') throw new Error("identity 'custom' needs a name");
-    return contentName(value, this.sha1);
-  }
 
   /**
    * Records a variable. The same identity with the same value is the same node (nothing
@@ -498,7 +142,7 @@ export class Tracer {
    * use `mutate` for traced changes).
    */
   variable(value: unknown, options: VariableOptions = {}): TracedVar {
-    const name = this.nameFor(value, options);
+    const name = this.namer.nameFor(value, options);
     if (name === SENTINEL_NAME) throw new Error(`the identity '${SENTINEL_NAME}' is reserved`);
     const className = options.className ?? null;
     const fullName = fullNameOf(name, className);
@@ -519,15 +163,17 @@ export class Tracer {
     chain: Chain | undefined,
     options: VariableOptions,
   ): TracedVar {
-    const f = this.frame();
+    const f = this.scopes.current();
     const at = this.where(options.at);
     const category = options.category ?? chain?.category ?? 'variable';
     const comment = options.comment !== undefined ? options.comment : (chain?.comment ?? null);
-    const v = this.writeNode(name, className, (chain?.version ?? 0) + 1, stored, {
+    const v = this.records.node(name, className, (chain?.version ?? 0) + 1, stored, {
       category,
       comment,
-      metadata: { ...this.inherited(), ...(options.metadata ?? {}) },
-      sessionId: options.session ? options.session.sessionId : (f?.sessionId ?? this.sessionOf(undefined)),
+      metadata: { ...this.scopes.inherited(), ...(options.metadata ?? {}) },
+      sessionId: options.session
+        ? options.session.sessionId
+        : (f?.sessionId ?? this.scopes.sessionOf(undefined)),
       at,
     });
     this.chains.set(v.fullName, { version: v.version, value: stored, category, comment, latest: v });
@@ -542,8 +188,8 @@ export class Tracer {
   // ---- operations ------------------------------------------------------------------
 
   private openOp(name: string | null, options: OperationOptions): OpScope {
-    const sessionId = this.sessionOf(options.session);
-    const metadata = { ...this.inherited(), ...(options.metadata ?? {}) };
+    const sessionId = this.scopes.sessionOf(options.session);
+    const metadata = { ...this.scopes.inherited(), ...(options.metadata ?? {}) };
     return new OpScope(
       this,
       `op-${this.ids()}`,
@@ -557,24 +203,29 @@ export class Tracer {
     );
   }
 
-  private closeOp(scope: OpScope) {
-    const o = {
+  /** The op's own fields, shared by its record and its edges. */
+  private fieldsOf(scope: OpScope) {
+    return {
       category: scope.category,
       comment: scope.comment,
       metadata: scope.metadata,
       sessionId: scope.sessionId,
       at: scope.at,
     };
-    this.writeOp(scope.opId, scope.name, { ...o, createdAt: formatTimestamp(scope.startedAt) });
-    const inIds = new Set(scope.inputs.map((v) => v.fullNodeId));
-    // A variable that is both input and output is an input here (it is not changed in place).
-    const sources = scope.inputs.map((v) => v.fullNodeId);
-    const targets = scope.outputs.map((v) => v.fullNodeId).filter((id) => !inIds.has(id));
-    if (sources.length === 0 && targets.length === 0) return;
-    if (sources.length === 0 || targets.length === 0) this.ensureSentinelNode();
-    const src = sources.length ? sources : [SENTINEL_NODE_ID];
-    const dst = targets.length ? targets : [SENTINEL_NODE_ID];
-    for (const s of src) for (const t of dst) this.writeEdge(scope.opId, s, t, o);
+  }
+
+  private writeOp(scope: OpScope) {
+    this.records.op(scope.opId, scope.name, {
+      ...this.fieldsOf(scope),
+      createdAt: formatTimestamp(scope.startedAt),
+    });
+  }
+
+  private closeOp(scope: OpScope) {
+    this.writeOp(scope);
+    const fields = this.fieldsOf(scope);
+    for (const [s, t] of opEdges(scope, () => this.records.sentinelNode()))
+      this.records.edge(scope.opId, s, t, fields);
   }
 
   /**
@@ -584,12 +235,9 @@ export class Tracer {
    */
   op<T>(name: string | null, options: OperationOptions, fn: (scope: OpScope) => T): T {
     const scope = this.openOp(name, options);
-    const parent = this.frame();
-    const opFrame: OpFrame = { opId: scope.opId, metadata: scope.metadata };
-    const frame: TraceFrame = { sessionId: scope.sessionId, op: opFrame, metadata: parent?.metadata ?? {} };
     let async = false;
     try {
-      const out = this.context.run(frame, () => fn(scope));
+      const out = this.scopes.inOp(scope, () => fn(scope));
       if (isPromiseLike(out)) {
         async = true;
         return Promise.resolve(out).finally(() => this.closeOp(scope)) as T;
@@ -633,17 +281,12 @@ export class Tracer {
 
   /** A manual edge (category `link`) under the current op, or the `__none_op__` sentinel outside one. */
   link(source: TracedVar, target: TracedVar, options: LinkOptions = {}): void {
-    const f = this.frame();
-    let opId = f?.op?.opId;
-    if (!opId) {
-      this.ensureSentinelOp();
-      opId = SENTINEL_OP_ID;
-    }
-    this.writeEdge(opId, source.fullNodeId, target.fullNodeId, {
+    const opId = this.scopes.current()?.op?.opId || this.records.sentinelOp();
+    this.records.edge(opId, source.fullNodeId, target.fullNodeId, {
       category: options.category ?? 'link',
       comment: options.comment ?? null,
-      metadata: { ...this.inherited(), ...(options.metadata ?? {}) },
-      sessionId: this.sessionOf(undefined),
+      metadata: { ...this.scopes.inherited(), ...(options.metadata ?? {}) },
+      sessionId: this.scopes.sessionOf(undefined),
       at: this.where(options.at),
     });
   }
@@ -658,12 +301,6 @@ export class Tracer {
       ...options,
       category: options.category ?? 'mutation',
     });
-    const parent = this.frame();
-    const frame: TraceFrame = {
-      sessionId: scope.sessionId,
-      op: { opId: scope.opId, metadata: scope.metadata },
-      metadata: parent?.metadata ?? {},
-    };
     const chain = this.chains.get(target.fullName) ?? {
       version: target.version,
       value: target.value,
@@ -672,27 +309,22 @@ export class Tracer {
       latest: target,
     };
     const stored = (options.variable?.encode ?? this.encodeValue)(newValue);
-    const next = this.context.run(frame, () =>
+    const next = this.scopes.inOp(scope, () =>
       this.newVersion(target.name, target.className, stored, chain, {
         at: scope.at,
         ...options.variable,
         session: options.session,
       }),
     );
-    const o = {
-      category: scope.category,
-      comment: scope.comment,
-      metadata: scope.metadata,
-      sessionId: scope.sessionId,
-      at: scope.at,
-    };
-    this.writeOp(scope.opId, scope.name, { ...o, createdAt: formatTimestamp(scope.startedAt) });
-    this.writeEdge(scope.opId, target.fullNodeId, next.fullNodeId, {
-      ...o,
+    this.writeOp(scope);
+    const fields = this.fieldsOf(scope);
+    this.records.edge(scope.opId, target.fullNodeId, next.fullNodeId, {
+      ...fields,
       comment: options.comment ?? 'Version lineage.',
     });
     for (const v of options.inputs ?? [])
-      if (v.fullNodeId !== target.fullNodeId) this.writeEdge(scope.opId, v.fullNodeId, next.fullNodeId, o);
+      if (v.fullNodeId !== target.fullNodeId)
+        this.records.edge(scope.opId, v.fullNodeId, next.fullNodeId, fields);
     return next;
   }
 
@@ -700,7 +332,7 @@ export class Tracer {
 
   /** Adds a MemTraceBench annotation (data.annotations). */
   annotate(annotation: Annotation): void {
-    this.emit('annotations', annotation);
+    this.records.annotation(annotation);
   }
 
   header(): TraceHeader {
@@ -726,6 +358,7 @@ export class Tracer {
   async finish(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.records.close();
     await this.sink.close(this.header());
   }
 }

@@ -83,7 +83,8 @@ export async function buildOnce(): Promise<string> {
       root: ROOT,
       configFile: join(ROOT, 'vite.config.ts'),
       logLevel: 'warn',
-      build: { outDir: DIST, emptyOutDir: true, sourcemap: false },
+      // The shipped config (source maps on): tests/e2e/bundle-size.test.ts reads the maps.
+      build: { outDir: DIST, emptyOutDir: true },
     });
     writeFileSync(stampFile, stamp);
     return DIST;

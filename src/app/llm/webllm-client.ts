@@ -1,9 +1,12 @@
 /**
- * Page side of WebLLM: starts workers/webllm.worker.ts, loads a model with progress, and
- * manages the model cache. `@mlc-ai/web-llm` is imported lazily, so the app bundle does not
- * grow until someone uses an in-browser model.
+ * Page side of WebLLM: the engine and its library live in workers/webllm.worker.ts (so
+ * `@mlc-ai/web-llm` ships once, in the worker); this client starts that worker on first
+ * use and gives the page a `WebLLMEngine` whose completions stream from it, model loading
+ * with progress, and the model cache.
  */
 import type { InitProgressReport } from '@mlc-ai/web-llm';
+import * as Comlink from 'comlink';
+import type { WebLLMWorkerApi } from '../../../workers/webllm.worker.ts';
 import type { WebLLMEngine } from '../../core/llm/webllm.ts';
 
 export interface LoadedEngine {
@@ -12,45 +15,61 @@ export interface LoadedEngine {
   unload(): Promise<void>;
 }
 
-export async function loadWebLLM(
-  modelId: string,
-  opts: { contextWindow: number; onProgress?: (r: InitProgressReport) => void },
-): Promise<LoadedEngine> {
-  const webllm = await import('@mlc-ai/web-llm');
-  const worker = new Worker(new URL('../../../workers/webllm.worker.ts', import.meta.url), {
-    type: 'module',
-  });
-  try {
-    const engine = await webllm.CreateWebWorkerMLCEngine(
-      worker,
-      modelId,
-      { initProgressCallback: opts.onProgress },
-      { context_window_size: opts.contextWindow },
-    );
-    return {
-      engine,
-      modelId,
-      async unload() {
-        await engine.unload().catch(() => {});
-        worker.terminate();
+/** An engine whose `chat.completions.create` streams chunks pulled from the worker. */
+export function remoteEngine(api: Comlink.Remote<WebLLMWorkerApi>): WebLLMEngine {
+  return {
+    chat: {
+      completions: {
+        async create(request) {
+          const stream = await api.start(request);
+          return {
+            [Symbol.asyncIterator]: () => ({
+              next: () => api.next(stream),
+              async return() {
+                await api.cancel(stream);
+                return { done: true, value: undefined };
+              },
+            }),
+          };
+        },
       },
-    };
-  } catch (e) {
-    worker.terminate();
-    throw e;
-  }
+    },
+    interruptGenerate() {
+      void api.interrupt();
+    },
+  };
 }
 
-export async function isModelCached(modelId: string): Promise<boolean> {
-  const webllm = await import('@mlc-ai/web-llm');
-  try {
-    return await webllm.hasModelInCache(modelId);
-  } catch {
-    return false;
-  }
-}
+/** The page's WebLLM worker, started on first use and kept (one engine at a time). */
+export class WebLLMClient {
+  #api: Comlink.Remote<WebLLMWorkerApi> | null = null;
 
-export async function deleteCachedModel(modelId: string): Promise<void> {
-  const webllm = await import('@mlc-ai/web-llm');
-  await webllm.deleteModelAllInfoInCache(modelId);
+  #worker(): Comlink.Remote<WebLLMWorkerApi> {
+    this.#api ??= Comlink.wrap<WebLLMWorkerApi>(
+      new Worker(new URL('../../../workers/webllm.worker.ts', import.meta.url), { type: 'module' }),
+    );
+    return this.#api;
+  }
+
+  async load(
+    modelId: string,
+    opts: { contextWindow: number; onProgress?: (r: InitProgressReport) => void },
+  ): Promise<LoadedEngine> {
+    const api = this.#worker();
+    const onProgress = opts.onProgress ? Comlink.proxy(opts.onProgress) : undefined;
+    await api.load(modelId, opts.contextWindow, onProgress);
+    return { engine: remoteEngine(api), modelId, unload: () => api.unload().catch(() => {}) };
+  }
+
+  async isCached(modelId: string): Promise<boolean> {
+    try {
+      return await this.#worker().isCached(modelId);
+    } catch {
+      return false;
+    }
+  }
+
+  deleteCached(modelId: string): Promise<void> {
+    return this.#worker().deleteCached(modelId);
+  }
 }

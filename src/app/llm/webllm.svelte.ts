@@ -7,7 +7,7 @@ import {
   type WebLLMEngine,
   type WebLLMModel,
 } from '../../core/llm/index.ts';
-import { deleteCachedModel, isModelCached, type LoadedEngine, loadWebLLM } from './webllm-client.ts';
+import { type LoadedEngine, WebLLMClient } from './webllm-client.ts';
 
 export interface LoadProgress {
   modelId: string;
@@ -23,6 +23,7 @@ export class WebLLMState {
   #error = $state<string | null>(null);
   readonly models: readonly WebLLMModel[] = WEBLLM_MODELS;
   readonly #gpuApi: unknown;
+  readonly #client = new WebLLMClient();
 
   /** `gpu` is `navigator.gpu` (undefined when the browser has no WebGPU). */
   constructor(gpu: unknown) {
@@ -65,7 +66,7 @@ export class WebLLMState {
     const out: Record<string, boolean> = {};
     for (const m of this.models) {
       const id = this.variant(m).modelId;
-      out[id] = await isModelCached(id);
+      out[id] = await this.#client.isCached(id);
     }
     this.#cached = out;
   }
@@ -76,7 +77,7 @@ export class WebLLMState {
     await this.unload();
     this.#progress = { modelId, progress: 0, text: 'Starting…' };
     try {
-      this.#loaded = await loadWebLLM(modelId, {
+      this.#loaded = await this.#client.load(modelId, {
         contextWindow: m.contextWindow,
         onProgress: (r) => {
           this.#progress = { modelId, progress: r.progress, text: r.text };
@@ -99,7 +100,7 @@ export class WebLLMState {
   async deleteCache(m: WebLLMModel) {
     const { modelId } = this.variant(m);
     if (this.#loaded?.modelId === modelId) await this.unload();
-    await deleteCachedModel(modelId);
+    await this.#client.deleteCached(modelId);
     this.#cached = { ...this.#cached, [modelId]: false };
   }
 }

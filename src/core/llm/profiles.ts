@@ -3,7 +3,8 @@
  * `createChatModel`, which turns a profile plus a key into a robust, accounted,
  * optionally cached ChatModel. Profiles never hold keys; keys travel separately.
  */
-import { z } from 'zod';
+import { en } from 'zod/locales';
+import * as z from 'zod/mini';
 import { metered, type UsageMeter } from './accounting.ts';
 import { AnthropicChatModel } from './anthropic.ts';
 import { type CacheStore, cached } from './cache.ts';
@@ -17,22 +18,26 @@ import { findWebLLMModel } from './webllm-models.ts';
 
 export const providerKinds = ['openai', 'anthropic', 'webllm'] as const;
 
+// zod's tree-shakable `mini` build: the page validates profiles at start-up, and full zod
+// (~80 KiB) would sit in the main chunk for these dozen fields. English messages, as full zod.
+z.config(en());
+
 export const ProviderProfileSchema = z.object({
-  id: z.string().min(1),
-  name: z.string().min(1),
+  id: z.string().check(z.minLength(1)),
+  name: z.string().check(z.minLength(1)),
   kind: z.enum(providerKinds),
   /** OpenAI-compatible / Anthropic endpoint (unused for WebLLM). */
-  baseUrl: z.string().default(''),
+  baseUrl: z._default(z.string(), ''),
   /** Model name, or for WebLLM a prebuilt model id. */
-  model: z.string().default(''),
+  model: z._default(z.string(), ''),
   /** Keep the key in this browser's storage (off: memory only, gone on reload). */
-  rememberKey: z.boolean().default(false),
-  jsonMode: z.enum(['json_object', 'json_schema', 'none']).optional(),
-  streamUsage: z.boolean().optional(),
-  contextWindow: z.number().int().positive().optional(),
-  timeoutMs: z.number().int().nonnegative().optional(),
-  retries: z.number().int().min(0).max(10).optional(),
-  concurrency: z.number().int().min(1).max(64).optional(),
+  rememberKey: z._default(z.boolean(), false),
+  jsonMode: z.optional(z.enum(['json_object', 'json_schema', 'none'])),
+  streamUsage: z.optional(z.boolean()),
+  contextWindow: z.optional(z.int().check(z.positive())),
+  timeoutMs: z.optional(z.int().check(z.nonnegative())),
+  retries: z.optional(z.int().check(z.minimum(0), z.maximum(10))),
+  concurrency: z.optional(z.int().check(z.minimum(1), z.maximum(64))),
 });
 export type ProviderProfile = z.infer<typeof ProviderProfileSchema>;
 

@@ -1,6 +1,6 @@
 /**
- * The WebLLM provider: a ChatModel over an MLC engine (in the app, a
- * `WebWorkerMLCEngine` whose engine runs in workers/webllm.worker.ts). Type-only
+ * The WebLLM provider: a ChatModel over an MLC engine (in the app, one running in
+ * workers/webllm.worker.ts, reached through src/app/llm/webllm-client.ts). Type-only
  * imports from `@mlc-ai/web-llm`: nothing of it is loaded here.
  */
 import type {

@@ -15,6 +15,7 @@ import { type BuildProgress, type Method, RetrievalIndex, type SearchHit } from 
 import { START_POINTS, startPointQuery } from './startpoints.ts';
 import {
   type Dtype,
+  type GpuProbe,
   type LoadProgress,
   type ModelLocation,
   pickedFolderModel,
@@ -86,7 +87,7 @@ export class RetrievalService {
   private embedder: Embedder | null = null;
   private abort: AbortController | null = null;
 
-  constructor(private readonly deps: { store?: IndexStore; wasmPaths?: WasmPaths } = {}) {}
+  constructor(private readonly deps: { store?: IndexStore; wasmPaths?: WasmPaths; gpu?: GpuProbe } = {}) {}
 
   /** Cancels the running build or model load. */
   cancel(): void {
@@ -132,6 +133,7 @@ export class RetrievalService {
         dtype: setting.dtype,
         allowRemote: setting.kind === 'hub' && setting.allowRemote === true,
         wasmPaths: this.deps.wasmPaths,
+        gpu: this.deps.gpu,
         signal,
         onLoadProgress: (p) => onProgress?.({ phase: 'load-model', ...p }),
       });

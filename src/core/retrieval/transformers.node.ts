@@ -15,6 +15,7 @@ export function nodeModelDir(dir: string): ModelLocation {
     // An absolute path is not a hub id, so transformers.js reads `<abs>/<file>` directly.
     model: abs,
     localModelPath: `${dirname(abs)}/`,
+    runtime: 'node',
     async readText(path) {
       try {
         return await readFile(join(abs, path), 'utf8');

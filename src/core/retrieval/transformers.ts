@@ -35,6 +35,13 @@ export interface ModelLocation {
   readText(path: string): Promise<string | null>;
   /** Extra identity of the files (sizes/dates), folded into the embedder id. */
   fingerprint?(): Promise<string>;
+  /** `node` for a folder on disk (transformers.node.ts): CPU device, no browser cache. */
+  runtime?: 'node' | 'browser';
+}
+
+/** The browser's `navigator.gpu` (or none), probed for a WebGPU adapter. */
+export interface GpuProbe {
+  requestAdapter(): Promise<unknown>;
 }
 
 export interface LoadProgress {
@@ -58,6 +65,8 @@ export interface TransformersEmbedderOptions {
   allowRemote?: boolean;
   /** Browser: where the app serves onnxruntime-web's .wasm/.mjs files (the default points at a CDN). */
   wasmPaths?: WasmPaths;
+  /** Browser: `navigator.gpu`, for the default device (no probe: wasm). */
+  gpu?: GpuProbe;
   onLoadProgress?: (p: LoadProgress) => void;
   signal?: AbortSignal;
 }
@@ -111,14 +120,13 @@ export async function resolveEmbeddingConfig(
   };
 }
 
-function isNode(): boolean {
-  return typeof process !== 'undefined' && process.release?.name === 'node';
-}
-
-async function pickDevice(wanted: Device | 'auto' | undefined): Promise<Device> {
+async function pickDevice(
+  wanted: Device | 'auto' | undefined,
+  runtime: ModelLocation['runtime'],
+  gpu: GpuProbe | undefined,
+): Promise<Device> {
   if (wanted && wanted !== 'auto') return wanted;
-  if (isNode()) return 'cpu';
-  const gpu = (globalThis.navigator as Navigator & { gpu?: { requestAdapter(): Promise<unknown> } }).gpu;
+  if (runtime === 'node') return 'cpu';
   try {
     if (gpu && (await gpu.requestAdapter())) return 'webgpu';
   } catch {
@@ -155,7 +163,7 @@ export class TransformersEmbedder implements Embedder {
     const { location } = options;
     const dtype = options.dtype ?? 'fp32';
     const config = await resolveEmbeddingConfig(location, options);
-    const device = await pickDevice(options.device);
+    const device = await pickDevice(options.device, location.runtime, options.gpu);
     options.signal?.throwIfAborted();
     const tf = await import('@huggingface/transformers');
     const env = tf.env;
@@ -163,7 +171,7 @@ export class TransformersEmbedder implements Embedder {
     env.allowRemoteModels = options.allowRemote === true;
     env.localModelPath = location.localModelPath;
     // Local files need no browser cache, and a cached error page would stick ("Unexpected token '<'").
-    env.useBrowserCache = options.allowRemote === true && !isNode();
+    env.useBrowserCache = options.allowRemote === true && location.runtime !== 'node';
     const savedFetch = env.fetch;
     if (location.fetch) env.fetch = location.fetch as typeof env.fetch;
     const wasm = env.backends.onnx?.wasm as { wasmPaths?: unknown } | undefined;

@@ -2,6 +2,10 @@
  * Reads values the smartcomment toolkit stored as Python `repr()` text
  * ("'hello'", "['a', 'b']", "{'k': True}") — or JSON — back into plain data.
  * Opportunistic: returns undefined when the text is neither, and the caller shows it as text.
+ *
+ * Hand-written on purpose: no maintained npm package reads Python literals (the ones that
+ * exist evaluate Python or target JSON5/YAML), and this reader must never throw on
+ * hostile text and must read big values by slices without copying.
  */
 import type { Json, JsonObject } from './types.ts';
 

@@ -1,0 +1,199 @@
+/**
+ * The layer checker: reads every source file under a project root, resolves its imports
+ * with TypeScript's own module resolution (so `'..'`, folder imports and `index.ts` land on
+ * the file they mean), and applies the rules of `./rules.ts`.
+ */
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { isBuiltin } from 'node:module';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import {
+  BROWSER_LAYERS,
+  FORBIDDEN_PACKAGES,
+  HOST_GLOBALS,
+  type Layer,
+  layerOf,
+  MAY_IMPORT,
+  NODE_ONLY_PACKAGES,
+  PURE_LAYERS,
+  RULES,
+  type RuleId,
+  SHIPPED_LAYERS,
+  WORKER_ENTRY_MODULES,
+} from './rules.ts';
+import { factsOf, hostGlobalUses, type ImportRef, scriptsOf } from './source.ts';
+import ts, { type TS } from './typescript.ts';
+
+export interface Violation {
+  /** Path relative to the root, `/` separated. */
+  file: string;
+  line: number;
+  rule: RuleId;
+  message: string;
+}
+
+export interface CheckOptions {
+  /** Folders (relative to the root) not to read, e.g. the checker's own violating samples. */
+  skip?: string[];
+}
+
+const SOURCE = /\.(ts|mts|mjs|js|svelte)$/;
+const NEVER = new Set(['node_modules', 'dist', 'test-results', 'out', '.git', '.cache']);
+
+function listSources(root: string, dir: string, skip: Set<string>, out: string[]) {
+  for (const name of readdirSync(join(root, dir))) {
+    const rel = dir ? `${dir}/${name}` : name;
+    if (NEVER.has(name) || skip.has(rel)) continue;
+    if (statSync(join(root, rel)).isDirectory()) listSources(root, rel, skip, out);
+    else if (SOURCE.test(name) && !/\.d\.m?ts$/.test(name)) out.push(rel);
+  }
+}
+
+const toPosix = (p: string) => p.split(sep).join('/');
+
+/** The package a bare specifier names: `d3`, `@mlc-ai/web-llm`, `mem0ai` of `mem0ai/oss`. */
+export function packageOf(specifier: string): string {
+  const parts = specifier.split('/');
+  return specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0];
+}
+
+const isNodeAdapter = (path: string) => /\.node\.(ts|mts)$/.test(path);
+
+/** Checks the tree under `root`; returns every violation, sorted by file and line. */
+export function checkLayers(root: string, options: CheckOptions = {}): Violation[] {
+  const absRoot = resolve(root);
+  const files: string[] = [];
+  // tests/ may import every layer and has no rule of its own: nothing there to check.
+  for (const folder of ['src', 'workers', 'bin', 'bench', 'scripts'])
+    if (existsSync(join(absRoot, folder))) listSources(absRoot, folder, new Set(options.skip ?? []), files);
+
+  const compilerOptions: TS.CompilerOptions = {
+    module: ts.ModuleKind.ESNext,
+    moduleResolution: ts.ModuleResolutionKind.Bundler,
+    allowImportingTsExtensions: true,
+    resolveJsonModule: true,
+    allowJs: true,
+  };
+  const cache = ts.createModuleResolutionCache(absRoot, (s) => s, compilerOptions);
+  /** A relative specifier's target file, relative to the root; undefined when it names nothing. */
+  const resolveRelative = (from: string, specifier: string): string | undefined => {
+    const abs = resolve(absRoot, dirname(from), specifier);
+    if (existsSync(abs) && statSync(abs).isFile()) return toPosix(relative(absRoot, abs));
+    const r = ts.resolveModuleName(specifier, join(absRoot, from), compilerOptions, ts.sys, cache);
+    const target = r.resolvedModule?.resolvedFileName;
+    return target ? toPosix(relative(absRoot, target)) : undefined;
+  };
+
+  const violations: Violation[] = [];
+  const pureFiles: { path: string; text: string }[] = [];
+  for (const file of files) {
+    const layer = layerOf(file);
+    if (!layer) continue;
+    const text = readFileSync(join(absRoot, file), 'utf8');
+    const add = (line: number, rule: RuleId, message: string) =>
+      violations.push({ file, line, rule, message });
+    if (PURE_LAYERS.has(layer) && !file.endsWith('.svelte') && !isNodeAdapter(file))
+      pureFiles.push({ path: join(absRoot, file), text });
+
+    let scripts: ReturnType<typeof scriptsOf>;
+    try {
+      scripts = scriptsOf(file, text);
+    } catch (e) {
+      add(1, 'unresolved', `cannot be parsed: ${(e as Error).message.split('\n')[0]}`);
+      continue;
+    }
+    for (const script of scripts) {
+      const facts = factsOf(script);
+      for (const ref of facts.imports) checkImport(file, layer, ref, resolveRelative, add);
+      if (SHIPPED_LAYERS.has(layer))
+        for (const line of facts.requires) add(line, 'no-require', 'uses require / createRequire');
+      if (SHIPPED_LAYERS.has(layer))
+        for (const line of facts.dynamicSpecifiers)
+          add(
+            line,
+            'static-specifier',
+            'import() of a computed specifier (write the module name as a string)',
+          );
+      for (const ref of facts.workerUrls) {
+        const target = resolveRelative(file, ref.specifier);
+        if (!target?.startsWith('workers/') || !target.endsWith('.worker.ts'))
+          add(ref.line, 'worker-entry', `starts a Worker from "${ref.specifier}", not a workers/*.worker.ts`);
+      }
+      if (file.startsWith('workers/') && file.endsWith('.worker.ts'))
+        for (const e of facts.exposes)
+          if (!e.satisfies)
+            add(e.line, 'worker-api-satisfies', 'exposes an object without `satisfies <its Api type>`');
+    }
+  }
+
+  for (const use of hostGlobalUses(pureFiles, HOST_GLOBALS))
+    violations.push({
+      file: toPosix(relative(absRoot, use.path)),
+      line: use.line,
+      rule: 'host-global',
+      message: `uses the global \`${use.name}\` (take it as a parameter)`,
+    });
+
+  const unique = new Map(violations.map((v) => [`${v.file}:${v.line}:${v.rule}:${v.message}`, v]));
+  return [...unique.values()].sort((a, b) =>
+    a.file === b.file ? a.line - b.line : a.file < b.file ? -1 : 1,
+  );
+}
+
+function checkImport(
+  file: string,
+  layer: Layer,
+  ref: ImportRef,
+  resolveRelative: (from: string, specifier: string) => string | undefined,
+  add: (line: number, rule: RuleId, message: string) => void,
+) {
+  const specifier = ref.specifier.replace(/\?.*$/, ''); // Vite queries: `x.wasm?url`
+  const shown = `"${ref.specifier}"`;
+  const browser = BROWSER_LAYERS.has(layer) && !isNodeAdapter(file);
+  if (!specifier.startsWith('.') && !specifier.startsWith('/')) {
+    if (isBuiltin(specifier)) {
+      if (browser) add(ref.line, 'node-builtin', `imports the Node built-in ${shown}`);
+      return;
+    }
+    const pkg = packageOf(specifier);
+    if (browser && NODE_ONLY_PACKAGES.has(pkg))
+      add(ref.line, 'node-only-package', `imports ${shown}, a Node-only package or build tool`);
+    const forbidden = FORBIDDEN_PACKAGES[layer] ?? [];
+    if (forbidden.some((p) => pkg === p || pkg.startsWith(`${p}-`)))
+      add(ref.line, 'forbidden-package', `imports ${shown}, which ${layer} must not use`);
+    return;
+  }
+  const target = resolveRelative(file, specifier);
+  if (!target) {
+    add(ref.line, 'unresolved', `imports ${shown}, which names no file`);
+    return;
+  }
+  const to = layerOf(target);
+  if (!to) {
+    // Node tools may read the root's config files; shipped code stays inside the layers.
+    if (BROWSER_LAYERS.has(layer) || layer === 'cli')
+      add(ref.line, 'layer-direction', `imports ${shown} (${target}), outside every layer`);
+    return;
+  }
+  if (to !== layer && !MAY_IMPORT[layer].includes(to)) {
+    const rule: RuleId = to === 'db' ? 'db-access' : 'layer-direction';
+    const allowed = [layer, ...MAY_IMPORT[layer]].join(', ');
+    add(ref.line, rule, `imports ${shown} (${target}): ${layer} may import only ${allowed}`);
+    return;
+  }
+  if (layer === 'app' && to === 'workers') {
+    const typeOnlyEntry = ref.typeOnly && target.endsWith('.worker.ts');
+    if (!WORKER_ENTRY_MODULES.has(target) && !typeOnlyEntry)
+      add(
+        ref.line,
+        'ui-worker-api',
+        `imports ${shown} (${target}); use ${[...WORKER_ENTRY_MODULES].join(', ')} or \`import type\` from a *.worker.ts`,
+      );
+  }
+  if (browser && isNodeAdapter(target))
+    add(ref.line, 'node-adapter', `imports ${shown} (${target}), a Node-only adapter`);
+}
+
+/** One line per violation: `file:line: [rule] message — why the rule exists`. */
+export function formatViolation(v: Violation): string {
+  return `${v.file}:${v.line}: [${v.rule}] ${v.message} — ${RULES[v.rule]}`;
+}

@@ -1,0 +1,119 @@
+/**
+ * The layer rules of docs/architecture.md ("How the code is laid out") as data. The
+ * checker (`./check.ts`) applies them to the real import graph; each rule has a stable
+ * id that its messages name.
+ */
+
+/** A top-level part of the tree. A file belongs to the first layer whose folder holds it. */
+export type Layer =
+  | 'core'
+  | 'sdk'
+  | 'systems'
+  | 'db'
+  | 'workers'
+  | 'app'
+  | 'cli'
+  | 'bin'
+  | 'bench'
+  | 'scripts'
+  | 'tests';
+
+export const LAYER_FOLDERS: readonly (readonly [folder: string, layer: Layer])[] = [
+  ['src/core/', 'core'],
+  ['src/sdk/', 'sdk'],
+  ['src/systems/', 'systems'],
+  ['src/db/', 'db'],
+  ['src/app/', 'app'],
+  ['src/cli/', 'cli'],
+  ['workers/', 'workers'],
+  ['bin/', 'bin'],
+  ['bench/', 'bench'],
+  ['scripts/', 'scripts'],
+  ['tests/', 'tests'],
+];
+
+/** The layers each layer may import besides itself (dependencies point down). */
+export const MAY_IMPORT: Readonly<Record<Layer, readonly Layer[]>> = {
+  core: [],
+  sdk: ['core'],
+  systems: ['core', 'sdk'],
+  db: ['core'],
+  workers: ['core', 'sdk', 'systems', 'db'],
+  // The UI reaches workers only through their entry modules (WORKER_ENTRY_MODULES).
+  app: ['core', 'db', 'workers'],
+  cli: ['core', 'sdk', 'systems'],
+  bin: ['cli'],
+  bench: ['core', 'sdk', 'systems', 'db', 'workers', 'app', 'cli', 'bin', 'tests'],
+  scripts: ['core', 'sdk', 'systems', 'cli'],
+  tests: ['core', 'sdk', 'systems', 'db', 'workers', 'app', 'cli', 'bin', 'bench', 'scripts'],
+};
+
+/**
+ * Layers whose code runs in browsers and workers: no Node built-ins or Node-only packages,
+ * except in a file named `*.node.ts` (a Node-only adapter), which only Node code may import.
+ */
+export const BROWSER_LAYERS: ReadonlySet<Layer> = new Set(['core', 'sdk', 'systems', 'db', 'workers', 'app']);
+
+/** The layers shipped to people (the app and the CLI): their import graph must be checkable. */
+export const SHIPPED_LAYERS: ReadonlySet<Layer> = new Set([...BROWSER_LAYERS, 'cli']);
+
+/** Layers that must not touch the host's globals (time, environment, page) directly. */
+export const PURE_LAYERS: ReadonlySet<Layer> = new Set(['core']);
+
+/** Globals a pure layer must take as parameters instead (`self.x` / `globalThis.x` included). */
+export const HOST_GLOBALS: ReadonlySet<string> = new Set(['process', 'navigator', 'document', 'window']);
+
+/** Packages that run only in Node, or are build and test tools: never in browser layers. */
+export const NODE_ONLY_PACKAGES: ReadonlySet<string> = new Set([
+  'better-sqlite3',
+  'mem0ai',
+  'onnxruntime-node',
+  'playwright-core',
+  'onnx-proto',
+  'fake-indexeddb',
+  'tsx',
+  'typescript',
+  'esbuild',
+  'vite',
+  'vitest',
+  'svelte-check',
+  '@sveltejs/vite-plugin-svelte',
+  '@biomejs/biome',
+]);
+
+/** UI, storage and worker-plumbing packages per layer that must not use them. */
+export const FORBIDDEN_PACKAGES: Readonly<Partial<Record<Layer, readonly string[]>>> = {
+  core: ['svelte', 'dexie', 'comlink', 'd3', 'flexsearch'],
+  sdk: ['svelte', 'dexie', 'comlink', 'd3'],
+  systems: ['svelte', 'dexie', 'comlink', 'd3'],
+  db: ['svelte', 'comlink', 'd3'],
+  workers: ['svelte', 'd3'],
+};
+
+/** The modules of workers/ that the UI may import: the typed APIs (type-only from a `*.worker.ts`). */
+export const WORKER_ENTRY_MODULES: ReadonlySet<string> = new Set(['workers/api.ts']);
+
+export const RULES = {
+  'layer-direction': 'a layer imports only the layers below it',
+  'db-access': 'storage (src/db) is used only by the UI and the workers',
+  'ui-worker-api': 'the UI reaches workers only through their typed APIs',
+  'node-builtin': 'browser layers import no Node built-in (Node code goes in a *.node.ts adapter)',
+  'node-only-package': 'browser layers import no Node-only package or build tool',
+  'node-adapter': 'only Node code imports a *.node.ts adapter',
+  'forbidden-package': 'core has no UI, storage or worker plumbing (svelte, dexie, comlink, d3, …)',
+  'host-global': 'core takes process / navigator / document / window through parameters',
+  'no-require': 'shipped code is ES modules only: no require() or createRequire',
+  'static-specifier':
+    'shipped code names the module of import() with a plain string, so the graph can be checked',
+  unresolved: 'a relative import names an existing file',
+  'worker-entry': 'a Worker is started from a workers/*.worker.ts entry module',
+  'worker-api-satisfies': "a worker's exposed object `satisfies` its API type",
+} as const;
+
+export type RuleId = keyof typeof RULES;
+
+/** The layer of a path relative to the project root (`/` separators), or undefined. */
+export function layerOf(path: string): Layer | undefined {
+  for (const [folder, layer] of LAYER_FOLDERS) if (path.startsWith(folder)) return layer;
+  return undefined;
+}
