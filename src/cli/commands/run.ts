@@ -4,11 +4,15 @@ import { fileSink } from '../../sdk/file-sink.node.ts';
 import { Tracer } from '../../sdk/index.ts';
 import {
   type Conversation,
+  createShape,
   createSystem,
   DATASETS,
   type DatasetName,
   loadDataset,
   runSystem,
+  SHAPE_NAMES,
+  SHAPE_SPLIT,
+  type ShapeName,
   SPLIT_OF,
   SYSTEM_NAMES,
   type SystemName,
@@ -25,6 +29,8 @@ export const DATA_FLAGS = {
   sessions: { type: 'string' },
   offline: { type: 'boolean', default: false },
 } as const;
+
+const isShape = (name: string): name is ShapeName => (SHAPE_NAMES as readonly string[]).includes(name);
 
 export interface DataArgs {
   system: SystemName;
@@ -73,13 +79,23 @@ export const run: Command = {
   name: 'run',
   summary: 'run a reference memory system on a data set conversation and write its execution graph',
   usage:
-    'memtrace run --system rag|long-context|mem0|evermemos --dataset locomo|realmem|longmemeval --data FILE ' +
-    `[--conversation ID] [--sessions N] [--offline | ${PROVIDER_USAGE}] -o OUT.json`,
-  options: { ...DATA_FLAGS, ...PROVIDER_FLAGS, out: { type: 'string', short: 'o' } },
+    'memtrace run --system rag|long-context|mem0|evermemos|fact-store|session-summary|vector-store ' +
+    '--dataset locomo|realmem|longmemeval --data FILE [--conversation ID] [--sessions N] [--memories offline|recorded] ' +
+    `[--offline | ${PROVIDER_USAGE}] -o OUT.json`,
+  options: {
+    ...DATA_FLAGS,
+    ...PROVIDER_FLAGS,
+    out: { type: 'string', short: 'o' },
+    memories: { type: 'string', default: 'offline' },
+  },
   async run({ values }, io) {
     const out = values.out;
     if (typeof out !== 'string') throw new CliError('-o OUT.json is required', 2);
-    const args = await readDataArgs(values);
+    const memories = values.memories;
+    if (memories !== 'offline' && memories !== 'recorded')
+      throw new CliError('--memories must be offline or recorded', 2);
+    const shape = String(values.system ?? '');
+    const args = await readDataArgs(isShape(shape) ? { ...values, system: 'mem0' } : values);
     if (args.conversations.length !== 1)
       throw new CliError(
         `${args.conversations.length} conversations in the file; pick one with --conversation (${args.conversations
@@ -90,25 +106,28 @@ export const run: Command = {
       );
     const conv = args.conversations[0];
     const llm = modelFromValues(values, io);
+    const name = isShape(shape) ? shape : args.system;
     const mode = llm ? `model ${llm.model}` : 'offline (deterministic components, no model)';
     io.stderr.write(
-      `${args.system} on ${conv.id} (${conv.sessions.length} sessions, ${conv.questions.length} questions), ${mode}\n`,
+      `${name} on ${conv.id} (${conv.sessions.length} sessions, ${conv.questions.length} questions), ${mode}\n`,
     );
     const tracer = new Tracer({
       sink: fileSink(out),
-      filename: `memtrace-${args.system}`,
+      filename: `memtrace-${name}`,
       metadata: {
-        system: SPLIT_OF[args.system],
+        system: isShape(shape) ? SHAPE_SPLIT[shape] : SPLIT_OF[args.system],
         dataset: args.dataset,
         conversation: conv.id,
         mode: llm ? 'llm' : 'offline',
+        memories,
         llm_model: llm ? llm.model : 'offline-deterministic',
       },
     });
     const started = Date.now();
-    const result = await runSystem(createSystem(args.system), conv, {
+    const result = await runSystem(isShape(shape) ? createShape(shape) : createSystem(args.system), conv, {
       tracer,
       llm,
+      memories,
       maxSessions: args.maxSessions,
       onProgress: (done, total, label) => io.stderr.write(`[${done}/${total}] ${label}\n`),
     });
