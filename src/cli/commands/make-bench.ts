@@ -107,6 +107,11 @@ export const makeBench: Command = {
     });
     const seconds = (Date.now() - started) / 1000;
     await writeFile(join(out, 'summary.json'), `${JSON.stringify({ ...summary, seconds }, null, 2)}\n`);
+    const files = (part: string) => summary.manifest.filter((m) => m.part === part).map((m) => m.file);
+    await writeFile(
+      join(out, 'manifest.json'),
+      `${JSON.stringify({ dev: files('dev'), heldout: files('heldout') }, null, 2)}\n`,
+    );
     if (values.json) printJson(io, { ...summary, seconds });
     else io.stdout.write(`${describeLlmBench(summary)}\n${seconds.toFixed(0)} s\n`);
     return summary.meetsMinimum ? 0 : 1;
