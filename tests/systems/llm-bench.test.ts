@@ -142,15 +142,16 @@ describe('memory shapes', () => {
   });
 });
 
-describe('labels by counterfactual repair', () => {
-  const categories: Record<string, string[]> = {
-    ExtractionError: ['extraction', 'summarization', 'update'],
-    UpdateError: ['update', 'consolidation'],
-    DeletionError: ['deletion'],
-    RetrievalError: ['retrieval'],
-    ResponseError: ['generation'],
-  };
+/** Op categories that can make each error (the shapes' own, read from their docs). */
+const categories: Record<string, string[]> = {
+  ExtractionError: ['extraction', 'summarization', 'update'],
+  UpdateError: ['update', 'consolidation'],
+  DeletionError: ['deletion'],
+  RetrievalError: ['retrieval'],
+  ResponseError: ['generation'],
+};
 
+describe('labels by counterfactual repair', () => {
   it('repairing the labelled op saves the answer, repairing an earlier faulty op does not (re-checked)', async () => {
     let checked = 0;
     for (const shape of SHAPE_NAMES) {
@@ -230,20 +231,28 @@ describe('labels by counterfactual repair', () => {
         { shape: 'vector-store', dataset: 'locomo', conversations: [small] },
       ],
       heldout: ['conv-30'],
-      minPerType: 1,
+      minPerType: 3,
+      verify: true,
       write: (rel, doc) => {
         files.set(rel, doc);
       },
     });
     expect([...files.keys()].sort()).toEqual(summary.manifest.map((m) => m.file).sort());
     let annotations = 0;
-    for (const doc of files.values())
+    let injected = 0;
+    for (const [file, doc] of files)
       for (const a of doc.data.annotations ?? []) {
         annotations++;
-        expect(['counterfactual', 'fault-injection']).toContain(a.label_source);
-        expect(doc.data.operations.some((o) => o.op_id === a.final_op_id)).toBe(true);
+        const op = doc.data.operations.find((o) => o.op_id === a.final_op_id);
+        expect(categories[a.final_error_type as string]).toContain(op?.category);
+        expect(a.label_source).toBe(file.endsWith('-base.json') ? 'counterfactual' : 'fault-injection');
+        if (a.label_source === 'fault-injection') injected++;
       }
     expect(annotations).toBe(summary.cases);
+    // Short of 3 per type in so small a benchmark: faults were injected, each label verified.
+    expect(injected).toBe(Object.values(summary.injected).reduce((n, k) => n + k, 0));
+    expect(injected).toBeGreaterThan(0);
+    expect(summary.verified).toBe(summary.cases);
     const types = Object.keys(summary.total);
     expect(types.reduce((n, t) => n + summary.total[t], 0)).toBe(summary.cases);
     const failed = Object.values(summary.byShape).reduce((n, b) => n + b.failed, 0);
