@@ -13,11 +13,12 @@ import { Provenance, type RunEnv } from './env.ts';
 import { LexicalIndex, VectorIndex } from './lexical.ts';
 import {
   capturedAt,
-  contextText,
   idealMemories,
+  injectUnitFaults,
   logExtraction,
   memoriesOf,
   type PartsUnit,
+  partsStore,
   unitText,
 } from './recorded.ts';
 import { searchUnits } from './search.ts';
@@ -235,16 +236,9 @@ export class FactStore extends MemorySystem {
   }
 
   injectStoreFault(env: RunEnv, kind: 'update' | 'deletion'): void {
-    const ids = env.faultUnits(this.prov.unitsCarrying(env.evidence));
-    let first: string | null = null;
-    for (const id of ids) {
-      // Repaired, the fault op does its job: it changes nothing (its event keeps later keys in place).
-      if (env.ideal()) {
-        env.log({ opId: '', kind, lost: [] });
-        continue;
-      }
+    injectUnitFaults(env, kind, env.faultUnits(this.prov.unitsCarrying(env.evidence)), (id) => {
       const u = this.units.get(id);
-      if (!u) continue;
+      if (!u) return false;
       if (kind === 'deletion') this.remove(env, u, 'store.forget', `Forget ${u.id}.`);
       else {
         const old = unitText(u);
@@ -257,29 +251,15 @@ export class FactStore extends MemorySystem {
         });
         env.log({ opId: env.t.lastOpId ?? '', kind: 'update', lost: this.setUnit(env, u) });
       }
-      first ??= env.t.lastOpId ?? null;
-    }
-    if (first) env.faultOpId = first;
+      return true;
+    });
   }
 
   async retrieve(env: RunEnv, q: Question, queryVar: TracedVar): Promise<Retrieved> {
-    return searchUnits(
-      env,
-      q,
-      queryVar,
-      {
-        index: this.bm25,
-        prov: this.prov,
-        topK: this.o.topK,
-        unit: (id) => {
-          const u = this.units.get(id)!;
-          return {
-            item: { text: contextText(u), sources: [...this.prov.sources(id)] },
-            variable: u.variable,
-          };
-        },
-      },
-      { name: 'store.search', noun: 'facts', category: 'retrieved_facts' },
-    );
+    return searchUnits(env, q, queryVar, partsStore(this.units, this.bm25, this.prov, this.o.topK), {
+      name: 'store.search',
+      noun: 'facts',
+      category: 'retrieved_facts',
+    });
   }
 }

@@ -4,9 +4,12 @@
  * extractive facts otherwise), which op must capture which turn, and memory units made of
  * dated parts with the turns they derive from.
  */
+import type { TracedVar } from '../sdk/tracer.ts';
 import type { MemoryPart } from './carrying.ts';
-import type { RunEnv } from './env.ts';
+import type { FaultKind, Provenance, RunEnv } from './env.ts';
+import type { Scored } from './lexical.ts';
 import { extractFacts } from './offline.ts';
+import type { UnitStore } from './search.ts';
 import type { ConversationSession, RecordedMemory, Turn } from './types.ts';
 
 /** The memories an extraction op writes for `turn`: the recorded ones (replay) or the offline facts. */
@@ -73,4 +76,44 @@ export function unitText(u: PartsUnit): string {
 /** The unit as a context line per part: `date | text` (the answer reads the date of each line). */
 export function contextText(u: PartsUnit): string {
   return u.parts.map((p) => `${p.date} | ${p.text}`).join('\n');
+}
+
+/** A store of parts units for `searchUnits`: each unit shown as `contextText`, with the turns it carries. */
+export function partsStore(
+  units: Map<string, PartsUnit & { variable: TracedVar }>,
+  index: { search(query: string, k: number): Scored<string>[] },
+  prov: Provenance,
+  topK: number,
+): UnitStore {
+  return {
+    index,
+    prov,
+    topK,
+    unit: (id) => {
+      const u = units.get(id)!;
+      return { item: { text: contextText(u), sources: [...prov.sources(id)] }, variable: u.variable };
+    },
+  };
+}
+
+/**
+ * A store fault on the units carrying the evidence: `corrupt` rewrites or removes one (as one
+ * op; false when it is gone); the first such op is the fault. Repaired, the fault op does its
+ * job and changes nothing — its event is still logged, so later events keep their keys.
+ */
+export function injectUnitFaults(
+  env: RunEnv,
+  kind: Extract<FaultKind, 'update' | 'deletion'>,
+  ids: string[],
+  corrupt: (id: string) => boolean,
+) {
+  let first: string | null = null;
+  for (const id of ids) {
+    if (env.ideal()) {
+      env.log({ opId: '', kind, lost: [] });
+      continue;
+    }
+    if (corrupt(id)) first ??= env.t.lastOpId ?? null;
+  }
+  if (first) env.faultOpId = first;
 }

@@ -11,7 +11,7 @@ import type { TracedVar } from '../sdk/tracer.ts';
 import type { MemoryPart } from './carrying.ts';
 import { Provenance, type RunEnv } from './env.ts';
 import { LexicalIndex } from './lexical.ts';
-import { contextText, memoriesOf, type PartsUnit, unitText } from './recorded.ts';
+import { injectUnitFaults, memoriesOf, type PartsUnit, partsStore, unitText } from './recorded.ts';
 import { searchUnits } from './search.ts';
 import { MemorySystem, type Retrieved } from './system.ts';
 import { contentTokens, sentences } from './text.ts';
@@ -219,16 +219,9 @@ export class SummaryMemory extends MemorySystem {
   }
 
   injectStoreFault(env: RunEnv, kind: 'update' | 'deletion'): void {
-    const ids = env.faultUnits(this.prov.unitsCarrying(env.evidence));
-    let first: string | null = null;
-    for (const id of ids) {
-      // Repaired, the fault op does its job: it changes nothing (its event keeps later keys in place).
-      if (env.ideal()) {
-        env.log({ opId: '', kind, lost: [] });
-        continue;
-      }
+    injectUnitFaults(env, kind, env.faultUnits(this.prov.unitsCarrying(env.evidence)), (id) => {
       const u = this.units.get(id);
-      if (!u) continue;
+      if (!u) return false;
       if (kind === 'deletion') {
         const lost = this.drop(id);
         this.writeStore(env, 'summary-memory.forget', 'deletion', `Forget ${id}.`, []);
@@ -242,29 +235,15 @@ export class SummaryMemory extends MemorySystem {
         });
         env.log({ opId: env.t.lastOpId ?? '', kind: 'update', lost: this.put(env, u) });
       }
-      first ??= env.t.lastOpId ?? null;
-    }
-    if (first) env.faultOpId = first;
+      return true;
+    });
   }
 
   async retrieve(env: RunEnv, q: Question, queryVar: TracedVar): Promise<Retrieved> {
-    return searchUnits(
-      env,
-      q,
-      queryVar,
-      {
-        index: this.index,
-        prov: this.prov,
-        topK: this.o.topK,
-        unit: (id) => {
-          const u = this.units.get(id)!;
-          return {
-            item: { text: contextText(u), sources: [...this.prov.sources(id)] },
-            variable: u.variable,
-          };
-        },
-      },
-      { name: 'summary-search', noun: 'summaries', category: 'retrieved_summaries' },
-    );
+    return searchUnits(env, q, queryVar, partsStore(this.units, this.index, this.prov, this.o.topK), {
+      name: 'summary-search',
+      noun: 'summaries',
+      category: 'retrieved_summaries',
+    });
   }
 }

@@ -11,11 +11,12 @@ import { Provenance, type RunEnv } from './env.ts';
 import { VectorIndex } from './lexical.ts';
 import {
   capturedAt,
-  contextText,
   idealMemories,
+  injectUnitFaults,
   logExtraction,
   memoriesOf,
   type PartsUnit,
+  partsStore,
   unitText,
 } from './recorded.ts';
 import { searchUnits } from './search.ts';
@@ -94,16 +95,9 @@ export class VectorMemory extends MemorySystem {
   }
 
   injectStoreFault(env: RunEnv, kind: 'update' | 'deletion'): void {
-    const ids = env.faultUnits(this.prov.unitsCarrying(env.evidence));
-    let first: string | null = null;
-    for (const id of ids) {
-      // Repaired, the fault op does its job: it changes nothing (its event keeps later keys in place).
-      if (env.ideal()) {
-        env.log({ opId: '', kind, lost: [] });
-        continue;
-      }
+    injectUnitFaults(env, kind, env.faultUnits(this.prov.unitsCarrying(env.evidence)), (id) => {
       const n = this.notes.get(id);
-      if (!n) continue;
+      if (!n) return false;
       if (kind === 'deletion') {
         n.variable = env.t.mutate(n.variable, null, {
           name: 'vector-db.delete',
@@ -122,9 +116,8 @@ export class VectorMemory extends MemorySystem {
         });
         env.log({ opId: env.t.lastOpId ?? '', kind: 'update', lost: this.put(env, n) });
       }
-      first ??= env.t.lastOpId ?? null;
-    }
-    if (first) env.faultOpId = first;
+      return true;
+    });
   }
 
   async retrieve(env: RunEnv, q: Question, queryVar: TracedVar): Promise<Retrieved> {
@@ -132,28 +125,11 @@ export class VectorMemory extends MemorySystem {
       { collection: 'memories', top_k: this.topK, metric: 'cosine' },
       { name: 'vector-db-config', category: 'config' },
     );
-    return searchUnits(
-      env,
-      q,
-      queryVar,
-      {
-        index: this.vectors,
-        prov: this.prov,
-        topK: this.topK,
-        unit: (id) => {
-          const n = this.notes.get(id)!;
-          return {
-            item: { text: contextText(n), sources: [...this.prov.sources(id)] },
-            variable: n.variable,
-          };
-        },
-      },
-      {
-        name: 'vector-db.query',
-        noun: 'memories',
-        category: 'retrieved_memories',
-        untracedStore: { config: this.configVar },
-      },
-    );
+    return searchUnits(env, q, queryVar, partsStore(this.notes, this.vectors, this.prov, this.topK), {
+      name: 'vector-db.query',
+      noun: 'memories',
+      category: 'retrieved_memories',
+      untracedStore: { config: this.configVar },
+    });
   }
 }
