@@ -52,6 +52,7 @@ export function describeLlmBench(s: LlmBenchSummary): string {
       .map(([k, n]) => `${k} ${n}`)
       .join(', ')}`,
     `injection: ${s.injection.tried} tried, ${s.injection.survived} survived the fault, ${s.injection.earlierFault} had an earlier decisive natural fault`,
+    `verified by a second rerun: ${s.verified} labels`,
     ...Object.values(s.byShape).map(
       (b) =>
         `${b.split}: ${b.graphs} graphs, ${b.failed}/${b.questions} failed; natural ${row(b.natural)}; injected ${row(b.injected)}`,

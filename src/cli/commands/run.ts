@@ -32,18 +32,20 @@ export const DATA_FLAGS = {
 
 const isShape = (name: string): name is ShapeName => (SHAPE_NAMES as readonly string[]).includes(name);
 
-export interface DataArgs {
-  system: SystemName;
+export interface DataArgs<N extends string = SystemName> {
+  system: N;
   dataset: DatasetName;
   conversations: Conversation[];
   maxSessions?: number;
 }
 
-/** Reads --system, --dataset, --data, --conversation and --sessions. */
-export async function readDataArgs(values: Values): Promise<DataArgs> {
-  const system = String(values.system ?? '') as SystemName;
-  if (!SYSTEM_NAMES.includes(system))
-    throw new CliError(`--system must be one of ${SYSTEM_NAMES.join('|')}`, 2);
+/** Reads --system (one of `names`), --dataset, --data, --conversation and --sessions. */
+export async function readDataArgs<N extends string = SystemName>(
+  values: Values,
+  names: readonly N[] = SYSTEM_NAMES as readonly string[] as readonly N[],
+): Promise<DataArgs<N>> {
+  const system = String(values.system ?? '') as N;
+  if (!names.includes(system)) throw new CliError(`--system must be one of ${names.join('|')}`, 2);
   const dataset = String(values.dataset ?? '') as DatasetName;
   if (!DATASETS.includes(dataset)) throw new CliError(`--dataset must be one of ${DATASETS.join('|')}`, 2);
   const file = values.data;
@@ -94,8 +96,8 @@ export const run: Command = {
     const memories = values.memories;
     if (memories !== 'offline' && memories !== 'recorded')
       throw new CliError('--memories must be offline or recorded', 2);
-    const shape = String(values.system ?? '');
-    const args = await readDataArgs(isShape(shape) ? { ...values, system: 'mem0' } : values);
+    const args = await readDataArgs<SystemName | ShapeName>(values, [...SYSTEM_NAMES, ...SHAPE_NAMES]);
+    const system = args.system;
     if (args.conversations.length !== 1)
       throw new CliError(
         `${args.conversations.length} conversations in the file; pick one with --conversation (${args.conversations
@@ -106,16 +108,15 @@ export const run: Command = {
       );
     const conv = args.conversations[0];
     const llm = modelFromValues(values, io);
-    const name = isShape(shape) ? shape : args.system;
     const mode = llm ? `model ${llm.model}` : 'offline (deterministic components, no model)';
     io.stderr.write(
-      `${name} on ${conv.id} (${conv.sessions.length} sessions, ${conv.questions.length} questions), ${mode}\n`,
+      `${system} on ${conv.id} (${conv.sessions.length} sessions, ${conv.questions.length} questions), ${mode}\n`,
     );
     const tracer = new Tracer({
       sink: fileSink(out),
-      filename: `memtrace-${name}`,
+      filename: `memtrace-${system}`,
       metadata: {
-        system: isShape(shape) ? SHAPE_SPLIT[shape] : SPLIT_OF[args.system],
+        system: isShape(system) ? SHAPE_SPLIT[system] : SPLIT_OF[system],
         dataset: args.dataset,
         conversation: conv.id,
         mode: llm ? 'llm' : 'offline',
@@ -124,7 +125,7 @@ export const run: Command = {
       },
     });
     const started = Date.now();
-    const result = await runSystem(isShape(shape) ? createShape(shape) : createSystem(args.system), conv, {
+    const result = await runSystem(isShape(system) ? createShape(system) : createSystem(system), conv, {
       tracer,
       llm,
       memories,
