@@ -82,6 +82,27 @@ describe('memtrace make-bench --kind llm-memories', () => {
     expect(existsSync(join(tmp, 'x'))).toBe(false);
   });
 
+  it('names a file of the wrong data set in one line', async () => {
+    const wrong = join(DATA, 'realmem/Kenta_Tanaka_dialogues_256k.json');
+    const r = await run('make-bench', '--kind', 'llm-memories', '--locomo', wrong, '--out', join(tmp, 'y'));
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(
+      `memtrace make-bench: ${wrong}: conversation 0 has no sessions (not a LoCoMo file?)\n`,
+    );
+    const locomo = join(DATA, 'locomo/locomo-dev.json');
+    const r2 = await run(
+      'make-bench',
+      '--kind',
+      'llm-memories',
+      '--realmem',
+      locomo,
+      '--out',
+      join(tmp, 'y'),
+    );
+    expect(r2.code).toBe(1);
+    expect(r2.stderr).toMatch(new RegExp(`^memtrace make-bench: ${locomo}: not a RealMem file`));
+  });
+
   it('rejects a missing --kind as a usage error', async () => {
     expect((await run('make-bench', '--out', tmp)).code).toBe(2);
   });

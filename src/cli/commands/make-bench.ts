@@ -30,13 +30,24 @@ async function readJson(file: string): Promise<unknown> {
   }
 }
 
-async function load(file: string, parse: (data: unknown) => Conversation[]): Promise<Conversation[]> {
+async function load(
+  file: string,
+  parse: (data: unknown) => Conversation[],
+  what: string,
+): Promise<Conversation[]> {
   const data = await readJson(file);
+  let convs: Conversation[];
   try {
-    return parse(data);
+    convs = parse(data);
   } catch (e) {
     throw new CliError(`${file}: ${(e as Error).message}`);
   }
+  const empty = convs.findIndex((c) => c.sessions.length === 0);
+  if (convs.length === 0 || empty >= 0)
+    throw new CliError(
+      `${file}: ${convs.length ? `conversation ${empty} has no sessions` : 'no conversations'} (not a ${what} file?)`,
+    );
+  return convs;
 }
 
 /** One line per count: what the benchmark holds and what was dropped. */
@@ -87,11 +98,16 @@ export const makeBench: Command = {
       throw new CliError('--min-per-type must be a whole number', 2);
     if (typeof values.locomo !== 'string' && typeof values.realmem !== 'string')
       throw new CliError('give --locomo FILE and/or --realmem FILE,…', 2);
-    const locomo = typeof values.locomo === 'string' ? await load(values.locomo, (d) => loadLocomo(d)) : [];
+    const locomo =
+      typeof values.locomo === 'string' ? await load(values.locomo, (d) => loadLocomo(d), 'LoCoMo') : [];
     const realmem: Conversation[] = [];
     for (const f of list(values.realmem))
       realmem.push(
-        ...(await load(f, (d) => [loadRealmem(d, { id: basename(f).replace(/_dialogues.*$/, '') })])),
+        ...(await load(
+          f,
+          (d) => [loadRealmem(d, { id: basename(f).replace(/_dialogues.*$/, '') })],
+          'RealMem',
+        )),
       );
     const started = Date.now();
     const summary = await generateLlmBenchmark({
