@@ -7,6 +7,7 @@ import { cases } from './commands/cases.ts';
 import { chat } from './commands/chat.ts';
 import { exportCommand } from './commands/export.ts';
 import { inject } from './commands/inject.ts';
+import { makeBench } from './commands/make-bench.ts';
 import { run } from './commands/run.ts';
 import { search } from './commands/search.ts';
 import { stats } from './commands/stats.ts';
@@ -24,6 +25,7 @@ export const COMMANDS: Command[] = [
   bench,
   run,
   inject,
+  makeBench,
 ];
 
 function help(): string {

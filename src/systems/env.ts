@@ -7,6 +7,7 @@
 
 import { pyJsonDumps } from '../sdk/encode.ts';
 import type { TracedVar, Tracer } from '../sdk/tracer.ts';
+import { CarryRule, type MemoryPart } from './carrying.ts';
 import type { SystemLLM } from './llm.ts';
 import { DEFAULT_PROMPTS, type PromptRegistry } from './prompts.ts';
 import type { Conversation, ConversationSession, Turn } from './types.ts';
@@ -44,7 +45,16 @@ export interface Intervention {
    * injected fault is one op (the paper's single decisive op); all of them when unset.
    */
   faultUnit?: number;
+  /**
+   * What "a memory unit carries an evidence turn" means in the evidence log and for the ideal
+   * ops: `provenance` (default) — the unit was made from the turn; `judge` — it was made from
+   * the turn and the judge accepts its text as the answer (`CarryRule`; for LLM-written memories).
+   */
+  carrying?: 'provenance' | 'judge';
 }
+
+/** Where extraction and summarisation ops get their texts: the offline components, or the data set's recorded LLM output. */
+export type MemoriesMode = 'offline' | 'recorded';
 
 export interface EvidenceEvent {
   seq: number;
@@ -122,6 +132,7 @@ export interface RunEnvOptions {
   llm?: SystemLLM;
   prompts?: PromptRegistry;
   intervention?: Intervention;
+  memories?: MemoriesMode;
 }
 
 export class RunEnv {
@@ -130,6 +141,9 @@ export class RunEnv {
   readonly llm: SystemLLM | undefined;
   readonly prompts: PromptRegistry;
   readonly intervention: Intervention | undefined;
+  /** Extraction / summarisation ops replay the data set's recorded LLM texts. */
+  readonly replay: boolean;
+  private readonly rule: CarryRule | null;
   readonly events: EvidenceEvent[] = [];
   readonly turnVars = new Map<string, TracedVar>();
   readonly turnSession = new Map<string, ConversationSession>();
@@ -149,6 +163,12 @@ export class RunEnv {
     this.prompts = { ...DEFAULT_PROMPTS, ...(o.prompts ?? {}) };
     this.intervention = o.intervention;
     this.evidence = new Set(o.intervention?.evidence ?? []);
+    this.replay = o.memories === 'recorded';
+    const i = o.intervention;
+    this.rule =
+      i?.carrying === 'judge'
+        ? new CarryRule(o.conversation, { answers: i.answers ?? [], evidence: i.evidence })
+        : null;
     for (const s of this.conv.sessions)
       for (const t of s.turns) {
         this.turnsById.set(t.id, t);
@@ -261,6 +281,17 @@ export class RunEnv {
   faultUnits<T>(units: T[]): T[] {
     const n = this.intervention?.faultUnit;
     return n === undefined ? units : units.slice(n, n + 1);
+  }
+
+  /**
+   * The turns a memory unit made of `parts` from `sources` carries: its sources, less (when
+   * carrying is judged) the evidence turns whose information its text does not keep.
+   */
+  kept(parts: readonly MemoryPart[], sources: Iterable<string>): string[] {
+    const all = [...new Set(sources)];
+    const rule = this.rule;
+    if (!rule) return all;
+    return all.filter((s) => !this.evidence.has(s) || rule.keeps(parts, s));
   }
 
   /** Is `turnId` evidence of the intervention's question? */

@@ -4,6 +4,7 @@
  * facts; the index is BM25 plus one vector per fact (a cell scores the max over its facts).
  * Retrieval: BM25 top-50 + vector top-50 fused by RRF (k = 40) → top-10 → sufficiency
  * check; if insufficient, extra queries are retrieved and fused with round one → top-10.
+ * Recorded mode: a MemCell's facts are the data set's LLM-written memories of its messages.
  * Offline mode: lexical boundaries, an extractive episode ("speaker said …" lines) and
  * extractive facts, hashed bag-of-words vectors, a lexical sufficiency check, rule-based
  * query rewrites; the rerank step keeps the fused order.
@@ -14,6 +15,7 @@ import { LexicalIndex, rrf, type Scored, VectorIndex } from './lexical.ts';
 import { parseJsonReply } from './llm.ts';
 import { extractFacts, lexicalBoundary, lexicallySufficient, rewriteQueries } from './offline.ts';
 import { fillPrompt } from './prompts.ts';
+import { memoriesOf } from './recorded.ts';
 import { MemorySystem, type Retrieved } from './system.ts';
 import type { ConversationSession, Question, Turn } from './types.ts';
 
@@ -150,7 +152,11 @@ export class EverMemOS extends MemorySystem {
     const kept = inject && !env.ideal() ? all.filter((p) => !env.isEvidence(p.turn.id)) : all;
     let episode: string;
     let facts: Fact[];
-    if (env.offline || inject) {
+    if (env.replay) {
+      // The data set's LLM-written memories of the cell's messages: its facts and, joined, its episode.
+      facts = kept.flatMap((p) => memoriesOf(env, p.turn).map((m) => ({ text: m.text, turn: p.turn.id })));
+      episode = `On ${date}: ${facts.map((f) => f.text).join(' ')}`;
+    } else if (env.offline || inject) {
       episode = `On ${date}: ${kept.map((p) => `${p.turn.speaker} said "${p.turn.text}"`).join(' ')}`;
       facts = kept.flatMap((p) => extractFacts(p.turn).map((text) => ({ text, turn: p.turn.id })));
     } else {

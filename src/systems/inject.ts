@@ -15,7 +15,14 @@
 import type { Annotation } from '../core/trace/types.ts';
 import type { GraphSink } from '../sdk/sink.ts';
 import { Tracer } from '../sdk/tracer.ts';
-import { ERROR_TYPE_OF, type EvidenceEvent, type FaultKind, type Intervention } from './env.ts';
+import { CarryRule } from './carrying.ts';
+import {
+  ERROR_TYPE_OF,
+  type EvidenceEvent,
+  type FaultKind,
+  type Intervention,
+  type MemoriesMode,
+} from './env.ts';
 import type { SystemLLM } from './llm.ts';
 import { type RunResult, runSystem } from './run.ts';
 import type { AnswerRecord, MemorySystem } from './system.ts';
@@ -27,9 +34,10 @@ export class NullSink implements GraphSink {
   close(): void {}
 }
 
-/** A tracer for reruns: nothing written, no hashing or value encoding. */
+/** A tracer for reruns: nothing written, no hashing or value encoding; op ids count up (to find an op's event). */
 export function quietTracer(): Tracer {
-  return new Tracer({ sink: new NullSink(), encode: () => '', sha1: () => '0', ids: () => '0' });
+  let n = 0;
+  return new Tracer({ sink: new NullSink(), encode: () => '', sha1: () => '0', ids: () => String(++n) });
 }
 
 export interface LabelContext {
@@ -38,6 +46,12 @@ export interface LabelContext {
   llm?: SystemLLM;
   judge?: 'offline' | 'llm';
   maxSessions?: number;
+  /** `recorded`: the systems replay the data set's LLM-written memories. */
+  memories?: MemoriesMode;
+  /** How carrying is decided for labels (see `Intervention.carrying`); default `provenance`. */
+  carrying?: 'provenance' | 'judge';
+  /** A fault every rerun keeps (labelling a fault-injected run by counterfactual repair). */
+  fault?: Pick<Intervention, 'fault' | 'faultUnit'>;
 }
 
 export interface Label {
@@ -74,15 +88,97 @@ export function faultyCandidates(events: EvidenceEvent[], q: Question, evidence:
   return out;
 }
 
-async function rerun(ctx: LabelContext, q: Question, intervention: Intervention): Promise<RunResult> {
+/** Why a failed question got no exact label. */
+export type DropReason =
+  | 'no-evidence-ids'
+  | 'evidence-does-not-carry'
+  | 'no-single-repair'
+  | 'tie'
+  | 'rerun-differs'
+  | 'not-failed';
+
+export const DROP_REASONS: readonly DropReason[] = [
+  'no-evidence-ids',
+  'evidence-does-not-carry',
+  'no-single-repair',
+  'tie',
+  'rerun-differs',
+  'not-failed',
+];
+
+export type LabelOutcome =
+  | { label: Label; candidates: EvidenceEvent[]; drop?: undefined }
+  | { drop: DropReason; label?: undefined; candidates: EvidenceEvent[] };
+
+/** The intervention of a labelling rerun for `q` (no repair unless `repairFrom`). */
+function interventionFor(
+  ctx: LabelContext,
+  q: Question,
+  evidence: string[],
+  repairFrom?: string,
+): Intervention {
+  return {
+    questionId: q.id,
+    evidence,
+    answers: q.answers,
+    carrying: ctx.carrying,
+    ...(ctx.fault ?? {}),
+    ...(repairFrom === undefined ? {} : { repairFrom }),
+  };
+}
+
+/** Reruns the system answering only `q`, quietly. */
+export async function rerun(ctx: LabelContext, q: Question, repairFrom?: string): Promise<RunResult> {
   return runSystem(ctx.makeSystem(), ctx.conversation, {
     tracer: quietTracer(),
     llm: ctx.llm,
     judge: ctx.judge,
     maxSessions: ctx.maxSessions,
     answerOnly: [q.id],
-    intervention,
+    memories: ctx.memories,
+    intervention: interventionFor(ctx, q, evidenceOf(ctx.conversation, q), repairFrom),
   });
+}
+
+/**
+ * The counterfactual label of a failed question — the earliest faulty op whose repair (it and
+ * every later op ideal) makes the answer right — or why there is none. `events` are the
+ * evidence log of the run being labelled (its op ids are the label's); with judged carrying
+ * the faulty ops are found on a rerun that judges carrying for this question, matched by key.
+ */
+export async function labelFailure(
+  ctx: LabelContext,
+  q: Question,
+  events: EvidenceEvent[],
+): Promise<LabelOutcome> {
+  const evidence = evidenceOf(ctx.conversation, q);
+  if (evidence.length === 0) return { drop: 'no-evidence-ids', candidates: [] };
+  let log = events;
+  if (ctx.carrying === 'judge') {
+    if (!new CarryRule(ctx.conversation, { answers: q.answers, evidence }).evidenceCarries)
+      return { drop: 'evidence-does-not-carry', candidates: [] };
+    const diag = await rerun(ctx, q);
+    if (diag.answers[0]?.correct !== false) return { drop: 'not-failed', candidates: [] };
+    log = diag.events;
+  }
+  const opOf = new Map(events.map((e) => [e.key, e.opId]));
+  const kindOf = new Map(events.map((e) => [e.key, e.kind]));
+  const candidates = faultyCandidates(log, q, evidence);
+  for (const cand of candidates) {
+    const r = await rerun(ctx, q, cand.key);
+    if (!r.answers[0]?.correct) continue;
+    const opId = opOf.get(cand.key);
+    if (opId === undefined || kindOf.get(cand.key) !== cand.kind)
+      return { drop: 'rerun-differs', candidates };
+    // One op, two kinds of fault for this question: the type is not decided.
+    const kinds = new Set(candidates.filter((c) => opOf.get(c.key) === opId).map((c) => c.kind));
+    if (kinds.size > 1) return { drop: 'tie', candidates };
+    return {
+      label: { errorType: ERROR_TYPE_OF[cand.kind], opId, source: 'counterfactual', key: cand.key },
+      candidates,
+    };
+  }
+  return { drop: 'no-single-repair', candidates };
 }
 
 /** The counterfactual label of a failed question, or null when no single repair rescues it. */
@@ -91,17 +187,25 @@ export async function counterfactualLabel(
   q: Question,
   events: EvidenceEvent[],
 ): Promise<Label | null> {
-  const evidence = evidenceOf(ctx.conversation, q);
-  if (evidence.length === 0) return null;
-  for (const cand of faultyCandidates(events, q, evidence)) {
-    const r = await rerun(ctx, q, { questionId: q.id, evidence, repairFrom: cand.key, answers: q.answers });
-    if (r.answers[0]?.correct)
-      return {
-        errorType: ERROR_TYPE_OF[cand.kind],
-        opId: cand.opId,
-        source: 'counterfactual',
-        key: cand.key,
-      };
+  return (await labelFailure(ctx, q, events)).label ?? null;
+}
+
+/**
+ * Re-checks a label by rerunning: unrepaired the answer is wrong, with the labelled op
+ * repaired it is right, and repairing any earlier faulty op instead does not save it.
+ * Returns the first check that fails, or null.
+ */
+export async function verifyLabel(
+  ctx: LabelContext,
+  q: Question,
+  label: Label,
+  candidates: EvidenceEvent[],
+): Promise<string | null> {
+  if ((await rerun(ctx, q)).answers[0]?.correct !== false) return 'the unrepaired rerun is not wrong';
+  if (!(await rerun(ctx, q, label.key)).answers[0]?.correct) return `repairing ${label.key} does not save it`;
+  for (const c of candidates) {
+    if (c.key === label.key) break;
+    if ((await rerun(ctx, q, c.key)).answers[0]?.correct) return `repairing the earlier ${c.key} saves it`;
   }
   return null;
 }
@@ -132,6 +236,8 @@ export interface InjectionResult {
   result: RunResult;
   answer: AnswerRecord;
   annotation: Annotation;
+  /** The one memory unit a store fault corrupted (undefined: every unit carrying the evidence, or not a store fault). */
+  faultUnit?: number;
 }
 
 /**
@@ -153,7 +259,15 @@ export async function injectFault(
       judge: ctx.judge,
       maxSessions: ctx.maxSessions,
       answerOnly: [q.id],
-      intervention: { questionId: q.id, evidence, fault: kind, answers: q.answers, faultUnit },
+      memories: ctx.memories,
+      intervention: {
+        questionId: q.id,
+        evidence,
+        fault: kind,
+        answers: q.answers,
+        faultUnit,
+        carrying: ctx.carrying,
+      },
     });
   // A store fault corrupts one memory unit: the first whose corruption alone breaks the
   // answer, so the label is a single faulty op, as the paper assumes.
@@ -177,5 +291,5 @@ export async function injectFault(
     source: 'fault-injection',
     key: '',
   };
-  return { result, answer, annotation: annotationOf(ctx.conversation, q, answer, label) };
+  return { result, answer, annotation: annotationOf(ctx.conversation, q, answer, label), faultUnit };
 }

@@ -4,6 +4,7 @@
  * ids replaced by "0", "1", …) → apply. Questions: search (top 10) → answer.
  * Each memory unit is its own variable chain `mem-N` (ADD makes version 1, UPDATE and
  * DELETE make new versions; a deleted unit's value is None).
+ * Recorded mode: the extraction op replays the data set's LLM-written facts of the message.
  * Offline mode: extractive facts, lexical decisions (near-duplicate → NONE, same topic →
  * UPDATE, negation of a similar memory → DELETE, else ADD) and BM25 search.
  */
@@ -13,6 +14,7 @@ import { LexicalIndex } from './lexical.ts';
 import { parseJsonReply } from './llm.ts';
 import { extractFacts } from './offline.ts';
 import { fillPrompt } from './prompts.ts';
+import { memoriesOf } from './recorded.ts';
 import { searchUnits } from './search.ts';
 import { MemorySystem, type Retrieved } from './system.ts';
 import { overlap } from './text.ts';
@@ -55,6 +57,7 @@ export class Mem0 extends MemorySystem {
   }
 
   private async extract(env: RunEnv, turn: Turn, session: ConversationSession): Promise<string[]> {
+    if (env.replay) return memoriesOf(env, turn).map((m) => m.text);
     if (env.offline) return extractFacts(turn);
     const reply = await env.complete(
       env.prompts['fact-extraction-system-prompt'],

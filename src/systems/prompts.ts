@@ -29,6 +29,11 @@ export const DEFAULT_PROMPTS: PromptRegistry = {
   'episode-generation-prompt':
     'Write a third-person episode summarising the conversation segment below, resolving relative dates against ' +
     '{{date}}, and list its atomic facts. Return JSON: {"episode": "...", "facts": ["...", "..."]}.\n\nSegment:\n{{segment}}',
+  'session-summary-prompt':
+    'Summarise the conversation session below in the third person: who said what, with dates resolved against ' +
+    '{{date}}.\n\nSession:\n{{session}}',
+  'summary-consolidation-prompt':
+    'Merge the session summaries below into one shorter digest that keeps what matters for the future.\n\n{{summaries}}',
   'sufficiency-check-prompt':
     'Do the retrieved memories contain enough information to answer the question? ' +
     'Return JSON: {"sufficient": true|false}.\n\nQuestion: {{question}}\n\nMemories:\n{{memories}}',

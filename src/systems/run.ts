@@ -1,6 +1,6 @@
 /** Runs a memory system over one conversation: sessions in order, questions at their point in time. */
 import type { Tracer } from '../sdk/tracer.ts';
-import { type EvidenceEvent, type Intervention, RunEnv } from './env.ts';
+import { type EvidenceEvent, type Intervention, type MemoriesMode, RunEnv } from './env.ts';
 import type { SystemLLM } from './llm.ts';
 import type { PromptRegistry } from './prompts.ts';
 import type { AnswerRecord, MemorySystem } from './system.ts';
@@ -14,6 +14,8 @@ export interface RunOptions {
   judge?: 'offline' | 'llm';
   prompts?: PromptRegistry;
   intervention?: Intervention;
+  /** `recorded`: extraction / summarisation ops replay the data set's LLM-written texts (default `offline`). */
+  memories?: MemoriesMode;
   /** Answer only these questions (and stop construction once they are answered). */
   questionIds?: string[];
   /**
@@ -48,6 +50,7 @@ export async function runSystem(system: MemorySystem, conv: Conversation, o: Run
     llm: o.llm,
     prompts: o.prompts,
     intervention: o.intervention,
+    memories: o.memories,
   });
   const judgeWith = o.judge ?? (o.llm ? 'llm' : 'offline');
   const S = Math.min(conv.sessions.length, o.maxSessions ?? Number.POSITIVE_INFINITY);

@@ -1,12 +1,13 @@
 /** The top-k search of a store of memory units (RAG chunks, Mem0 memories) for a question. */
 import type { TracedVar } from '../sdk/tracer.ts';
 import type { ContextItem, Provenance, RunEnv } from './env.ts';
-import type { LexicalIndex } from './lexical.ts';
+import type { Scored } from './lexical.ts';
 import type { Retrieved } from './system.ts';
 import type { Question } from './types.ts';
 
 export interface UnitStore {
-  index: LexicalIndex<string>;
+  /** Ranks unit ids for a query (BM25, vectors, …). */
+  index: { search(query: string, k: number): Scored<string>[] };
   prov: Provenance;
   topK: number;
   /** A unit as a context item (its text and the turns it carries) and its variable. */
@@ -20,11 +21,16 @@ export interface SearchOp {
   noun: string;
   /** The category of the retrieved list, e.g. `retrieved_chunks`. */
   category: string;
+  /**
+   * A store the tracer does not see (a vector database): the op reads the query and this
+   * configuration variable, not the units it returns.
+   */
+  untracedStore?: { config: TracedVar };
 }
 
 /**
  * The `top_k` units for the question, as one `retrieval` op from the query and the
- * picked units to the list of their texts. A retrieval fault on the target question drops
+ * picked units (or, for an untraced store, its configuration) to the list of their texts. A retrieval fault on the target question drops
  * the units carrying evidence; the ideal run adds every unit carrying it.
  */
 export function searchUnits(
@@ -54,7 +60,8 @@ export function searchUnits(
     },
     (op) => {
       op.input(queryVar);
-      for (const u of units) op.input(u.variable);
+      if (search.untracedStore) op.input(search.untracedStore.config);
+      else for (const u of units) op.input(u.variable);
       const variable = op.output(
         items.map((i) => i.text),
         { category: search.category, comment: `${Noun} retrieved for the question.` },

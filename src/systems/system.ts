@@ -13,6 +13,10 @@ import type { ConversationSession, Question } from './types.ts';
 
 export type SystemName = 'rag' | 'long-context' | 'mem0' | 'evermemos';
 export const SYSTEM_NAMES: readonly SystemName[] = ['rag', 'long-context', 'mem0', 'evermemos'];
+/** The memory shapes of the recorded-memories benchmark (src/systems/llm-bench.ts). */
+export type ShapeName = 'fact-store' | 'session-summary' | 'vector-store';
+export const SHAPE_NAMES: readonly ShapeName[] = ['fact-store', 'session-summary', 'vector-store'];
+
 /** MemTraceBench split folder of each system. */
 export const SPLIT_OF: Record<SystemName, string> = {
   rag: 'rag',
@@ -38,7 +42,7 @@ export interface AnswerRecord {
 }
 
 export abstract class MemorySystem {
-  abstract readonly name: SystemName;
+  abstract readonly name: SystemName | ShapeName;
   /** Adds one session to memory (inside its construction session scope). */
   abstract ingestSession(env: RunEnv, session: ConversationSession): Promise<void>;
   /** Called before a batch of questions (e.g. RAG flushes its buffer). */
@@ -100,7 +104,8 @@ export abstract class MemorySystem {
           }),
         )
       ).trim();
-    if (env.injecting('response') && env.isTarget(q.id)) prediction = "I don't know.";
+    // A repaired answer op is ideal even where a fault was injected.
+    if (env.injecting('response') && env.isTarget(q.id) && !ideal) prediction = "I don't know.";
     return env.t.op(
       'question-answering',
       {

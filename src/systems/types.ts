@@ -8,6 +8,17 @@ export interface Turn {
   speaker: string;
   role: 'user' | 'assistant';
   text: string;
+  /** Memories an LLM recorded from this turn in the data set (LoCoMo observations, RealMem extracted memories). */
+  recorded?: RecordedMemory[];
+}
+
+/** A text an LLM wrote from the conversation, with the turns it came from (replayed by the `recorded` memories mode). */
+export interface RecordedMemory {
+  text: string;
+  /** Turn ids it was written from (LoCoMo `dia_id`s, RealMem `source_turn`); empty when the data set names none. */
+  sources: string[];
+  /** The data set's own type of the memory (`observation`, RealMem `Static` / `Dynamic` / `Schedule`). */
+  kind: string;
 }
 
 export interface ConversationSession {
@@ -17,6 +28,10 @@ export interface ConversationSession {
   /** The session's date/time as the data set writes it. */
   dateTime: string;
   turns: Turn[];
+  /** The session summary an LLM wrote (LoCoMo `session_summary`). */
+  summary?: string;
+  /** Recorded memories of the session whose source turn the data set does not name. */
+  recorded?: RecordedMemory[];
 }
 
 export interface Question {

@@ -4,11 +4,15 @@ import { fileSink } from '../../sdk/file-sink.node.ts';
 import { Tracer } from '../../sdk/index.ts';
 import {
   type Conversation,
+  createShape,
   createSystem,
   DATASETS,
   type DatasetName,
   loadDataset,
   runSystem,
+  SHAPE_NAMES,
+  SHAPE_SPLIT,
+  type ShapeName,
   SPLIT_OF,
   SYSTEM_NAMES,
   type SystemName,
@@ -26,18 +30,22 @@ export const DATA_FLAGS = {
   offline: { type: 'boolean', default: false },
 } as const;
 
-export interface DataArgs {
-  system: SystemName;
+const isShape = (name: string): name is ShapeName => (SHAPE_NAMES as readonly string[]).includes(name);
+
+export interface DataArgs<N extends string = SystemName> {
+  system: N;
   dataset: DatasetName;
   conversations: Conversation[];
   maxSessions?: number;
 }
 
-/** Reads --system, --dataset, --data, --conversation and --sessions. */
-export async function readDataArgs(values: Values): Promise<DataArgs> {
-  const system = String(values.system ?? '') as SystemName;
-  if (!SYSTEM_NAMES.includes(system))
-    throw new CliError(`--system must be one of ${SYSTEM_NAMES.join('|')}`, 2);
+/** Reads --system (one of `names`), --dataset, --data, --conversation and --sessions. */
+export async function readDataArgs<N extends string = SystemName>(
+  values: Values,
+  names: readonly N[] = SYSTEM_NAMES as readonly string[] as readonly N[],
+): Promise<DataArgs<N>> {
+  const system = String(values.system ?? '') as N;
+  if (!names.includes(system)) throw new CliError(`--system must be one of ${names.join('|')}`, 2);
   const dataset = String(values.dataset ?? '') as DatasetName;
   if (!DATASETS.includes(dataset)) throw new CliError(`--dataset must be one of ${DATASETS.join('|')}`, 2);
   const file = values.data;
@@ -73,13 +81,23 @@ export const run: Command = {
   name: 'run',
   summary: 'run a reference memory system on a data set conversation and write its execution graph',
   usage:
-    'memtrace run --system rag|long-context|mem0|evermemos --dataset locomo|realmem|longmemeval --data FILE ' +
-    `[--conversation ID] [--sessions N] [--offline | ${PROVIDER_USAGE}] -o OUT.json`,
-  options: { ...DATA_FLAGS, ...PROVIDER_FLAGS, out: { type: 'string', short: 'o' } },
+    'memtrace run --system rag|long-context|mem0|evermemos|fact-store|session-summary|vector-store ' +
+    '--dataset locomo|realmem|longmemeval --data FILE [--conversation ID] [--sessions N] [--memories offline|recorded] ' +
+    `[--offline | ${PROVIDER_USAGE}] -o OUT.json`,
+  options: {
+    ...DATA_FLAGS,
+    ...PROVIDER_FLAGS,
+    out: { type: 'string', short: 'o' },
+    memories: { type: 'string', default: 'offline' },
+  },
   async run({ values }, io) {
     const out = values.out;
     if (typeof out !== 'string') throw new CliError('-o OUT.json is required', 2);
-    const args = await readDataArgs(values);
+    const memories = values.memories;
+    if (memories !== 'offline' && memories !== 'recorded')
+      throw new CliError('--memories must be offline or recorded', 2);
+    const args = await readDataArgs<SystemName | ShapeName>(values, [...SYSTEM_NAMES, ...SHAPE_NAMES]);
+    const system = args.system;
     if (args.conversations.length !== 1)
       throw new CliError(
         `${args.conversations.length} conversations in the file; pick one with --conversation (${args.conversations
@@ -92,23 +110,25 @@ export const run: Command = {
     const llm = modelFromValues(values, io);
     const mode = llm ? `model ${llm.model}` : 'offline (deterministic components, no model)';
     io.stderr.write(
-      `${args.system} on ${conv.id} (${conv.sessions.length} sessions, ${conv.questions.length} questions), ${mode}\n`,
+      `${system} on ${conv.id} (${conv.sessions.length} sessions, ${conv.questions.length} questions), ${mode}\n`,
     );
     const tracer = new Tracer({
       sink: fileSink(out),
-      filename: `memtrace-${args.system}`,
+      filename: `memtrace-${system}`,
       metadata: {
-        system: SPLIT_OF[args.system],
+        system: isShape(system) ? SHAPE_SPLIT[system] : SPLIT_OF[system],
         dataset: args.dataset,
         conversation: conv.id,
         mode: llm ? 'llm' : 'offline',
+        memories,
         llm_model: llm ? llm.model : 'offline-deterministic',
       },
     });
     const started = Date.now();
-    const result = await runSystem(createSystem(args.system), conv, {
+    const result = await runSystem(isShape(system) ? createShape(system) : createSystem(system), conv, {
       tracer,
       llm,
+      memories,
       maxSessions: args.maxSessions,
       onProgress: (done, total, label) => io.stderr.write(`[${done}/${total}] ${label}\n`),
     });

@@ -2,6 +2,8 @@
  * LoCoMo, both layouts: the canonical list of `{sample_id, conversation, qa, …}` and the
  * flattened per-conversation object of the public zip (`speaker_a`, `session_N`, `qa`, …
  * at top level; its id comes from the file name). Date keys without a session are skipped.
+ * The LLM-written texts of the data set ride along: each turn's observations (`recorded`)
+ * and each session's summary.
  */
 import type { Conversation, ConversationSession, Question, Turn } from '../types.ts';
 
@@ -23,7 +25,53 @@ export interface LocomoOptions {
   includeAdversarial?: boolean;
 }
 
-function sessionsOf(conv: Obj): { sessions: ConversationSession[]; speakers: string[] } {
+/** Where a sample keeps its LLM-written texts: `observation` / `session_summary` (canonical) or top-level keys (v2). */
+function recordedSource(sample: Obj): { observation: Obj; summary: Obj } {
+  return {
+    observation: isObj(sample.observation) ? sample.observation : sample,
+    summary: isObj(sample.session_summary) ? sample.session_summary : sample,
+  };
+}
+
+/** A `dia_id` field of an observation: "D1:3", "D1:3, D1:5" or ["D1:3", "D1:5"]. */
+function diaIds(v: unknown): string[] {
+  const list = Array.isArray(v) ? v : [v];
+  return list.flatMap((x) => (typeof x === 'string' ? x.split(/[;,]\s*/) : [])).map((x) => x.trim());
+}
+
+/**
+ * Puts session `n`'s observations on the turns they came from (a fact from several turns on
+ * the last of them, when all its sources have been said) and its summary on the session.
+ */
+function attachRecorded(session: ConversationSession, n: number, rec: { observation: Obj; summary: Obj }) {
+  const summary = rec.summary[`session_${n}_summary`];
+  if (typeof summary === 'string' && summary.trim()) session.summary = summary;
+  const obs = rec.observation[`session_${n}_observation`];
+  if (!isObj(obs)) return;
+  const position = new Map(session.turns.map((t, i) => [t.id, i]));
+  for (const facts of Object.values(obs)) {
+    if (!Array.isArray(facts)) continue;
+    for (const f of facts) {
+      if (!Array.isArray(f) || typeof f[0] !== 'string' || !f[0].trim()) continue;
+      const sources = diaIds(f[1]).filter((id) => position.has(id));
+      const memory = { text: f[0], sources, kind: 'observation' };
+      if (sources.length === 0) {
+        session.recorded = [...(session.recorded ?? []), memory];
+        continue;
+      }
+      const last = session.turns[Math.max(...sources.map((id) => position.get(id) ?? 0))];
+      last.recorded = [...(last.recorded ?? []), memory];
+    }
+  }
+}
+
+function sessionsOf(
+  conv: Obj,
+  rec: { observation: Obj; summary: Obj },
+): {
+  sessions: ConversationSession[];
+  speakers: string[];
+} {
   const speakers = [conv.speaker_a, conv.speaker_b].filter((s): s is string => typeof s === 'string');
   const numbers = Object.keys(conv)
     .map((k) => /^session_(\d+)$/.exec(k))
@@ -47,7 +95,9 @@ function sessionsOf(conv: Obj): { sessions: ConversationSession[]; speakers: str
       });
     }
     const date = conv[`session_${n}_date_time`];
-    sessions.push({ index: n, id: `session_${n}`, dateTime: typeof date === 'string' ? date : '', turns });
+    const session = { index: n, id: `session_${n}`, dateTime: typeof date === 'string' ? date : '', turns };
+    attachRecorded(session, n, rec);
+    sessions.push(session);
   }
   sessions.forEach((s, i) => {
     s.index = i + 1;
@@ -78,8 +128,8 @@ function questionsOf(id: string, qa: unknown, after: number, options: LocomoOpti
   return out;
 }
 
-function one(id: string, conv: Obj, qa: unknown, options: LocomoOptions): Conversation {
-  const { sessions, speakers } = sessionsOf(conv);
+function one(id: string, sample: Obj, conv: Obj, qa: unknown, options: LocomoOptions): Conversation {
+  const { sessions, speakers } = sessionsOf(conv, recordedSource(sample));
   return {
     dataset: 'locomo',
     id,
@@ -94,13 +144,14 @@ export function loadLocomo(data: unknown, options: LocomoOptions = {}): Conversa
   if (Array.isArray(data))
     return data.filter(isObj).map((s, i) => {
       const id = typeof s.sample_id === 'string' ? s.sample_id : `conv-${i}`;
-      return one(id, isObj(s.conversation) ? s.conversation : {}, s.qa, options);
+      return one(id, s, isObj(s.conversation) ? s.conversation : {}, s.qa, options);
     });
   if (isObj(data)) {
     if (isObj(data.conversation))
       return [
         one(
           typeof data.sample_id === 'string' ? data.sample_id : (options.id ?? 'conv'),
+          data,
           data.conversation,
           data.qa,
           options,
@@ -109,6 +160,7 @@ export function loadLocomo(data: unknown, options: LocomoOptions = {}): Conversa
     return [
       one(
         typeof data.sample_id === 'string' ? data.sample_id : (options.id ?? 'conv'),
+        data,
         data,
         data.qa,
         options,

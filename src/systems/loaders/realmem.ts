@@ -2,13 +2,49 @@
  * RealMem (one persona per file): sessions in order; a query turn is asked before its own
  * session is added to memory (only earlier sessions may be used). The golden answer is the
  * assistant's reply after the query; the evidence is, per `memory_used` entry, the turn of
- * its source session whose text overlaps that memory most.
+ * its source session whose text overlaps that memory most. The session's `extracted_memory`
+ * (LLM-written) is put on the turns it came from (`recorded`).
  */
 import { overlap } from '../text.ts';
 import type { Conversation, ConversationSession, Question, Turn } from '../types.ts';
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * The turn an extracted memory came from: the turn whose text is its `source_content_snapshot`
+ * (the one nearest `source_turn`, which the data set counts from 1 mostly, from 0 sometimes),
+ * else the turn its snapshot overlaps most; -1 when it names none.
+ */
+function sourceTurnIndex(turns: Turn[], m: Obj): number {
+  const snapshot = typeof m.source_content_snapshot === 'string' ? m.source_content_snapshot : '';
+  const near = typeof m.source_turn === 'number' ? m.source_turn - 1 : 0;
+  if (!snapshot.trim()) return -1;
+  let best = -1;
+  let bestScore = 0;
+  turns.forEach((t, i) => {
+    const score = t.text === snapshot ? 2 - Math.abs(i - near) / 1000 : overlap(t.text, snapshot);
+    if (score > bestScore) {
+      bestScore = score;
+      best = i;
+    }
+  });
+  return bestScore >= 0.5 ? best : -1;
+}
+
+function attachExtracted(session: ConversationSession, extracted: unknown) {
+  if (!Array.isArray(extracted)) return;
+  for (const m of extracted.filter(isObj)) {
+    if (typeof m.content !== 'string' || !m.content.trim()) continue;
+    const i = sourceTurnIndex(session.turns, m);
+    const kind = typeof m.type === 'string' ? m.type : 'memory';
+    if (i < 0) session.recorded = [...(session.recorded ?? []), { text: m.content, sources: [], kind }];
+    else {
+      const turn = session.turns[i];
+      turn.recorded = [...(turn.recorded ?? []), { text: m.content, sources: [turn.id], kind }];
+    }
+  }
+}
 
 export function loadRealmem(data: unknown, options: { id?: string } = {}): Conversation {
   if (!isObj(data) || !Array.isArray(data.dialogues))
@@ -62,6 +98,7 @@ export function loadRealmem(data: unknown, options: { id?: string } = {}): Conve
         });
       }
     });
+    attachExtracted(session, d.extracted_memory);
     sessions.push(session);
     byUuid.set(uuid, session);
   }
