@@ -10,13 +10,15 @@ import { depsFor } from '../src/cli/attribution-setup.ts';
 import { loadWordVectors } from '../src/core/semantic/word-vectors.node.ts';
 import { vectorSimilarity } from '../src/core/semantic/word-vectors.ts';
 
-const dirs = process.argv.slice(2).filter(a => !a.startsWith('--'));
+let dirs = process.argv.slice(2).filter(a => !a.startsWith('--'));
+const part = process.argv.find(a => a.startsWith('--part='))?.slice(7);
+const manifest = part ? JSON.parse((await import('node:fs')).readFileSync('bench/out/llm-bench/manifest.json', 'utf8'))[part] as string[] : null;
 const layers = (process.argv.find(a => a.startsWith('--layers='))?.slice(9) ?? 'lexical,normalised,vectors').split(',');
 const verbose = process.argv.includes('--verbose');
 const wv = vectorSimilarity(loadWordVectors());
 function files(p: string): string[] { return statSync(p).isDirectory() ? readdirSync(p).sort().flatMap(f => files(join(p, f))) : p.endsWith('.json') && !p.endsWith('summary.json') ? [p] : []; }
 for (const dir of dirs) {
-  const all = files(dir);
+  const all = files(dir).filter(f => !manifest || manifest.some(m => f.endsWith(m)));
   const per: Record<string, any[]> = {};
   for (const f of all) {
     const r = await openTraceFile(f);

@@ -32,53 +32,67 @@ export interface PassOptions {
 /** Copies shorter than this are not told apart from coincidence ("Yes.", a name). */
 const MIN_COPY = 12;
 
+/** The bodies of the carrying units of `inputs`. */
 function carryingTexts(m: Matcher, carriers: Carriers, inputs: number[]): string[] {
   const out: string[] = [];
   for (const x of inputs) {
     const units = carriers.get(x);
     if (!units) continue;
-    const texts = m.unitTexts(x);
-    for (const j of units) out.push(m.bodyOf(texts[j]));
+    const bodies = m.bodiesOf(x);
+    for (const j of units) out.push(bodies[j]);
   }
   return out;
 }
 
-/** Is `text` a copy of an input unit that does not carry the evidence (or a piece of one, or a whole made of them)? */
-function copiesOtherUnit(m: Matcher, carriers: Carriers, inputs: number[], text: string): boolean {
-  const t = text.toLowerCase();
-  if (t.length < MIN_COPY) return false;
+/** What an op read, unit by unit: which bodies carry, which are copies of other units. */
+interface ReadUnits {
+  carried: string[];
+  carriedSet: Set<string>;
+  /** Bodies of input units that do not carry (exact copies of them carry nothing new). */
+  others: Set<string>;
+  inputs: number[];
+}
+
+function readUnits(m: Matcher, carriers: Carriers, inputs: number[]): ReadUnits {
+  const carried = carryingTexts(m, carriers, inputs);
+  const carriedSet = new Set(carried);
+  const others = new Set<string>();
   for (const x of inputs) {
     const carrying = carriers.get(x);
-    const texts = m.unitTexts(x);
-    for (let j = 0; j < texts.length; j++) {
-      if (carrying?.has(j)) continue;
-      const other = m.bodyOf(texts[j]).toLowerCase();
-      if (other.length < MIN_COPY) continue;
-      if (other === t || other.includes(t) || t.includes(other)) return true;
-    }
+    m.bodiesOf(x).forEach((b, j) => {
+      if (!carrying?.has(j) && !carriedSet.has(b)) others.add(b);
+    });
+  }
+  return { carried, carriedSet, others, inputs };
+}
+
+/** Is `body` a piece of an input unit that does not carry the evidence, or a whole made of them? */
+function copiesOtherUnit(read: ReadUnits, body: string): boolean {
+  const t = body.toLowerCase();
+  if (t.length < MIN_COPY) return false;
+  for (const o of read.others) {
+    const other = o.toLowerCase();
+    if (other.length < MIN_COPY) continue;
+    if (other.includes(t) || t.includes(other)) return true;
   }
   return false;
 }
 
 /** The units of `w` that carry the evidence, given what the op read. */
-export function carryingUnits(
-  m: Matcher,
-  e: Evidence,
-  carriers: Carriers,
-  w: number,
-  inputs: number[],
-): Set<number> {
-  const texts = m.unitTexts(w);
-  const carried = carryingTexts(m, carriers, inputs);
+function carryingUnits(m: Matcher, e: Evidence, w: number, read: ReadUnits): Set<number> {
+  const bodies = m.bodiesOf(w);
   const out = new Set<number>();
-  for (let i = 0; i < texts.length; i++) {
-    const body = m.bodyOf(texts[i]);
-    if (carried.some((c) => c.length >= MIN_COPY && body.includes(c))) out.add(i);
+  for (let i = 0; i < bodies.length; i++) {
+    const body = bodies[i];
+    // Exact copies first: the common case (a store or window carried forward).
+    if (read.carriedSet.has(body)) out.add(i);
+    else if (read.others.has(body)) continue;
+    else if (read.carried.some((c) => c.length >= MIN_COPY && body.includes(c))) out.add(i);
     else if (m.unitCarries(w, i, e)) {
       // A piece of a carrying unit (a sentence split from the message) that states it: carries.
       const lower = body.toLowerCase();
-      const partOfCarrier = carried.some((c) => c.toLowerCase().includes(lower));
-      if (partOfCarrier || !copiesOtherUnit(m, carriers, inputs, body)) out.add(i);
+      const partOfCarrier = read.carried.some((c) => c.toLowerCase().includes(lower));
+      if (partOfCarrier || !copiesOtherUnit(read, body)) out.add(i);
     }
   }
   return out;
@@ -104,14 +118,15 @@ export function followEvidence(
     const carrying = inputs.filter((v) => carriers.has(v));
     if (carrying.length === 0) continue;
     const outs = s.outputs.filter(options.keep);
+    const read = readUnits(m, carriers, inputs);
     for (const w of s.intermediates) {
-      const units = carryingUnits(m, e, carriers, w, carrying);
+      const units = carryingUnits(m, e, w, read);
       if (units.size) carriers.set(w, units);
     }
     if (outs.length === 0) continue;
     let any = false;
     for (const w of outs) {
-      const units = carryingUnits(m, e, carriers, w, inputs);
+      const units = carryingUnits(m, e, w, read);
       if (units.size) {
         const had = carriers.get(w);
         carriers.set(w, had ? new Set([...had, ...units]) : units);

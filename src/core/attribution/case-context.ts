@@ -146,19 +146,22 @@ function removedFromIndex(g: TraceGraph, units: number[], limit: string): Map<nu
   };
   for (const u of units) {
     const names = [g.vars[u].name, g.varFullName[u]];
+    // A version naming the unit at all (a cheap scan) before its value is split.
+    const lists = (w: number) => names.some((n) => g.varValue[w].includes(n)) && names.some((n) => namesOf(w).has(n));
     const indexes = new Set<number>();
     for (const op of consumersOf(g, u))
       for (const w of opStructure(g, op).outputs)
-        if (lineageOf(g, w).length > 1) indexes.add(g.varLineage[w]);
+        // An index is another chain: the unit's own next version is no index of it.
+        if (g.varLineage[w] !== g.varLineage[u] && lineageOf(g, w).length > 1) indexes.add(g.varLineage[w]);
     for (const l of indexes) {
       const chain = row(g.lineages, l).filter((w) => g.varCreatedAt[w] <= limit);
       let lastListing = -1;
       for (const w of chain) {
-        const lists = names.some((n) => namesOf(w).has(n));
-        if (lists) lastListing = w;
+        const listing = lists(w);
+        if (listing) lastListing = w;
         else if (lastListing >= 0) {
           // Removed; it counts only if no later version lists it again.
-          if (!chain.slice(chain.indexOf(w)).some((x) => names.some((n) => namesOf(x).has(n))))
+          if (!chain.slice(chain.indexOf(w)).some(lists))
             out.set(u, {
               before: lastListing,
               after: w,
@@ -253,7 +256,17 @@ export function caseContext(g: TraceGraph, c: TraceCase): CaseContext {
     for (const v of inferStore(g, context, queryDerived, limit)) store.add(v);
   const read = [...store];
   for (const v of storePeers(g, read, answerOp, queryDerived)) store.add(v);
-  const current = new Set([...store].map((v) => latestBefore(g, v, limit)));
+  // Once per version chain: a store of peers may hold every version of a long chain.
+  const latest = new Map<number, number>();
+  const current = new Set<number>();
+  for (const v of store) {
+    let w = latest.get(g.varLineage[v]);
+    if (w === undefined) {
+      w = latestBefore(g, v, limit);
+      latest.set(g.varLineage[v], w);
+    }
+    current.add(w);
+  }
   const removed = removedFromIndex(g, [...current], limit);
   for (const v of removed.keys()) current.delete(v);
   // Everything that built the store, not only what the search picked: a unit the search

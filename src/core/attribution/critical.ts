@@ -220,17 +220,24 @@ export function keepsAnswer(
  * has the names and the answer but too few topic words: the middle band a model may
  * decide (carry-judge.ts).
  */
-export function judgeText(said: Said, c: CriticalInfo, options: CriticalOptions = {}): 'yes' | 'no' | 'undecided' {
+export function judgeText(
+  said: Said,
+  c: CriticalInfo,
+  options: CriticalOptions & { middleBand?: boolean } = {},
+): 'yes' | 'no' | 'undecided' {
   const terms = contentTerms(said.text);
   // One named person suffices: "Caroline had a great time at the Pride fest" answers a question about Caroline and Melanie.
   if (c.entities.length && !c.entities.some((n) => hasName(n, terms, said.speaker))) return 'no';
-  if (!keepsAnswer(said, c, options, terms)) return 'no';
+  // Topic words before the answer: reading dates is the expensive check.
+  let topical = true;
   if (c.topics.length) {
     const min = options.topicSimilarity ?? 0.5;
     const kept = c.topics.filter((t) => termPresent(t, terms, options.similar ?? null, min)).length;
-    if (kept < topicNeed(c)) return 'undecided';
+    topical = kept >= topicNeed(c);
   }
-  return 'yes';
+  if (!topical && !options.middleBand) return 'no';
+  if (!keepsAnswer(said, c, options, terms)) return 'no';
+  return topical ? 'yes' : 'undecided';
 }
 
 /** `judgeText` without a middle band. */

@@ -49,14 +49,17 @@ export interface EvidenceFlowOptions extends MatchOptions {
 
 interface Loss {
   evidence: number;
-  /** null: nothing carries the evidence, but it does not state the golden answer either. */
-  type: ErrorType | null;
+  type: ErrorType;
+  /**
+   * An extraction loss of evidence that does not state the golden answer: no proof that
+   * extraction lost anything (the answer is inferred, or stated by other evidence).
+   */
+  unsupported?: boolean;
   op: number;
   reason: string;
   path: PathStep[];
 }
 
-type TypedLoss = Loss & { type: ErrorType };
 
 /** Golden answers whose content words all appear in the prediction: the judge was likely too strict. */
 export function predictionLooksAcceptable(prediction: string | null, golden: readonly string[]): boolean {
@@ -310,7 +313,7 @@ function lossFor(g: TraceGraph, cx: CaseContext, ev: number, e: Evidence, m: Mat
   const extraction = extractionLoss(g, cx, ev, flow);
   // Nothing downstream carries it — but if the evidence never stated the golden answer
   // (an inference, arithmetic on dates), that is no proof extraction lost anything.
-  if (e.critical && !e.critical.supported) return { ...extraction, type: null };
+  if (e.critical && !e.critical.supported) return { ...extraction, unsupported: true };
   return extraction;
 }
 
@@ -367,7 +370,7 @@ export async function attributeEvidenceFlow(
   const pieces = evidence.map((ev) => ({ ev, e: evidenceFor(g, ev, c, m) }));
   const best = Math.max(0, ...pieces.map((p) => coverage(p.e) ?? 0));
   const followAll = (report: boolean) => {
-    const losses: TypedLoss[] = [];
+    const losses: Loss[] = [];
     let unsupported = 0;
     for (const [i, { ev, e }] of pieces.entries()) {
       throwIfAborted(hooks.signal);
@@ -377,8 +380,8 @@ export async function attributeEvidenceFlow(
       if (cov !== null && cov > 0 && cov < best) continue;
       if (report) hooks.onEvent?.({ type: 'step', step: i + 1, note: `following ${describeVar(g, ev)}` });
       const loss = lossFor(g, cx, ev, e, m);
-      if (loss?.type) losses.push(loss as TypedLoss);
-      else if (loss) unsupported++;
+      if (loss?.unsupported) unsupported++;
+      else if (loss) losses.push(loss);
     }
     return { losses, unsupported };
   };

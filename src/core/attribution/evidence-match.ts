@@ -320,6 +320,8 @@ function sentenceWindows(text: string): string[] {
   return out;
 }
 
+const NO_DEFAULTS: UnitDefaults = { day: null, speaker: null };
+
 /** Who said a variable's units, and when, unless a unit says otherwise. */
 export interface UnitDefaults {
   day: number | null;
@@ -341,6 +343,8 @@ export class Matcher {
   private readonly pending = new Map<Evidence, Set<string>>();
   private readonly decided = new WeakMap<Evidence, Map<string, boolean>>();
   readonly options: ResolvedOptions;
+  private readonly bandOptions: ResolvedOptions & { middleBand: boolean };
+  private readonly bodies = new Map<number, string[]>();
   constructor(
     private readonly textOf: (v: number) => string,
     options: MatchOptions = {},
@@ -349,6 +353,7 @@ export class Matcher {
     private readonly messageText: (v: number) => string | null = () => null,
   ) {
     this.options = resolveOptions(options);
+    this.bandOptions = { ...this.options, middleBand: this.options.judge !== null };
   }
   get layer(): MatchLayer {
     return this.options.layer;
@@ -370,7 +375,16 @@ export class Matcher {
   }
   /** A unit line without its date and speaker heads ("8 May 2023 | Caroline: …" → "…"). */
   bodyOf(line: string): string {
-    return this.saidOf(line, { day: null, speaker: null }).text;
+    return readSaid(line, NO_DEFAULTS).text;
+  }
+  /** The bodies of v's units (cached: a window's lines are asked about once per version). */
+  bodiesOf(v: number): string[] {
+    let b = this.bodies.get(v);
+    if (!b) {
+      b = this.unitTexts(v).map((t) => this.bodyOf(t));
+      this.bodies.set(v, b);
+    }
+    return b;
   }
   private lowerOf(v: number): string {
     let low = this.lower.get(v);
@@ -436,7 +450,7 @@ export class Matcher {
       const said = this.saidOf(text, d);
       let undecided = false;
       for (const w of sentenceWindows(said.text)) {
-        const v = judgeText({ ...said, text: w }, e.critical, this.options);
+        const v = judgeText({ ...said, text: w }, e.critical, this.bandOptions);
         if (v === 'yes') return true;
         if (v === 'undecided') undecided = true;
       }
