@@ -47,4 +47,4 @@ const conf: Record<string, number> = {};
 for (const m of misses) { const k = / label=(\S+) got=(\S+) (\S+)/.exec(m)!; const key = `${k[1]}→${k[2]} ${k[3]}`; conf[key] = (conf[key] ?? 0) + 1; }
 console.log(Object.entries(conf).sort((a, b) => b[1] - a[1]).map(([k, n]) => `${n} ${k}`).join('\n'));
 const want = process.argv.find(a => a.startsWith('--show='))?.slice(7);
-if (want) for (const m of misses.filter(m => m.includes(want)).slice(0, 12)) console.log(m);
+if (want) for (const m of misses.filter(m => m.includes(want)).slice(0, Number(process.env.SHOW ?? 12))) console.log(m);

@@ -46,6 +46,8 @@ function carryingTexts(m: Matcher, carriers: Carriers, inputs: number[]): string
 
 /** What an op read, unit by unit: which bodies carry, which are copies of other units. */
 interface ReadUnits {
+  /** The day the carrying units were said or written, for outputs without a day of their own. */
+  day: number | null;
   carried: string[];
   carriedSet: Set<string>;
   /** Bodies of input units that do not carry (exact copies of them carry nothing new). */
@@ -56,6 +58,13 @@ interface ReadUnits {
 function readUnits(m: Matcher, carriers: Carriers, inputs: number[]): ReadUnits {
   const carried = carryingTexts(m, carriers, inputs);
   const carriedSet = new Set(carried);
+  let day: number | null = null;
+  for (const x of inputs) {
+    const units = carriers.get(x);
+    if (!units) continue;
+    for (const j of units) day ??= m.dayOf(x, j);
+    if (day !== null) break;
+  }
   const others = new Set<string>();
   for (const x of inputs) {
     const carrying = carriers.get(x);
@@ -63,7 +72,7 @@ function readUnits(m: Matcher, carriers: Carriers, inputs: number[]): ReadUnits 
       if (!carrying?.has(j) && !carriedSet.has(b)) others.add(b);
     });
   }
-  return { carried, carriedSet, others, inputs };
+  return { day, carried, carriedSet, others, inputs };
 }
 
 /** Is `body` a piece of an input unit that does not carry the evidence, or a whole made of them? */
@@ -88,7 +97,7 @@ function carryingUnits(m: Matcher, e: Evidence, w: number, read: ReadUnits): Set
     if (read.carriedSet.has(body)) out.add(i);
     else if (read.others.has(body)) continue;
     else if (read.carried.some((c) => c.length >= MIN_COPY && body.includes(c))) out.add(i);
-    else if (m.unitCarries(w, i, e)) {
+    else if (m.unitCarries(w, i, e, read.day)) {
       // A piece of a carrying unit (a sentence split from the message) that states it: carries.
       const lower = body.toLowerCase();
       const partOfCarrier = read.carried.some((c) => c.toLowerCase().includes(lower));

@@ -39,6 +39,8 @@ export interface CriticalOptions {
 export interface CriticalInfo {
   /** The evidence states (part of) the golden answer. */
   supported: boolean;
+  /** The golden answer is free text (a whole reply): follow the evidence's own words, and blame what loses them. */
+  freeText: boolean;
   /** Golden-answer terms the evidence states (keys). */
   answerTerms: Term[];
   /** All content terms of the golden answer (for the share a long answer needs). */
@@ -145,9 +147,11 @@ export function criticalInfo(
     // A relative time with no day to read it against ("last week") states an unknown date:
     // it counts only when the message is about the question's topic.
     if (answerRelative !== null && questionTopics.length > 0 && topics.length === 0) answerRelative = null;
-    const supported = answerTerms.length > 0 || answerSpan !== null || answerRelative !== null;
+    const freeText = gTerms.length >= LONG_ANSWER;
+    const supported = !freeText && (answerTerms.length > 0 || answerSpan !== null || answerRelative !== null);
     const info: CriticalInfo = {
       supported,
+      freeText,
       answerTerms,
       goldenTermCount: gTerms.length,
       answerSpan,
@@ -162,6 +166,7 @@ export function criticalInfo(
   return (
     best ?? {
       supported: false,
+      freeText: false,
       answerTerms: [],
       goldenTermCount: 0,
       answerSpan: null,
@@ -173,7 +178,13 @@ export function criticalInfo(
   );
 }
 
-/** Share of answer words a unit must keep: all of a short answer, half of a long one (free-text answers). */
+/**
+ * A free-text golden answer (an assistant's whole reply, as in RealMem) is no fact a memory
+ * states: such evidence is followed by its own words (`freeText`).
+ */
+const LONG_ANSWER = 15;
+
+/** Share of answer words a unit must keep: all of a short answer, two in three or half of longer ones. */
 function answerNeed(c: CriticalInfo): number {
   const n = c.answerTerms.length;
   if (n <= 2) return n;

@@ -287,7 +287,7 @@ function indexLoss(g: TraceGraph, cx: CaseContext, ev: number, flow: Flow): Loss
  */
 function coverage(e: Evidence): number | null {
   const c = e.critical;
-  if (!c) return null;
+  if (!c || c.freeText) return null;
   if (c.answerSpan || c.answerRelative) return 1;
   return c.goldenTermCount ? c.answerTerms.length / c.goldenTermCount : 0;
 }
@@ -313,7 +313,7 @@ function lossFor(g: TraceGraph, cx: CaseContext, ev: number, e: Evidence, m: Mat
   const extraction = extractionLoss(g, cx, ev, flow);
   // Nothing downstream carries it — but if the evidence never stated the golden answer
   // (an inference, arithmetic on dates), that is no proof extraction lost anything.
-  if (e.critical && !e.critical.supported) return { ...extraction, unsupported: true };
+  if (e.critical && !e.critical.supported && !e.critical.freeText) return { ...extraction, unsupported: true };
   return extraction;
 }
 

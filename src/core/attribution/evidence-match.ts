@@ -114,8 +114,26 @@ export function splitUnits(value: string): ValueUnits {
     return { kind: 'list', keyed: false, keys: texts.map((_, i) => String(i)), texts };
   }
   const text = typeof v === 'string' ? v : value;
-  const texts = text.split(/\n+/).filter((t) => t.trim() !== '');
+  const texts = groupRecords(text.split(/\n+/).filter((t) => t.trim() !== ''));
   return { kind: 'text', keyed: false, keys: texts.map((_, i) => String(i)), texts };
+}
+
+/** A line that starts a record of a chunk or window: "date | speaker: …", "[date] …", "Speaker: …". */
+const RECORD_HEAD = /^\s*(?:\[[^\]\n]{4,40}\]|[^|\n]{4,40}\s\|\s|[A-Z][\p{L}'.-]*(?: [A-Z][\p{L}'.-]*)?:\s)/u;
+
+/**
+ * Lines of a text, with the continuation lines of a multi-line message kept with the
+ * line that starts it — when the text is made of such records (a RAG chunk, a window).
+ */
+function groupRecords(lines: string[]): string[] {
+  const heads = lines.filter((l) => RECORD_HEAD.test(l)).length;
+  if (heads < 2 || heads === lines.length || !RECORD_HEAD.test(lines[0])) return lines;
+  const out: string[] = [];
+  for (const l of lines) {
+    if (RECORD_HEAD.test(l) || out.length === 0) out.push(l);
+    else out[out.length - 1] += `\n${l}`;
+  }
+  return out;
 }
 
 export interface Evidence {
@@ -373,9 +391,12 @@ export class Matcher {
   unitTexts(v: number): string[] {
     return this.unitsOf(v).texts;
   }
-  /** A unit line without its date and speaker heads ("8 May 2023 | Caroline: …" → "…"). */
+  /**
+   * A unit without its date and speaker heads ("8 May 2023 | Caroline: …" → "…"), white
+   * space collapsed: copies of a message reflow its blank lines.
+   */
   bodyOf(line: string): string {
-    return readSaid(line, NO_DEFAULTS).text;
+    return readSaid(line, NO_DEFAULTS).text.replace(/\s+/g, ' ').trim();
   }
   /** The bodies of v's units (cached: a window's lines are asked about once per version). */
   bodiesOf(v: number): string[] {
@@ -426,10 +447,18 @@ export class Matcher {
     }
     return s;
   }
-  /** Does unit i of v, by its content, carry the evidence? */
-  unitCarries(v: number, i: number, e: Evidence): boolean {
+  /** The day unit i of v was said or written (its own head, else its variable's), or null. */
+  dayOf(v: number, i: number): number | null {
+    return this.saidOf(this.unitTexts(v)[i], this.defaultsOf(v)).day;
+  }
+  /**
+   * Does unit i of v, by its content, carry the evidence? `inheritedDay`: the day of what
+   * the op that wrote it read (facts extracted from a message are about that message's day).
+   */
+  unitCarries(v: number, i: number, e: Evidence, inheritedDay: number | null = null): boolean {
     const text = this.unitTexts(v)[i];
-    const d = this.defaultsOf(v);
+    const own = this.defaultsOf(v);
+    const d = own.day === null && inheritedDay !== null ? { ...own, day: inheritedDay } : own;
     const key = `${d.day}\u0000${d.speaker}\u0000${text}`;
     let cache = this.verdicts.get(e);
     if (!cache) {

@@ -1,0 +1,18 @@
+import { readFileSync } from 'node:fs';
+import { evidenceFlowEngine } from '../src/core/attribution/engines.ts';
+import { listCases } from '../src/core/cases/cases.ts';
+import { openTrace } from '../src/core/graph/open.ts';
+import { corpusFromGraph } from '../src/core/retrieval/corpus.ts';
+import { RetrievalIndex } from '../src/core/retrieval/retrieval-index.ts';
+const FILE = 'bench/out/synthetic-100mb.json';
+const r = openTrace(readFileSync(FILE, 'utf8'), { file: FILE });
+if (!r.ok) throw 1;
+const g = r.graph;
+const index = await RetrievalIndex.build(corpusFromGraph(g, 'messages'));
+const cases = listCases(g);
+const { loadWordVectors } = await import('../src/core/semantic/word-vectors.node.ts');
+const { vectorSimilarity } = await import('../src/core/semantic/word-vectors.ts');
+(globalThis as any).SIM = vectorSimilarity(loadWordVectors());
+const t = performance.now();
+for (const c of cases.slice(0, 12)) await evidenceFlowEngine({ graph: g, case: c }, { index, evidenceFlow: { layer: 'vectors', similar: (globalThis as any).SIM } });
+console.log('ms/case', (performance.now() - t) / 4);

@@ -1,0 +1,18 @@
+import { readFileSync } from 'node:fs';
+import { listCases } from '../src/core/cases/cases.ts';
+import { openTrace } from '../src/core/graph/open.ts';
+import { closure } from '../src/core/graph/queries.ts';
+import { caseContext } from '../src/core/attribution/case-context.ts';
+const FILE = 'bench/out/synthetic-100mb.json';
+const r = openTrace(readFileSync(FILE, 'utf8'), { file: FILE });
+if (!r.ok) throw 1;
+const g = r.graph;
+const c = listCases(g)[0];
+const cx = caseContext(g, c);
+const cpu = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; };
+let t = cpu();
+for (let i = 0; i < 3; i++) closure(g, cx.context, { direction: 'upstream' });
+console.log('closure upstream cpu ms', (cpu() - t) / 3);
+t = cpu();
+for (let i = 0; i < 3; i++) closure(g, [cx.query], { direction: 'downstream', followLineage: false });
+console.log('closure downstream cpu ms', (cpu() - t) / 3);

@@ -1,0 +1,11 @@
+import { listCases } from '../src/core/cases/cases.ts';
+import { openTraceFile } from '../src/cli/files.ts';
+import { caseContext } from '../src/core/attribution/case-context.ts';
+const [file, qid, name] = process.argv.slice(2);
+const r = await openTraceFile(file); if (!r.ok) throw 1;
+const g = r.graph;
+const c = listCases(g).find(c => c.queryId === qid)!;
+const cx = caseContext(g, c);
+const vs = [...g.varIndex.entries()].filter(([id]) => id.startsWith(name + '@'));
+for (const [id, v] of vs) console.log(id, 'inStore', cx.store.includes(v), 'coneVar', cx.coneVars.has(v), 'created', g.varCreatedAt[v], 'answerAt', g.opCreatedAt[cx.answerOp], 'removed', cx.removed.has(v));
+console.log('store size', cx.store.length, 'read', cx.storeRead.map(v => g.varId[v]).slice(0, 5));
