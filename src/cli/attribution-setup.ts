@@ -1,8 +1,8 @@
 /** Shared by `attribute` and `bench`: method flags, engine dependencies per graph, a bounded pool. */
-import { type EngineDeps, NEEDS_MODEL } from '../core/attribution/engines.ts';
-import type { AttributionMethod } from '../core/attribution/types.ts';
+import { type EngineDeps, engineFor, NEEDS_MODEL } from '../core/attribution/engines.ts';
+import type { Attribution, AttributionInput, AttributionMethod } from '../core/attribution/types.ts';
 import type { TraceGraph } from '../core/graph/graph.ts';
-import type { ChatModel, UsageMeter } from '../core/llm/index.ts';
+import { type ChatModel, isLlmError, spentOfError, type UsageMeter } from '../core/llm/index.ts';
 import { corpusFromGraph } from '../core/retrieval/corpus.ts';
 import { RetrievalIndex } from '../core/retrieval/retrieval-index.ts';
 import type { Options, Values } from './command.ts';
@@ -35,6 +35,49 @@ export function modelFor(
 ): ChatModel | undefined {
   if (!NEEDS_MODEL.has(method)) return undefined;
   return chatModelFromFlags(values, io, { meter, label: method });
+}
+
+/** Why a case has no attribution (the provider failed, the replies were unusable, …). */
+export interface CaseFailure {
+  kind: string;
+  message: string;
+}
+
+/**
+ * Runs one case; a failure becomes a result that says so (no type, no op) with what the case
+ * cost up to it, so one failing case never discards the others.
+ */
+export async function attributeCase(
+  method: AttributionMethod,
+  input: AttributionInput,
+  deps: EngineDeps,
+): Promise<{ result: Attribution; error: CaseFailure | null }> {
+  const started = Date.now();
+  try {
+    return { result: await engineFor(method)(input, deps), error: null };
+  } catch (e) {
+    const error = {
+      kind: isLlmError(e) ? e.kind : 'error',
+      message: e instanceof Error ? e.message : String(e),
+    };
+    const spent = spentOfError(e);
+    const result: Attribution = {
+      query_id: input.case.queryId,
+      method,
+      error_type: null,
+      op_id: null,
+      reason: `failed: ${error.message}`,
+      path: [],
+      candidates: [],
+      cost: {
+        input_tokens: spent.inputTokens,
+        output_tokens: spent.outputTokens,
+        seconds: (Date.now() - started) / 1000,
+        llm_calls: spent.calls,
+      },
+    };
+    return { result, error };
+  }
 }
 
 /** Per-graph dependencies: the BM25 messages index used to locate evidence and start points. */

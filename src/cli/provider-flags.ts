@@ -16,6 +16,7 @@ import {
   type ProviderProfile,
   ProviderProfileSchema,
   type UsageMeter,
+  type UsageTotals,
 } from '../core/llm/index.ts';
 import type { Options, Values } from './command.ts';
 import { CliError, type CliIO } from './io.ts';
@@ -96,4 +97,27 @@ export function chatModelFromFlags(
         io.stderr.write(`retry ${attempt} in ${(delayMs / 1000).toFixed(1)} s: ${error.message}\n`),
     },
   });
+}
+
+/** A meter's totals as `--json` output (snake_case, like every JSON the CLI prints). */
+export function usageJson(t: UsageTotals) {
+  return {
+    calls: t.calls,
+    failed_calls: t.failed,
+    cached_calls: t.cached,
+    input_tokens: t.inputTokens,
+    output_tokens: t.outputTokens,
+    estimated: t.estimated,
+  };
+}
+
+/** One line for stderr: every request that reached the endpoint, and the tokens counted. */
+export function usageLine(t: UsageTotals): string {
+  const extra = [t.failed ? `${t.failed} failed` : '', t.cached ? `${t.cached} answered from cache` : '']
+    .filter(Boolean)
+    .join(', ');
+  return (
+    `${t.calls} model request${t.calls === 1 ? '' : 's'}${extra ? ` (${extra})` : ''}, ` +
+    `${t.inputTokens} input + ${t.outputTokens} output tokens${t.estimated ? ' (partly estimated)' : ''}`
+  );
 }

@@ -5,12 +5,12 @@ import {
   type ChatModel,
   type Clock,
   completeJson,
-  LlmError,
   metered,
   OpenAICompatibleChatModel,
   robust,
   UsageMeter,
 } from '../../src/core/llm/index.ts';
+import { expectLlmFailure } from '../helpers/fault-llm-server.ts';
 import { type MockLlmServer, startMockLlmServer } from './mock-llm-server.ts';
 
 const KEY = 'sk-test-SECRET-0123456789abcdef';
@@ -45,15 +45,7 @@ const providers: [string, () => ChatModel][] = [
   ['Anthropic', () => new AnthropicChatModel({ baseUrl: server.url, model: 'claude-test', apiKey: KEY })],
 ];
 
-async function failure(p: Promise<unknown>): Promise<LlmError> {
-  try {
-    await p;
-  } catch (e) {
-    expect(e).toBeInstanceOf(LlmError);
-    return e as LlmError;
-  }
-  throw new Error('expected a failure');
-}
+const failure = expectLlmFailure;
 
 describe.each(providers)('%s provider over real HTTP', (name, make) => {
   it('completes: text, usage reported by the server, model, finish reason', async () => {

@@ -162,7 +162,7 @@ describe('with a model', () => {
     const t = tracer('mem0');
     const r = await runSystem(createSystem('mem0'), conv, { tracer: t, llm });
     expect(r.answers[0]).toMatchObject({ prediction: 'A support group', correct: true });
-    expect(r.llmCalls).toBe(3 * 2 + 1); // extraction + decision per message, the answer (the judge is counted apart)
+    expect(r.llmCalls).toBe(3 * 2 + 1 + 1); // extraction + decision per message, the answer, the judge
     const doc = t.document();
     const prompts = doc.data.nodes.filter((n) => n.category === 'prompt').map((n) => n.name);
     expect(prompts).toEqual(

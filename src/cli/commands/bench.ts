@@ -1,5 +1,4 @@
 import { writeFile } from 'node:fs/promises';
-import { engineFor } from '../../core/attribution/engines.ts';
 import { type ScoredCase, summarize } from '../../core/bench/metrics.ts';
 import { listCases } from '../../core/cases/cases.ts';
 import { systemOf } from '../../core/cases/system.ts';
@@ -8,6 +7,8 @@ import { formatIssue } from '../../core/trace/issues.ts';
 import {
   ATTRIBUTION_FLAGS,
   ATTRIBUTION_USAGE,
+  attributeCase,
+  type CaseFailure,
   concurrencyOf,
   depsFor,
   methodOf,
@@ -17,6 +18,7 @@ import {
 import { type Command, JSON_FLAG } from '../command.ts';
 import { collectTraceFiles, openTraceFile } from '../files.ts';
 import { CliError, printJson } from '../io.ts';
+import { usageJson, usageLine } from '../provider-flags.ts';
 
 export const bench: Command = {
   name: 'bench',
@@ -29,9 +31,14 @@ export const bench: Command = {
     const files = await collectTraceFiles(positionals);
     const meter = new UsageMeter();
     const model = modelFor(method, values, io, meter);
-    const engine = engineFor(method);
     const concurrency = concurrencyOf(values);
-    const perCase: (ScoredCase & { file: string; query_id: string; reason: string })[] = [];
+    const perCase: (ScoredCase & {
+      file: string;
+      query_id: string;
+      reason: string;
+      llm_calls: number;
+      error: CaseFailure | null;
+    })[] = [];
     let unreadable = 0;
     for (const [i, file] of files.entries()) {
       const r = await openTraceFile(file);
@@ -46,7 +53,8 @@ export const bench: Command = {
       const system = systemOf(r.graph.doc, file);
       const deps = await depsFor(r.graph, { model, prior: Boolean(values.prior) });
       const scored = await pool(labelled, concurrency, async (c) => {
-        const a = await engine({ graph: r.graph, case: c, system }, deps);
+        const { result: a, error } = await attributeCase(method, { graph: r.graph, case: c, system }, deps);
+        if (error) io.stderr.write(`${file} ${c.queryId} failed: ${error.kind}: ${error.message}\n`);
         return {
           file,
           query_id: c.queryId,
@@ -58,16 +66,21 @@ export const bench: Command = {
           input_tokens: a.cost.input_tokens,
           output_tokens: a.cost.output_tokens,
           seconds: a.cost.seconds,
+          llm_calls: a.cost.llm_calls,
           reason: a.reason,
+          error,
         };
       });
       perCase.push(...scored);
     }
+    const failed = perCase.filter((c) => c.error).length;
     const summary = {
       method,
       prior: Boolean(values.prior),
       ...summarize(perCase),
       unreadable_files: unreadable,
+      failed_cases: failed,
+      ...(model ? { llm_usage: usageJson(meter.totals()) } : {}),
     };
     if (typeof values.out === 'string') {
       try {
@@ -85,6 +98,8 @@ export const bench: Command = {
         `${summary.total_cases} cases  ETA ${pct(summary.error_type_accuracy)}  OIA ${pct(summary.op_id_accuracy)}  macro ETA ${pct(summary.macro_error_type_accuracy)}  macro OIA ${pct(summary.macro_op_id_accuracy)}\n`,
       );
     }
-    return unreadable > 0 ? 1 : 0;
+    if (model) io.stderr.write(`${usageLine(meter.totals())}\n`);
+    if (failed) io.stderr.write(`${failed} of ${perCase.length} case(s) failed\n`);
+    return unreadable > 0 || failed > 0 ? 1 : 0;
   },
 };

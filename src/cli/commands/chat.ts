@@ -1,4 +1,4 @@
-import { isLlmError, UsageMeter } from '../../core/llm/index.ts';
+import { type ChatResponse, isLlmError, spentOfResponse, UsageMeter } from '../../core/llm/index.ts';
 import { type Command, JSON_FLAG } from '../command.ts';
 import { CliError, printJson } from '../io.ts';
 import { chatModelFromFlags, PROVIDER_FLAGS, PROVIDER_USAGE } from '../provider-flags.ts';
@@ -42,13 +42,15 @@ export const chat: Command = {
         stream,
         onToken: stream ? (t) => io.stdout.write(t) : undefined,
       });
-      if (values.json) printJson(io, { ...r, provider: model.provider });
+      if (values.json) printJson(io, chatJson(model.provider, r));
       else {
         if (!stream) io.stdout.write(r.text);
         io.stdout.write('\n');
         const u = r.usage;
+        const calls = spentOfResponse(r).calls;
         io.stderr.write(
-          `${model.provider} ${r.model}: ${u.inputTokens} input + ${u.outputTokens} output tokens${u.estimated ? ' (estimated)' : ''}${r.cached ? ' (from cache)' : ''}, finish: ${r.finishReason}\n`,
+          `${model.provider} ${r.model}: ${u.inputTokens} input + ${u.outputTokens} output tokens${u.estimated ? ' (estimated)' : ''}${r.cached ? ' (from cache)' : ''}, ` +
+            `${calls} request${calls === 1 ? '' : 's'}, finish: ${r.finishReason}\n`,
         );
       }
       return 0;
@@ -58,3 +60,21 @@ export const chat: Command = {
     }
   },
 };
+
+/** `chat --json`: the reply in the CLI's snake_case JSON style. */
+export function chatJson(provider: string, r: ChatResponse) {
+  return {
+    provider,
+    model: r.model,
+    text: r.text,
+    tool_calls: (r.toolCalls ?? []).map((c) => ({ id: c.id, name: c.name, arguments: c.arguments })),
+    finish_reason: r.finishReason,
+    usage: {
+      input_tokens: r.usage.inputTokens,
+      output_tokens: r.usage.outputTokens,
+      estimated: r.usage.estimated,
+    },
+    cached: !!r.cached,
+    calls: spentOfResponse(r).calls,
+  };
+}

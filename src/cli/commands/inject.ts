@@ -1,11 +1,12 @@
 /** `memtrace inject`: a fault-injected, counterfactually labelled benchmark in MemTraceBench's layout. */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { UsageMeter } from '../../core/llm/index.ts';
 import { exportSmartcomment } from '../../core/trace/export.ts';
 import { FAULT_KINDS, type FaultKind, generateBenchmark } from '../../systems/index.ts';
 import { type Command, JSON_FLAG } from '../command.ts';
 import { CliError, printJson } from '../io.ts';
-import { PROVIDER_FLAGS, PROVIDER_USAGE } from '../provider-flags.ts';
+import { PROVIDER_FLAGS, PROVIDER_USAGE, usageLine } from '../provider-flags.ts';
 import { DATA_FLAGS, modelFromValues, readDataArgs } from './run.ts';
 
 export const inject: Command = {
@@ -42,7 +43,8 @@ export const inject: Command = {
       if (!FAULT_KINDS.includes(k))
         throw new CliError(`--types: "${k}" is not one of ${FAULT_KINDS.join(',')}`, 2);
     const args = await readDataArgs(values);
-    const llm = modelFromValues(values, io);
+    const meter = new UsageMeter();
+    const llm = modelFromValues(values, io, meter);
     if (llm)
       io.stderr.write(
         'note: counterfactual reruns need a deterministic model (temperature 0 and a response cache, --cache-dir)\n',
@@ -63,6 +65,7 @@ export const inject: Command = {
       },
       onProgress: (m) => io.stderr.write(`${m}\n`),
     });
+    if (llm) io.stderr.write(`${usageLine(meter.totals())}\n`);
     if (values.json) printJson(io, summary);
     else
       io.stdout.write(

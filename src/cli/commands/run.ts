@@ -1,5 +1,6 @@
 /** `memtrace run`: a reference memory system over a data set conversation, traced to a smartcomment file. */
 import { readFile } from 'node:fs/promises';
+import { UsageMeter } from '../../core/llm/index.ts';
 import { fileSink } from '../../sdk/file-sink.node.ts';
 import { Tracer } from '../../sdk/index.ts';
 import {
@@ -15,7 +16,7 @@ import {
 } from '../../systems/index.ts';
 import type { Command, Values } from '../command.ts';
 import { CliError, type CliIO } from '../io.ts';
-import { chatModelFromFlags, PROVIDER_FLAGS, PROVIDER_USAGE } from '../provider-flags.ts';
+import { chatModelFromFlags, PROVIDER_FLAGS, PROVIDER_USAGE, usageLine } from '../provider-flags.ts';
 
 export const DATA_FLAGS = {
   system: { type: 'string' },
@@ -64,9 +65,10 @@ export async function readDataArgs(values: Values): Promise<DataArgs> {
   return { system, dataset, conversations, maxSessions: sessions };
 }
 
-export function modelFromValues(values: Values, io: CliIO) {
+/** The model the provider flags name (none offline); every request it makes is recorded in `meter`. */
+export function modelFromValues(values: Values, io: CliIO, meter?: UsageMeter) {
   if (values.offline || values.provider === undefined) return undefined;
-  return chatModelFromFlags(values, io, { label: 'run' });
+  return chatModelFromFlags(values, io, { label: 'run', meter });
 }
 
 export const run: Command = {
@@ -89,7 +91,8 @@ export const run: Command = {
         2,
       );
     const conv = args.conversations[0];
-    const llm = modelFromValues(values, io);
+    const meter = new UsageMeter();
+    const llm = modelFromValues(values, io, meter);
     const mode = llm ? `model ${llm.model}` : 'offline (deterministic components, no model)';
     io.stderr.write(
       `${args.system} on ${conv.id} (${conv.sessions.length} sessions, ${conv.questions.length} questions), ${mode}\n`,
@@ -106,18 +109,24 @@ export const run: Command = {
       },
     });
     const started = Date.now();
-    const result = await runSystem(createSystem(args.system), conv, {
-      tracer,
-      llm,
-      maxSessions: args.maxSessions,
-      onProgress: (done, total, label) => io.stderr.write(`[${done}/${total}] ${label}\n`),
-    });
+    let result: Awaited<ReturnType<typeof runSystem>>;
+    try {
+      result = await runSystem(createSystem(args.system), conv, {
+        tracer,
+        llm,
+        maxSessions: args.maxSessions,
+        onProgress: (done, total, label) => io.stderr.write(`[${done}/${total}] ${label}\n`),
+      });
+    } catch (e) {
+      if (llm) io.stderr.write(`before the failure: ${usageLine(meter.totals())}\n`);
+      throw e;
+    }
     await tracer.finish();
     const correct = result.answers.filter((a) => a.correct).length;
     io.stderr.write(
       `${out}: ${tracer.counts.nodes} variables, ${tracer.counts.operations} ops, ${tracer.counts.edges} edges; ` +
         `${correct}/${result.answers.length} answers judged correct; ${((Date.now() - started) / 1000).toFixed(1)} s` +
-        (result.llmCalls ? `; ${result.llmCalls} model calls` : '') +
+        (llm ? `; ${usageLine(meter.totals())}` : '') +
         '\n',
     );
     return 0;

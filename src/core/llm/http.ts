@@ -1,6 +1,7 @@
 /** One HTTP attempt with typed errors; retries and timeouts live in robust.ts. */
 import { httpError, LlmError, networkError } from './errors.ts';
 import type { FetchLike } from './types.ts';
+import { noSpend } from './usage.ts';
 
 export interface HttpContext {
   provider: string;
@@ -25,7 +26,7 @@ export async function postJson(
   body: unknown,
   signal: AbortSignal | undefined,
 ): Promise<Response> {
-  if (signal?.aborted) throw abortError(signal);
+  if (signal?.aborted) throw abortError(signal).costing(noSpend()); // never sent
   let res: Response;
   try {
     res = await ctx.fetch(ctx.url, {
@@ -36,13 +37,22 @@ export async function postJson(
     });
   } catch (e) {
     if (signal?.aborted) throw abortError(signal);
-    throw networkError(e, ctx);
+    const err = networkError(e, ctx);
+    throw neverConnected(e) ? err.costing(noSpend()) : err;
   }
   if (!res.ok) {
     const text = await readText(res, signal);
     throw httpError(res, text, { ...ctx, now: ctx.now() });
   }
   return res;
+}
+
+/** Errors of a connection that was never made (the request cannot have reached the server). */
+const NO_CONNECTION = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
+
+function neverConnected(e: unknown): boolean {
+  const code = (e as { cause?: { code?: unknown } })?.cause?.code;
+  return typeof code === 'string' && NO_CONNECTION.has(code);
 }
 
 export async function readText(res: Response, signal: AbortSignal | undefined): Promise<string> {

@@ -7,6 +7,7 @@ import { realClock } from './clock.ts';
 import { LlmError } from './errors.ts';
 import { ConcurrencyLimit } from './limit.ts';
 import type { ChatModel, ChatRequest, ChatResponse, Clock } from './types.ts';
+import { addSpent, noSpend, spentOfError, spentOfResponse, withSpent } from './usage.ts';
 
 export interface RetryInfo {
   attempt: number;
@@ -99,37 +100,48 @@ export function robust(model: ChatModel, options: RobustOptions = {}): ChatModel
           : undefined,
       });
     } catch (e) {
+      const spent = spentOfError(e);
       // A user abort wins over whatever the provider made of it.
-      if (outer?.aborted) throw new LlmError('aborted', 'The request was cancelled.');
-      if (ctl.signal.aborted && ctl.signal.reason instanceof LlmError) throw ctl.signal.reason;
-      throw toLlmError(e);
+      if (outer?.aborted) throw withSpent(new LlmError('aborted', 'The request was cancelled.'), spent);
+      if (ctl.signal.aborted && ctl.signal.reason instanceof LlmError)
+        throw withSpent(ctl.signal.reason, spent);
+      throw withSpent(toLlmError(e), spent);
     } finally {
       if (timer !== undefined) timers.clearTimeout(timer);
       outer?.removeEventListener('abort', onOuter);
     }
   }
 
+  // Every attempt's cost is summed into the answer (`calls`, usage) or the final error (`spent`).
   async function withRetries(req: ChatRequest): Promise<ChatResponse> {
     const emitted = { any: false };
+    const spent = noSpend();
     for (let i = 0; ; i++) {
       try {
-        return await attempt(req, emitted);
+        const res = await attempt(req, emitted);
+        const { calls, ...usage } = addSpent(spent, spentOfResponse(res));
+        return res.cached ? { ...res, calls } : { ...res, calls, usage };
       } catch (e) {
-        const err = e as LlmError;
+        const err = withSpent(e as LlmError, addSpent(spent, spentOfError(e)));
         // A stream that already showed tokens is not silently restarted.
         if (!err.retryable || i >= retries || emitted.any || req.signal?.aborted) throw err;
         let delayMs = backoffDelay(i, { baseDelayMs, maxDelayMs }, random);
         if (err.retryAfterMs !== undefined) {
           if (err.retryAfterMs > maxRetryAfterMs)
-            throw new LlmError(
-              err.kind,
-              `${err.message} The server asks to wait ${Math.ceil(err.retryAfterMs / 1000)} s before retrying.`,
-              { status: err.status, retryable: false, retryAfterMs: err.retryAfterMs },
+            throw withSpent(
+              new LlmError(
+                err.kind,
+                `${err.message} The server asks to wait ${Math.ceil(err.retryAfterMs / 1000)} s before retrying.`,
+                { status: err.status, retryable: false, retryAfterMs: err.retryAfterMs },
+              ),
+              spent,
             );
           delayMs = err.retryAfterMs;
         }
         options.onRetry?.({ attempt: i + 1, delayMs, error: err });
-        await clock.sleep(delayMs, req.signal);
+        await clock.sleep(delayMs, req.signal).catch((x) => {
+          throw withSpent(toLlmError(x), spent);
+        });
       }
     }
   }
@@ -138,6 +150,12 @@ export function robust(model: ChatModel, options: RobustOptions = {}): ChatModel
     provider: model.provider,
     model: model.model,
     capabilities: model.capabilities,
-    complete: (req) => limit.run(() => withRetries(req), req.signal),
+    complete: (req) =>
+      limit
+        .run(() => withRetries(req), req.signal)
+        .catch((e) => {
+          // Only a call aborted while waiting for a slot has no note: it never left.
+          throw e instanceof LlmError && !e.spent ? e.costing(noSpend()) : e;
+        }),
   };
 }

@@ -10,7 +10,8 @@ import { isSentinelOp } from '../../graph/graph.ts';
 import { LlmError } from '../../llm/errors.ts';
 import { type ActionSpec, completeAction } from '../../llm/structured.ts';
 import { estimateTokens } from '../../llm/tokens.ts';
-import type { ChatMessage, ChatModel, Usage } from '../../llm/types.ts';
+import type { ChatMessage, ChatModel, ChatResponse, Spent } from '../../llm/types.ts';
+import { spentOfError, spentOfResponse, withSpent } from '../../llm/usage.ts';
 import { ERROR_TYPES, type ErrorType, isErrorType } from '../../trace/types.ts';
 import {
   type Attribution,
@@ -190,11 +191,22 @@ export function conversationTokens(messages: readonly ChatMessage[]): number {
   return n;
 }
 
-function addUsage(u: AgentUsage, x: Usage, calls: number) {
-  u.input_tokens += x.inputTokens;
-  u.output_tokens += x.outputTokens;
-  u.llm_calls += calls;
-  u.estimated ||= x.estimated;
+/** Adds what calls cost to the run's usage (every request that reached the endpoint). */
+function charge(u: AgentUsage, s: Spent) {
+  u.input_tokens += s.inputTokens;
+  u.output_tokens += s.outputTokens;
+  u.llm_calls += s.calls;
+  u.estimated ||= s.estimated;
+}
+
+/** The run's usage so far as a `Spent` (noted on an error that ends the run). */
+function spentSoFar(u: AgentUsage): Spent {
+  return {
+    calls: u.llm_calls,
+    inputTokens: u.input_tokens,
+    outputTokens: u.output_tokens,
+    estimated: u.estimated,
+  };
 }
 
 function render(m: ChatMessage): string {
@@ -242,15 +254,21 @@ async function maybeCompress(a: RunArgs, tick: () => void): Promise<boolean> {
   if (keepFrom <= 1) return false; // nothing worth summarising
   const old = conv.slice(0, keepFrom);
   const keep = conv.slice(keepFrom);
-  const res = await model.complete({
-    messages: [
-      { role: 'system', content: SUMMARY_SYSTEM },
-      { role: 'user', content: `History to summarise:\n\n${transcriptOf(old, budgets.compressCap)}` },
-    ],
-    temperature: budgets.temperature,
-    signal: hooks.signal,
-  });
-  addUsage(cp.usage, res.usage, 1);
+  let res: ChatResponse;
+  try {
+    res = await model.complete({
+      messages: [
+        { role: 'system', content: SUMMARY_SYSTEM },
+        { role: 'user', content: `History to summarise:\n\n${transcriptOf(old, budgets.compressCap)}` },
+      ],
+      temperature: budgets.temperature,
+      signal: hooks.signal,
+    });
+  } catch (e) {
+    charge(cp.usage, spentOfError(e));
+    throw e;
+  }
+  charge(cp.usage, spentOfResponse(res));
   cp.compressions++;
   const summary = `${a.env.caseText}\n\n# Summary of the exploration so far (history compressed ${cp.compressions}×)\n${res.text}`;
   const first = keep[0];
@@ -303,8 +321,19 @@ function finish(
   };
 }
 
-/** Runs (or resumes) an agent until it answers, the budget ends, or the signal aborts. */
+/**
+ * Runs (or resumes) an agent until it answers, the budget ends, or the signal aborts. An
+ * LlmError that ends the run notes (`spent`) everything the run cost up to it.
+ */
 export async function runAgent(a: RunArgs): Promise<Attribution> {
+  try {
+    return await loop(a);
+  } catch (e) {
+    throw withSpent(e, spentSoFar(a.cp.usage));
+  }
+}
+
+async function loop(a: RunArgs): Promise<Attribution> {
   const { input, model, env, cp, budgets, hooks } = a;
   const g = input.graph;
   if (cp.result) return cp.result;
@@ -351,10 +380,11 @@ export async function runAgent(a: RunArgs): Promise<Attribution> {
         actions,
         { mode: budgets.mode },
       );
-      addUsage(cp.usage, r.usage, r.calls);
+      charge(cp.usage, { calls: r.calls, ...r.usage });
       chosen = r.value as { action: string; args: unknown };
       toolCallId = r.response.toolCalls?.[0]?.id;
     } catch (e) {
+      charge(cp.usage, spentOfError(e)); // the replies that could not be used cost too
       if (!(e instanceof LlmError) || e.kind !== 'invalid-output') throw e;
       throwIfAborted(hooks.signal);
       cp.step++;
