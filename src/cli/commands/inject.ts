@@ -14,7 +14,7 @@ export const inject: Command = {
   summary:
     'generate fault-injected graphs with exact labels (and counterfactual labels of ordinary failures)',
   usage:
-    'memtrace inject --system rag|long-context|mem0|evermemos --dataset locomo|realmem|longmemeval --data FILE ' +
+    'memtrace inject --system rag|long-context|mem0|evermemos [--dataset locomo|realmem|longmemeval] --data FILE ' +
     '[--conversation ID] [--sessions N] --out DIR --per-type N [--natural N] [--types extraction,update,…] [--compact] ' +
     `[--offline | ${PROVIDER_USAGE}] [--json]`,
   options: {

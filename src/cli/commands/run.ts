@@ -29,6 +29,7 @@ export const DATA_FLAGS = {
 
 export interface DataArgs {
   system: SystemName;
+  /** As given by --dataset, else detected from the file's shape. */
   dataset: DatasetName;
   conversations: Conversation[];
   maxSessions?: number;
@@ -39,8 +40,9 @@ export async function readDataArgs(values: Values): Promise<DataArgs> {
   const system = String(values.system ?? '') as SystemName;
   if (!SYSTEM_NAMES.includes(system))
     throw new CliError(`--system must be one of ${SYSTEM_NAMES.join('|')}`, 2);
-  const dataset = String(values.dataset ?? '') as DatasetName;
-  if (!DATASETS.includes(dataset)) throw new CliError(`--dataset must be one of ${DATASETS.join('|')}`, 2);
+  const given = values.dataset === undefined ? undefined : (String(values.dataset) as DatasetName);
+  if (given !== undefined && !DATASETS.includes(given))
+    throw new CliError(`--dataset must be one of ${DATASETS.join('|')} (or left out to detect it)`, 2);
   const file = values.data;
   if (typeof file !== 'string') throw new CliError('--data FILE is required', 2);
   let parsed: unknown;
@@ -51,14 +53,17 @@ export async function readDataArgs(values: Values): Promise<DataArgs> {
   }
   let conversations: Conversation[];
   try {
-    conversations = loadDataset(dataset, parsed, file);
+    conversations = loadDataset(given, parsed, file);
   } catch (e) {
     throw new CliError(`${file}: ${(e as Error).message}`);
   }
+  const dataset = given ?? conversations[0].dataset;
   if (typeof values.conversation === 'string') {
     conversations = conversations.filter((c) => c.id === values.conversation);
     if (!conversations.length) throw new CliError(`${file}: no conversation "${values.conversation}"`);
   }
+  if (conversations.every((c) => c.sessions.length === 0))
+    throw new CliError(`${file}: no session has any turn, so there is nothing to run`);
   const sessions = values.sessions === undefined ? undefined : Number(values.sessions);
   if (sessions !== undefined && !(Number.isInteger(sessions) && sessions > 0))
     throw new CliError('--sessions must be a positive integer', 2);
@@ -75,7 +80,7 @@ export const run: Command = {
   name: 'run',
   summary: 'run a reference memory system on a data set conversation and write its execution graph',
   usage:
-    'memtrace run --system rag|long-context|mem0|evermemos --dataset locomo|realmem|longmemeval --data FILE ' +
+    'memtrace run --system rag|long-context|mem0|evermemos [--dataset locomo|realmem|longmemeval] --data FILE ' +
     `[--conversation ID] [--sessions N] [--offline | ${PROVIDER_USAGE}] -o OUT.json`,
   options: { ...DATA_FLAGS, ...PROVIDER_FLAGS, out: { type: 'string', short: 'o' } },
   async run({ values }, io) {
