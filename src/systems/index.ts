@@ -17,6 +17,7 @@ export * from './offline.ts';
 export * from './prompts.ts';
 export * from './rag.ts';
 export * from './run.ts';
+export * from './sessions.ts';
 export * from './system.ts';
 export * from './text.ts';
 export * from './types.ts';

@@ -29,6 +29,7 @@ export const bench: Command = {
     if (positionals.length === 0) throw new CliError('bench needs labelled trace files or folders');
     const method = methodOf(values);
     const files = await collectTraceFiles(positionals);
+    if (files.length === 0) throw new CliError(`no .json trace files in ${positionals.join(', ')}`);
     const meter = new UsageMeter();
     const model = modelFor(method, values, io, meter);
     const concurrency = concurrencyOf(values);
@@ -73,6 +74,10 @@ export const bench: Command = {
       });
       perCase.push(...scored);
     }
+    if (perCase.length === 0)
+      throw new CliError(
+        `no labelled case in ${files.length} file(s)${unreadable ? ` (${unreadable} unreadable)` : ''}: nothing to score`,
+      );
     const failed = perCase.filter((c) => c.error).length;
     const summary = {
       method,

@@ -72,6 +72,18 @@ export const inject: Command = {
         `${summary.split}: ${summary.graphs} graphs; injected ${JSON.stringify(summary.injected)}; ` +
           `counterfactual ${JSON.stringify(summary.counterfactual)}; unresolved ${summary.unresolved}; survived ${summary.survived}\n`,
       );
+    const short = kinds.filter((k) => summary.injected[k] < perType);
+    const injected = kinds.reduce((n, k) => n + summary.injected[k], 0);
+    const labelled = Object.values(summary.counterfactual).reduce((n, c) => n + c, 0);
+    if (short.length)
+      io.stderr.write(
+        `warning: fewer faults than asked (${short.map((k) => `${k} ${summary.injected[k]}/${perType}`).join(', ')}): ` +
+          `faults are planted only into questions the base run answered correctly, and ${summary.correct} were\n`,
+      );
+    if (perType > 0 && injected === 0 && labelled === 0)
+      throw new CliError(
+        `no fault could be injected and no failure was labelled, so the benchmark holds no labelled case (written to ${out})`,
+      );
     return 0;
   },
 };

@@ -13,6 +13,7 @@ import {
   SPLIT_OF,
   SYSTEM_NAMES,
   type SystemName,
+  withinSessions,
 } from '../../systems/index.ts';
 import type { Command, Values } from '../command.ts';
 import { CliError, type CliIO } from '../io.ts';
@@ -67,6 +68,7 @@ export async function readDataArgs(values: Values): Promise<DataArgs> {
   const sessions = values.sessions === undefined ? undefined : Number(values.sessions);
   if (sessions !== undefined && !(Number.isInteger(sessions) && sessions > 0))
     throw new CliError('--sessions must be a positive integer', 2);
+  if (sessions !== undefined) conversations = conversations.map((c) => withinSessions(c, sessions));
   return { system, dataset, conversations, maxSessions: sessions };
 }
 
