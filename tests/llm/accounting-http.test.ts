@@ -6,7 +6,7 @@
 
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { modelInfo, modelPort } from '../../src/app/attribution/model-port.ts';
 import { engineFor } from '../../src/core/attribution/engines.ts';
@@ -26,17 +26,9 @@ import { PortChatModel } from '../../workers/agent-runs.ts';
 import { runCli } from '../helpers/cli.ts';
 import { expectLlmFailure, hang, rawBody } from '../helpers/fault-llm-server.ts';
 import { SHARED_DATA, SMARTCOMMENT_DIR } from '../helpers/shared-data.ts';
-import { type MockLlmServer, startMockLlmServer } from './mock-llm-server.ts';
+import { useMockLlmServer } from './mock-llm-server.ts';
 
-let server: MockLlmServer;
-beforeAll(async () => {
-  server = await startMockLlmServer();
-});
-afterAll(() => server.close());
-beforeEach(() => {
-  server.requests.length = 0;
-  server.always(undefined);
-});
+const server = useMockLlmServer();
 
 /** Real time, waits capped at 2 ms. */
 const fastClock: Clock = {

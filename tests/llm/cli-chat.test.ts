@@ -3,19 +3,12 @@ import { mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.ts';
-import { type MockLlmServer, startMockLlmServer } from './mock-llm-server.ts';
+import { useMockLlmServer } from './mock-llm-server.ts';
 
 const KEY = 'sk-cli-SECRET-abcdef0123456789';
-let server: MockLlmServer;
-beforeAll(async () => {
-  server = await startMockLlmServer();
-});
-afterAll(() => server.close());
-beforeEach(() => {
-  server.requests.length = 0;
-});
+const server = useMockLlmServer();
 
 const run = (argv: string[], env: Record<string, string> = { MY_KEY: KEY }) => runCli(argv, env);
 

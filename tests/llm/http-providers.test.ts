@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
   AnthropicChatModel,
@@ -11,18 +11,10 @@ import {
   UsageMeter,
 } from '../../src/core/llm/index.ts';
 import { expectLlmFailure } from '../helpers/fault-llm-server.ts';
-import { type MockLlmServer, startMockLlmServer } from './mock-llm-server.ts';
+import { useMockLlmServer } from './mock-llm-server.ts';
 
 const KEY = 'sk-test-SECRET-0123456789abcdef';
-let server: MockLlmServer;
-
-beforeAll(async () => {
-  server = await startMockLlmServer();
-});
-afterAll(() => server.close());
-beforeEach(() => {
-  server.requests.length = 0;
-});
+const server = useMockLlmServer();
 
 /** Real time, but waits are capped at 5 ms; every requested wait is recorded. */
 function fastClock(): Clock & { waits: number[] } {

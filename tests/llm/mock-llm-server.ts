@@ -7,6 +7,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, beforeEach } from 'vitest';
 
 export type Behaviour =
   | { status: number; headers?: Record<string, string>; body?: unknown }
@@ -241,4 +242,22 @@ export async function startMockLlmServer(): Promise<MockLlmServer> {
         server.close(() => resolve());
       }),
   };
+}
+
+/**
+ * One server for a test file: started before its tests, closed after them; its recorded
+ * requests and default behaviour are reset before each test. Use the returned object as
+ * the server (it forwards to the one started).
+ */
+export function useMockLlmServer(): MockLlmServer {
+  let server: MockLlmServer | undefined;
+  beforeAll(async () => {
+    server = await startMockLlmServer();
+  });
+  afterAll(() => server?.close());
+  beforeEach(() => {
+    server!.requests.length = 0;
+    server!.always(undefined);
+  });
+  return new Proxy({} as MockLlmServer, { get: (_, key) => server![key as keyof MockLlmServer] });
 }

@@ -31,6 +31,10 @@ export const ProviderProfileSchema = z.object({
   streamUsage: z.boolean().optional(),
   contextWindow: z.number().int().positive().optional(),
   timeoutMs: z.number().int().nonnegative().optional(),
+  /** A stream that sends nothing for this long fails (default 60 s; 0 = no limit). */
+  idleTimeoutMs: z.number().int().nonnegative().optional(),
+  /** An answer may be at most this many bytes (default 32 MiB). */
+  maxResponseBytes: z.number().int().positive().optional(),
   retries: z.number().int().min(0).max(10).optional(),
   concurrency: z.number().int().min(1).max(64).optional(),
 });
@@ -133,6 +137,8 @@ export function createProvider(profile: ProviderProfile, opts: CreateOptions = {
         streamUsage: profile.streamUsage,
         contextWindow: profile.contextWindow,
         fetch: opts.fetch,
+        idleTimeoutMs: profile.idleTimeoutMs,
+        maxResponseBytes: profile.maxResponseBytes,
       });
     case 'anthropic':
       return new AnthropicChatModel({
@@ -142,6 +148,8 @@ export function createProvider(profile: ProviderProfile, opts: CreateOptions = {
         contextWindow: profile.contextWindow,
         browser: opts.browser,
         fetch: opts.fetch,
+        idleTimeoutMs: profile.idleTimeoutMs,
+        maxResponseBytes: profile.maxResponseBytes,
       });
     case 'webllm': {
       if (!opts.engine)
