@@ -1,4 +1,5 @@
 /** Shared by `attribute` and `bench`: method flags, engine dependencies per graph, a bounded pool. */
+import { AGENT_PRESETS, type AgentOptions, type AgentPreset } from '../core/attribution/agents/runtime.ts';
 import { type EngineDeps, engineFor, NEEDS_MODEL } from '../core/attribution/engines.ts';
 import type { Attribution, AttributionInput, AttributionMethod } from '../core/attribution/types.ts';
 import type { TraceGraph } from '../core/graph/graph.ts';
@@ -14,16 +15,38 @@ export const METHODS: AttributionMethod[] = ['evidence', 'memtrace', 'obs'];
 export const ATTRIBUTION_FLAGS: Options = {
   method: { type: 'string', default: 'evidence' },
   prior: { type: 'boolean', default: false },
+  preset: { type: 'string' },
   ...PROVIDER_FLAGS,
 };
 
-export const ATTRIBUTION_USAGE = `--method evidence|memtrace|obs [--prior] [${PROVIDER_USAGE}]`;
+export const ATTRIBUTION_USAGE = `--method evidence|memtrace|obs [--prior] [--preset ${AGENT_PRESETS.join('|')}] [${PROVIDER_USAGE}]`;
 
+/** The method, with the flags that only an LLM agent uses refused for the evidence method. */
 export function methodOf(values: Values): AttributionMethod {
   const m = values.method as string;
   if (!(METHODS as string[]).includes(m))
     throw new CliError(`--method must be one of ${METHODS.join(', ')} (got "${m}")`, 2);
+  if (!NEEDS_MODEL.has(m as AttributionMethod)) {
+    // --concurrency is shared: it also sets how many cases run at once.
+    const agentOnly = ['prior', 'preset', ...Object.keys(PROVIDER_FLAGS)].filter(
+      (f) => f !== 'concurrency' && values[f] !== undefined && values[f] !== false,
+    );
+    if (agentOnly.length)
+      throw new CliError(
+        `${agentOnly.map((f) => `--${f}`).join(', ')} only apply to the LLM methods (memtrace, obs), not to --method ${m}`,
+        2,
+      );
+  }
   return m as AttributionMethod;
+}
+
+/** The agents' budget preset from --preset (default: the paper's). */
+export function agentOptionsOf(values: Values): AgentOptions {
+  const p = values.preset;
+  if (p === undefined) return {};
+  if (!(AGENT_PRESETS as readonly string[]).includes(String(p)))
+    throw new CliError(`--preset must be one of ${AGENT_PRESETS.join(', ')} (got "${p}")`, 2);
+  return { preset: p as AgentPreset };
 }
 
 /** The chat model when the method needs one (created once per command run). */

@@ -10,11 +10,18 @@ export interface Scored<K> {
   score: number;
 }
 
-/** BM25 (k1 = 1.2, b = 0.75) over documents that can be set and removed at any time. */
+/**
+ * BM25 (k1 = 1.2, b = 0.75) over documents that can be set and removed at any time. Postings
+ * (term → documents) keep a search to the documents sharing a query term: scoring every
+ * document made Mem0's offline run quadratic in its store.
+ */
 export class LexicalIndex<K> {
   private readonly docs = new Map<K, Map<string, number>>();
   private readonly lengths = new Map<K, number>();
-  private readonly df = new Map<string, number>();
+  private readonly postings = new Map<string, Set<K>>();
+  /** When each document was (last) set: equal scores rank by it, as in insertion order. */
+  private readonly seq = new Map<K, number>();
+  private nextSeq = 0;
   private totalLength = 0;
 
   get size(): number {
@@ -26,9 +33,14 @@ export class LexicalIndex<K> {
     const tf = new Map<string, number>();
     const toks = tokens(text);
     for (const t of toks) tf.set(t, (tf.get(t) ?? 0) + 1);
-    for (const t of tf.keys()) this.df.set(t, (this.df.get(t) ?? 0) + 1);
+    for (const t of tf.keys()) {
+      const list = this.postings.get(t);
+      if (list) list.add(key);
+      else this.postings.set(t, new Set([key]));
+    }
     this.docs.set(key, tf);
     this.lengths.set(key, toks.length);
+    this.seq.set(key, this.nextSeq++);
     this.totalLength += toks.length;
   }
 
@@ -36,13 +48,14 @@ export class LexicalIndex<K> {
     const tf = this.docs.get(key);
     if (!tf) return;
     for (const t of tf.keys()) {
-      const n = (this.df.get(t) ?? 1) - 1;
-      if (n === 0) this.df.delete(t);
-      else this.df.set(t, n);
+      const list = this.postings.get(t);
+      list?.delete(key);
+      if (list?.size === 0) this.postings.delete(t);
     }
     this.totalLength -= this.lengths.get(key) ?? 0;
     this.docs.delete(key);
     this.lengths.delete(key);
+    this.seq.delete(key);
   }
 
   /** Top-k keys by BM25; ties keep insertion order. Only documents sharing a term are returned. */
@@ -51,20 +64,24 @@ export class LexicalIndex<K> {
     const n = this.docs.size;
     if (n === 0 || q.length === 0) return [];
     const avg = this.totalLength / n || 1;
-    const out: Scored<K>[] = [];
-    for (const [key, tf] of this.docs) {
+    const candidates = new Set<K>();
+    for (const t of q) for (const key of this.postings.get(t) ?? []) candidates.add(key);
+    const out: (Scored<K> & { seq: number })[] = [];
+    for (const key of candidates) {
       if (filter && !filter(key)) continue;
+      const tf = this.docs.get(key)!;
       let s = 0;
       const norm = 1.2 * (1 - 0.75 + (0.75 * (this.lengths.get(key) ?? 0)) / avg);
       for (const t of q) {
         const f = tf.get(t);
         if (!f) continue;
-        const d = this.df.get(t) ?? 0;
+        const d = this.postings.get(t)?.size ?? 0;
         s += Math.log(1 + (n - d + 0.5) / (d + 0.5)) * ((f * 2.2) / (f + norm));
       }
-      if (s > 0) out.push({ key, score: s });
+      if (s > 0) out.push({ key, score: s, seq: this.seq.get(key)! });
     }
-    return topK(out, k);
+    out.sort((a, b) => b.score - a.score || a.seq - b.seq);
+    return out.slice(0, k).map(({ key, score }) => ({ key, score }));
   }
 }
 

@@ -5,6 +5,7 @@ import { UsageMeter } from '../../core/llm/index.ts';
 import {
   ATTRIBUTION_FLAGS,
   ATTRIBUTION_USAGE,
+  agentOptionsOf,
   attributeCase,
   type CaseFailure,
   concurrencyOf,
@@ -45,7 +46,7 @@ export const attribute: Command = {
       if (cases.length === 0)
         throw new CliError(`${positionals[0]}: no failed question with query id "${values.case}"`);
     }
-    const deps = await depsFor(g, { model, prior: Boolean(values.prior) });
+    const deps = await depsFor(g, { model, prior: Boolean(values.prior), agent: agentOptionsOf(values) });
     const system = systemOf(g.doc, positionals[0]);
     const out = await pool(cases, concurrencyOf(values), async (c, i) => {
       io.stderr.write(`[${i + 1}/${cases.length}] ${c.queryId}\n`);

@@ -7,6 +7,7 @@ import { formatIssue } from '../../core/trace/issues.ts';
 import {
   ATTRIBUTION_FLAGS,
   ATTRIBUTION_USAGE,
+  agentOptionsOf,
   attributeCase,
   type CaseFailure,
   concurrencyOf,
@@ -33,6 +34,7 @@ export const bench: Command = {
     const meter = new UsageMeter();
     const model = modelFor(method, values, io, meter);
     const concurrency = concurrencyOf(values);
+    const agent = agentOptionsOf(values);
     const perCase: (ScoredCase & {
       file: string;
       query_id: string;
@@ -52,7 +54,7 @@ export const bench: Command = {
       io.stderr.write(`[${i + 1}/${files.length}] ${file}: ${labelled.length} labelled case(s)\n`);
       if (labelled.length === 0) continue;
       const system = systemOf(r.graph.doc, file);
-      const deps = await depsFor(r.graph, { model, prior: Boolean(values.prior) });
+      const deps = await depsFor(r.graph, { model, prior: Boolean(values.prior), agent });
       const scored = await pool(labelled, concurrency, async (c) => {
         const { result: a, error } = await attributeCase(method, { graph: r.graph, case: c, system }, deps);
         if (error) io.stderr.write(`${file} ${c.queryId} failed: ${error.kind}: ${error.message}\n`);
@@ -82,6 +84,7 @@ export const bench: Command = {
     const summary = {
       method,
       prior: Boolean(values.prior),
+      ...(model ? { preset: agent.preset ?? 'paper' } : {}),
       ...summarize(perCase),
       unreadable_files: unreadable,
       failed_cases: failed,

@@ -74,6 +74,9 @@ export async function readDataArgs(values: Values): Promise<DataArgs> {
 
 /** The model the provider flags name (none offline); every request it makes is recorded in `meter`. */
 export function modelFromValues(values: Values, io: CliIO, meter?: UsageMeter) {
+  const given = Object.keys(PROVIDER_FLAGS).filter((f) => values[f] !== undefined);
+  if (values.offline && given.length)
+    throw new CliError(`--offline runs without a model: drop ${given.map((f) => `--${f}`).join(', ')}`, 2);
   if (values.offline || values.provider === undefined) return undefined;
   return chatModelFromFlags(values, io, { label: 'run', meter });
 }
