@@ -62,6 +62,7 @@ interface Run {
 const outFile = (label: string) => `bench/out/systems-offline-${label}.json`;
 
 async function measure(): Promise<Run> {
+  const machine = machineFacts(); // before the work: the commit and tree measured
   const systems = values.systems.split(',') as SystemName[];
   const sets = values.datasets.split(',') as SetName[];
   const rows: Row[] = [];
@@ -90,7 +91,7 @@ async function measure(): Promise<Run> {
   const args = process.argv.slice(2).join(' ');
   return {
     label: values.label,
-    machine: machineFacts(),
+    machine,
     command: `npx tsx bench/systems-offline.ts${args ? ` ${args}` : ''}`,
     rows,
   };

@@ -13,9 +13,18 @@ import { chatModelFromFlags, PROVIDER_FLAGS, PROVIDER_USAGE } from './provider-f
 export const METHODS: AttributionMethod[] = ['evidence', 'memtrace', 'obs'];
 
 export const ATTRIBUTION_FLAGS: Options = {
-  method: { type: 'string', default: 'evidence' },
-  prior: { type: 'boolean', default: false },
-  preset: { type: 'string' },
+  method: {
+    type: 'string',
+    default: 'evidence',
+    value: 'evidence|memtrace|obs',
+    help: "evidence: the deterministic evidence-flow attributor (no model); memtrace, obs: the paper's LLM agents",
+  },
+  prior: { type: 'boolean', default: false, help: 'LLM agents start from the evidence-flow candidates' },
+  preset: {
+    type: 'string',
+    value: 'paper|window-scaled',
+    help: "LLM agents' budgets: the paper's values, or scaled to the model's window (default: paper)",
+  },
   ...PROVIDER_FLAGS,
 };
 

@@ -142,7 +142,7 @@ describe('memtrace export', () => {
   });
   it('refuses an unknown format', async () => {
     const r = await run('export', first, '--format', 'csv', '-o', join(tmp, 'x'));
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(2); // a usage error
     expect(r.stderr).toContain('unknown --format "csv"');
   });
 });

@@ -33,9 +33,17 @@ export const attribute: Command = {
   name: 'attribute',
   summary: 'name the decisive faulty operation of failed questions',
   usage: `memtrace attribute <file> [--case QUERY_ID] ${ATTRIBUTION_USAGE} [--json]`,
-  options: { ...JSON_FLAG, case: { type: 'string' }, ...ATTRIBUTION_FLAGS },
+  args: { min: 1, max: 1, name: '<file>' },
+  options: {
+    ...JSON_FLAG,
+    case: {
+      type: 'string',
+      value: 'QUERY_ID',
+      help: 'only this failed question (default: every failed or labelled one)',
+    },
+    ...ATTRIBUTION_FLAGS,
+  },
   async run({ positionals, values }, io) {
-    if (positionals.length !== 1) throw new CliError('attribute takes exactly one file');
     const method = methodOf(values);
     const g = await loadGraph(positionals[0], io);
     const meter = new UsageMeter();

@@ -17,7 +17,7 @@ import {
   pool,
 } from '../attribution-setup.ts';
 import { type Command, JSON_FLAG } from '../command.ts';
-import { collectTraceFiles, openTraceFile } from '../files.ts';
+import { collectTraceFiles, openTraceFile, outputFile, problemLine } from '../files.ts';
 import { CliError, printJson } from '../io.ts';
 import { usageJson, usageLine } from '../provider-flags.ts';
 
@@ -25,12 +25,17 @@ export const bench: Command = {
   name: 'bench',
   summary: 'score an attribution method on labelled traces (ETA / OIA, micro and macro, confusion, cost)',
   usage: `memtrace bench <files or dirs…> ${ATTRIBUTION_USAGE} [--concurrency N] [--out results.json] [--json]`,
-  options: { ...JSON_FLAG, out: { type: 'string' }, ...ATTRIBUTION_FLAGS },
+  args: { min: 1, max: Number.POSITIVE_INFINITY, name: '<files or dirs…>' },
+  options: {
+    ...JSON_FLAG,
+    out: { type: 'string', value: 'FILE', help: 'also write the summary and every case to this JSON file' },
+    ...ATTRIBUTION_FLAGS,
+  },
   async run({ positionals, values }, io) {
-    if (positionals.length === 0) throw new CliError('bench needs labelled trace files or folders');
     const method = methodOf(values);
     const files = await collectTraceFiles(positionals);
     if (files.length === 0) throw new CliError(`no .json trace files in ${positionals.join(', ')}`);
+    if (typeof values.out === 'string') await outputFile(values.out, '--out');
     const meter = new UsageMeter();
     const model = modelFor(method, values, io, meter);
     const concurrency = concurrencyOf(values);
@@ -47,7 +52,8 @@ export const bench: Command = {
       const r = await openTraceFile(file);
       if (!r.ok) {
         unreadable++;
-        for (const issue of r.issues.slice(0, 5)) io.stderr.write(`${formatIssue(issue)}\n`);
+        if (files.length === 1) throw new CliError(problemLine(file, r.issues));
+        io.stderr.write(`${problemLine(file, r.issues)}\n`);
         continue;
       }
       const labelled = listCases(r.graph).filter((c) => c.label);

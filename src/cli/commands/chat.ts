@@ -7,13 +7,14 @@ export const chat: Command = {
   name: 'chat',
   summary: 'send one prompt to an LLM provider and print the reply (tests a provider setup)',
   usage: `memtrace chat ${PROVIDER_USAGE} [--system TEXT] [--stream] [--max-tokens N] [--temperature T] [--json] "prompt"`,
+  args: { min: 1, max: Number.POSITIVE_INFINITY, name: '"prompt"' },
   options: {
     ...PROVIDER_FLAGS,
     ...JSON_FLAG,
-    system: { type: 'string' },
-    stream: { type: 'boolean', default: false },
-    'max-tokens': { type: 'string' },
-    temperature: { type: 'string' },
+    system: { type: 'string', value: 'TEXT', help: 'a system message before the prompt' },
+    stream: { type: 'boolean', default: false, help: 'print the reply as it streams (not with --json)' },
+    'max-tokens': { type: 'string', value: 'N', help: "cap the reply (default: the provider's)" },
+    temperature: { type: 'string', value: 'T', help: "sampling temperature (default: the provider's)" },
   },
   async run({ positionals, values }, io) {
     const prompt = positionals.join(' ').trim();

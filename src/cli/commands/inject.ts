@@ -5,6 +5,7 @@ import { UsageMeter } from '../../core/llm/index.ts';
 import { exportSmartcomment } from '../../core/trace/export.ts';
 import { FAULT_KINDS, type FaultKind, generateBenchmark } from '../../systems/index.ts';
 import { type Command, JSON_FLAG } from '../command.ts';
+import { outputDir } from '../files.ts';
 import { CliError, printJson } from '../io.ts';
 import { PROVIDER_FLAGS, PROVIDER_USAGE, usageLine } from '../provider-flags.ts';
 import { DATA_FLAGS, modelFromValues, readDataArgs } from './run.ts';
@@ -17,19 +18,29 @@ export const inject: Command = {
     'memtrace inject --system rag|long-context|mem0|evermemos [--dataset locomo|realmem|longmemeval] --data FILE ' +
     '[--conversation ID] [--sessions N] --out DIR --per-type N [--natural N] [--types extraction,update,…] [--compact] ' +
     `[--offline | ${PROVIDER_USAGE}] [--json]`,
+  args: { min: 0, max: 0, name: '' },
   options: {
     ...DATA_FLAGS,
     ...PROVIDER_FLAGS,
     ...JSON_FLAG,
-    out: { type: 'string' },
-    'per-type': { type: 'string' },
-    natural: { type: 'string' },
-    types: { type: 'string' },
-    compact: { type: 'boolean', default: false },
+    out: { type: 'string', value: 'DIR', help: 'the benchmark folder to write (required)' },
+    'per-type': { type: 'string', value: 'N', help: 'injected faults wanted per error type (required)' },
+    natural: {
+      type: 'string',
+      value: 'N',
+      help: 'ordinary failures labelled by counterfactual repair per conversation (default: 20)',
+    },
+    types: {
+      type: 'string',
+      value: 'LIST',
+      help: 'fault types, comma-separated (default: extraction,update,deletion,retrieval,response)',
+    },
+    compact: { type: 'boolean', default: false, help: 'write graphs without indentation' },
   },
   async run({ values }, io) {
     const out = values.out;
     if (typeof out !== 'string') throw new CliError('--out DIR is required', 2);
+    await outputDir(out, '--out');
     const perType = Number(values['per-type'] ?? 'NaN');
     if (!(Number.isInteger(perType) && perType >= 0))
       throw new CliError('--per-type N (a whole number) is required', 2);

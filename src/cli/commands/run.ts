@@ -1,5 +1,4 @@
 /** `memtrace run`: a reference memory system over a data set conversation, traced to a smartcomment file. */
-import { readFile } from 'node:fs/promises';
 import { UsageMeter } from '../../core/llm/index.ts';
 import { fileSink } from '../../sdk/file-sink.node.ts';
 import { Tracer } from '../../sdk/index.ts';
@@ -15,18 +14,39 @@ import {
   type SystemName,
   withinSessions,
 } from '../../systems/index.ts';
-import type { Command, Values } from '../command.ts';
+import type { Command, Options, Values } from '../command.ts';
+import { outputFile, readText } from '../files.ts';
 import { CliError, type CliIO } from '../io.ts';
 import { chatModelFromFlags, PROVIDER_FLAGS, PROVIDER_USAGE, usageLine } from '../provider-flags.ts';
 
-export const DATA_FLAGS = {
-  system: { type: 'string' },
-  dataset: { type: 'string' },
-  data: { type: 'string' },
-  conversation: { type: 'string' },
-  sessions: { type: 'string' },
-  offline: { type: 'boolean', default: false },
-} as const;
+export const DATA_FLAGS: Options = {
+  system: {
+    type: 'string',
+    value: 'rag|long-context|mem0|evermemos',
+    help: 'the reference memory system (required)',
+  },
+  dataset: {
+    type: 'string',
+    value: 'locomo|realmem|longmemeval',
+    help: 'the data set format (default: detected from the file)',
+  },
+  data: { type: 'string', value: 'FILE', help: 'the data set file (required)' },
+  conversation: {
+    type: 'string',
+    value: 'ID',
+    help: 'the conversation to use (required when the file holds several)',
+  },
+  sessions: {
+    type: 'string',
+    value: 'N',
+    help: 'only the first N sessions, and only the questions about them (default: all)',
+  },
+  offline: {
+    type: 'boolean',
+    default: false,
+    help: 'deterministic components, no model (also the default without --provider)',
+  },
+};
 
 export interface DataArgs {
   system: SystemName;
@@ -48,9 +68,10 @@ export async function readDataArgs(values: Values): Promise<DataArgs> {
   if (typeof file !== 'string') throw new CliError('--data FILE is required', 2);
   let parsed: unknown;
   try {
-    parsed = JSON.parse(await readFile(file, 'utf8'));
+    parsed = JSON.parse(await readText(file));
   } catch (e) {
-    throw new CliError(`${file}: cannot read as JSON (${(e as Error).message})`);
+    if (e instanceof CliError) throw e;
+    throw new CliError(`${file}: not JSON (${(e as Error).message})`);
   }
   let conversations: Conversation[];
   try {
@@ -87,10 +108,16 @@ export const run: Command = {
   usage:
     'memtrace run --system rag|long-context|mem0|evermemos [--dataset locomo|realmem|longmemeval] --data FILE ' +
     `[--conversation ID] [--sessions N] [--offline | ${PROVIDER_USAGE}] -o OUT.json`,
-  options: { ...DATA_FLAGS, ...PROVIDER_FLAGS, out: { type: 'string', short: 'o' } },
+  args: { min: 0, max: 0, name: '' },
+  options: {
+    ...DATA_FLAGS,
+    ...PROVIDER_FLAGS,
+    out: { type: 'string', short: 'o', value: 'OUT.json', help: 'the execution graph to write (required)' },
+  },
   async run({ values }, io) {
     const out = values.out;
     if (typeof out !== 'string') throw new CliError('-o OUT.json is required', 2);
+    await outputFile(out, '-o');
     const args = await readDataArgs(values);
     if (args.conversations.length !== 1)
       throw new CliError(
