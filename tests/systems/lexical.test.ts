@@ -53,7 +53,7 @@ describe('LexicalIndex', () => {
         const got = index.search(q, 5);
         const want = bruteForce(docs, q, 5);
         expect(got.map((h) => h.key)).toEqual(want.map((h) => h.key));
-        got.forEach((h, i) => expect(h.score).toBeCloseTo(want[i].score, 12));
+        for (const [i, h] of got.entries()) expect(h.score).toBeCloseTo(want[i].score, 12);
       }
     }
   });

@@ -3,7 +3,6 @@ import { type ScoredCase, summarize } from '../../core/bench/metrics.ts';
 import { listCases } from '../../core/cases/cases.ts';
 import { systemOf } from '../../core/cases/system.ts';
 import { UsageMeter } from '../../core/llm/index.ts';
-import { formatIssue } from '../../core/trace/issues.ts';
 import {
   ATTRIBUTION_FLAGS,
   ATTRIBUTION_USAGE,

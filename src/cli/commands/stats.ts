@@ -1,6 +1,6 @@
 import { traceStats } from '../../core/stats/stats.ts';
 import { type Command, JSON_FLAG } from '../command.ts';
-import { CliError, printJson } from '../io.ts';
+import { printJson } from '../io.ts';
 import { loadGraph } from './load.ts';
 
 export const stats: Command = {
