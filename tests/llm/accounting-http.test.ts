@@ -152,6 +152,26 @@ describe('counts the commands print are the server’s', () => {
     expect(r.stderr).not.toMatch(/\n\s+at /); // no stack trace
   });
 
+  it('attribute over a whole file: a failing first case does not discard the others', async () => {
+    const answerOp = 'op-4abf891a8592422bba81e87231f76035'; // an op of the file: a valid final answer
+    server.plan(serverError, serverError); // the first case's two attempts (--retries 1) fail
+    server.always({
+      reply: '',
+      toolCall: {
+        name: 'final_answer',
+        arguments: JSON.stringify({ error_type: 'ResponseError', op_id: answerOp, reason: 'scripted' }),
+      },
+    });
+    const r = await runCli(['attribute', FILE, '--method', 'obs', ...provider(), '--retries', '1', '--json']);
+    const out: { error: unknown; op_id: string | null }[] = JSON.parse(r.stdout);
+    expect(out.length).toBeGreaterThan(1);
+    expect(out[0].error).toMatchObject({ kind: 'server' });
+    for (const a of out.slice(1)) expect(a).toMatchObject({ error: null, op_id: answerOp });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`1 of ${out.length} case(s) failed`);
+    expect(r.stderr).toContain(`${server.requests.length} model requests`);
+  });
+
   it('run: the systems’ calls and the judge’s, retries included, are all counted', async () => {
     const conv = loadLocomo(JSON.parse(readFileSync(join(SHARED_DATA, 'locomo/locomo-dev.json'), 'utf8')))[0];
     server.plan(serverError); // one retried request on the way
