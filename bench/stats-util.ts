@@ -1,7 +1,7 @@
 /** Small helpers shared by the benchmark scripts. */
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { cpus, totalmem } from 'node:os';
+import { cpus, loadavg, totalmem } from 'node:os';
 
 export function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -37,7 +37,7 @@ export function writeResultsSection(
   writeFileSync(path, text);
 }
 
-/** What the measuring machine was, as seen by the script: cores, CPU model, memory, Node, the commit, the date. */
+/** What the measuring machine was, as seen by the script: cores, CPU model, memory, load, Node, the commit, the date. */
 export function machineFacts(): string {
   const cores = cpus();
   let commit = 'unknown commit';
@@ -52,6 +52,7 @@ export function machineFacts(): string {
   }
   return (
     `${cores.length} cores (${cores[0]?.model.trim() ?? 'unknown CPU'}), ${(totalmem() / 2 ** 30).toFixed(0)} GiB, ` +
+    `load average ${loadavg()[0].toFixed(1)} at the start (other jobs share the cores), ` +
     `Node ${process.version}, commit ${commit}, ${new Date().toISOString().slice(0, 10)}`
   );
 }

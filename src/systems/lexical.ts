@@ -11,9 +11,11 @@ export interface Scored<K> {
 }
 
 /**
- * BM25 (k1 = 1.2, b = 0.75) over documents that can be set and removed at any time. Postings
- * (term → documents) keep a search to the documents sharing a query term: scoring every
- * document made Mem0's offline run quadratic in its store.
+ * BM25 (k1 = 1.2, b = 0.75) over documents that can be set and removed at any time. A search
+ * scores only what can reach the top k (exactly, MaxScore-style): query terms are taken rarest
+ * first through their postings, and once the k-th best score beats what the terms left could
+ * add at most (a term adds less than idf × 2.2), no unseen document can enter. Scoring every
+ * document made Mem0's offline run quadratic in its store: every fact shares the speaker's name.
  */
 export class LexicalIndex<K> {
   private readonly docs = new Map<K, Map<string, number>>();
@@ -62,26 +64,58 @@ export class LexicalIndex<K> {
   search(query: string, k: number, filter?: (key: K) => boolean): Scored<K>[] {
     const q = tokens(query);
     const n = this.docs.size;
-    if (n === 0 || q.length === 0) return [];
+    if (n === 0 || q.length === 0 || k <= 0) return [];
     const avg = this.totalLength / n || 1;
-    const candidates = new Set<K>();
-    for (const t of q) for (const key of this.postings.get(t) ?? []) candidates.add(key);
+    const idf = (t: string) => {
+      const d = this.postings.get(t)?.size ?? 0;
+      return Math.log(1 + (n - d + 0.5) / (d + 0.5));
+    };
+    // What each distinct term can add at most (a query may repeat a term: it counts each time).
+    const weights = q.map((t) => (this.postings.has(t) ? idf(t) : 0)); // idf per query token, once
+    const bound = new Map<string, number>();
+    q.forEach((t, i) => {
+      if (weights[i] > 0) bound.set(t, (bound.get(t) ?? 0) + weights[i] * 2.2);
+    });
+    const terms = [...bound.keys()].sort((a, b) => bound.get(b)! - bound.get(a)!);
+    let left = terms.reduce((sum, t) => sum + bound.get(t)!, 0);
+    const seen = new Set<K>();
     const out: (Scored<K> & { seq: number })[] = [];
-    for (const key of candidates) {
-      if (filter && !filter(key)) continue;
-      const tf = this.docs.get(key)!;
-      let s = 0;
-      const norm = 1.2 * (1 - 0.75 + (0.75 * (this.lengths.get(key) ?? 0)) / avg);
-      for (const t of q) {
-        const f = tf.get(t);
-        if (!f) continue;
-        const d = this.postings.get(t)?.size ?? 0;
-        s += Math.log(1 + (n - d + 0.5) / (d + 0.5)) * ((f * 2.2) / (f + norm));
+    const best: number[] = []; // the k best scores so far, descending
+    for (const term of terms) {
+      if (best.length === k && left < best[k - 1]) break; // no unseen document can reach the top k
+      for (const key of this.postings.get(term)!) {
+        if (seen.has(key)) continue;
+        seen.add(key);
+        if (filter && !filter(key)) continue;
+        const s = this.score(key, q, weights, avg);
+        if (s <= 0) continue;
+        out.push({ key, score: s, seq: this.seq.get(key)! });
+        if (best.length < k || s > best[best.length - 1]) {
+          let i = Math.min(best.length, k - 1);
+          if (best.length < k) best.push(s);
+          while (i > 0 && best[i - 1] < s) {
+            best[i] = best[i - 1];
+            i--;
+          }
+          best[i] = s;
+        }
       }
-      if (s > 0) out.push({ key, score: s, seq: this.seq.get(key)! });
+      left -= bound.get(term)!;
     }
     out.sort((a, b) => b.score - a.score || a.seq - b.seq);
     return out.slice(0, k).map(({ key, score }) => ({ key, score }));
+  }
+
+  /** A document's BM25 score for the query tokens (summed in query order, as a full scan would). */
+  private score(key: K, q: string[], weights: number[], avg: number): number {
+    const tf = this.docs.get(key)!;
+    const norm = 1.2 * (1 - 0.75 + (0.75 * (this.lengths.get(key) ?? 0)) / avg);
+    let s = 0;
+    for (let i = 0; i < q.length; i++) {
+      const f = tf.get(q[i]);
+      if (f) s += weights[i] * ((f * 2.2) / (f + norm));
+    }
+    return s;
   }
 }
 
