@@ -79,7 +79,7 @@ const rows = [
 rmSync(dir, { recursive: true, force: true });
 const base = rows[1].opsPerSecond;
 const body = [
-  `\`npx tsx bench/sdk-overhead.ts ${N} ${RUNS}\` — ${N.toLocaleString('en')} traced Mem0-shaped operations (\`fact-extraction\`: a message and a prompt in, a content-hashed list of facts out → 1 op, 2 edges, 2 new variables per op), timed end to end including writing the JSON (pretty-printed like the toolkit); medians of ${RUNS} runs. Machine: ${machine} (cores shared with other jobs).`,
+  `\`npx tsx bench/sdk-overhead.ts ${N} ${RUNS}\` — ${N.toLocaleString('en')} traced Mem0-shaped operations (\`fact-extraction\`: a message and a prompt in, a content-hashed list of facts out → 1 op, 2 edges, 2 new variables per op), timed end to end including writing the JSON (pretty-printed like the toolkit); medians of ${RUNS} runs. Machine: ${machine}.`,
   '',
   '| mode | ops | ops/s (median) | vs Node crypto in memory | µs per op | bytes/op | file MB |',
   '| --- | --- | --- | --- | --- | --- | --- |',

@@ -117,7 +117,7 @@ function render(after: Run, before: Run | null): string {
   if (before) {
     lines.push(
       '',
-      `Run time before / after the offline search fix (\`LexicalIndex.search\` scored every stored document for every query — quadratic as Mem0's store grows; it now scores only the documents sharing a query term, with identical scores and order). Before: \`${before.command}\` — ${before.machine}.`,
+      `Run time before / after the offline search fix (\`LexicalIndex.search\` scored every stored document for every query — quadratic as Mem0's store grows, since every fact holds the speaker's name; it now takes query terms rarest first through postings and stops once no unseen document can reach the top k, with identical scores and order). Wall-clock seconds on shared cores: the two runs saw different loads. Before: \`${before.command}\` — ${before.machine}.`,
       '',
       '| system | data set | median s before | median s after | after / before |',
       '| --- | --- | --- | --- | --- |',
