@@ -76,7 +76,7 @@ const rows = [
   ],
 ];
 const body = [
-  `File: \`bench/out/synthetic-100mb.json\`, ${mb.toFixed(0)} MB (\`bench/synthetic.ts\`). Chromium ${chromium} headless (\`/usr/bin/chromium\`), fresh profile per run, ${runs} runs, medians. Machine: ${machine} (its cores are shared with other jobs).`,
+  `File: \`bench/out/synthetic-100mb.json\`, ${mb.toFixed(0)} MB (\`bench/synthetic.ts\`). Chromium ${chromium} headless (\`/usr/bin/chromium\`), fresh profile per run, ${runs} runs, medians. Machine: ${machine}.`,
   '',
   '| step | median ms | vs JSON.parse |',
   '| --- | --- | --- |',
