@@ -10,7 +10,13 @@ import type {
   NeighbourhoodDrawing,
   NeighbourhoodDrawingOptions,
 } from '../src/core/layout/index.ts';
-import type { ChatCapabilities, ChatRequest, ChatResponse, ProviderKind } from '../src/core/llm/types.ts';
+import type {
+  ChatCapabilities,
+  ChatRequest,
+  ChatResponse,
+  ProviderKind,
+  Spent,
+} from '../src/core/llm/types.ts';
 import type { TraceIssue } from '../src/core/trace/issues.ts';
 import type { AgentProgress, AgentRunRow } from '../src/db/agent-runs.ts';
 import type { SystemName } from '../src/systems/system.ts';
@@ -357,7 +363,10 @@ export interface ModelInfo {
 export type PortRequest = Omit<ChatRequest, 'signal' | 'onToken'>;
 
 /** A call's outcome: errors cross as data so their kind survives. */
-export type PortResult = { ok: true; response: ChatResponse } | { ok: false; kind: string; message: string };
+export type PortResult =
+  | { ok: true; response: ChatResponse }
+  /** `spent`: what the failed call cost (requests, tokens), so the worker's run counts it. */
+  | { ok: false; kind: string; message: string; spent?: Spent };
 
 /** The page's chat model as the worker sees it (a comlink proxy). */
 export interface ModelPort {

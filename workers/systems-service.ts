@@ -8,7 +8,7 @@
 import { exportSmartcomment } from '../src/core/trace/export.ts';
 import { Tracer } from '../src/sdk/tracer.ts';
 import { createSystem } from '../src/systems/factory.ts';
-import { loadDataset } from '../src/systems/loaders/index.ts';
+import { DATASET_LABEL, DATASETS, detectDataset, loadDataset } from '../src/systems/loaders/index.ts';
 import { runSystem } from '../src/systems/run.ts';
 import { SPLIT_OF, SYSTEM_NAMES } from '../src/systems/system.ts';
 import type { Conversation, DatasetName } from '../src/systems/types.ts';
@@ -22,36 +22,6 @@ import {
   type SystemRunResult,
   type SystemsApi,
 } from './api.ts';
-
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-const DATASET_NAMES: readonly DatasetName[] = ['locomo', 'realmem', 'longmemeval'];
-const LABEL: Record<DatasetName, string> = {
-  locomo: 'LoCoMo',
-  realmem: 'RealMem',
-  longmemeval: 'LongMemEval',
-};
-
-/** Which data set a parsed file is, from its shape, and its layout in words; null when none fits. */
-export function detectDataset(data: unknown): { dataset: DatasetName; layout: string } | null {
-  if (Array.isArray(data)) {
-    const first = data.find(isObj);
-    if (!first) return null;
-    if ('haystack_sessions' in first || 'question_id' in first)
-      return { dataset: 'longmemeval', layout: 'LongMemEval, a list of instances' };
-    if ('conversation' in first || 'sample_id' in first || 'qa' in first)
-      return { dataset: 'locomo', layout: 'LoCoMo, canonical layout (a list of samples)' };
-    return null;
-  }
-  if (!isObj(data)) return null;
-  if (Array.isArray(data.dialogues)) return { dataset: 'realmem', layout: 'RealMem, one persona' };
-  if ('haystack_sessions' in data) return { dataset: 'longmemeval', layout: 'LongMemEval, one instance' };
-  if (isObj(data.conversation)) return { dataset: 'locomo', layout: 'LoCoMo, canonical layout (one sample)' };
-  if ('speaker_a' in data || Object.keys(data).some((k) => /^session_\d+$/.test(k)))
-    return { dataset: 'locomo', layout: 'LoCoMo, v2 layout (one flattened conversation)' };
-  return null;
-}
 
 /** Thrown by `run` on bad input (shown to people as is). */
 class RunInputError extends Error {}
@@ -265,16 +235,16 @@ export class SystemsService implements SystemsApi {
         );
       ({ dataset, layout } = found);
     } else {
-      if (!DATASET_NAMES.includes(choice)) throw new RunInputError(`Unknown data set "${choice}".`);
+      if (!DATASETS.includes(choice)) throw new RunInputError(`Unknown data set "${choice}".`);
       dataset = choice;
-      layout = found?.dataset === choice ? found.layout : LABEL[choice];
+      layout = found?.dataset === choice ? found.layout : DATASET_LABEL[choice];
     }
     let conversations: Conversation[];
     try {
       conversations = loadDataset(dataset, data, source.name);
     } catch (e) {
       throw new RunInputError(
-        `${source.name} as ${LABEL[dataset]}: ${e instanceof Error ? e.message : String(e)}`,
+        `${source.name} as ${DATASET_LABEL[dataset]}: ${e instanceof Error ? e.message : String(e)}`,
       );
     }
     if (!conversations.length) throw new RunInputError(`${source.name}: no conversations found.`);

@@ -152,6 +152,7 @@ export class RunEnv {
   faultOpId: string | null = null;
   private readonly promptVars = new Map<string, TracedVar>();
   private readonly turnsById = new Map<string, Turn>();
+  /** Requests that reached the model's endpoint (retries, failed calls and judge calls included). */
   llmCalls = 0;
   inputTokens = 0;
   outputTokens = 0;
@@ -159,7 +160,7 @@ export class RunEnv {
   constructor(o: RunEnvOptions) {
     this.t = o.tracer;
     this.conv = o.conversation;
-    this.llm = o.llm;
+    this.llm = o.llm && this.counting(o.llm);
     this.prompts = { ...DEFAULT_PROMPTS, ...(o.prompts ?? {}) };
     this.intervention = o.intervention;
     this.evidence = new Set(o.intervention?.evidence ?? []);
@@ -222,7 +223,29 @@ export class RunEnv {
     return v;
   }
 
-  /** Calls the model (counts usage). */
+  /** The model as the run uses it: every call — a system's or the judge's — is counted here. */
+  private counting(llm: SystemLLM): SystemLLM {
+    return {
+      model: llm.model,
+      complete: async (request) => {
+        try {
+          const r = await llm.complete(request);
+          this.llmCalls += r.calls ?? 1;
+          if (!r.cached) {
+            this.inputTokens += r.usage?.inputTokens ?? 0;
+            this.outputTokens += r.usage?.outputTokens ?? 0;
+          }
+          return r;
+        } catch (e) {
+          // A failed call notes the requests it made (src/core/llm `LlmError.spent`); else one.
+          this.llmCalls += (e as { spent?: { calls?: number } } | null)?.spent?.calls ?? 1;
+          throw e;
+        }
+      },
+    };
+  }
+
+  /** Calls the model with a system and a user message. */
   async complete(system: string, user: string, json = false): Promise<string> {
     if (!this.llm) throw new Error('offline mode has no model');
     const r = await this.llm.complete({
@@ -233,9 +256,6 @@ export class RunEnv {
       temperature: 0,
       ...(json ? { responseFormat: { type: 'json' as const } } : {}),
     });
-    this.llmCalls++;
-    this.inputTokens += r.usage?.inputTokens ?? 0;
-    this.outputTokens += r.usage?.outputTokens ?? 0;
     return r.text;
   }
 

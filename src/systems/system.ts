@@ -147,7 +147,7 @@ export async function judge(
   const verdict =
     judgeWith === 'llm' && env.llm
       ? await llmJudge(env.llm, q.question, q.answers, prediction, env.prompts['llm-judge-prompt'])
-      : offlineJudge(prediction, q.answers);
+      : offlineJudge(prediction, q.answers, q.question);
   const opId = env.t.op(
     'llm-judge',
     {
@@ -155,8 +155,10 @@ export async function judge(
       comment:
         verdict.judge === 'llm'
           ? 'LLM-as-a-judge compares the prediction with the golden answer.'
-          : 'Offline judge (normalised containment / token F1) compares the prediction with the golden answer.',
-      metadata: { judge: verdict.judge === 'llm' ? (env.llm?.model ?? 'llm') : 'offline-containment-f1' },
+          : 'Offline judge (containment, token F1, or support of the prediction by a long golden answer) compares the prediction with the golden answer.',
+      metadata: {
+        judge: verdict.judge === 'llm' ? (env.llm?.model ?? 'llm') : 'offline-containment-f1-support',
+      },
     },
     (op) => {
       op.input(queryVar);

@@ -3,19 +3,10 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.ts';
+import { runCli } from '../helpers/cli.ts';
 import { SMARTCOMMENT_DIR, smartcommentFiles } from '../helpers/shared-data.ts';
 
-async function run(...argv: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const code = await main(argv, {
-    stdout: { write: (s: string) => (stdout += s) },
-    stderr: { write: (s: string) => (stderr += s) },
-    env: {},
-  });
-  return { code, stdout, stderr };
-}
+const run = (...argv: string[]) => runCli(argv);
 
 const tmp = mkdtempSync(join(tmpdir(), 'memtrace-cli-'));
 const [first] = smartcommentFiles();
@@ -151,7 +142,7 @@ describe('memtrace export', () => {
   });
   it('refuses an unknown format', async () => {
     const r = await run('export', first, '--format', 'csv', '-o', join(tmp, 'x'));
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(2); // a usage error
     expect(r.stderr).toContain('unknown --format "csv"');
   });
 });

@@ -209,12 +209,10 @@ describe('laneLayout(graph) on hand-built graphs', () => {
 });
 
 describe('laneLayout at scale', () => {
-  it('a 20k-variable synthetic run keeps the invariants and lays out in well under a second', () => {
+  // Its speed is measured by bench/lanes-synthetic.ts, not asserted here (timings belong in benchmarks).
+  it('a 20k-variable synthetic run keeps the invariants', () => {
     const g = buildGraph(syntheticDocument(20_000, 7));
-    const t0 = performance.now();
     const l = laneLayout(g, { pack: true });
-    const ms = performance.now() - t0;
-    expect(ms).toBeLessThan(1500);
     expect(problems(g, l)).toEqual([]);
     expect(l.rows).toBeLessThan(l.lanes / 4);
   });

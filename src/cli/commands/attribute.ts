@@ -1,4 +1,3 @@
-import { engineFor } from '../../core/attribution/engines.ts';
 import type { Attribution } from '../../core/attribution/types.ts';
 import { listCases } from '../../core/cases/cases.ts';
 import { systemOf } from '../../core/cases/system.ts';
@@ -6,6 +5,9 @@ import { UsageMeter } from '../../core/llm/index.ts';
 import {
   ATTRIBUTION_FLAGS,
   ATTRIBUTION_USAGE,
+  agentOptionsOf,
+  attributeCase,
+  type CaseFailure,
   concurrencyOf,
   depsFor,
   methodOf,
@@ -14,18 +16,34 @@ import {
 } from '../attribution-setup.ts';
 import { type Command, JSON_FLAG } from '../command.ts';
 import { CliError, printJson } from '../io.ts';
+import { usageLine } from '../provider-flags.ts';
 import { loadGraph } from './load.ts';
 
-/** One line of `memtrace attribute --json`: the attribution, plus the label when the case has one. */
-export type AttributeJson = Attribution & { label_type: string | null; label_op_id: string | null };
+/**
+ * One line of `memtrace attribute --json`: the attribution, plus the label when the case has
+ * one, and `error` when the case failed (then no type and no op; `cost` is what it spent).
+ */
+export type AttributeJson = Attribution & {
+  label_type: string | null;
+  label_op_id: string | null;
+  error: CaseFailure | null;
+};
 
 export const attribute: Command = {
   name: 'attribute',
   summary: 'name the decisive faulty operation of failed questions',
   usage: `memtrace attribute <file> [--case QUERY_ID] ${ATTRIBUTION_USAGE} [--json]`,
-  options: { ...JSON_FLAG, case: { type: 'string' }, ...ATTRIBUTION_FLAGS },
+  args: { min: 1, max: 1, name: '<file>' },
+  options: {
+    ...JSON_FLAG,
+    case: {
+      type: 'string',
+      value: 'QUERY_ID',
+      help: 'only this failed question (default: every failed or labelled one)',
+    },
+    ...ATTRIBUTION_FLAGS,
+  },
   async run({ positionals, values }, io) {
-    if (positionals.length !== 1) throw new CliError('attribute takes exactly one file');
     const method = methodOf(values);
     const g = await loadGraph(positionals[0], io);
     const meter = new UsageMeter();
@@ -36,22 +54,27 @@ export const attribute: Command = {
       if (cases.length === 0)
         throw new CliError(`${positionals[0]}: no failed question with query id "${values.case}"`);
     }
-    const deps = await depsFor(g, { model, prior: Boolean(values.prior) });
-    const engine = engineFor(method);
+    const deps = await depsFor(g, { model, prior: Boolean(values.prior), agent: agentOptionsOf(values) });
     const system = systemOf(g.doc, positionals[0]);
     const out = await pool(cases, concurrencyOf(values), async (c, i) => {
       io.stderr.write(`[${i + 1}/${cases.length}] ${c.queryId}\n`);
-      const a = await engine({ graph: g, case: c, system }, deps);
+      const { result, error } = await attributeCase(method, { graph: g, case: c, system }, deps);
+      if (error)
+        io.stderr.write(`[${i + 1}/${cases.length}] ${c.queryId} failed: ${error.kind}: ${error.message}\n`);
       return {
-        ...a,
+        ...result,
         label_type: c.label?.errorType ?? null,
         label_op_id: c.label?.opId ?? null,
+        error,
       } satisfies AttributeJson;
     });
     if (values.json) printJson(io, out);
     else
       for (const a of out)
         io.stdout.write(`${a.query_id}\t${a.error_type ?? 'none'}\t${a.op_id ?? '-'}\t${a.reason}\n`);
-    return 0;
+    const failed = out.filter((a) => a.error).length;
+    if (model) io.stderr.write(`${usageLine(meter.totals())}\n`);
+    if (failed) io.stderr.write(`${failed} of ${out.length} case(s) failed\n`);
+    return failed ? 1 : 0;
   },
 };
