@@ -81,7 +81,11 @@ export const makeBench: Command = {
   args: { min: 0, max: 0, name: '' },
   options: {
     ...JSON_FLAG,
-    kind: { type: 'string', value: 'llm-memories', help: 'the benchmark to write (required; only llm-memories)' },
+    kind: {
+      type: 'string',
+      value: 'llm-memories',
+      help: 'the benchmark to write (required; only llm-memories)',
+    },
     out: { type: 'string', value: 'DIR', help: 'the folder to write into (required)' },
     locomo: { type: 'string', value: 'FILE', help: 'a LoCoMo file (either layout)' },
     realmem: { type: 'string', value: 'FILE,FILE…', help: 'RealMem persona files, comma-separated' },
@@ -97,7 +101,11 @@ export const makeBench: Command = {
       value: 'N',
       help: 'cases every error type must have (exit 1 below it)',
     },
-    verify: { type: 'boolean', default: false, help: 're-check every label by rerunning with its op repaired' },
+    verify: {
+      type: 'boolean',
+      default: false,
+      help: 're-check every label by rerunning with its op repaired',
+    },
     compact: { type: 'boolean', default: false, help: 'write graphs without indentation' },
   },
   async run({ values }, io) {
