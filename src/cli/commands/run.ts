@@ -2,6 +2,7 @@
 import { readFile } from 'node:fs/promises';
 import { fileSink } from '../../sdk/file-sink.node.ts';
 import { Tracer } from '../../sdk/index.ts';
+import { otelFileSink } from '../../sdk/otel-file.node.ts';
 import {
   type Conversation,
   createSystem,
@@ -74,11 +75,20 @@ export const run: Command = {
   summary: 'run a reference memory system on a data set conversation and write its execution graph',
   usage:
     'memtrace run --system rag|long-context|mem0|evermemos --dataset locomo|realmem|longmemeval --data FILE ' +
-    `[--conversation ID] [--sessions N] [--offline | ${PROVIDER_USAGE}] -o OUT.json`,
-  options: { ...DATA_FLAGS, ...PROVIDER_FLAGS, out: { type: 'string', short: 'o' } },
+    `[--conversation ID] [--sessions N] [--offline | ${PROVIDER_USAGE}] [--format smartcomment|otlp|openinference [--standard-only]] -o OUT.json`,
+  options: {
+    ...DATA_FLAGS,
+    ...PROVIDER_FLAGS,
+    out: { type: 'string', short: 'o' },
+    format: { type: 'string', default: 'smartcomment' },
+    'standard-only': { type: 'boolean', default: false },
+  },
   async run({ values }, io) {
     const out = values.out;
     if (typeof out !== 'string') throw new CliError('-o OUT.json is required', 2);
+    const format = String(values.format);
+    if (!['smartcomment', 'otlp', 'openinference'].includes(format))
+      throw new CliError(`--format must be one of smartcomment|otlp|openinference`, 2);
     const args = await readDataArgs(values);
     if (args.conversations.length !== 1)
       throw new CliError(
@@ -95,7 +105,15 @@ export const run: Command = {
       `${args.system} on ${conv.id} (${conv.sessions.length} sessions, ${conv.questions.length} questions), ${mode}\n`,
     );
     const tracer = new Tracer({
-      sink: fileSink(out),
+      // otlp / openinference: the same run as OpenTelemetry spans, written by the OpenTelemetry SDK.
+      sink:
+        format === 'smartcomment'
+          ? fileSink(out)
+          : otelFileSink(out, {
+              flavour: format === 'otlp' ? 'genai' : 'openinference',
+              exact: values['standard-only'] !== true,
+              serviceName: `memtrace-${args.system}`,
+            }),
       filename: `memtrace-${args.system}`,
       metadata: {
         system: SPLIT_OF[args.system],
