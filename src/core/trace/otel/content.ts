@@ -260,9 +260,6 @@ function genAi(span: OtelSpan, op: string, c: SpanContent): void {
     const q = str(a['gen_ai.memory.query.text']) ?? str(a['gen_ai.memory.query']);
     if (q) c.inputs.push({ text: q, role: 'query' });
   }
-  for (const e of span.events)
-    if (e.name === 'gen_ai.evaluation.result') c.evaluations.push(evaluationFrom(e.attributes, span.name));
-  if (op === 'evaluate' && !c.evaluations.length) c.evaluations.push(evaluationFrom(a, span.name));
 }
 
 /** Keys evaluator inputs use for the question, the golden answer and the answer judged. */
@@ -424,9 +421,11 @@ export function spanContent(span: OtelSpan): SpanContent {
     // No convention: plain input/output values still count, e.g. a hand-instrumented span.
     c.inputs.push(...ioItems(ioValue(a, 'input'), false));
     c.outputs.push(...ioItems(ioValue(a, 'output'), true));
-    for (const e of span.events)
-      if (e.name === 'gen_ai.evaluation.result') c.evaluations.push(evaluationFrom(e.attributes, span.name));
   }
+  // Evaluation results are events on the span they judge, in every convention (Langfuse scores too).
+  for (const e of span.events)
+    if (e.name === 'gen_ai.evaluation.result') c.evaluations.push(evaluationFrom(e.attributes, span.name));
+  if (c.kind === 'evaluate' && !c.evaluations.length) c.evaluations.push(evaluationFrom(a, span.name));
   // A judge's question, golden answer and answer may be its own input messages, named by class.
   for (const e of c.evaluations) {
     const named = (cls: string) => c.inputs.find((x) => x.className === cls)?.text ?? null;
