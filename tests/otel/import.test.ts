@@ -432,3 +432,43 @@ describe('bad input names the file and the place', () => {
     expect(nodeValues(r.doc)).toContain('<img src=x onerror=alert(1)>');
   });
 });
+
+describe('inferred edges in the drawings', () => {
+  it('the neighbourhood marks an inferred input edge EDGE_INFERRED and a recorded one EDGE_DATA', async () => {
+    const { neighbourhood, EDGE_DATA, EDGE_INFERRED } = await import(
+      '../../src/core/layout/neighbourhood.ts'
+    );
+    const fact = 'Melanie ran a charity race for mental health last Saturday';
+    const r = load(
+      JSON.stringify(
+        request([
+          span('chat extract', [
+            s('gen_ai.operation.name', 'chat'),
+            s(
+              'gen_ai.input.messages',
+              JSON.stringify([{ role: 'user', parts: [{ type: 'text', content: 'raw turn text here' }] }]),
+            ),
+            s(
+              'gen_ai.output.messages',
+              JSON.stringify([{ role: 'assistant', parts: [{ type: 'text', content: fact }] }]),
+            ),
+          ]),
+          span('chat answer', [
+            s('gen_ai.operation.name', 'chat'),
+            s(
+              'gen_ai.input.messages',
+              JSON.stringify([{ role: 'user', parts: [{ type: 'text', content: `Context:\n${fact}` }] }]),
+            ),
+            s(
+              'gen_ai.output.messages',
+              JSON.stringify([{ role: 'assistant', parts: [{ type: 'text', content: 'last Saturday' }] }]),
+            ),
+          ]),
+        ]),
+      ),
+    );
+    const g = buildGraph(r.doc);
+    const nb = neighbourhood(g, { ops: [g.opIndex.get(ops(r.doc)[1].op_id)!] }, { depth: 1 });
+    expect([...nb.edgeKind].sort()).toEqual([EDGE_DATA, EDGE_DATA, EDGE_INFERRED].sort());
+  });
+});
