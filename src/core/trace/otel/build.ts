@@ -209,9 +209,15 @@ export function spansToDocument(file: SpanFile): { doc: TraceDocument; summary: 
     return id;
   };
 
-  const contentVar = (it: ContentItem, session: string, at: string): { id: string; known: boolean } => {
+  /** The variable of a text; `fresh` makes a new one (a span writing a text an earlier span also wrote). */
+  const contentVar = (
+    it: ContentItem,
+    session: string,
+    at: string,
+    fresh = false,
+  ): { id: string; known: boolean } => {
     const known = byText.get(it.text);
-    if (known) return { id: known.id, known: true };
+    if (known && !fresh) return { id: known.id, known: true };
     const className = classOf.get(it.text) ?? it.className ?? null;
     let name = `text:${hash16(it.text)}`;
     for (let n = 2; usedNames.has(`${className}|${name}`); n++) name = `text:${hash16(it.text)}-${n}`;
@@ -262,11 +268,13 @@ export function spansToDocument(file: SpanFile): { doc: TraceDocument; summary: 
     const skip = descendantOutputs.get(k);
     const writeItem = (it: ContentItem) => {
       if (skip?.has(it.text)) return;
-      const v = contentVar(it, session, at);
-      if (inputs.some((x) => x.id === v.id)) return;
+      const known = byText.get(it.text);
+      if (known && inputs.some((x) => x.id === known.id)) return; // passed through unchanged
+      // Two answers with the same words are two variables; later readers read the latest.
+      const v = contentVar(it, session, at, known !== undefined && producerOf.has(known.id));
       outputs.push(v.id);
-      if (!producerOf.has(v.id)) producerOf.set(v.id, opId);
-      for (const u of unitsOf(it.text)) if (!byUnit.has(u)) byUnit.set(u, v.id);
+      producerOf.set(v.id, opId);
+      for (const u of unitsOf(it.text)) byUnit.set(u, v.id);
     };
 
     const mem = c.memory;
@@ -279,7 +287,7 @@ export function spansToDocument(file: SpanFile): { doc: TraceDocument; summary: 
           else if (r.content !== null) {
             // A record written before the trace began (or a document without id): known by its content.
             if (r.id !== null) {
-              const id = addNode(r.id, store, 1, r.content, 'memory_record', session, at, {
+              const id = addNode(r.id, store, 1, r.content, store ?? 'memory_record', session, at, {
                 seen_first_in: opId,
               });
               records.set(recordKey(store, r.id), {
@@ -311,7 +319,8 @@ export function spansToDocument(file: SpanFile): { doc: TraceDocument; summary: 
           if (deleting && !prev) continue;
           const value = deleting ? 'None' : (r.content ?? prev?.id ?? '');
           const version = prev ? prev.version + 1 : 1;
-          const id = addNode(recId, store, version, value, 'memory_record', session, at);
+          // Records of one store are one kind of unit (the store id is their category).
+          const id = addNode(recId, store, version, value, store ?? 'memory_record', session, at);
           if (prev) addInput(prev.id, 'memory-record');
           records.set(recordKey(store, recId), {
             name: recId,
@@ -322,7 +331,7 @@ export function spansToDocument(file: SpanFile): { doc: TraceDocument; summary: 
           });
           outputs.push(id);
           producerOf.set(id, opId);
-          if (!deleting) for (const u of unitsOf(value)) if (!byUnit.has(u)) byUnit.set(u, id);
+          if (!deleting) for (const u of unitsOf(value)) byUnit.set(u, id);
         }
       }
     }
@@ -331,6 +340,8 @@ export function spansToDocument(file: SpanFile): { doc: TraceDocument; summary: 
     // A judge's own output messages are its verdict, written below as judge variables.
     if (!judge?.inline) for (const it of c.outputs) writeItem(it);
     let opName = span.name || null;
+    // Memory spans are named by their operation alone; the store tells a buffer's update from an index's.
+    if (c.memory?.store && opName && !opName.includes(c.memory.store)) opName = `${opName} ${c.memory.store}`;
     let category = c.category;
     if (judge) {
       const { evaluation: e, inline } = judge;

@@ -77,6 +77,9 @@ interface OpShape {
   outputs: VariableRecord[];
 }
 
+/** Categories too general to say two variables are the same kind of memory unit. */
+const GENERIC_CATEGORIES = new Set(['variable', 'message', 'message & query', 'prompt', 'sentinel', 'query']);
+
 const LLM_CATEGORIES = /llm|generat|extract|chat|answer|summar/i;
 
 export function documentToSpans(doc: TraceDocument, options: EmitOptions): SpanDescription[] {
@@ -111,14 +114,19 @@ export function documentToSpans(doc: TraceDocument, options: EmitOptions): SpanD
       byId,
     ),
   );
-  // Memory records: variables with a version history, and what searches pick from a store.
-  const isUnit = (v: VariableRecord) =>
-    (chainLength.get(fullName(v)) ?? 0) > 1 || searchedUnits.has(fullName(v));
+  // Memory records: variables with a version history, what searches pick from a store, and
+  // every variable of the same (specific) category as those — a chunk no search picked is a record too.
   const searchedUnits = new Set<string>();
   ops.forEach((o, k) => {
     if (o.category !== 'retrieval') return;
     for (const v of shapes[k].inputs) if (!isQuery(v)) searchedUnits.add(fullName(v));
   });
+  const recordLike = (v: VariableRecord) =>
+    (chainLength.get(fullName(v)) ?? 0) > 1 || searchedUnits.has(fullName(v));
+  const unitCategories = new Set<string>();
+  for (const n of nodes)
+    if (recordLike(n) && !GENERIC_CATEGORIES.has(String(n.category))) unitCategories.add(String(n.category));
+  const isUnit = (v: VariableRecord) => recordLike(v) || unitCategories.has(String(v.category));
 
   // Which op carries which record (exact mode): a variable goes with the first op that touches it.
   const nodeHome = new Map<string, number>();
