@@ -29,6 +29,7 @@ import {
   spanContent,
 } from './content.ts';
 import type { OtelSpan, SpanFile } from './span.ts';
+import { hash16, TextMap, textSlot } from './text-map.ts';
 import { type AttrValue, formatNanos } from './values.ts';
 
 /** What the import made of the spans, for the import summary. */
@@ -63,18 +64,6 @@ const ROLE_CATEGORY: Record<ItemRole, string> = {
   record: 'memory_record',
   value: 'value',
 };
-
-/** A 64-bit FNV-1a of the text as 16 hex digits: names variables by content (identity is exact text). */
-function hash16(text: string): string {
-  let h1 = 0x811c9dc5;
-  let h2 = 0x01000193 ^ text.length;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    h1 = Math.imul(h1 ^ c, 0x01000193);
-    h2 = Math.imul(h2 ^ c, 0x5bd1e995);
-  }
-  return (h1 >>> 0).toString(16).padStart(8, '0') + (h2 >>> 0).toString(16).padStart(8, '0');
-}
 
 interface Var {
   id: string;
@@ -125,7 +114,11 @@ export function spansToDocument(file: SpanFile): { doc: TraceDocument; summary: 
   const sessions = new Map<string, SessionRecord>();
 
   // Class names (query, prediction, …) are said once (by the judge) but hold for the same text everywhere.
-  const classOf = new Map<string, string>();
+  const classOf = new TextMap<string>();
+  const slotOf = (it: ContentItem) => {
+    it.slot ??= textSlot(it.text);
+    return it.slot;
+  };
   const carried = new Set(['query', 'golden_answers', 'prediction']);
   for (const c of contents) {
     for (const it of [...c.inputs, ...c.outputs])
@@ -142,21 +135,35 @@ export function spansToDocument(file: SpanFile): { doc: TraceDocument; summary: 
   const hasChildren = new Set<string>();
   for (const p of parentOf.values()) if (p) hasChildren.add(p);
   // An output a descendant also writes was written there; the parent only passes it on.
-  const descendantOutputs = new Map<string, Set<string>>();
-  spans.forEach((s, i) => {
-    let p = parentOf.get(key(s)) ?? null;
-    const seen = new Set<string>();
-    while (p && !seen.has(p)) {
-      seen.add(p);
-      const set = descendantOutputs.get(p) ?? new Set<string>();
-      descendantOutputs.set(p, set);
-      for (const o of contents[i].outputs) set.add(o.text);
-      p = parentOf.get(p) ?? null;
-    }
+  const writers = new Set<string>();
+  spans.forEach((sp, i) => {
+    if (contents[i].outputs.length && hasChildren.has(key(sp))) writers.add(key(sp));
   });
+  const descendantOutputs = new Map<string, TextMap<true>>();
+  if (writers.size)
+    spans.forEach((sp, i) => {
+      let p = parentOf.get(key(sp)) ?? null;
+      const seen = new Set<string>();
+      while (p && !seen.has(p)) {
+        seen.add(p);
+        if (writers.has(p)) {
+          const set = descendantOutputs.get(p) ?? new TextMap<true>();
+          descendantOutputs.set(p, set);
+          for (const o of contents[i].outputs) set.set(o.text, true, slotOf(o));
+        }
+        p = parentOf.get(p) ?? null;
+      }
+    });
 
-  const byText = new Map<string, Var>();
-  const byUnit = new Map<string, string>();
+  const byText = new TextMap<Var>();
+  const byUnit = new TextMap<string>();
+  // Outputs are split into units only when an input needs looking up by unit (often none does).
+  const pendingUnits: { text: string; id: string }[] = [];
+  const unitIndex = () => {
+    for (const p of pendingUnits) for (const u of unitsOf(p.text)) byUnit.set(u, p.id);
+    pendingUnits.length = 0;
+    return byUnit;
+  };
   const producerOf = new Map<string, string>();
   const records = new Map<
     string,
@@ -165,6 +172,7 @@ export function spansToDocument(file: SpanFile): { doc: TraceDocument; summary: 
   const sessionOfSpan = new Map<string, string>();
   let sentinelNode = false;
   const usedNames = new Set<string>();
+  const usedOpIds = new Set<string>();
 
   const ensureSession = (id: string, at: string) => {
     if (!sessions.has(id))
@@ -216,15 +224,17 @@ export function spansToDocument(file: SpanFile): { doc: TraceDocument; summary: 
     at: string,
     fresh = false,
   ): { id: string; known: boolean } => {
-    const known = byText.get(it.text);
+    const slot = slotOf(it);
+    const known = byText.get(it.text, slot);
     if (known && !fresh) return { id: known.id, known: true };
-    const className = classOf.get(it.text) ?? it.className ?? null;
-    let name = `text:${hash16(it.text)}`;
-    for (let n = 2; usedNames.has(`${className}|${name}`); n++) name = `text:${hash16(it.text)}-${n}`;
+    const className = classOf.get(it.text, slot) ?? it.className ?? null;
+    const hash = slot.length === it.text.length ? hash16(it.text) : slot.slice(0, 16);
+    let name = `text:${hash}`;
+    for (let n = 2; usedNames.has(`${className}|${name}`); n++) name = `text:${hash}-${n}`;
     usedNames.add(`${className}|${name}`);
     const category = className === 'query' ? 'message & query' : ROLE_CATEGORY[it.role];
     const id = addNode(name, className, 1, it.text, category, session, at);
-    byText.set(it.text, { id, producer: null });
+    byText.set(it.text, { id, producer: null }, slot);
     return { id, known: false };
   };
 
@@ -246,7 +256,7 @@ export function spansToDocument(file: SpanFile): { doc: TraceDocument; summary: 
     if (!c.hasContent) summary.withoutContent++;
     const at = formatNanos(span.start ?? 0n);
     ensureSession(session, at);
-    const opId = uniqueOpId(span, operations);
+    const opId = uniqueOpId(span, usedOpIds);
     const inputs: { id: string; inferred?: string }[] = [];
     const outputs: string[] = [];
     const addInput = (id: string, inferred?: string) => {
@@ -258,23 +268,26 @@ export function spansToDocument(file: SpanFile): { doc: TraceDocument; summary: 
       addInput(v.id, v.known && producer && producer !== opId ? 'same-content' : undefined);
       if (!v.known || !producer) {
         // Not an earlier output as a whole: look for earlier outputs inside it.
-        for (const u of unitsOf(it.text)) {
-          const src = byUnit.get(u);
-          if (src && src !== v.id && producerOf.get(src) !== opId) addInput(src, 'contained');
-        }
+        // A one-unit text could only contain an earlier output by being it (the exact match above).
+        const units = unitsOf(it.text);
+        if (units.length > 1 || (units.length === 1 && units[0] !== it.text.trim()))
+          for (const u of units) {
+            const src = unitIndex().get(u);
+            if (src && src !== v.id && producerOf.get(src) !== opId) addInput(src, 'contained');
+          }
       }
     };
     for (const it of c.inputs) readItem(it);
     const skip = descendantOutputs.get(k);
     const writeItem = (it: ContentItem) => {
-      if (skip?.has(it.text)) return;
-      const known = byText.get(it.text);
+      if (skip?.has(it.text, slotOf(it))) return;
+      const known = byText.get(it.text, slotOf(it));
       if (known && inputs.some((x) => x.id === known.id)) return; // passed through unchanged
       // Two answers with the same words are two variables; later readers read the latest.
       const v = contentVar(it, session, at, known !== undefined && producerOf.has(known.id));
       outputs.push(v.id);
       producerOf.set(v.id, opId);
-      for (const u of unitsOf(it.text)) byUnit.set(u, v.id);
+      pendingUnits.push({ text: it.text, id: v.id });
     };
 
     const mem = c.memory;
@@ -331,7 +344,7 @@ export function spansToDocument(file: SpanFile): { doc: TraceDocument; summary: 
           });
           outputs.push(id);
           producerOf.set(id, opId);
-          if (!deleting) for (const u of unitsOf(value)) byUnit.set(u, id);
+          if (!deleting) pendingUnits.push({ text: value, id });
         }
       }
     }
@@ -511,10 +524,12 @@ function orderSpans(spans: OtelSpan[]): OtelSpan[] {
   return timed.map((x) => x.s);
 }
 
-function uniqueOpId(span: OtelSpan, ops: OperationRecord[]): string {
+function uniqueOpId(span: OtelSpan, used: Set<string>): string {
   const id = `op-${span.spanId}`;
   // Span ids are unique within a trace; two traces in one file may reuse one.
-  return ops.some((o) => o.op_id === id) ? `op-${span.traceId}-${span.spanId}` : id;
+  const out = used.has(id) ? `op-${span.traceId}-${span.spanId}` : id;
+  used.add(out);
+  return out;
 }
 
 const CONTENT_KEYS =

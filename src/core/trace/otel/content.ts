@@ -13,6 +13,8 @@ export type ItemRole = 'prompt' | 'message' | 'query' | 'output' | 'tool' | 'doc
 
 export interface ContentItem {
   text: string;
+  /** Filled by the graph builder: the text's `textSlot`, computed once. */
+  slot?: string;
   role: ItemRole;
   /** A namespace for the variable (smartcomment `class_name`), when the span says which. */
   className?: string;
