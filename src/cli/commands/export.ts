@@ -24,7 +24,7 @@ export const exportCommand: Command = {
     if (positionals.length !== 1) throw new CliError('export takes exactly one file');
     const format = String(values.format);
     if (!EXPORT_FORMATS.includes(format))
-      throw new CliError(`unknown --format "${format}"; supported: ${EXPORT_FORMATS.join(', ')}`, 2);
+      throw new CliError(`unknown --format "${format}"; supported: ${EXPORT_FORMATS.join(', ')}`);
     if (typeof values.output !== 'string') throw new CliError('export needs -o <out>');
     const indent = Number(values.indent);
     if (!Number.isInteger(indent) || indent < 0 || indent > 8)
