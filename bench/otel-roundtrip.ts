@@ -80,8 +80,7 @@ interface Tally {
   chainsSame: [number, number];
   failedSame: [number, number];
 }
-const rows: string[] = [];
-const all: Tally = {
+const emptyTally = (): Tally => ({
   files: 0,
   cases: 0,
   exact: 0,
@@ -90,7 +89,9 @@ const all: Tally = {
   standardSameEvidence: 0,
   chainsSame: [0, 0],
   failedSame: [0, 0],
-};
+});
+const rows: string[] = [];
+const all: Tally = emptyTally();
 for (const split of readdirSync(values.dir).sort()) {
   const dir = join(values.dir, split);
   if (split.includes('.')) continue;
@@ -98,16 +99,7 @@ for (const split of readdirSync(values.dir).sort()) {
     .filter((f) => f.endsWith('.json'))
     .sort()
     .slice(0, limit);
-  const t: Tally = {
-    files: 0,
-    cases: 0,
-    exact: 0,
-    standard: 0,
-    standardMissing: 0,
-    standardSameEvidence: 0,
-    chainsSame: [0, 0],
-    failedSame: [0, 0],
-  };
+  const t: Tally = emptyTally();
   for (const f of files) {
     const path = join(dir, f);
     const doc = load(readFileSync(path, 'utf8'), path);

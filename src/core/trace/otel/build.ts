@@ -54,6 +54,25 @@ export interface OtelImportSummary {
   evaluationsWithoutGolden: number;
 }
 
+/** A summary with every count at zero. */
+export function emptySummary(file: SpanFile, mapping: OtelImportSummary['mapping']): OtelImportSummary {
+  return {
+    format: file.format,
+    mapping,
+    spans: file.spans.length,
+    operations: 0,
+    variables: 0,
+    edges: 0,
+    inferredEdges: 0,
+    cases: 0,
+    byConvention: {},
+    withoutContent: 0,
+    unknownKind: 0,
+    containers: 0,
+    evaluationsWithoutGolden: 0,
+  };
+}
+
 const ROLE_CATEGORY: Record<ItemRole, string> = {
   prompt: 'prompt',
   message: 'message',
@@ -92,21 +111,7 @@ export function spansToDocument(file: SpanFile): { doc: TraceDocument; summary: 
   const spans = orderSpans(file.spans);
   const contents = spans.map(spanContent);
   const graphId = `graph-${spans[0]?.traceId || '0'.repeat(32)}`.slice(0, 38);
-  const summary: OtelImportSummary = {
-    format: file.format,
-    mapping: 'inferred',
-    spans: spans.length,
-    operations: 0,
-    variables: 0,
-    edges: 0,
-    inferredEdges: 0,
-    cases: 0,
-    byConvention: {},
-    withoutContent: 0,
-    unknownKind: 0,
-    containers: 0,
-    evaluationsWithoutGolden: 0,
-  };
+  const summary = emptySummary(file, 'inferred');
   const base = { ...BASE, graph_id: graphId };
   const nodes: VariableRecord[] = [];
   const operations: OperationRecord[] = [];

@@ -5,7 +5,7 @@
  */
 import type { IssueCollector } from '../issues.ts';
 import type { TraceDocument } from '../types.ts';
-import { type OtelImportSummary, spansToDocument } from './build.ts';
+import { emptySummary, type OtelImportSummary, spansToDocument } from './build.ts';
 import { hasExactRecords, restoreExact } from './exact.ts';
 import { isLangfuseTrace, readLangfuseTrace } from './langfuse.ts';
 import { isOtlpRequest, readOtlpRequest } from './otlp.ts';
@@ -128,19 +128,10 @@ export function spansToTrace(
     return {
       doc,
       summary: {
-        format: file.format,
-        mapping: 'memtrace',
-        spans: file.spans.length,
+        ...emptySummary(file, 'memtrace'),
         operations: d.operations.length,
         variables: d.nodes.length,
         edges: d.edges.length,
-        inferredEdges: 0,
-        cases: 0,
-        byConvention: {},
-        withoutContent: 0,
-        unknownKind: 0,
-        containers: 0,
-        evaluationsWithoutGolden: 0,
       },
     };
   }
