@@ -68,6 +68,8 @@ export function parseTraceText(text: string, options: ImportOptions): ImportResu
   if (format) {
     const spans: OtelSpan[] = [];
     readSpans(value, format, '', issues, spans);
+    value = undefined; // the spans hold what is needed; let the parsed tree go before mapping
+
     return fromSpans({ format, spans }, issues);
   }
   return validateParsed(value, issues);

@@ -91,6 +91,25 @@ interface Var {
 
 const BASE = { filename: 'otel', lineno: 0, graph_id: '', user_id: null, project_id: null } as const;
 
+/** Outputs with more units than this (windows, transcripts) are found only as a whole, by their first lines. */
+const MAX_UNITS = 64;
+const LONG_TEXT = 8192;
+const ANCHORS = 4;
+
+/** The first `n` meaningful lines (as `unitsOf` counts them) without splitting the whole text. */
+function firstLines(text: string, n: number): string[] {
+  const out: string[] = [];
+  let at = 0;
+  while (out.length < n && at < text.length) {
+    let end = text.indexOf('\n', at);
+    if (end < 0) end = text.length;
+    const line = text.slice(at, end).trim();
+    if (line.length >= 16) out.push(line);
+    at = end + 1;
+  }
+  return out;
+}
+
 /** Lines, JSON list items and record contents of a text that are long enough to mean something. */
 function unitsOf(text: string): string[] {
   const out: string[] = [];
@@ -110,6 +129,9 @@ function unitsOf(text: string): string[] {
 export function spansToDocument(file: SpanFile): { doc: TraceDocument; summary: OtelImportSummary } {
   const spans = orderSpans(file.spans);
   const contents = spans.map(spanContent);
+  // The content attributes (often JSON strings as large as the file) were read: drop them early.
+  for (const sp of spans)
+    for (const k of Object.keys(sp.attributes)) if (CONTENT_KEYS.test(k)) delete sp.attributes[k];
   const graphId = `graph-${spans[0]?.traceId || '0'.repeat(32)}`.slice(0, 38);
   const summary = emptySummary(file, 'inferred');
   const base = { ...BASE, graph_id: graphId };
@@ -161,11 +183,17 @@ export function spansToDocument(file: SpanFile): { doc: TraceDocument; summary: 
     });
 
   const byText = new TextMap<Var>();
-  const byUnit = new TextMap<string>();
+  // A unit → the variable it came from; `whole` when only the whole output counts (long texts are
+  // filed under their first lines only, and a hit must contain the whole output).
+  const byUnit = new TextMap<{ id: string; whole?: string }>();
   // Outputs are split into units only when an input needs looking up by unit (often none does).
   const pendingUnits: { text: string; id: string }[] = [];
   const unitIndex = () => {
-    for (const p of pendingUnits) for (const u of unitsOf(p.text)) byUnit.set(u, p.id);
+    for (const p of pendingUnits) {
+      const units = p.text.length > LONG_TEXT ? null : unitsOf(p.text);
+      if (units && units.length <= MAX_UNITS) for (const u of units) byUnit.set(u, { id: p.id });
+      else for (const u of firstLines(p.text, ANCHORS)) byUnit.set(u, { id: p.id, whole: p.text });
+    }
     pendingUnits.length = 0;
     return byUnit;
   };
@@ -237,7 +265,8 @@ export function spansToDocument(file: SpanFile): { doc: TraceDocument; summary: 
     let name = `text:${hash}`;
     for (let n = 2; usedNames.has(`${className}|${name}`); n++) name = `text:${hash}-${n}`;
     usedNames.add(`${className}|${name}`);
-    const category = className === 'query' ? 'message & query' : ROLE_CATEGORY[it.role];
+    // The judge's variables are named by class; the question keeps the paper's category.
+    const category = className === 'query' ? 'message & query' : (className ?? ROLE_CATEGORY[it.role]);
     const id = addNode(name, className, 1, it.text, category, session, at);
     byText.set(it.text, { id, producer: null }, slot);
     return { id, known: false };
@@ -268,19 +297,22 @@ export function spansToDocument(file: SpanFile): { doc: TraceDocument; summary: 
       if (!inputs.some((x) => x.id === id)) inputs.push(inferred ? { id, inferred } : { id });
     };
     const readItem = (it: ContentItem) => {
-      const v = contentVar(it, session, at);
-      const producer = producerOf.get(v.id);
+      const known = byText.get(it.text, slotOf(it));
+      const producer = known ? producerOf.get(known.id) : undefined;
+      // Not an earlier output as a whole: look for earlier outputs inside it (lines, list items, records).
+      const sources: string[] = [];
+      if (!known || !producer)
+        for (const u of unitsOf(it.text)) {
+          const hit = unitIndex().get(u);
+          if (!hit || (hit.whole !== undefined && !it.text.includes(hit.whole))) continue;
+          const src = hit.id;
+          if (src !== known?.id && producerOf.get(src) !== opId && !sources.includes(src)) sources.push(src);
+        }
+      // A "message" that is a piece of an earlier output (one fact of a list) is derived data, not a raw turn.
+      const derived = !known && sources.length > 0 && it.role === 'message';
+      const v = contentVar(derived ? { ...it, role: 'value' } : it, session, at);
       addInput(v.id, v.known && producer && producer !== opId ? 'same-content' : undefined);
-      if (!v.known || !producer) {
-        // Not an earlier output as a whole: look for earlier outputs inside it.
-        // A one-unit text could only contain an earlier output by being it (the exact match above).
-        const units = unitsOf(it.text);
-        if (units.length > 1 || (units.length === 1 && units[0] !== it.text.trim()))
-          for (const u of units) {
-            const src = unitIndex().get(u);
-            if (src && src !== v.id && producerOf.get(src) !== opId) addInput(src, 'contained');
-          }
-      }
+      for (const src of sources) addInput(src, 'contained');
     };
     for (const it of c.inputs) readItem(it);
     const skip = descendantOutputs.get(k);
