@@ -116,10 +116,16 @@ export function documentToSpans(doc: TraceDocument, options: EmitOptions): SpanD
   );
   // Memory records: variables with a version history, what searches pick from a store, and
   // every variable of the same (specific) category as those — a chunk no search picked is a record too.
+  // What a search returns is a result, not a unit of the store (a reranker reads the first round's results).
+  const results = new Set<string>();
+  ops.forEach((o, k) => {
+    if (o.category === 'retrieval') for (const v of shapes[k].outputs) results.add(fullName(v));
+  });
   const searchedUnits = new Set<string>();
   ops.forEach((o, k) => {
     if (o.category !== 'retrieval') return;
-    for (const v of shapes[k].inputs) if (!isQuery(v)) searchedUnits.add(fullName(v));
+    for (const v of shapes[k].inputs)
+      if (!isQuery(v) && !results.has(fullName(v))) searchedUnits.add(fullName(v));
   });
   const recordLike = (v: VariableRecord) =>
     (chainLength.get(fullName(v)) ?? 0) > 1 || searchedUnits.has(fullName(v));
