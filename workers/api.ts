@@ -62,6 +62,8 @@ export interface FileResult {
   warningCount: number;
   /** Why a file failed to store (quota, …), in words for people. */
   message?: string;
+  /** For span formats (OTLP, OpenInference, Langfuse): what the spans became, in one line. */
+  summary?: string;
 }
 
 export interface ImportOptions {

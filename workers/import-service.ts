@@ -120,7 +120,14 @@ export class ImportService implements ImportApi {
     const errorCount = parsed.issues.filter((x) => x.severity === 'error').length;
     const warningCount = parsed.issues.length - errorCount;
     if (!parsed.ok)
-      return { ...base(input), status: 'invalid', issues: parsed.issues, errorCount, warningCount };
+      return {
+        ...base(input),
+        status: 'invalid',
+        issues: parsed.issues,
+        errorCount,
+        warningCount,
+        ...(parsed.summary ? { summary: parsed.summary.text } : {}),
+      };
     step('indexing');
     const doc = parsed.doc;
     const graph = buildGraph(doc);
@@ -170,7 +177,15 @@ export class ImportService implements ImportApi {
         { meta, blob: original, cases: caseRows },
         { replace: options.replace === true },
       );
-      return { ...base(input), status: outcome, traceId, issues: parsed.issues, errorCount, warningCount };
+      return {
+        ...base(input),
+        status: outcome,
+        traceId,
+        issues: parsed.issues,
+        errorCount,
+        warningCount,
+        ...(parsed.summary ? { summary: parsed.summary.text } : {}),
+      };
     } catch (e) {
       return {
         ...base(input),

@@ -30,7 +30,7 @@ async function walk(dir: string): Promise<string[]> {
     if (e.name.startsWith('.')) continue;
     const p = join(dir, e.name);
     if (e.isDirectory()) out.push(...(await walk(p)));
-    else if (e.isFile() && e.name.toLowerCase().endsWith('.json')) out.push(p);
+    else if (e.isFile() && /\.jsonl?$/.test(e.name.toLowerCase())) out.push(p);
   }
   return out;
 }

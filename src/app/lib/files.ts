@@ -1,7 +1,7 @@
 /** Collects files from a drop (folders walked recursively) or a file / folder picker. */
 import type { ImportInput } from '../../../workers/api.ts';
 
-const isTrace = (name: string) => /\.json$/i.test(name);
+const isTrace = (name: string) => /\.jsonl?$/i.test(name); // JSON Lines: OpenTelemetry span exports
 
 /** Files from an <input type=file> (folder pickers give webkitRelativePath). */
 export function fromFileList(list: FileList | File[]): ImportInput[] {

@@ -2,6 +2,7 @@
 import { UsageMeter } from '../../core/llm/index.ts';
 import { fileSink } from '../../sdk/file-sink.node.ts';
 import { Tracer } from '../../sdk/index.ts';
+import { otelFileSink } from '../../sdk/otel-file.node.ts';
 import {
   type Conversation,
   createShape,
@@ -116,7 +117,7 @@ export const run: Command = {
   usage:
     'memtrace run --system rag|long-context|mem0|evermemos|fact-store|session-summary|vector-store ' +
     '[--dataset locomo|realmem|longmemeval] --data FILE [--conversation ID] [--sessions N] [--memories offline|recorded] ' +
-    `[--offline | ${PROVIDER_USAGE}] -o OUT.json`,
+    `[--offline | ${PROVIDER_USAGE}] [--format smartcomment|otlp|openinference [--standard-only]] -o OUT.json`,
   args: { min: 0, max: 0, name: '' },
   options: {
     ...DATA_FLAGS,
@@ -128,11 +129,25 @@ export const run: Command = {
       value: 'offline|recorded',
       help: "extraction: the offline components' own, or the data set's recorded LLM-written memories",
     },
+    format: {
+      type: 'string',
+      default: 'smartcomment',
+      value: 'smartcomment|otlp|openinference',
+      help: 'the file to write: smartcomment JSON, or the same run as OTLP/JSON spans (GenAI or OpenInference names)',
+    },
+    'standard-only': {
+      type: 'boolean',
+      default: false,
+      help: 'OTLP: only the standard attributes, without the memtrace.* records that make it lossless',
+    },
   },
   async run({ values }, io) {
     const out = values.out;
     if (typeof out !== 'string') throw new CliError('-o OUT.json is required', 2);
     await outputFile(out, '-o');
+    const format = String(values.format);
+    if (!['smartcomment', 'otlp', 'openinference'].includes(format))
+      throw new CliError('--format must be one of smartcomment|otlp|openinference', 2);
     const memories = values.memories;
     if (memories !== 'offline' && memories !== 'recorded')
       throw new CliError('--memories must be offline or recorded', 2);
@@ -154,7 +169,15 @@ export const run: Command = {
       `${system} on ${conv.id} (${conv.sessions.length} sessions, ${conv.questions.length} questions), ${mode}\n`,
     );
     const tracer = new Tracer({
-      sink: fileSink(out),
+      // otlp / openinference: the same run as OpenTelemetry spans, written by the OpenTelemetry SDK.
+      sink:
+        format === 'smartcomment'
+          ? fileSink(out)
+          : otelFileSink(out, {
+              flavour: format === 'otlp' ? 'genai' : 'openinference',
+              exact: values['standard-only'] !== true,
+              serviceName: `memtrace-${system}`,
+            }),
       filename: `memtrace-${system}`,
       metadata: {
         system: isShape(system) ? SHAPE_SPLIT[system] : SPLIT_OF[system],

@@ -10,6 +10,8 @@ export const NODE_VAR = 0;
 export const NODE_OP = 1;
 export const EDGE_DATA = 0;
 export const EDGE_LINEAGE = 1;
+/** A data edge the importer inferred (`metadata.inferred`, e.g. from OpenTelemetry spans), not recorded. */
+export const EDGE_INFERRED = 2;
 
 export interface NeighbourhoodSeeds {
   ops?: Iterable<number>;
@@ -34,7 +36,7 @@ export interface Neighbourhood {
   depth: Int32Array;
   edgeSrc: Int32Array;
   edgeDst: Int32Array;
-  /** EDGE_DATA or EDGE_LINEAGE per edge. */
+  /** EDGE_DATA, EDGE_LINEAGE or EDGE_INFERRED per edge. */
   edgeKind: Uint8Array;
   /** Execution-time key of each node (op rank; a variable just after its producer). */
   time: Float64Array;
@@ -98,7 +100,9 @@ export function neighbourhood(g: TraceGraph, seeds: NeighbourhoodSeeds, options:
   const linked = new Set<number>(); // variable pairs joined by a shown op, as a * nv + b
   for (const [o, lo] of opLocal) {
     const bits = new Map<number, number>();
+    const inferred = new Set<number>();
     for (const e of row(g.opEdges, o)) {
+      if (g.edges[e].metadata?.inferred) inferred.add(g.edgeSrc[e]);
       bits.set(g.edgeSrc[e], (bits.get(g.edgeSrc[e]) ?? 0) | 1);
       bits.set(g.edgeDst[e], (bits.get(g.edgeDst[e]) ?? 0) | 2);
       linked.add(g.edgeSrc[e] * nv + g.edgeDst[e]);
@@ -109,7 +113,7 @@ export function neighbourhood(g: TraceGraph, seeds: NeighbourhoodSeeds, options:
       const input = b === 1;
       src.push(input ? lv : lo);
       dst.push(input ? lo : lv);
-      ek.push(EDGE_DATA);
+      ek.push(input && inferred.has(v) ? EDGE_INFERRED : EDGE_DATA);
     }
   }
   if (followLineage) {
