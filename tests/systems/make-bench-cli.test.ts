@@ -88,7 +88,9 @@ describe('memtrace make-bench --kind llm-memories', () => {
     expect(r.code).toBe(1);
     // One line naming the file and saying it is not LoCoMo (the loader's first mismatching path).
     expect(r.stderr.trimEnd().split('\n')).toHaveLength(1);
-    expect(r.stderr).toMatch(new RegExp(`^memtrace make-bench: ${wrong.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: not a LoCoMo file`));
+    expect(r.stderr).toMatch(
+      new RegExp(`^memtrace make-bench: ${wrong.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: not a LoCoMo file`),
+    );
     const locomo = join(DATA, 'locomo/locomo-dev.json');
     const r2 = await run(
       'make-bench',
