@@ -7,6 +7,7 @@ import { cases } from './commands/cases.ts';
 import { chat } from './commands/chat.ts';
 import { exportCommand } from './commands/export.ts';
 import { inject } from './commands/inject.ts';
+import { report } from './commands/report.ts';
 import { run } from './commands/run.ts';
 import { search } from './commands/search.ts';
 import { stats } from './commands/stats.ts';
@@ -22,6 +23,7 @@ export const COMMANDS: Command[] = [
   chat,
   attribute,
   bench,
+  report,
   run,
   inject,
 ];

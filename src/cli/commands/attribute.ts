@@ -3,6 +3,7 @@ import type { Attribution } from '../../core/attribution/types.ts';
 import { listCases } from '../../core/cases/cases.ts';
 import { systemOf } from '../../core/cases/system.ts';
 import { UsageMeter } from '../../core/llm/index.ts';
+import { type MemtraceRecord, memtraceRecord, memtraceResults } from '../../core/report/memtrace-format.ts';
 import {
   ATTRIBUTION_FLAGS,
   ATTRIBUTION_USAGE,
@@ -16,16 +17,24 @@ import { type Command, JSON_FLAG } from '../command.ts';
 import { CliError, printJson } from '../io.ts';
 import { loadGraph } from './load.ts';
 
-/** One line of `memtrace attribute --json`: the attribution, plus the label when the case has one. */
-export type AttributeJson = Attribution & { label_type: string | null; label_op_id: string | null };
+/** One line of `memtrace attribute --json`: the attribution, the graph it is about, and the label when the case has one. */
+export type AttributeJson = Attribution & {
+  label_type: string | null;
+  label_op_id: string | null;
+  /** The graph file as given, and its graph_id (so `memtrace report --attributions` finds the graph). */
+  file: string;
+  graph_id: string;
+};
 
 export const attribute: Command = {
   name: 'attribute',
   summary: 'name the decisive faulty operation of failed questions',
-  usage: `memtrace attribute <file> [--case QUERY_ID] ${ATTRIBUTION_USAGE} [--json]`,
-  options: { ...JSON_FLAG, case: { type: 'string' }, ...ATTRIBUTION_FLAGS },
+  usage: `memtrace attribute <file> [--case QUERY_ID] ${ATTRIBUTION_USAGE} [--json | --format memtrace]`,
+  options: { ...JSON_FLAG, case: { type: 'string' }, format: { type: 'string' }, ...ATTRIBUTION_FLAGS },
   async run({ positionals, values }, io) {
     if (positionals.length !== 1) throw new CliError('attribute takes exactly one file');
+    if (values.format !== undefined && values.format !== 'memtrace')
+      throw new CliError(`--format must be memtrace (the paper's {results: [...]} records; got "${values.format}")`, 2);
     const method = methodOf(values);
     const g = await loadGraph(positionals[0], io);
     const meter = new UsageMeter();
@@ -46,9 +55,29 @@ export const attribute: Command = {
         ...a,
         label_type: c.label?.errorType ?? null,
         label_op_id: c.label?.opId ?? null,
+        file: positionals[0],
+        graph_id: g.doc.graph_id,
       } satisfies AttributeJson;
     });
-    if (values.json) printJson(io, out);
+    if (values.format === 'memtrace') {
+      // The paper's records cannot say "no decisive error": those cases are listed in the metrics.
+      const records: MemtraceRecord[] = [];
+      const none: { graph_path: string; query_id: string }[] = [];
+      for (const [i, a] of out.entries()) {
+        if (a.error_type && a.op_id)
+          records.push(memtraceRecord(g, cases[i], { ...a, error_type: a.error_type, op_id: a.op_id }, positionals[0]));
+        else none.push({ graph_path: positionals[0], query_id: a.query_id });
+      }
+      const cost = out.reduce(
+        (s, a) => ({
+          input_tokens: s.input_tokens + a.cost.input_tokens,
+          output_tokens: s.output_tokens + a.cost.output_tokens,
+          seconds: s.seconds + a.cost.seconds,
+        }),
+        { input_tokens: 0, output_tokens: 0, seconds: 0 },
+      );
+      printJson(io, memtraceResults(records, { split: system, cost, noDecisiveError: none }));
+    } else if (values.json) printJson(io, out);
     else
       for (const a of out)
         io.stdout.write(`${a.query_id}\t${a.error_type ?? 'none'}\t${a.op_id ?? '-'}\t${a.reason}\n`);
