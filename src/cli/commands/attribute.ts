@@ -34,7 +34,10 @@ export const attribute: Command = {
   async run({ positionals, values }, io) {
     if (positionals.length !== 1) throw new CliError('attribute takes exactly one file');
     if (values.format !== undefined && values.format !== 'memtrace')
-      throw new CliError(`--format must be memtrace (the paper's {results: [...]} records; got "${values.format}")`, 2);
+      throw new CliError(
+        `--format must be memtrace (the paper's {results: [...]} records; got "${values.format}")`,
+        2,
+      );
     const method = methodOf(values);
     const g = await loadGraph(positionals[0], io);
     const meter = new UsageMeter();
@@ -65,7 +68,9 @@ export const attribute: Command = {
       const none: { graph_path: string; query_id: string }[] = [];
       for (const [i, a] of out.entries()) {
         if (a.error_type && a.op_id)
-          records.push(memtraceRecord(g, cases[i], { ...a, error_type: a.error_type, op_id: a.op_id }, positionals[0]));
+          records.push(
+            memtraceRecord(g, cases[i], { ...a, error_type: a.error_type, op_id: a.op_id }, positionals[0]),
+          );
         else none.push({ graph_path: positionals[0], query_id: a.query_id });
       }
       const cost = out.reduce(

@@ -78,7 +78,8 @@ async function overviewText(value: unknown): Promise<string | undefined> {
 
 export const report: Command = {
   name: 'report',
-  summary: 'system-level error report of failed cases: counts, rates, feature lifts, clusters, optional narrative',
+  summary:
+    'system-level error report of failed cases: counts, rates, feature lifts, clusters, optional narrative',
   usage:
     'memtrace report <graph files or dirs…> [--attributions FILE]… [--format md|html|json|paper] [-o OUT] ' +
     `[--title T] [--narrative-from error_analysis_report.json] [--overview TEXT|FILE] [--batch-size N] [${PROVIDER_USAGE}]`,
@@ -125,7 +126,9 @@ export const report: Command = {
         const g = await open(file);
         keys.push(g ? keyOf(file, g) : null);
       }
-      const known = keys.map((k, i) => ({ k, i })).filter((x): x is { k: GraphKey; i: number } => x.k !== null);
+      const known = keys
+        .map((k, i) => ({ k, i }))
+        .filter((x): x is { k: GraphKey; i: number } => x.k !== null);
       for (const { file, records } of sources) {
         let matched: number[];
         try {
@@ -175,7 +178,9 @@ export const report: Command = {
 
     const r = buildReport(cases, { generatedAt: new Date().toISOString() });
     if (model) {
-      io.stderr.write(`narrative: ${Math.ceil(narrativeCases.length / batchSize)} batch(es) of up to ${batchSize} cases\n`);
+      io.stderr.write(
+        `narrative: ${Math.ceil(narrativeCases.length / batchSize)} batch(es) of up to ${batchSize} cases\n`,
+      );
       r.narrative = await writeNarrative(narrativeCases, {
         model,
         overview: await overviewText(values.overview),
@@ -189,7 +194,10 @@ export const report: Command = {
     } else if (typeof values['narrative-from'] === 'string') {
       const file = values['narrative-from'];
       try {
-        r.narrative = narrativeFromText(parseErrorAnalysisReport(await readText(file), file), r.case_list.map((c) => c.case_id));
+        r.narrative = narrativeFromText(
+          parseErrorAnalysisReport(await readText(file), file),
+          r.case_list.map((c) => c.case_id),
+        );
       } catch (e) {
         if (e instanceof AttributionFileError) throw new CliError(e.message);
         throw e;

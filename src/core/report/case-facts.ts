@@ -8,7 +8,7 @@ import { contentTokens, evidenceText, isPrompt, splitUnits } from '../attributio
 import type { TraceCase } from '../cases/cases.ts';
 import { systemOf } from '../cases/system.ts';
 import { isSentinelVar, row, type TraceGraph, varMetadata } from '../graph/graph.ts';
-import { nextVersion, opStructure, producersOf } from '../graph/queries.ts';
+import { consumersOf, nextVersion, opStructure, producersOf } from '../graph/queries.ts';
 import { prettyValue } from '../trace/pyrepr.ts';
 import { type ErrorType, isErrorType } from '../trace/types.ts';
 import { textFeatures } from './features.ts';
@@ -113,37 +113,60 @@ function sessionsBack(g: TraceGraph, query: number | undefined, evidence: number
   return farthest;
 }
 
-/** Most of the evidence's content words (at least 60 %) in one unit of the value. */
-function holdingUnit(value: string, words: Set<string>): string | null {
+/** The unit of a value holding most (60 %) of the evidence's content words, with its key in a dict. */
+function holdingUnit(
+  value: string,
+  words: Set<string>,
+): { key: string | null; text: string; single: boolean } | null {
   if (words.size === 0) return null;
   const low = value.toLowerCase();
   let present = 0;
   for (const w of words) if (low.includes(w)) present++;
   if (present < 0.6 * words.size) return null;
-  for (const unit of splitUnits(value).texts) {
-    const tokens = new Set(contentTokens(unit));
+  const u = splitUnits(value);
+  for (let i = 0; i < u.texts.length; i++) {
+    const tokens = new Set(contentTokens(u.texts[i]));
     let hit = 0;
     for (const w of words) if (tokens.has(w)) hit++;
-    if (hit >= 0.6 * words.size) return unit;
+    if (hit >= 0.6 * words.size)
+      return {
+        key: u.keyed ? u.keys[i] : null,
+        text: u.texts[i],
+        single: u.kind === 'text' && u.texts.length === 1,
+      };
   }
   return null;
 }
 
 const UPDATE_DEPTH = 3;
 const UPDATE_VISITS = 400;
+/** Versions of one chain looked at, at most (a long-context window has thousands). */
+const CHAIN_STEPS = 2000;
+
+/** The longest stretch of a text with no quote, backslash or line break: found verbatim in any repr that holds the text. */
+function probeOf(text: string): string {
+  let best = '';
+  for (const part of text.split(/['"\\\n\r\t]+/)) if (part.length > best.length) best = part;
+  return best;
+}
 
 /**
- * Did a memory unit holding the evidence get a different later version before the
- * question? Looks a few hops downstream of the evidence messages (edges only: a
- * window's chain of thousands of versions is not walked); a unit handed on unchanged
- * by the op that cleared it (a buffer flushed into a chunk) does not count.
+ * Did a memory unit holding an evidence message get a different later version before
+ * the question? For each evidence message: a few hops downstream along edges, then along
+ * each holder's version chain until a version no longer holds the unit; a unit handed on
+ * before it was dropped (a buffer flushed into a chunk, then cleared) does not count.
  */
 function unitUpdated(g: TraceGraph, query: number | undefined, evidence: number[], texts: string[]): boolean {
-  if (query === undefined || evidence.length === 0) return false;
-  const asked = g.varCreatedAt[query];
-  const words = new Set(texts.flatMap(contentTokens));
-  const seen = new Set<number>(evidence);
-  let frontier = [...evidence];
+  if (query === undefined) return false;
+  return evidence.some((m, i) => evidenceUnitUpdated(g, g.varCreatedAt[query], m, texts[i]));
+}
+
+function evidenceUnitUpdated(g: TraceGraph, asked: string, message: number, text: string): boolean {
+  const words = new Set(contentTokens(text));
+  const probe = probeOf(text);
+  const seen = new Set<number>([message]);
+  const walked = new Set<number>();
+  let frontier = [message];
   for (let depth = 0; depth < UPDATE_DEPTH && frontier.length > 0 && seen.size < UPDATE_VISITS; depth++) {
     const next: number[] = [];
     for (const v of frontier)
@@ -154,24 +177,55 @@ function unitUpdated(g: TraceGraph, query: number | undefined, evidence: number[
         next.push(w);
       }
     for (const v of next) {
+      if (walked.has(g.varLineage[v])) continue;
       const unit = holdingUnit(g.varValue[v], words);
       if (unit === null) continue;
-      const later = nextVersion(g, v);
-      if (later < 0 || g.varCreatedAt[later] > asked) continue;
-      const laterText = g.varValue[later];
-      if (laterText.includes(unit)) continue;
-      if (!handedOn(g, later, unit)) return true;
+      walked.add(g.varLineage[v]);
+      let at = v;
+      for (let step = 0; step < CHAIN_STEPS; step++) {
+        const later = nextVersion(g, at);
+        if (later < 0 || g.varCreatedAt[later] > asked) break;
+        if (stillHeld(g.varValue[later], unit, probe)) {
+          at = later;
+          continue;
+        }
+        if (!handedOn(g, at, words)) return true;
+        break;
+      }
     }
     frontier = next;
   }
   return false;
 }
 
-/** The op that wrote `v` also wrote another variable holding `unit` verbatim. */
-function handedOn(g: TraceGraph, v: number, unit: string): boolean {
-  for (const op of producersOf(g, v)) {
+/**
+ * The later value still holds the unit unchanged: the same dict entry with the same text;
+ * for a single-text unit (a memory entry), the same text; for list items and lines (a
+ * buffer, a window), the unit somewhere verbatim (a cheap substring probe first).
+ */
+function stillHeld(
+  value: string,
+  unit: { key: string | null; text: string; single: boolean },
+  probe: string,
+): boolean {
+  // Cheap first for buffers and windows: the message text is still there verbatim (no parse of a 20 kB window per version).
+  if (unit.key === null && !unit.single && probe.length >= 12 && value.includes(probe)) return true;
+  const u = splitUnits(value);
+  if (unit.key !== null) {
+    const i = u.keys.indexOf(unit.key);
+    return i >= 0 && u.texts[i] === unit.text;
+  }
+  if (unit.single) return u.texts.length === 1 && u.texts[0] === unit.text;
+  return u.texts.some((t) => t.includes(unit.text));
+}
+
+/** An op that read the last holding version wrote the evidence elsewhere (a buffer flushed into a chunk before it was cleared). */
+function handedOn(g: TraceGraph, lastHolder: number, words: Set<string>): boolean {
+  const chain = g.varLineage[lastHolder];
+  for (const op of consumersOf(g, lastHolder)) {
     const s = opStructure(g, op);
-    if (s.outputs.some((o) => o !== v && g.varValue[o].includes(unit))) return true;
+    if (s.outputs.some((o) => g.varLineage[o] !== chain && holdingUnit(g.varValue[o], words) !== null))
+      return true;
   }
   return false;
 }
@@ -182,7 +236,11 @@ function promptsOf(g: TraceGraph, op: number): number[] {
 }
 
 /** Store writes may apply a decision a model made one op earlier (Mem0's update decision). */
-const APPLIES_UPSTREAM_DECISION: ReadonlySet<string> = new Set(['ExtractionError', 'UpdateError', 'DeletionError']);
+const APPLIES_UPSTREAM_DECISION: ReadonlySet<string> = new Set([
+  'ExtractionError',
+  'UpdateError',
+  'DeletionError',
+]);
 
 /**
  * The prompt behind a faulty op: one it reads; else, for a store write (extraction,
