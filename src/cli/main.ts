@@ -7,6 +7,7 @@ import { cases } from './commands/cases.ts';
 import { chat } from './commands/chat.ts';
 import { exportCommand } from './commands/export.ts';
 import { inject } from './commands/inject.ts';
+import { optimize } from './commands/optimize.ts';
 import { report } from './commands/report.ts';
 import { run } from './commands/run.ts';
 import { search } from './commands/search.ts';
@@ -24,6 +25,7 @@ export const COMMANDS: Command[] = [
   attribute,
   bench,
   report,
+  optimize,
   run,
   inject,
 ];

@@ -120,6 +120,8 @@ export interface RunEnvOptions {
   tracer: Tracer;
   conversation: Conversation;
   llm?: SystemLLM;
+  /** The judge's model when it differs from `llm`. */
+  judgeLlm?: SystemLLM;
   prompts?: PromptRegistry;
   intervention?: Intervention;
 }
@@ -128,6 +130,8 @@ export class RunEnv {
   readonly t: Tracer;
   readonly conv: Conversation;
   readonly llm: SystemLLM | undefined;
+  /** The LLM judge's model (`judgeLlm`, else `llm`). */
+  readonly judgeLlm: SystemLLM | undefined;
   readonly prompts: PromptRegistry;
   readonly intervention: Intervention | undefined;
   readonly events: EvidenceEvent[] = [];
@@ -146,6 +150,7 @@ export class RunEnv {
     this.t = o.tracer;
     this.conv = o.conversation;
     this.llm = o.llm;
+    this.judgeLlm = o.judgeLlm ?? o.llm;
     this.prompts = { ...DEFAULT_PROMPTS, ...(o.prompts ?? {}) };
     this.intervention = o.intervention;
     this.evidence = new Set(o.intervention?.evidence ?? []);

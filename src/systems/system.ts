@@ -140,8 +140,8 @@ export async function judge(
   judgeWith: 'offline' | 'llm',
 ): Promise<{ verdict: Verdict; opId: string }> {
   const verdict =
-    judgeWith === 'llm' && env.llm
-      ? await llmJudge(env.llm, q.question, q.answers, prediction, env.prompts['llm-judge-prompt'])
+    judgeWith === 'llm' && env.judgeLlm
+      ? await llmJudge(env.judgeLlm, q.question, q.answers, prediction, env.prompts['llm-judge-prompt'])
       : offlineJudge(prediction, q.answers);
   const opId = env.t.op(
     'llm-judge',
@@ -151,7 +151,9 @@ export async function judge(
         verdict.judge === 'llm'
           ? 'LLM-as-a-judge compares the prediction with the golden answer.'
           : 'Offline judge (normalised containment / token F1) compares the prediction with the golden answer.',
-      metadata: { judge: verdict.judge === 'llm' ? (env.llm?.model ?? 'llm') : 'offline-containment-f1' },
+      metadata: {
+        judge: verdict.judge === 'llm' ? (env.judgeLlm?.model ?? 'llm') : 'offline-containment-f1',
+      },
     },
     (op) => {
       op.input(queryVar);
