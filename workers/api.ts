@@ -16,8 +16,24 @@ import type { AgentProgress, AgentRunRow } from '../src/db/agent-runs.ts';
 import type { SystemName } from '../src/systems/system.ts';
 import type { DatasetName } from '../src/systems/types.ts';
 import type { EvalProgress, EvalResult, EvaluatedCase } from './evaluation.ts';
+import type {
+  ImportedAttributions,
+  ReportProgress,
+  ReportRequest,
+  ReportSource,
+  StoredReport,
+} from './report.ts';
 
-export type { EvalProgress, EvalResult, EvaluatedCase };
+export type {
+  EvalProgress,
+  EvalResult,
+  EvaluatedCase,
+  ImportedAttributions,
+  ReportProgress,
+  ReportRequest,
+  ReportSource,
+  StoredReport,
+};
 
 // ---------- import ----------
 
@@ -342,6 +358,22 @@ export interface AnalysisApi {
   ): Promise<AgentRunRow>;
   /** Aborts a running agent (its row becomes `cancelled`). */
   cancelAgent(runId: number): void;
+  /**
+   * The error report (core/report) over the failed cases of these traces, attributed by
+   * evidence-flow or read from an imported attribution file; stored as a `runs` row of
+   * kind `report`. Resolves null when cancelled (`cancelReport`).
+   */
+  buildReport(request: ReportRequest, onProgress: (p: ReportProgress) => void): Promise<StoredReport | null>;
+  cancelReport(): void;
+  /** Reads an attribution file (the paper's `{results}`, `memtrace attribute --json`, bench results) into a stored run; records are matched to stored traces. */
+  importAttributions(blob: Blob, name: string): Promise<ImportedAttributions>;
+  /** Writes a stored report's narrative with the page's chat model (called through `port`). */
+  narrateReport(
+    runId: number,
+    model: ModelInfo,
+    port: ModelPort,
+    onBatch: (done: number, total: number) => void,
+  ): Promise<StoredReport>;
 }
 
 // ---------- agent runs ----------

@@ -8,7 +8,7 @@ import { contentTokens, evidenceText, isPrompt, splitUnits } from '../attributio
 import type { TraceCase } from '../cases/cases.ts';
 import { systemOf } from '../cases/system.ts';
 import { isSentinelVar, row, type TraceGraph, varMetadata } from '../graph/graph.ts';
-import { consumersOf, nextVersion, opStructure, producersOf } from '../graph/queries.ts';
+import { consumersOf, lineageOf, opStructure, producersOf } from '../graph/queries.ts';
 import { prettyValue } from '../trace/pyrepr.ts';
 import { type ErrorType, isErrorType } from '../trace/types.ts';
 import { textFeatures } from './features.ts';
@@ -31,7 +31,8 @@ export interface CaseFactsOptions {
   excerptChars?: number;
 }
 
-const PRETTY_LIMIT = 200_000;
+/** Longer values are shown as stored: pretty-printing a whole store per case costs more than it helps an excerpt. */
+const PRETTY_LIMIT = 20_000;
 
 /** The text of a value as people read it: unquoted strings, pretty JSON / Python literals. */
 function readable(value: string): string {
@@ -113,35 +114,75 @@ function sessionsBack(g: TraceGraph, query: number | undefined, evidence: number
   return farthest;
 }
 
-/** The unit of a value holding most (60 %) of the evidence's content words, with its key in a dict. */
+interface UnitIndex {
+  keys: string[];
+  keyed: boolean;
+  single: boolean;
+  texts: string[];
+  /** Content words per unit, made when first needed. */
+  tokens: (Set<string> | undefined)[];
+}
+
+const unitIndexes = new WeakMap<TraceGraph, Map<number, UnitIndex>>();
+
+/** A variable's units and their content words, computed once per graph (cases of one trace share the store). */
+function unitIndex(g: TraceGraph, v: number): UnitIndex {
+  let m = unitIndexes.get(g);
+  if (!m) {
+    m = new Map();
+    unitIndexes.set(g, m);
+  }
+  let u = m.get(v);
+  if (!u) {
+    const s = splitUnits(g.varValue[v]);
+    u = {
+      keys: s.keys,
+      keyed: s.keyed,
+      single: s.kind === 'text' && s.texts.length === 1,
+      texts: s.texts,
+      tokens: new Array(s.texts.length),
+    };
+    m.set(v, u);
+  }
+  return u;
+}
+
+/** The unit of a variable holding most (60 %) of the evidence's content words, with its key in a dict. */
 function holdingUnit(
-  value: string,
+  g: TraceGraph,
+  v: number,
   words: Set<string>,
-): { key: string | null; text: string; single: boolean } | null {
-  if (words.size === 0) return null;
-  const low = value.toLowerCase();
+): { key: string | null; text: string; single: boolean; probe: string } | null {
+  if (words.size === 0 || g.varValue[v].length > UPDATE_MAX_CHARS) return null;
+  const low = g.varValue[v].toLowerCase();
   let present = 0;
   for (const w of words) if (low.includes(w)) present++;
   if (present < 0.6 * words.size) return null;
-  const u = splitUnits(value);
+  const u = unitIndex(g, v);
   for (let i = 0; i < u.texts.length; i++) {
-    const tokens = new Set(contentTokens(u.texts[i]));
+    const lowUnit = u.texts[i].toLowerCase();
+    let near = 0;
+    for (const w of words) if (lowUnit.includes(w)) near++;
+    if (near < 0.6 * words.size) continue;
+    const tokens = u.tokens[i] ?? new Set(contentTokens(u.texts[i]));
+    u.tokens[i] = tokens;
     let hit = 0;
     for (const w of words) if (tokens.has(w)) hit++;
     if (hit >= 0.6 * words.size)
       return {
         key: u.keyed ? u.keys[i] : null,
         text: u.texts[i],
-        single: u.kind === 'text' && u.texts.length === 1,
+        single: u.single,
+        probe: probeOf(u.texts[i]),
       };
   }
   return null;
 }
 
 const UPDATE_DEPTH = 3;
-const UPDATE_VISITS = 400;
-/** Versions of one chain looked at, at most (a long-context window has thousands). */
-const CHAIN_STEPS = 2000;
+const UPDATE_VISITS = 80;
+/** Larger values (a whole index) are not examined: the report stays fast, and such stores are read through the units they hold. */
+const UPDATE_MAX_CHARS = 100_000;
 
 /** The longest stretch of a text with no quote, backslash or line break: found verbatim in any repr that holds the text. */
 function probeOf(text: string): string {
@@ -153,8 +194,8 @@ function probeOf(text: string): string {
 /**
  * Did a memory unit holding an evidence message get a different later version before
  * the question? For each evidence message: a few hops downstream along edges, then along
- * each holder's version chain until a version no longer holds the unit; a unit handed on
- * before it was dropped (a buffer flushed into a chunk, then cleared) does not count.
+ * each holder's version chain to the first version that no longer holds the unit; a unit
+ * handed on before it was dropped (a buffer flushed into a chunk, then cleared) does not count.
  */
 function unitUpdated(g: TraceGraph, query: number | undefined, evidence: number[], texts: string[]): boolean {
   if (query === undefined) return false;
@@ -178,20 +219,27 @@ function evidenceUnitUpdated(g: TraceGraph, asked: string, message: number, text
       }
     for (const v of next) {
       if (walked.has(g.varLineage[v])) continue;
-      const unit = holdingUnit(g.varValue[v], words);
+      const unit = holdingUnit(g, v, words);
       if (unit === null) continue;
       walked.add(g.varLineage[v]);
-      let at = v;
-      for (let step = 0; step < CHAIN_STEPS; step++) {
-        const later = nextVersion(g, at);
-        if (later < 0 || g.varCreatedAt[later] > asked) break;
-        if (stillHeld(g.varValue[later], unit, probe)) {
-          at = later;
-          continue;
-        }
-        if (!handedOn(g, at, words)) return true;
-        break;
+      // Versions up to the question, in order; a unit once dropped is taken to stay dropped, so the
+      // first version without it is found by bisection (a window's chain has thousands of versions).
+      const chain = lineageOf(g, v);
+      const from = chain.indexOf(v);
+      let to = from;
+      while (to + 1 < chain.length && g.varCreatedAt[chain[to + 1]] <= asked) to++;
+      const value = g.varValue[v];
+      const held = (i: number) =>
+        g.varValue[chain[i]] === value || stillHeld(g.varValue[chain[i]], unit, probe);
+      if (to === from || held(to)) continue;
+      let lo = from;
+      let hi = to;
+      while (hi - lo > 1) {
+        const mid = (lo + hi) >> 1;
+        if (held(mid)) lo = mid;
+        else hi = mid;
       }
+      if (!handedOn(g, chain[hi - 1], words)) return true;
     }
     frontier = next;
   }
@@ -205,11 +253,15 @@ function evidenceUnitUpdated(g: TraceGraph, asked: string, message: number, text
  */
 function stillHeld(
   value: string,
-  unit: { key: string | null; text: string; single: boolean },
+  unit: { key: string | null; text: string; single: boolean; probe: string },
   probe: string,
 ): boolean {
-  // Cheap first for buffers and windows: the message text is still there verbatim (no parse of a 20 kB window per version).
-  if (unit.key === null && !unit.single && probe.length >= 12 && value.includes(probe)) return true;
+  // Cheap first (no parse of a 20 kB value per version): the message text or the unit's own text is still there.
+  if (
+    (probe.length >= 12 && value.includes(probe)) ||
+    (unit.probe.length >= 12 && value.includes(unit.probe))
+  )
+    return true;
   const u = splitUnits(value);
   if (unit.key !== null) {
     const i = u.keys.indexOf(unit.key);
@@ -224,8 +276,7 @@ function handedOn(g: TraceGraph, lastHolder: number, words: Set<string>): boolea
   const chain = g.varLineage[lastHolder];
   for (const op of consumersOf(g, lastHolder)) {
     const s = opStructure(g, op);
-    if (s.outputs.some((o) => g.varLineage[o] !== chain && holdingUnit(g.varValue[o], words) !== null))
-      return true;
+    if (s.outputs.some((o) => g.varLineage[o] !== chain && holdingUnit(g, o, words) !== null)) return true;
   }
   return false;
 }
