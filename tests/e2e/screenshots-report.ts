@@ -1,0 +1,29 @@
+/** Takes the Report view screenshot in docs/screenshots: `npx tsx tests/e2e/screenshots-report.ts` (needs bench/out/faultbench). */
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { openApp, ROOT } from './harness.ts';
+
+const out = (name: string) => join(ROOT, 'docs/screenshots', name);
+const dir = join(ROOT, 'bench/out/faultbench/mem0');
+// The fault-injected Mem0 split's injected-fault graphs (small: construction up to the evidence).
+const files = readdirSync(dir)
+  .filter((f) => f.endsWith('.json') && !f.includes('-base'))
+  .sort()
+  .map((f) => join(dir, f));
+const s = await openApp();
+const { page, url } = s;
+await page.setInputFiles('[data-testid=file-input]', files);
+await page.waitForFunction(
+  (n) => document.querySelectorAll('[data-testid=trace-row]').length === n,
+  files.length,
+  {
+    timeout: 600_000,
+  },
+);
+await page.goto(`${url}#/report`);
+await page.getByTestId('report-build').click();
+await page.getByTestId('report-cases').waitFor({ timeout: 600_000 });
+await page.waitForTimeout(500);
+await page.screenshot({ path: out('17-report.png') });
+await page.screenshot({ path: out('18-report-full.png'), fullPage: true });
+await s.close();
