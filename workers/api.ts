@@ -126,6 +126,14 @@ export interface SystemRunRequest {
   system: SystemName;
   /** Use only the first N sessions (questions asked later are answered after them). */
   maxSessions?: number;
+  /** `offline` (default): deterministic components; `llm`: the page's model (passed to `run`) in every model role. */
+  mode?: 'offline' | 'llm';
+}
+
+/** The page's chat model for an LLM-mode run (it stays in the page; the worker calls it through the port). */
+export interface PageModel {
+  info: ModelInfo;
+  port: ModelPort;
 }
 
 export type SystemRunPhase = 'reading' | 'running' | 'exporting' | 'storing' | 'done';
@@ -144,8 +152,14 @@ export interface SystemRunProgress {
 
 export interface SystemRunResult {
   status: 'done' | 'cancelled' | 'failed';
-  /** Always `offline`: deterministic components, no model. */
-  mode: 'offline';
+  /** `offline`: deterministic components, no model; `llm`: the page's model. */
+  mode: 'offline' | 'llm';
+  /** The model of an LLM-mode run. */
+  model?: string;
+  /** Model calls of an LLM-mode run (system and judge), and their tokens as the provider reported them. */
+  llmCalls?: number;
+  inputTokens?: number;
+  outputTokens?: number;
   system: SystemName;
   dataset: DatasetName;
   conversationId: string;
@@ -192,14 +206,18 @@ export function emptyRunResult(
 }
 
 /**
- * Runs the reference memory systems (src/systems) in a worker, in the offline mode, and
- * stores the execution graph through the import path (as if the exported JSON had been imported).
+ * Runs the reference memory systems (src/systems) in a worker, offline or with the page's
+ * model, and stores the execution graph through the import path (as if the exported JSON had been imported).
  */
 export interface SystemsApi {
   /** Reads a data set file: which data set and layout it is and its conversations. */
   inspect(source: DatasetSource): Promise<DatasetInfo>;
-  /** Runs one system over one conversation; progress after every session and question. */
-  run(request: SystemRunRequest, onProgress: (p: SystemRunProgress) => void): Promise<SystemRunResult>;
+  /** Runs one system over one conversation; progress after every session and question. LLM mode needs `model`. */
+  run(
+    request: SystemRunRequest,
+    onProgress: (p: SystemRunProgress) => void,
+    model?: PageModel,
+  ): Promise<SystemRunResult>;
   /** Stops the running run before its next session or question; nothing is stored. */
   cancel(): void;
 }
