@@ -16,6 +16,7 @@ import type { AgentProgress, AgentRunRow } from '../src/db/agent-runs.ts';
 import type { SystemName } from '../src/systems/system.ts';
 import type { DatasetName } from '../src/systems/types.ts';
 import type { EvalProgress, EvalResult, EvaluatedCase } from './evaluation.ts';
+import type { OptimizeEvent, OptimizeRequest, OptimizeRun } from './optimize-service.ts';
 import type {
   ImportedAttributions,
   ReportProgress,
@@ -29,6 +30,9 @@ export type {
   EvalResult,
   EvaluatedCase,
   ImportedAttributions,
+  OptimizeEvent,
+  OptimizeRequest,
+  OptimizeRun,
   ReportProgress,
   ReportRequest,
   ReportSource,
@@ -130,12 +134,6 @@ export interface SystemRunRequest {
   mode?: 'offline' | 'llm';
 }
 
-/** The page's chat model for an LLM-mode run (it stays in the page; the worker calls it through the port). */
-export interface PageModel {
-  info: ModelInfo;
-  port: ModelPort;
-}
-
 export type SystemRunPhase = 'reading' | 'running' | 'exporting' | 'storing' | 'done';
 
 export interface SystemRunProgress {
@@ -212,14 +210,32 @@ export function emptyRunResult(
 export interface SystemsApi {
   /** Reads a data set file: which data set and layout it is and its conversations. */
   inspect(source: DatasetSource): Promise<DatasetInfo>;
-  /** Runs one system over one conversation; progress after every session and question. LLM mode needs `model`. */
+  /**
+   * Runs one system over one conversation; progress after every session and question. LLM
+   * mode needs the page's model: what the worker knows of it, and its port (a comlink proxy,
+   * passed as its own argument so comlink proxies it; keys stay in the page).
+   */
   run(
     request: SystemRunRequest,
     onProgress: (p: SystemRunProgress) => void,
-    model?: PageModel,
+    model?: ModelInfo,
+    port?: ModelPort,
   ): Promise<SystemRunResult>;
   /** Stops the running run before its next session or question; nothing is stored. */
   cancel(): void;
+  /**
+   * The closed prompt-optimisation loop with the page's model in every role; the state is a
+   * `runs` row of kind `optimize`, saved after every round; pass `runId` to resume it.
+   */
+  optimize(
+    request: OptimizeRequest,
+    model: ModelInfo,
+    port: ModelPort,
+    onEvent: (e: OptimizeEvent) => void,
+    runId?: number,
+  ): Promise<OptimizeRun>;
+  /** Stops the running optimisation at its next model call (the rounds done are kept). */
+  cancelOptimize(): void;
 }
 
 // ---------- analysis ----------

@@ -21,7 +21,8 @@ import {
   type DatasetSource,
   emptyRunResult,
   type ImportApi,
-  type PageModel,
+  type ModelInfo,
+  type ModelPort,
   type SystemRunProgress,
   type SystemRunRequest,
   type SystemRunResult,
@@ -70,7 +71,7 @@ function yieldToEvents(): Promise<void> {
 
 const now = () => (typeof performance !== 'undefined' ? performance.now() : Date.now());
 
-export class SystemsService implements SystemsApi {
+export class SystemsService implements Omit<SystemsApi, 'optimize' | 'cancelOptimize'> {
   #abort: AbortController | null = null;
 
   /** `importer` is the import path the trace is stored through (ImportService on the same database). */
@@ -101,7 +102,8 @@ export class SystemsService implements SystemsApi {
   async run(
     request: SystemRunRequest,
     onProgress: (p: SystemRunProgress) => void = () => {},
-    model?: PageModel,
+    model?: ModelInfo,
+    port?: ModelPort,
   ): Promise<SystemRunResult> {
     if (this.#abort) throw new Error('A system is already running; wait for it or cancel it.');
     const abort = new AbortController();
@@ -136,13 +138,13 @@ export class SystemsService implements SystemsApi {
       if (max !== undefined && !(Number.isInteger(max) && max > 0))
         throw new RunInputError('The session limit must be a positive whole number.');
       const llmMode = request.mode === 'llm';
-      if (llmMode && !model)
+      if (llmMode && !(model && port))
         throw new RunInputError('LLM mode needs a model: set up a provider profile in Settings.');
       // Every call (system and judge) is metered here: the run's cost is what the provider reported.
       const meter = new UsageMeter();
       const llm =
-        llmMode && model
-          ? metered(new PortChatModel(model.info, model.port), meter, { label: 'run a system' })
+        llmMode && model && port
+          ? metered(new PortChatModel(model, port), meter, { label: 'run a system' })
           : undefined;
       result.mode = llmMode ? 'llm' : 'offline';
       if (llm) result.model = llm.model;

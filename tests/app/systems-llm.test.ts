@@ -45,7 +45,7 @@ describe('systems service, LLM mode', () => {
     const missing = await svc.run(request, () => {});
     expect(missing.status).toBe('failed');
     expect(missing.message).toMatch(/needs a model/);
-    const r = await svc.run(request, () => {}, { info: modelInfo(model), port: modelPort(model) });
+    const r = await svc.run(request, () => {}, modelInfo(model), modelPort(model));
     expect(r).toMatchObject({ status: 'done', mode: 'llm', model: 'prompt-sensitive-test-double' });
     expect(r.file).toMatch(/-llm\.json$/);
     expect(r.llmCalls).toBe(server.calls.length);

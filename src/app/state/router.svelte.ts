@@ -9,6 +9,7 @@ export type Route =
   | { name: 'settings' }
   | { name: 'run' }
   | { name: 'report' }
+  | { name: 'optimize' }
   | { name: 'trace'; traceId: string }
   | { name: 'case'; traceId: string; queryId: string; op: string | null }
   | { name: 'op'; traceId: string; opId: string }
@@ -28,6 +29,7 @@ export const href = {
   settings: () => '#/settings',
   run: () => '#/run',
   report: () => '#/report',
+  optimize: () => '#/optimize',
   trace: (id: string) => `#/t/${enc(id)}`,
   case: (id: string, queryId: string, op?: string | null) =>
     `#/t/${enc(id)}/case/${enc(queryId)}${query({ op })}`,
@@ -72,6 +74,7 @@ export function parseHash(hash: string): Route {
   if (parts[0] === 'settings' && parts.length === 1) return { name: 'settings' };
   if (parts[0] === 'run' && parts.length === 1) return { name: 'run' };
   if (parts[0] === 'report' && parts.length === 1) return { name: 'report' };
+  if (parts[0] === 'optimize' && parts.length === 1) return { name: 'optimize' };
   if (parts[0] === 'eval' && parts.length === 1)
     return { name: 'eval', only: p('only') === 'wrong' ? 'wrong' : 'all' };
   if (parts[0] === 't' && parts.length >= 2) {

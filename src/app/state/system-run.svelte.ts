@@ -162,7 +162,8 @@ export class SystemRun {
         Comlink.proxy((p: SystemRunProgress) => {
           this.#progress = p;
         }),
-        model ? { info: modelInfo(model), port: Comlink.proxy(modelPort(model)) } : undefined,
+        model ? modelInfo(model) : undefined,
+        model ? Comlink.proxy(modelPort(model)) : undefined,
       );
     } catch (e) {
       this.#result = emptyRunResult({
