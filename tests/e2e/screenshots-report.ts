@@ -4,12 +4,15 @@ import { join } from 'node:path';
 import { openApp, ROOT } from './harness.ts';
 
 const out = (name: string) => join(ROOT, 'docs/screenshots', name);
-const dir = join(ROOT, 'bench/out/faultbench/mem0');
-// The fault-injected Mem0 split's injected-fault graphs (small: construction up to the evidence).
-const files = readdirSync(dir)
-  .filter((f) => f.endsWith('.json') && !f.includes('-base'))
-  .sort()
-  .map((f) => join(dir, f));
+// Injected-fault graphs of three splits (small: construction up to the evidence), 12 each.
+const files = ['mem0', 'rag', 'evermemos'].flatMap((split) => {
+  const dir = join(ROOT, 'bench/out/faultbench', split);
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.json') && !f.includes('-base'))
+    .sort()
+    .slice(0, 12)
+    .map((f) => join(dir, f));
+});
 const s = await openApp();
 const { page, url } = s;
 await page.setInputFiles('[data-testid=file-input]', files);

@@ -81,7 +81,7 @@ export const report: Command = {
   summary:
     'system-level error report of failed cases: counts, rates, feature lifts, clusters, optional narrative',
   usage:
-    'memtrace report <graph files or dirs…> [--attributions FILE]… [--format md|html|json|paper] [-o OUT] ' +
+    'memtrace report <graph files or dirs…> [--attributions FILE]… [--format md|html|json|paper[,…]] [-o OUT] ' +
     `[--title T] [--narrative-from error_analysis_report.json] [--overview TEXT|FILE] [--batch-size N] [${PROVIDER_USAGE}]`,
   options: {
     attributions: { type: 'string', multiple: true },
@@ -95,14 +95,18 @@ export const report: Command = {
   },
   async run({ positionals, values }, io) {
     if (positionals.length === 0) throw new CliError('report needs graph files or folders', 2);
-    const format = values.format as Format;
-    if (!(FORMATS as readonly string[]).includes(format))
-      throw new CliError(`--format must be one of ${FORMATS.join(', ')} (got "${format}")`, 2);
+    // Several formats at once (`--format md,html`) write OUT.md, OUT.html, … from one run.
+    const formats = String(values.format).split(',') as Format[];
+    for (const f of formats)
+      if (!(FORMATS as readonly string[]).includes(f))
+        throw new CliError(`--format must be one of ${FORMATS.join(', ')} (got "${f}")`, 2);
+    if (formats.length > 1 && typeof values.out !== 'string')
+      throw new CliError('several formats need -o OUT (written as OUT.md, OUT.html, …)', 2);
     const batchSize = values['batch-size'] === undefined ? 4 : Number(values['batch-size']);
     if (!Number.isInteger(batchSize) || batchSize < 1)
       throw new CliError(`--batch-size must be an integer ≥ 1 (got "${values['batch-size']}")`, 2);
     const wantsNarrative = values.provider !== undefined;
-    if (format === 'paper' && !wantsNarrative && values['narrative-from'] === undefined)
+    if (formats.includes('paper') && !wantsNarrative && values['narrative-from'] === undefined)
       throw new CliError('--format paper writes the narrative: give provider flags (or --narrative-from)', 2);
     const model = wantsNarrative ? chatModelFromFlags(values, io, { label: 'report narrative' }) : undefined;
 
@@ -205,15 +209,18 @@ export const report: Command = {
     }
 
     const title = typeof values.title === 'string' ? values.title : undefined;
-    const text =
-      format === 'md'
-        ? reportMarkdown(r, { title })
-        : format === 'html'
-          ? reportHtml(r, { title })
-          : format === 'json'
-            ? `${JSON.stringify(r, null, 2)}\n`
-            : `${JSON.stringify(errorAnalysisReportJson(r.narrative?.text ?? ''), null, 4)}\n`;
-    await emit(io, values.out, text);
+    for (const format of formats) {
+      const text =
+        format === 'md'
+          ? reportMarkdown(r, { title })
+          : format === 'html'
+            ? reportHtml(r, { title })
+            : format === 'json'
+              ? `${JSON.stringify(r, null, 2)}\n`
+              : `${JSON.stringify(errorAnalysisReportJson(r.narrative?.text ?? ''), null, 4)}\n`;
+      const ext = format === 'paper' ? 'error_analysis_report.json' : format;
+      await emit(io, formats.length > 1 ? `${values.out}.${ext}` : values.out, text);
+    }
     io.stderr.write(
       `${r.cases} case(s): ${r.attributed} attributed, ${r.no_decisive_error} with no decisive error; ${r.clusters.length} cluster(s)` +
         (unreadable ? `; ${unreadable} file(s) could not be read` : '') +
