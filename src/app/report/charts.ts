@@ -23,7 +23,7 @@ function reset(svg: SVGSVGElement, width: number, height: number) {
 
 /** Horizontal bars of rates (0–1) with whiskers for the 95 % interval and the count beside. */
 export function drawRates(svg: SVGSVGElement, rows: RateRow[], width: number): void {
-  const labelW = Math.min(260, Math.max(140, width * 0.34));
+  const labelW = Math.min(300, Math.max(150, width * 0.3));
   const band = 26;
   const height = rows.length * band + 30;
   const s = reset(svg, width, height);
