@@ -60,6 +60,13 @@ import {
   Evaluator,
   findCase,
 } from './evaluation.ts';
+import {
+  type ImportedAttributions,
+  type ReportProgress,
+  type ReportRequest,
+  ReportRunner,
+  type StoredReport,
+} from './report.ts';
 
 interface Opened {
   graph: TraceGraph;
@@ -73,10 +80,12 @@ export class AnalysisService implements AnalysisApi {
   readonly #open = new Map<string, Promise<Opened>>();
   readonly #evaluator: Evaluator;
   readonly #agents: AgentRunner;
+  readonly #reports: ReportRunner;
 
   constructor(private readonly db: MemtraceDb) {
     this.#evaluator = new Evaluator(db, async (id) => (await this.#get(id)).graph);
     this.#agents = new AgentRunner(db, async (id) => (await this.#get(id)).graph);
+    this.#reports = new ReportRunner(db, async (id) => (await this.#get(id)).graph);
   }
 
   forget(traceId: string): void {
@@ -268,6 +277,27 @@ export class AnalysisService implements AnalysisApi {
 
   cancelAgent(runId: number): void {
     this.#agents.cancel(runId);
+  }
+
+  buildReport(request: ReportRequest, onProgress: (p: ReportProgress) => void): Promise<StoredReport | null> {
+    return this.#reports.build(request, onProgress);
+  }
+
+  cancelReport(): void {
+    this.#reports.cancel();
+  }
+
+  importAttributions(blob: Blob, name: string): Promise<ImportedAttributions> {
+    return this.#reports.importAttributions(blob, name);
+  }
+
+  narrateReport(
+    runId: number,
+    model: ModelInfo,
+    port: ModelPort,
+    onBatch: (done: number, total: number) => void,
+  ): Promise<StoredReport> {
+    return this.#reports.narrate(runId, model, port, onBatch);
   }
 
   async laneLayout(traceId: string, options: LaneLayoutOptions = {}): Promise<LaneLayout> {

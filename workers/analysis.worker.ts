@@ -20,6 +20,10 @@ const api = {
   cancelEvaluation: service.cancelEvaluation.bind(service),
   runAgent: service.runAgent.bind(service),
   cancelAgent: service.cancelAgent.bind(service),
+  buildReport: service.buildReport.bind(service),
+  cancelReport: service.cancelReport.bind(service),
+  importAttributions: service.importAttributions.bind(service),
+  narrateReport: service.narrateReport.bind(service),
   async laneLayout(traceId: string, options?: LaneLayoutOptions) {
     const layout = await service.laneLayout(traceId, options);
     return Comlink.transfer(layout, laneLayoutTransferables(layout));

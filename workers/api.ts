@@ -22,8 +22,28 @@ import type { AgentProgress, AgentRunRow } from '../src/db/agent-runs.ts';
 import type { SystemName } from '../src/systems/system.ts';
 import type { DatasetName } from '../src/systems/types.ts';
 import type { EvalProgress, EvalResult, EvaluatedCase } from './evaluation.ts';
+import type { OptimizeEvent, OptimizeRequest, OptimizeRun } from './optimize-service.ts';
+import type {
+  ImportedAttributions,
+  ReportProgress,
+  ReportRequest,
+  ReportSource,
+  StoredReport,
+} from './report.ts';
 
-export type { EvalProgress, EvalResult, EvaluatedCase };
+export type {
+  EvalProgress,
+  EvalResult,
+  EvaluatedCase,
+  ImportedAttributions,
+  OptimizeEvent,
+  OptimizeRequest,
+  OptimizeRun,
+  ReportProgress,
+  ReportRequest,
+  ReportSource,
+  StoredReport,
+};
 
 // ---------- import ----------
 
@@ -118,6 +138,8 @@ export interface SystemRunRequest {
   system: SystemName;
   /** Use only the first N sessions (questions asked later are answered after them). */
   maxSessions?: number;
+  /** `offline` (default): deterministic components; `llm`: the page's model (passed to `run`) in every model role. */
+  mode?: 'offline' | 'llm';
 }
 
 export type SystemRunPhase = 'reading' | 'running' | 'exporting' | 'storing' | 'done';
@@ -136,8 +158,14 @@ export interface SystemRunProgress {
 
 export interface SystemRunResult {
   status: 'done' | 'cancelled' | 'failed';
-  /** Always `offline`: deterministic components, no model. */
-  mode: 'offline';
+  /** `offline`: deterministic components, no model; `llm`: the page's model. */
+  mode: 'offline' | 'llm';
+  /** The model of an LLM-mode run. */
+  model?: string;
+  /** Model calls of an LLM-mode run (system and judge), and their tokens as the provider reported them. */
+  llmCalls?: number;
+  inputTokens?: number;
+  outputTokens?: number;
   system: SystemName;
   dataset: DatasetName;
   conversationId: string;
@@ -184,16 +212,38 @@ export function emptyRunResult(
 }
 
 /**
- * Runs the reference memory systems (src/systems) in a worker, in the offline mode, and
- * stores the execution graph through the import path (as if the exported JSON had been imported).
+ * Runs the reference memory systems (src/systems) in a worker, offline or with the page's
+ * model, and stores the execution graph through the import path (as if the exported JSON had been imported).
  */
 export interface SystemsApi {
   /** Reads a data set file: which data set and layout it is and its conversations. */
   inspect(source: DatasetSource): Promise<DatasetInfo>;
-  /** Runs one system over one conversation; progress after every session and question. */
-  run(request: SystemRunRequest, onProgress: (p: SystemRunProgress) => void): Promise<SystemRunResult>;
+  /**
+   * Runs one system over one conversation; progress after every session and question. LLM
+   * mode needs the page's model: what the worker knows of it, and its port (a comlink proxy,
+   * passed as its own argument so comlink proxies it; keys stay in the page).
+   */
+  run(
+    request: SystemRunRequest,
+    onProgress: (p: SystemRunProgress) => void,
+    model?: ModelInfo,
+    port?: ModelPort,
+  ): Promise<SystemRunResult>;
   /** Stops the running run before its next session or question; nothing is stored. */
   cancel(): void;
+  /**
+   * The closed prompt-optimisation loop with the page's model in every role; the state is a
+   * `runs` row of kind `optimize`, saved after every round; pass `runId` to resume it.
+   */
+  optimize(
+    request: OptimizeRequest,
+    model: ModelInfo,
+    port: ModelPort,
+    onEvent: (e: OptimizeEvent) => void,
+    runId?: number,
+  ): Promise<OptimizeRun>;
+  /** Stops the running optimisation at its next model call (the rounds done are kept). */
+  cancelOptimize(): void;
 }
 
 // ---------- analysis ----------
@@ -350,6 +400,22 @@ export interface AnalysisApi {
   ): Promise<AgentRunRow>;
   /** Aborts a running agent (its row becomes `cancelled`). */
   cancelAgent(runId: number): void;
+  /**
+   * The error report (core/report) over the failed cases of these traces, attributed by
+   * evidence-flow or read from an imported attribution file; stored as a `runs` row of
+   * kind `report`. Resolves null when cancelled (`cancelReport`).
+   */
+  buildReport(request: ReportRequest, onProgress: (p: ReportProgress) => void): Promise<StoredReport | null>;
+  cancelReport(): void;
+  /** Reads an attribution file (the paper's `{results}`, `memtrace attribute --json`, bench results) into a stored run; records are matched to stored traces. */
+  importAttributions(blob: Blob, name: string): Promise<ImportedAttributions>;
+  /** Writes a stored report's narrative with the page's chat model (called through `port`). */
+  narrateReport(
+    runId: number,
+    model: ModelInfo,
+    port: ModelPort,
+    onBatch: (done: number, total: number) => void,
+  ): Promise<StoredReport>;
 }
 
 // ---------- agent runs ----------

@@ -9,6 +9,8 @@ import { chat } from './commands/chat.ts';
 import { exportCommand } from './commands/export.ts';
 import { inject } from './commands/inject.ts';
 import { makeBench } from './commands/make-bench.ts';
+import { optimize } from './commands/optimize.ts';
+import { report } from './commands/report.ts';
 import { run } from './commands/run.ts';
 import { search } from './commands/search.ts';
 import { stats } from './commands/stats.ts';
@@ -24,6 +26,8 @@ export const COMMANDS: Command[] = [
   chat,
   attribute,
   bench,
+  report,
+  optimize,
   run,
   inject,
   makeBench,

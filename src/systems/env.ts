@@ -130,6 +130,8 @@ export interface RunEnvOptions {
   tracer: Tracer;
   conversation: Conversation;
   llm?: SystemLLM;
+  /** The judge's model when it differs from `llm`. */
+  judgeLlm?: SystemLLM;
   prompts?: PromptRegistry;
   intervention?: Intervention;
   memories?: MemoriesMode;
@@ -139,6 +141,8 @@ export class RunEnv {
   readonly t: Tracer;
   readonly conv: Conversation;
   readonly llm: SystemLLM | undefined;
+  /** The LLM judge's model (`judgeLlm`, else `llm`). */
+  readonly judgeLlm: SystemLLM | undefined;
   readonly prompts: PromptRegistry;
   readonly intervention: Intervention | undefined;
   /** Extraction / summarisation ops replay the data set's recorded LLM texts. */
@@ -161,6 +165,8 @@ export class RunEnv {
     this.t = o.tracer;
     this.conv = o.conversation;
     this.llm = o.llm && this.counting(o.llm);
+    // The judge's calls are counted like the system's (one meter per run).
+    this.judgeLlm = o.judgeLlm ? this.counting(o.judgeLlm) : this.llm;
     this.prompts = { ...DEFAULT_PROMPTS, ...(o.prompts ?? {}) };
     this.intervention = o.intervention;
     this.evidence = new Set(o.intervention?.evidence ?? []);

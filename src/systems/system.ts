@@ -145,8 +145,8 @@ export async function judge(
   judgeWith: 'offline' | 'llm',
 ): Promise<{ verdict: Verdict; opId: string }> {
   const verdict =
-    judgeWith === 'llm' && env.llm
-      ? await llmJudge(env.llm, q.question, q.answers, prediction, env.prompts['llm-judge-prompt'])
+    judgeWith === 'llm' && env.judgeLlm
+      ? await llmJudge(env.judgeLlm, q.question, q.answers, prediction, env.prompts['llm-judge-prompt'])
       : offlineJudge(prediction, q.answers, q.question);
   const opId = env.t.op(
     'llm-judge',
@@ -157,7 +157,7 @@ export async function judge(
           ? 'LLM-as-a-judge compares the prediction with the golden answer.'
           : 'Offline judge (containment, token F1, or support of the prediction by a long golden answer) compares the prediction with the golden answer.',
       metadata: {
-        judge: verdict.judge === 'llm' ? (env.llm?.model ?? 'llm') : 'offline-containment-f1-support',
+        judge: verdict.judge === 'llm' ? (env.judgeLlm?.model ?? 'llm') : 'offline-containment-f1-support',
       },
     },
     (op) => {

@@ -8,6 +8,8 @@ export type Route =
   | { name: 'eval'; only: 'all' | 'wrong' }
   | { name: 'settings' }
   | { name: 'run' }
+  | { name: 'report' }
+  | { name: 'optimize' }
   | { name: 'trace'; traceId: string }
   | { name: 'case'; traceId: string; queryId: string; op: string | null }
   | { name: 'op'; traceId: string; opId: string }
@@ -26,6 +28,8 @@ export const href = {
     `#/eval${query({ only: f.only === 'wrong' ? 'wrong' : undefined })}`,
   settings: () => '#/settings',
   run: () => '#/run',
+  report: () => '#/report',
+  optimize: () => '#/optimize',
   trace: (id: string) => `#/t/${enc(id)}`,
   case: (id: string, queryId: string, op?: string | null) =>
     `#/t/${enc(id)}/case/${enc(queryId)}${query({ op })}`,
@@ -69,6 +73,8 @@ export function parseHash(hash: string): Route {
     return { name: 'search', trace: p('trace'), q: p('q'), regex: p('regex') === '1' };
   if (parts[0] === 'settings' && parts.length === 1) return { name: 'settings' };
   if (parts[0] === 'run' && parts.length === 1) return { name: 'run' };
+  if (parts[0] === 'report' && parts.length === 1) return { name: 'report' };
+  if (parts[0] === 'optimize' && parts.length === 1) return { name: 'optimize' };
   if (parts[0] === 'eval' && parts.length === 1)
     return { name: 'eval', only: p('only') === 'wrong' ? 'wrong' : 'all' };
   if (parts[0] === 't' && parts.length >= 2) {
