@@ -29,6 +29,20 @@ const EXTRA: Record<string, string[]> = {
   search: ['--query', 'support group'],
   run: ['--system', 'rag', '-o', join(tmp, 'run-out.json')],
   inject: ['--system', 'rag', '--out', join(tmp, 'inject-out'), '--per-type', '1'],
+  // (A base URL nothing listens on: the data file fails before any request.)
+  optimize: [
+    ...['--system', 'mem0', '-o', join(tmp, 'optimize-out'), '--train', 'conv-26', '--held-out', 'conv-30'],
+    ...[
+      '--provider',
+      'openai',
+      '--model',
+      'm',
+      '--base-url',
+      'http://127.0.0.1:9',
+      '--api-key-env',
+      'NO_KEY',
+    ],
+  ],
 };
 
 /** How a command takes its input file: its first argument, else `--data`; none (chat) → null. */

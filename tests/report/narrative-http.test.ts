@@ -108,7 +108,7 @@ describe('writeNarrative over HTTP', () => {
     const again = await writeNarrative(cases, { model: cached(model(), store) });
     expect(server.calls.length).toBe(before);
     expect(again.text).toBe(first.text);
-    expect(again.cost).toMatchObject({ calls: 3, cached: 3, inputTokens: 0, outputTokens: 0 });
+    expect(again.cost).toMatchObject({ calls: 0, cached: 3, inputTokens: 0, outputTokens: 0 });
   });
 
   it('a reply that is not the report JSON is repaired, and the repair call is counted', async () => {

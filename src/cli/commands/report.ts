@@ -28,10 +28,9 @@ import {
   reportMarkdown,
   writeNarrative,
 } from '../../core/report/index.ts';
-import { formatIssue } from '../../core/trace/issues.ts';
 import { depsFor } from '../attribution-setup.ts';
 import type { Command } from '../command.ts';
-import { collectTraceFiles, openTraceFile, readText } from '../files.ts';
+import { collectTraceFiles, openTraceFile, problemLine, readText } from '../files.ts';
 import { CliError, type CliIO } from '../io.ts';
 import { chatModelFromFlags, PROVIDER_FLAGS, PROVIDER_USAGE } from '../provider-flags.ts';
 
@@ -130,6 +129,8 @@ export const report: Command = {
     const model = wantsNarrative ? chatModelFromFlags(values, io, { label: 'report narrative' }) : undefined;
 
     const files = await collectTraceFiles(positionals);
+    if (files.length === 0)
+      throw new CliError(`${positionals.join(', ')}: no trace files (.json, .jsonl) to report on`);
     const attributionFiles = (values.attributions as string[] | undefined) ?? [];
     const sources = await readAttributions(attributionFiles);
     let unreadable = 0;
@@ -137,7 +138,8 @@ export const report: Command = {
       const r = await openTraceFile(file);
       if (r.ok) return r.graph;
       unreadable++;
-      for (const issue of r.issues.slice(0, 3)) io.stderr.write(`${formatIssue(issue)}\n`);
+      if (files.length === 1) throw new CliError(problemLine(file, r.issues));
+      io.stderr.write(`${problemLine(file, r.issues)}\n`);
       return null;
     };
 
