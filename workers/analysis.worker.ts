@@ -3,15 +3,17 @@ import * as Comlink from 'comlink';
 import { type LaneLayoutOptions, laneLayoutTransferables } from '../src/core/layout/index.ts';
 import { openDb } from '../src/db/schema.ts';
 import { AnalysisService } from './analysis-service.ts';
+import type { AnalysisApi } from './api.ts';
 
 const service = new AnalysisService(openDb());
 // Lane layouts hold large typed arrays: transfer them instead of copying.
 const api = {
-  caseContext: service.caseContext.bind(service),
+  caseOverview: service.caseOverview.bind(service),
   opDetail: service.opDetail.bind(service),
   varDetail: service.varDetail.bind(service),
   diffVersions: service.diffVersions.bind(service),
   search: service.search.bind(service),
+  laneMarks: service.laneMarks.bind(service),
   neighbourhood: service.neighbourhood.bind(service),
   forget: service.forget.bind(service),
   attributeCase: service.attributeCase.bind(service),
@@ -23,5 +25,5 @@ const api = {
     const layout = await service.laneLayout(traceId, options);
     return Comlink.transfer(layout, laneLayoutTransferables(layout));
   },
-};
+} satisfies AnalysisApi;
 Comlink.expose(api);

@@ -4,7 +4,8 @@
  */
 import * as Comlink from 'comlink';
 import { openDb } from '../src/db/schema.ts';
+import type { SystemsApi } from './api.ts';
 import { ImportService } from './import-service.ts';
 import { SystemsService } from './systems-service.ts';
 
-Comlink.expose(new SystemsService(new ImportService(openDb())));
+Comlink.expose(new SystemsService(new ImportService(openDb())) satisfies SystemsApi);
