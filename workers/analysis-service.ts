@@ -21,6 +21,7 @@ import {
   laneLayout,
   type NeighbourhoodDrawingOptions,
   neighbourhoodDrawing,
+  previewText,
 } from '../src/core/layout/index.ts';
 import { parseTraceText } from '../src/core/trace/import.ts';
 import { prettyValue } from '../src/core/trace/pyrepr.ts';
@@ -33,6 +34,7 @@ import type {
   AgentRunEvent,
   AnalysisApi,
   CaseOverview,
+  LaneLayoutProgress,
   LaneMark,
   ModelInfo,
   ModelPort,
@@ -287,9 +289,21 @@ export class AnalysisService implements AnalysisApi {
     this.#agents.cancel(runId);
   }
 
-  async laneLayout(traceId: string, options: LaneLayoutOptions = {}): Promise<LaneLayout> {
+  async laneLayout(
+    traceId: string,
+    options: LaneLayoutOptions = {},
+    onProgress: (p: LaneLayoutProgress) => void = () => {},
+  ): Promise<LaneLayout> {
+    onProgress({ phase: 'opening' });
     const { graph: g } = await this.#get(traceId);
-    return laneLayout(g, options);
+    onProgress({ phase: 'layout', variables: g.varId.length, operations: g.opId.length });
+    return laneLayout(g, { pack: true, ...options });
+  }
+
+  async valuePreview(traceId: string, fullNodeId: string, chars = 160): Promise<string> {
+    const { graph: g } = await this.#get(traceId);
+    const v = g.varIndex.get(fullNodeId);
+    return v === undefined ? '' : previewText(g.varValue[v], chars);
   }
 
   async neighbourhood(

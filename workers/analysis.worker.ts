@@ -3,7 +3,7 @@ import * as Comlink from 'comlink';
 import { type LaneLayoutOptions, laneLayoutTransferables } from '../src/core/layout/index.ts';
 import { openDb } from '../src/db/schema.ts';
 import { AnalysisService } from './analysis-service.ts';
-import type { AnalysisApi } from './api.ts';
+import type { AnalysisApi, LaneLayoutProgress } from './api.ts';
 
 const service = new AnalysisService(openDb());
 // Lane layouts hold large typed arrays: transfer them instead of copying.
@@ -21,8 +21,13 @@ const api = {
   cancelEvaluation: service.cancelEvaluation.bind(service),
   runAgent: service.runAgent.bind(service),
   cancelAgent: service.cancelAgent.bind(service),
-  async laneLayout(traceId: string, options?: LaneLayoutOptions) {
-    const layout = await service.laneLayout(traceId, options);
+  valuePreview: service.valuePreview.bind(service),
+  async laneLayout(
+    traceId: string,
+    options?: LaneLayoutOptions,
+    onProgress?: (p: LaneLayoutProgress) => void,
+  ) {
+    const layout = await service.laneLayout(traceId, options, onProgress);
     return Comlink.transfer(layout, laneLayoutTransferables(layout));
   },
 } satisfies AnalysisApi;

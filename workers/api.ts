@@ -329,6 +329,13 @@ export interface SearchResult {
   tookMs: number;
 }
 
+export interface LaneLayoutProgress {
+  phase: 'opening' | 'layout';
+  /** Variables and ops of the trace, once it is open. */
+  variables?: number;
+  operations?: number;
+}
+
 /** A mark on the lane view: a failed case's answer op, a labelled op, an attributed op. */
 export interface LaneMark {
   opId: string;
@@ -365,8 +372,17 @@ export interface AnalysisApi {
   search(query: SearchQuery): Promise<SearchResult>;
   /** Marks for the lane view: failed cases' answer ops, labelled ops, attributed ops. */
   laneMarks(traceId: string): Promise<LaneMark[]>;
-  /** The whole-graph lane layout (typed arrays transferred). */
-  laneLayout(traceId: string, options?: LaneLayoutOptions): Promise<LaneLayout>;
+  /**
+   * The whole-graph lane layout (typed arrays transferred), reporting its phases: opening
+   * the trace (read and parse, when it is not open yet), then laying it out.
+   */
+  laneLayout(
+    traceId: string,
+    options?: LaneLayoutOptions,
+    onProgress?: (p: LaneLayoutProgress) => void,
+  ): Promise<LaneLayout>;
+  /** The head of a variable's value as one line (hover tooltips), '' when unknown. */
+  valuePreview(traceId: string, fullNodeId: string, chars?: number): Promise<string>;
   /** The layered neighbourhood of some ops / variables (unknown ids are skipped). */
   neighbourhood(
     traceId: string,
