@@ -217,15 +217,13 @@ export class AnalysisService implements AnalysisApi {
       }
       if (run !== this.#searches) return { ...done(), stale: true };
       result.traces++;
-      const left = limit - result.variables;
-      const found = searchOne(opened, q, !!query.regex, left + 1);
-      if (found.length > left) {
-        found.length = left;
+      const found = searchOne(opened, q, !!query.regex, limit + 1);
+      if (found.length > limit) {
+        found.length = limit;
         result.truncated = true;
       }
       result.variables += found.length;
       result.groups.push(...groupHits(traceId, opened, found));
-      if (result.truncated) break;
     }
     return done();
   }

@@ -285,7 +285,7 @@ export interface SearchQuery {
   regex?: boolean;
   /** Stored traces to search (default: all of them). */
   traceIds?: string[];
-  /** Most matching variables in all (default 200). */
+  /** Most matching variables per trace (default 200). */
   limit?: number;
 }
 
@@ -318,7 +318,7 @@ export interface SearchResult {
   groups: SearchGroup[];
   /** Matching variables found (all groups). */
   variables: number;
-  /** The limit stopped the search early. */
+  /** The per-trace limit stopped the search in at least one trace. */
   truncated: boolean;
   /** Traces searched. */
   traces: number;

@@ -153,7 +153,12 @@ export class Router {
     if (options.replace) {
       this.win.history.replaceState(null, '', link);
       this.#hash = this.win.location.hash;
-    } else this.win.location.hash = link.replace(/^#/, '');
+    } else {
+      this.win.location.hash = link.replace(/^#/, '');
+      // The route follows at once (hashchange comes a task later), so code right after
+      // go() (focusing the new view's field) sees the new view on the next tick.
+      this.#hash = this.win.location.hash;
+    }
   }
 }
 
