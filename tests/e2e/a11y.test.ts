@@ -80,10 +80,10 @@ describe('accessibility in Chromium', () => {
     it(`axe finds no serious or critical violation on any route (${theme} theme)`, async () => {
       const { page, url } = s;
       await page.evaluate((t) => localStorage.setItem('memtrace-theme', t), theme);
+      await page.reload();
       const found: string[] = [];
       for (const route of routes) {
         await page.goto(url + route);
-        await page.reload();
         await settle(page);
         expect(await page.evaluate(() => document.documentElement.dataset.theme)).toBe(theme);
         const r = await new AxeBuilder({ page })
@@ -99,7 +99,7 @@ describe('accessibility in Chromium', () => {
             );
       }
       expect(found).toEqual([]);
-    });
+    }, 240_000);
 
   it('disabled controls look disabled (faded, not-allowed cursor)', async () => {
     const { page, url } = s;
