@@ -98,7 +98,10 @@ describe('workbench in Chromium', () => {
     expect(
       await change.locator('[data-testid=op-diff] .add, [data-testid=op-diff] .del').count(),
     ).toBeGreaterThan(0);
-    const folded = outputs.filter({ has: page.getByTestId('show-value') }).first();
+    const hasButton = await outputs.evaluateAll((els) =>
+      els.map((e) => !!e.querySelector('[data-testid=show-value]')),
+    );
+    const folded = outputs.nth(hasButton.indexOf(true));
     await folded.getByTestId('show-value').click();
     expect((await folded.getByTestId('var-value').innerText()).length).toBeGreaterThan(0);
     // the case itself: question, golden answer, prediction

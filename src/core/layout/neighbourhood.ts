@@ -303,15 +303,16 @@ export function neighbourhoodDrawing(
   let attempt = drawingOf(g, seeds, { ...options, ...asked });
   const fit = options.fit;
   if (fit) {
-    // Fewer hops first, then fewer nodes (nearest kept), until it fits or only the seeds and their neighbours remain.
-    // Last, shorter labels (narrower nodes).
+    // Fewer hops, then fewer nodes (nearest kept), until it fits or only the seeds and their neighbours remain.
+    // Labels are shortened a little first (narrower nodes), and to 14 characters last.
     let depth = asked.depth;
     let maxNodes = asked.maxNodes;
     let chars = options.maxLabelChars ?? 28;
     while (!fits(attempt.layout, fit) && (depth > 1 || maxNodes > 6 || chars > 14)) {
-      if (depth > 1) depth--;
+      if (chars > 20) chars -= 4;
+      else if (depth > 1) depth--;
       else if (maxNodes > 6) maxNodes = Math.max(6, Math.floor(maxNodes * 0.7));
-      else chars -= 4;
+      else chars -= 3;
       attempt = drawingOf(g, seeds, {
         ...options,
         depth,
