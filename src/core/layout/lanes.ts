@@ -116,12 +116,29 @@ function columnOfTime(g: TraceGraph, createdAt: string): number {
   return lo;
 }
 
-/** `YYYY-MM-DD HH:MM:SS.mmm` as milliseconds (read as UTC; only differences are shown), NaN otherwise. */
+/**
+ * `YYYY-MM-DD HH:MM:SS.mmm` as milliseconds (read as UTC; only differences are shown),
+ * NaN otherwise. A scan of the digits, no regex: it runs once per op.
+ */
 export function timeOf(stamp: string): number {
-  const m = /^(\d{4})-(\d{2})-(\d{2})[ T](\d{2,}):(\d{2}):(\d{2})(?:\.(\d{1,3}))?/.exec(stamp);
-  if (!m) return Number.NaN;
-  const [, y, mo, d, h, mi, s, ms] = m;
-  return Date.UTC(+y, +mo - 1, +d, +h, +mi, +s, ms ? +ms.padEnd(3, '0') : 0);
+  const part = [0, 0, 0, 0, 0, 0, 0];
+  let k = 0;
+  let digits = 0;
+  let msDigits = 0;
+  for (let i = 0; i < stamp.length && k < 7; i++) {
+    const c = stamp.charCodeAt(i);
+    if (c >= 48 && c <= 57) {
+      part[k] = part[k] * 10 + (c - 48);
+      digits++;
+      if (k === 6) msDigits++;
+    } else if (digits > 0) {
+      k++;
+      digits = 0;
+    } else return Number.NaN;
+  }
+  if (k < 5 || (k === 5 && digits === 0)) return Number.NaN;
+  const ms = msDigits === 0 ? 0 : msDigits === 1 ? part[6] * 100 : msDigits === 2 ? part[6] * 10 : part[6];
+  return Date.UTC(part[0], part[1] - 1, part[2], part[3], part[4], part[5], ms);
 }
 
 function categoryTable(): { names: string[]; code: (name: string) => number } {
@@ -233,10 +250,22 @@ export function laneLayout(g: TraceGraph, options: LaneLayoutOptions = {}): Lane
   }
   const lanes = laneLineageTmp.length;
 
-  // Bands: a key per lane, bands ordered by kind then first appearance.
+  // Bands: a key per lane (numbers: kind, category, session or producer name), bands
+  // ordered by kind then first appearance.
   const question = questionVariables(g, hiddenVar);
-  const bandOfKey = new Map<string, number>();
-  const bandKey: string[] = [];
+  const sessionCode = new Map<string, number>();
+  const opNameCode = new Map<string, number>();
+  const codeOf = (m: Map<string, number>, key: string) => {
+    let c = m.get(key);
+    if (c === undefined) {
+      c = m.size;
+      m.set(key, c);
+    }
+    return c;
+  };
+  const oneSession = g.sessions.length === 1 ? g.sessions[0].session_id : undefined;
+  const bandOfKey = new Map<number, number>();
+  const bandKey: number[] = [];
   const bandKindTmp: number[] = [];
   const bandNameTmp: string[] = [];
   const bandCat: number[] = [];
@@ -246,31 +275,30 @@ export function laneLayout(g: TraceGraph, options: LaneLayoutOptions = {}): Lane
   for (let i = 0; i < lanes; i++) {
     const v = laneFirst[i];
     const category = g.varCategory[v];
+    const cat = varCategory[v];
     let kind: number;
-    let key: string;
-    let name: string;
+    let key: number; // kind · 2^44 + a · 2^22 + b, exact in a double
+    let session = '';
+    let op = '';
     if (!grouped) {
       kind = laneVersions[i] > 1 ? BAND_UNITS : BAND_OTHER;
-      key = `lane:${i}`;
-      name = g.lineageNames[laneLineageTmp[i]];
+      key = -1 - i;
     } else if (laneVersions[i] > 1) {
       kind = BAND_UNITS;
-      key = `units:${category}`;
-      name = category;
+      key = kind * 2 ** 44 + cat * 2 ** 22;
     } else if (question[v]) {
       kind = BAND_QUESTIONS;
-      key = 'questions';
-      name = 'questions';
+      key = kind * 2 ** 44;
     } else if (isMessage(category)) {
-      const session = typeof g.vars[v].session_id === 'string' ? g.vars[v].session_id : '';
+      // With one session there is nothing to tell apart (and the record need not be read).
+      const id = oneSession ?? g.vars[v].session_id;
+      session = typeof id === 'string' ? id : '';
       kind = BAND_MESSAGES;
-      key = `messages:${session}`;
-      name = `messages · ${sessionName(g, session)}`;
+      key = kind * 2 ** 44 + codeOf(sessionCode, session);
     } else {
-      const op = producer[v] >= 0 ? g.opName[producer[v]] || g.opCategory[producer[v]] : '';
+      op = producer[v] >= 0 ? g.opName[producer[v]] || g.opCategory[producer[v]] : '';
       kind = BAND_OTHER;
-      key = `other:${category}\u0000${op}`;
-      name = op ? `${category} · ${op}` : `${category} · read only`;
+      key = kind * 2 ** 44 + cat * 2 ** 22 + codeOf(opNameCode, op);
     }
     let b = bandOfKey.get(key);
     if (b === undefined) {
@@ -278,7 +306,19 @@ export function laneLayout(g: TraceGraph, options: LaneLayoutOptions = {}): Lane
       bandOfKey.set(key, b);
       bandKey.push(key);
       bandKindTmp.push(kind);
-      bandNameTmp.push(name);
+      bandNameTmp.push(
+        !grouped
+          ? g.lineageNames[laneLineageTmp[i]]
+          : kind === BAND_UNITS
+            ? category
+            : kind === BAND_QUESTIONS
+              ? 'questions'
+              : kind === BAND_MESSAGES
+                ? `messages · ${sessionName(g, session)}`
+                : op
+                  ? `${category} · ${op}`
+                  : `${category} · read only`,
+      );
       bandCat.push(kind === BAND_QUESTIONS ? -1 : varCategory[v]);
       bandStart.push(laneStart[i]);
     } else if (laneStart[i] < bandStart[b]) bandStart[b] = laneStart[i];
@@ -446,17 +486,24 @@ function sessionName(g: TraceGraph, id: string): string {
  */
 function questionVariables(g: TraceGraph, hidden: Uint8Array): Uint8Array {
   const out = new Uint8Array(g.varId.length);
-  const single = (v: number) => row(g.lineages, g.varLineage[v]).length === 1;
+  const lo = g.lineages.offsets;
+  const single = (v: number) => lo[g.varLineage[v] + 1] - lo[g.varLineage[v]] === 1;
   for (let v = 0; v < g.varId.length; v++) {
-    const cls = g.vars[v].class_name;
-    if (!hidden[v] && typeof cls === 'string' && QUESTION_CLASSES.has(cls)) out[v] = 1;
+    // full_name is `class_name:name`: the record (slow to read on 100k parsed objects) is
+    // looked at only when the full name starts like one of the classes.
+    const full = g.varFullName[v];
+    const colon = full.indexOf(':');
+    if (colon < 0 || hidden[v] || !QUESTION_CLASSES.has(full.slice(0, colon))) continue;
+    if (g.vars[v].class_name === full.slice(0, colon)) out[v] = 1;
   }
+  const eo = g.opEdges.offsets;
+  const items = g.opEdges.items;
   for (const o of g.opOrder) {
     let reads = false;
-    for (const e of row(g.opEdges, o)) if (out[g.edgeSrc[e]]) reads = true;
+    for (let k = eo[o]; k < eo[o + 1] && !reads; k++) if (out[g.edgeSrc[items[k]]]) reads = true;
     if (!reads) continue;
-    for (const e of row(g.opEdges, o)) {
-      const t = g.edgeDst[e];
+    for (let k = eo[o]; k < eo[o + 1]; k++) {
+      const t = g.edgeDst[items[k]];
       if (!hidden[t] && single(t)) out[t] = 1;
     }
   }
