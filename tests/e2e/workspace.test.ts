@@ -15,11 +15,9 @@ import { systemOf } from '../../src/core/cases/system.ts';
 import type { TraceGraph } from '../../src/core/graph/graph.ts';
 import { openTrace } from '../../src/core/graph/open.ts';
 import { opStructure, producersOf } from '../../src/core/graph/queries.ts';
-import { steppingClock, Tracer } from '../../src/sdk/index.ts';
-import { createSystem, loadLocomo, runSystem } from '../../src/systems/index.ts';
-import { SHARED_DATA } from '../helpers/shared-data.ts';
 import { type BigTrace, writeBigTrace } from './big-trace.ts';
 import { DATA, openApp, type Session, SIX } from './harness.ts';
+import { writeLongContextTrace } from './long-context-trace.ts';
 
 let s: Session;
 let tmp: string;
@@ -38,17 +36,7 @@ function open(path: string): TraceGraph {
 beforeAll(async () => {
   tmp = mkdtempSync(join(tmpdir(), 'memtrace-ws-'));
   // A long-context run (4 sessions of LoCoMo conv-26): every question re-reads the window.
-  const conv = loadLocomo(JSON.parse(readFileSync(join(SHARED_DATA, 'locomo/locomo-dev.json'), 'utf8')))[0];
-  let n = 0;
-  const tracer = new Tracer({
-    clock: steppingClock(Date.UTC(2026, 0, 1), 1),
-    ids: () => (++n).toString(16).padStart(32, '0'),
-    metadata: { system: 'long-context' },
-    filename: 'workspace.test.ts',
-  });
-  await runSystem(createSystem('long-context'), conv, { tracer, maxSessions: 4 });
-  longPath = join(tmp, 'long-context-conv-26.json');
-  writeFileSync(longPath, JSON.stringify(tracer.document(), null, 2));
+  longPath = (await writeLongContextTrace(tmp)).path;
   longGraph = open(longPath);
   big = writeBigTrace(9e6);
   for (const f of SIX) {

@@ -42,6 +42,19 @@ function firstTime(l: LaneLayout): number {
   return Number.NaN;
 }
 
+/** Sets up a frame canvas for CSS-pixel drawing and paints its panel with one edge line; its size in CSS px. */
+function panel(ctx: CanvasRenderingContext2D, theme: LaneTheme, dpr: number, edge: 'bottom' | 'right') {
+  const w = ctx.canvas.width / dpr;
+  const h = ctx.canvas.height / dpr;
+  ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+  ctx.fillStyle = theme.panel;
+  ctx.fillRect(0, 0, w, h);
+  ctx.fillStyle = theme.edge;
+  if (edge === 'bottom') ctx.fillRect(0, h - 1, w, 1);
+  else ctx.fillRect(w - 1, 0, 1, h);
+  return { w, h };
+}
+
 /** Step numbers (1-based, the op's place in execution order) and time since the first op. */
 export function drawRuler(
   ctx: CanvasRenderingContext2D,
@@ -51,13 +64,7 @@ export function drawRuler(
   dpr: number,
   marks: LaneMarkOps | undefined,
 ): void {
-  const w = ctx.canvas.width / dpr;
-  const h = ctx.canvas.height / dpr;
-  ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-  ctx.fillStyle = theme.panel;
-  ctx.fillRect(0, 0, w, h);
-  ctx.fillStyle = theme.edge;
-  ctx.fillRect(0, h - 1, w, 1);
+  const { w, h } = panel(ctx, theme, dpr, 'bottom');
   const v = { ...view, width: w };
   const step = niceStep(90 / v.sx);
   const c0 = Math.max(0, Math.ceil(toWorldX(v, 0) / step) * step);
@@ -127,13 +134,7 @@ export function drawGutter(
   dpr: number,
   hoverRow: number,
 ): void {
-  const w = ctx.canvas.width / dpr;
-  const h = ctx.canvas.height / dpr;
-  ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-  ctx.fillStyle = theme.panel;
-  ctx.fillRect(0, 0, w, h);
-  ctx.fillStyle = theme.edge;
-  ctx.fillRect(w - 1, 0, 1, h);
+  const { w, h } = panel(ctx, theme, dpr, 'right');
   const r0 = Math.max(0, Math.floor(toWorldY(view, 0)));
   const r1 = Math.min(rows.rows - 1, Math.floor(toWorldY(view, h)));
   const placed: number[] = [];
