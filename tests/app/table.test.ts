@@ -8,6 +8,7 @@ import { casesCsv, csvField } from '../../src/app/evaluation/export.ts';
 import { foldDiff } from '../../src/app/lib/diff-fold.ts';
 import { filterRows, nextSort, pageOf, sortRows } from '../../src/app/lib/table.ts';
 import type { EvaluatedCase } from '../../src/db/runs.ts';
+import type { DiffLine } from '../../workers/api.ts';
 
 const rows = [
   { name: 'b', n: 2, label: null as string | null },
@@ -41,8 +42,12 @@ describe('table helpers', () => {
 
 describe('foldDiff', () => {
   it('keeps changed lines with two lines of context and folds long unchanged runs', () => {
-    const same = (t: string) => ({ kind: 'same' as const, text: t });
-    const lines = [...'abcdefg'].map(same).concat([{ kind: 'add', text: 'X' }], [...'hijklmn'].map(same));
+    const same = (t: string): DiffLine => ({ kind: 'same', text: t });
+    const lines: DiffLine[] = [
+      ...[...'abcdefg'].map(same),
+      { kind: 'add', text: 'X' },
+      ...[...'hijklmn'].map(same),
+    ];
     const pieces = foldDiff(lines, 2);
     expect(pieces.map((p) => [p.kind, p.lines.map((l) => l.text).join('')])).toEqual([
       ['fold', 'abcde'],
