@@ -285,6 +285,8 @@ export interface OpDetail extends OpSummary {
   outputs: VarView[];
   previous: OpSummary | null;
   next: OpSummary | null;
+  /** Line diffs of the units this op mutated: each output that is a later version of a unit, against the version before it. */
+  changes: VersionDiff[];
 }
 
 export interface VersionEntry {
@@ -315,31 +317,90 @@ export interface VersionDiff {
   truncated: boolean;
 }
 
-export interface CaseContext {
+/** A case as the workspace shows it: its evidence messages and the ops that caused its answer. */
+export interface CaseOverview {
   evidence: VarView[];
-  /** Ops on the way from the conversation to the answer (upstream of the prediction), time order. */
+  /**
+   * The causes of the judged answer in execution order, then the judge (core `casePath`):
+   * the last `PATH_SHOWN` of them when there are more (the labelled op is kept in place).
+   */
   path: OpSummary[];
+  /** Ops on the whole path. */
+  pathTotal: number;
   pathTruncated: boolean;
+  /** The op that wrote the judged answer. */
+  answerOp: OpSummary | null;
   labelOp: OpSummary | null;
 }
 
-export interface SearchHit {
+/** Most ops of a case path sent to the page (the ones nearest the answer). */
+export const PATH_SHOWN = 200;
+
+/** A value search across stored traces (`AnalysisApi.search`). */
+export interface SearchQuery {
+  q: string;
+  /** The query is a regular expression over whole values (default: words and word beginnings). */
+  regex?: boolean;
+  /** Stored traces to search (default: all of them). */
+  traceIds?: string[];
+  /** Most matching variables per trace (default 200). */
+  limit?: number;
+}
+
+/** One matching version of a memory unit. */
+export interface SearchVersion {
   varId: string;
-  fullName: string;
-  category: string;
+  version: number;
   snippet: string;
   /** Match position inside the snippet (-1 when no exact place is known). */
   at: number;
   length: number;
-  /** An op touching the variable (the one that wrote it when there is one). */
+}
+
+/** The hits of one logical variable (a memory unit and its versions), one row in the results. */
+export interface SearchGroup {
+  traceId: string;
+  fullName: string;
+  category: string;
+  /** Versions of the unit in the trace (matching or not). */
+  versionCount: number;
+  /** The matching versions, in version order. */
+  versions: SearchVersion[];
+  /** The op that wrote the first matching version (else one that touches it). */
   op: OpSummary | null;
+  /** Questions (query full_node_ids) whose evidence is one of the matching versions. */
+  evidenceOf: string[];
 }
 
 export interface SearchResult {
-  hits: SearchHit[];
+  groups: SearchGroup[];
+  /** Matching variables found (all groups). */
+  variables: number;
+  /** The per-trace limit stopped the search in at least one trace. */
+  truncated: boolean;
+  /** Traces searched. */
+  traces: number;
   /** Problem with the query (bad regex), in words. */
   error?: string;
+  /** A newer search started before this one finished (its result is dropped). */
+  stale?: boolean;
   tookMs: number;
+}
+
+export interface LaneLayoutProgress {
+  phase: 'opening' | 'layout';
+  /** Variables and ops of the trace, once it is open. */
+  variables?: number;
+  operations?: number;
+}
+
+/** A mark on the lane view: a failed case's answer op, a labelled op, an attributed op. */
+export interface LaneMark {
+  opId: string;
+  kind: 'answer' | 'label' | 'attribution';
+  queryId: string;
+  /** What the mark says (the question, the label's type, the attributed type). */
+  note: string;
 }
 
 /** Seeds of a neighbourhood by id (ops and/or variables). */
@@ -357,13 +418,29 @@ export interface NeighbourhoodSeedIds {
 export type NeighbourhoodData = NeighbourhoodDrawing;
 
 export interface AnalysisApi {
-  caseContext(traceId: string, queryId: string): Promise<CaseContext>;
+  /** The case's evidence and the ops that caused its answer (core `casePath`). */
+  caseOverview(traceId: string, queryId: string): Promise<CaseOverview>;
   opDetail(traceId: string, opId: string): Promise<OpDetail | null>;
   varDetail(traceId: string, fullNodeId: string): Promise<VarDetail | null>;
   diffVersions(traceId: string, from: string, to: string): Promise<VersionDiff | null>;
-  search(traceId: string, query: string, options: { regex?: boolean; limit?: number }): Promise<SearchResult>;
-  /** The whole-graph lane layout (typed arrays transferred). */
-  laneLayout(traceId: string, options?: LaneLayoutOptions): Promise<LaneLayout>;
+  /**
+   * Searches variable values across stored traces, grouped by memory unit. Newest wins:
+   * a search started while another runs makes the older one return `stale`.
+   */
+  search(query: SearchQuery): Promise<SearchResult>;
+  /** Marks for the lane view: failed cases' answer ops, labelled ops, attributed ops. */
+  laneMarks(traceId: string): Promise<LaneMark[]>;
+  /**
+   * The whole-graph lane layout (typed arrays transferred), reporting its phases: opening
+   * the trace (read and parse, when it is not open yet), then laying it out.
+   */
+  laneLayout(
+    traceId: string,
+    options?: LaneLayoutOptions,
+    onProgress?: (p: LaneLayoutProgress) => void,
+  ): Promise<LaneLayout>;
+  /** The head of a variable's value as one line (hover tooltips), '' when unknown. */
+  valuePreview(traceId: string, fullNodeId: string, chars?: number): Promise<string>;
   /** The layered neighbourhood of some ops / variables (unknown ids are skipped). */
   neighbourhood(
     traceId: string,

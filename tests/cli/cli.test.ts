@@ -129,7 +129,13 @@ describe('memtrace cases', () => {
       'error_type',
       'op_id',
       'label_source',
+      'path',
     ]);
+    // The path ends with the judge and holds the labelled op (labels here are exact).
+    for (const c of cases as { op_id: string | null; judge_op_id: string; path: string[] }[]) {
+      expect(c.path.at(-1)).toBe(c.judge_op_id);
+      if (c.op_id) expect(c.path).toContain(c.op_id);
+    }
   });
 });
 

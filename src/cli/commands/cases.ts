@@ -1,4 +1,5 @@
 import { listCases, type TraceCase } from '../../core/cases/cases.ts';
+import { casePath } from '../../core/cases/path.ts';
 import { systemOf } from '../../core/cases/system.ts';
 import { type Command, JSON_FLAG } from '../command.ts';
 import { collectTraceFiles, openTraceFile, problemLine } from '../files.ts';
@@ -22,9 +23,11 @@ export interface CaseJson {
   error_type: string | null;
   op_id: string | null;
   label_source: string | null;
+  /** op_ids from the conversation to the answer (its causes, in execution order), then the judge. */
+  path: string[];
 }
 
-export function caseJson(file: string, system: string | null, c: TraceCase): CaseJson {
+export function caseJson(file: string, system: string | null, c: TraceCase, path: string[]): CaseJson {
   return {
     file,
     system,
@@ -41,6 +44,7 @@ export function caseJson(file: string, system: string | null, c: TraceCase): Cas
     error_type: c.label?.errorType ?? null,
     op_id: c.label?.opId ?? null,
     label_source: c.label?.source ?? null,
+    path,
   };
 }
 
@@ -66,7 +70,16 @@ export const cases: Command = {
         continue;
       }
       const system = systemOf(r.graph.doc, file);
-      for (const c of listCases(r.graph)) out.push(caseJson(file, system, c));
+      const g = r.graph;
+      for (const c of listCases(g))
+        out.push(
+          caseJson(
+            file,
+            system,
+            c,
+            casePath(g, c).ops.map((o) => g.opId[o]),
+          ),
+        );
     }
     if (values.json) printJson(io, out);
     else
