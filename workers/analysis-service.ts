@@ -23,6 +23,7 @@ import {
   neighbourhoodDrawing,
   previewText,
 } from '../src/core/layout/index.ts';
+import { diffLines } from '../src/core/text/diff.ts';
 import { parseTraceText } from '../src/core/trace/import.ts';
 import { prettyValue } from '../src/core/trace/pyrepr.ts';
 import type { AgentRunRow } from '../src/db/agent-runs.ts';
@@ -50,7 +51,6 @@ import type {
   VersionDiff,
 } from './api.ts';
 import { PATH_SHOWN } from './api.ts';
-import { diffLines } from './diff.ts';
 import {
   attributeOne,
   type EvalProgress,

@@ -17,6 +17,7 @@ import type {
   ProviderKind,
   Spent,
 } from '../src/core/llm/types.ts';
+import type { DiffLine } from '../src/core/text/diff.ts';
 import type { TraceIssue } from '../src/core/trace/issues.ts';
 import type { AgentProgress, AgentRunRow } from '../src/db/agent-runs.ts';
 import type { SystemName } from '../src/systems/system.ts';
@@ -304,10 +305,8 @@ export interface VarDetail {
   versions: VersionEntry[];
 }
 
-export interface DiffLine {
-  kind: 'same' | 'add' | 'del';
-  text: string;
-}
+export type { OptimizeState } from '../src/systems/optimize/types.ts';
+export type { DiffLine };
 
 export interface VersionDiff {
   from: string;

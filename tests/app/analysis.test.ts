@@ -1,9 +1,9 @@
 import 'fake-indexeddb/auto';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { diffLines } from '../../src/core/text/diff.ts';
 import { isQuotaError, listCaseRows, type MemtraceDb, openDb } from '../../src/db/index.ts';
 import { AnalysisService } from '../../workers/analysis-service.ts';
-import { diffLines } from '../../workers/diff.ts';
 import { ImportService } from '../../workers/import-service.ts';
 
 const file = new URL('../../../shared/data/smartcomment/conv-26-fault-1.json', import.meta.url);

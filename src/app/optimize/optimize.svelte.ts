@@ -6,8 +6,7 @@
  */
 import * as Comlink from 'comlink';
 import { getContext, setContext } from 'svelte';
-import type { DatasetInfo, OptimizeEvent, OptimizeRun } from '../../../workers/api.ts';
-import type { OptimizeState } from '../../systems/optimize/types.ts';
+import type { DatasetInfo, OptimizeEvent, OptimizeRun, OptimizeState } from '../../../workers/api.ts';
 import { modelInfo, modelPort } from '../attribution/model-port.ts';
 import type { LlmSettings } from '../llm/settings.svelte.ts';
 import type { Services } from '../state/services.ts';

@@ -9,7 +9,6 @@
  * after an interruption; token budgets stop it before the call that would exceed them.
  */
 
-import { diffLines } from '../../../workers/diff.ts';
 import { engineFor } from '../../core/attribution/engines.ts';
 import type { Attribution } from '../../core/attribution/types.ts';
 import { listCases } from '../../core/cases/cases.ts';
@@ -21,6 +20,7 @@ import type { ChatModel } from '../../core/llm/types.ts';
 import { reportCase } from '../../core/report/case-facts.ts';
 import { corpusFromGraph } from '../../core/retrieval/corpus.ts';
 import { RetrievalIndex } from '../../core/retrieval/retrieval-index.ts';
+import { diffLines } from '../../core/text/diff.ts';
 import type { PromptRegistry } from '../prompts.ts';
 import type { Conversation, Question } from '../types.ts';
 import {
