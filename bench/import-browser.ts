@@ -8,7 +8,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { openApp } from '../tests/e2e/harness.ts';
-import { median, writeResultsSection } from './stats-util.ts';
+import { machineFacts, median, writeResultsSection } from './stats-util.ts';
 import { writeSynthetic } from './write-synthetic.ts';
 
 const runs = Number(process.argv[2] ?? 3);
@@ -20,8 +20,11 @@ const parseMs: number[] = [];
 const importMs: number[] = [];
 const longest: number[] = [];
 const tasks: number[] = [];
+const machine = machineFacts();
+let chromium = 'unknown';
 for (let r = 0; r < runs; r++) {
   const s = await openApp();
+  chromium = s.browser.version();
   const { page } = s;
   await page.getByTestId('empty-state').waitFor();
   // Observe long tasks on the main thread from now on.
@@ -73,7 +76,7 @@ const rows = [
   ],
 ];
 const body = [
-  `File: \`bench/out/synthetic-100mb.json\`, ${mb.toFixed(0)} MB (\`bench/synthetic.ts\`). Debian Chromium headless, fresh profile per run, ${runs} runs, medians; 2 shared cores (other engineers' jobs running).`,
+  `File: \`bench/out/synthetic-100mb.json\`, ${mb.toFixed(0)} MB (\`bench/synthetic.ts\`). Chromium ${chromium} headless (\`/usr/bin/chromium\`), fresh profile per run, ${runs} runs, medians. Machine: ${machine}.`,
   '',
   '| step | median ms | vs JSON.parse |',
   '| --- | --- | --- |',

@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { buildGraph } from '../src/core/graph/graph.ts';
 import { parseTraceText } from '../src/core/trace/import.ts';
-import { median, writeResultsSection } from './stats-util.ts';
+import { machineFacts, median, writeResultsSection } from './stats-util.ts';
 import { writeSynthetic } from './write-synthetic.ts';
 
 const FILE = 'bench/out/synthetic-100mb.json';
@@ -45,6 +45,7 @@ else {
     await writeSynthetic(FILE, 100);
   }
   const size = statSync(FILE).size;
+  const machine = machineFacts();
   const results: Record<string, { ms: number; peakRss: number; heapUsed: number }[]> = {};
   for (const mode of ['parse', 'validate', 'import']) {
     results[mode] = [];
@@ -70,7 +71,7 @@ else {
   };
   const body = [
     `File: \`${FILE}\`, ${mb(size)} MB (synthetic long-context run from \`bench/synthetic.ts\`; long window values repeated across ${'versions'}).`,
-    `Node ${process.version}, ${RUNS} runs each in a fresh process; medians. Peak memory = peak resident set (VmHWM) minus the resident set before reading the file — it includes the file text itself.`,
+    `Machine: ${machine}. ${RUNS} runs each in a fresh process; medians. Peak memory = peak resident set (VmHWM) minus the resident set before reading the file — it includes the file text itself.`,
     '',
     '| step | median ms | vs JSON.parse | peak memory added |',
     '| --- | --- | --- | --- |',

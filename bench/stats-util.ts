@@ -1,5 +1,7 @@
 /** Small helpers shared by the benchmark scripts. */
+import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, totalmem } from 'node:os';
 
 export function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -33,4 +35,24 @@ export function writeResultsSection(
     text = text.slice(0, start) + section + (next === -1 ? '' : text.slice(next));
   }
   writeFileSync(path, text);
+}
+
+/** What the measuring machine was, as seen by the script: cores, CPU model, memory, load, Node, the commit, the date. */
+export function machineFacts(): string {
+  const cores = cpus();
+  let commit = 'unknown commit';
+  try {
+    commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], {
+      encoding: 'utf8',
+    }).trim();
+    if (dirty) commit += ' + uncommitted changes';
+  } catch {
+    /* not a git checkout */
+  }
+  return (
+    `${cores.length} cores (${cores[0]?.model.trim() ?? 'unknown CPU'}), ${(totalmem() / 2 ** 30).toFixed(0)} GiB, ` +
+    `load average ${loadavg()[0].toFixed(1)} at the start (other jobs share the cores), ` +
+    `Node ${process.version}, commit ${commit}, ${new Date().toISOString().slice(0, 10)}`
+  );
 }

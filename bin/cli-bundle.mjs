@@ -69,7 +69,14 @@ export async function buildBundle(root = ROOT) {
     metafile: true,
     logLevel: 'silent',
     legalComments: 'none',
-    banner: { js: '// Built by bin/cli-bundle.mjs from src/cli; do not edit.' },
+    // CommonJS packages inside the ESM bundle call require('util') and the like: give them one.
+    banner: {
+      js: [
+        '// Built by bin/cli-bundle.mjs from src/cli; do not edit.',
+        "import { createRequire as __memtraceRequire } from 'node:module';",
+        'const require = __memtraceRequire(import.meta.url);',
+      ].join('\n'),
+    },
   });
   const files = [...Object.keys(result.metafile.inputs), SELF];
   writeFileSync(inputs + tmp, JSON.stringify(files));

@@ -5,6 +5,13 @@
 import { pathToFileURL } from 'node:url';
 import { currentBundle } from './cli-bundle.mjs';
 
+// A reader that stops early (`memtrace validate … | head -1`) closes the pipe: end quietly.
+for (const stream of [process.stdout, process.stderr])
+  stream.on('error', (e) => {
+    if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw e;
+  });
+
 const mode = process.env.MEMTRACE_CLI ?? 'auto';
 let main;
 const bundle = mode === 'tsx' ? null : await currentBundle();

@@ -9,6 +9,7 @@
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { machineFacts, writeResultsSection } from '../bench/stats-util.ts';
 import { exportSmartcomment } from '../src/core/trace/export.ts';
 import {
   type BenchmarkSummary,
@@ -19,6 +20,8 @@ import {
   SYSTEM_NAMES,
   type SystemName,
 } from '../src/systems/index.ts';
+
+const machine = machineFacts(); // at the start, as the other scripts read it
 
 const { values } = parseArgs({
   options: {
@@ -108,8 +111,6 @@ for (const { summary: s, seconds } of rows) {
   bySplit.set(s.split, r);
 }
 const lines = [
-  '## Fault-injected benchmark',
-  '',
   '`npx tsx scripts/make-fault-bench.ts` (offline mode of the four reference systems; LoCoMo: the 7',
   'conversations of `locomo-dev.json`, RealMem: the 3 personas). Per system: one base graph per',
   `conversation with up to ${values.natural} ordinary failures labelled by counterfactual repair, and one graph per`,
@@ -127,12 +128,5 @@ const lines = [
   'points to wrongly) — not annotated. Generated on ' + new Date().toISOString().slice(0, 10) + '.',
   '',
 ];
-const resultsPath = 'bench/RESULTS.md';
-let results = readFileSync(resultsPath, 'utf8');
-const start = results.indexOf('## Fault-injected benchmark');
-if (start >= 0) {
-  const next = results.indexOf('\n## ', start + 5);
-  results = results.slice(0, start) + lines.join('\n') + (next >= 0 ? results.slice(next + 1) : '');
-} else results = `${results.trimEnd()}\n\n${lines.join('\n')}`;
-writeFileSync(resultsPath, results);
+writeResultsSection('Fault-injected benchmark', [...lines, `Machine: ${machine}.`].join('\n'));
 console.log(lines.join('\n'));

@@ -53,7 +53,7 @@ export class PortChatModel implements ChatModel {
     });
     try {
       const r = await Promise.race([call, aborted]);
-      if (!r.ok) throw new LlmError(r.kind as LlmErrorKind, r.message);
+      if (!r.ok) throw new LlmError(r.kind as LlmErrorKind, r.message, { spent: r.spent });
       return r.response;
     } finally {
       if (onAbort) signal?.removeEventListener('abort', onAbort);

@@ -4,54 +4,53 @@
  * context, search, graph data for drawing. Runs inside the analysis worker.
  */
 import { Index } from 'flexsearch';
-import { listCases } from '../src/core/cases/cases.ts';
+import { listCases, type TraceCase } from '../src/core/cases/cases.ts';
+import { answerOpOf, casePath } from '../src/core/cases/path.ts';
 import {
   buildGraph,
-  isSentinelOp,
   isSentinelVar,
   opMetadata,
   type TraceGraph,
   varMetadata,
 } from '../src/core/graph/graph.ts';
-import {
-  closure,
-  consumersOf,
-  lineageOf,
-  opStructure,
-  opsTouching,
-  producersOf,
-} from '../src/core/graph/queries.ts';
-import { searchValues } from '../src/core/graph/search.ts';
+import { consumersOf, lineageOf, opStructure, opsTouching, producersOf } from '../src/core/graph/queries.ts';
+import { groupByLineage, searchValues, wordSnippet } from '../src/core/graph/search.ts';
 import {
   type LaneLayout,
   type LaneLayoutOptions,
   laneLayout,
   type NeighbourhoodDrawingOptions,
   neighbourhoodDrawing,
+  previewText,
 } from '../src/core/layout/index.ts';
+import { diffLines } from '../src/core/text/diff.ts';
 import { parseTraceText } from '../src/core/trace/import.ts';
 import { prettyValue } from '../src/core/trace/pyrepr.ts';
 import type { AgentRunRow } from '../src/db/agent-runs.ts';
-import { getOriginal } from '../src/db/repo.ts';
+import { getOriginal, listTraces } from '../src/db/repo.ts';
+import { latestCaseRun, listEvaluationRuns } from '../src/db/runs.ts';
 import type { MemtraceDb } from '../src/db/schema.ts';
 import { AgentRunner } from './agent-runs.ts';
 import type {
   AgentRunEvent,
   AnalysisApi,
-  CaseContext,
+  CaseOverview,
+  LaneLayoutProgress,
+  LaneMark,
   ModelInfo,
   ModelPort,
   NeighbourhoodData,
   NeighbourhoodSeedIds,
   OpDetail,
   OpSummary,
-  SearchHit,
+  SearchGroup,
+  SearchQuery,
   SearchResult,
   VarDetail,
   VarView,
   VersionDiff,
 } from './api.ts';
-import { diffLines } from './diff.ts';
+import { PATH_SHOWN } from './api.ts';
 import {
   attributeOne,
   type EvalProgress,
@@ -60,10 +59,21 @@ import {
   Evaluator,
   findCase,
 } from './evaluation.ts';
+import {
+  type ImportedAttributions,
+  type ReportProgress,
+  type ReportRequest,
+  ReportRunner,
+  type StoredReport,
+} from './report.ts';
 
 interface Opened {
   graph: TraceGraph;
   text?: Index;
+  /** Every question of the trace (passed ones too), read once. */
+  cases?: TraceCase[];
+  /** Evidence variable → the questions naming it. */
+  evidence?: Map<number, string[]>;
 }
 
 const KEEP_OPEN = 3;
@@ -73,10 +83,12 @@ export class AnalysisService implements AnalysisApi {
   readonly #open = new Map<string, Promise<Opened>>();
   readonly #evaluator: Evaluator;
   readonly #agents: AgentRunner;
+  readonly #reports: ReportRunner;
 
   constructor(private readonly db: MemtraceDb) {
     this.#evaluator = new Evaluator(db, async (id) => (await this.#get(id)).graph);
     this.#agents = new AgentRunner(db, async (id) => (await this.#get(id)).graph);
+    this.#reports = new ReportRunner(db, async (id) => (await this.#get(id)).graph);
   }
 
   forget(traceId: string): void {
@@ -106,38 +118,27 @@ export class AnalysisService implements AnalysisApi {
     return { graph: buildGraph(parsed.doc) };
   }
 
-  async caseContext(traceId: string, queryId: string): Promise<CaseContext> {
-    const { graph: g } = await this.#get(traceId);
-    const c = listCases(g, { includePassed: true }).find((x) => x.queryId === queryId);
+  async caseOverview(traceId: string, queryId: string): Promise<CaseOverview> {
+    const opened = await this.#get(traceId);
+    const g = opened.graph;
+    const c = casesOf(opened).find((x) => x.queryId === queryId);
     const evidence = (c?.evidenceIds ?? [])
       .map((id) => g.varIndex.get(id))
       .filter((v): v is number => v !== undefined)
       .map((v) => varView(g, v));
-    // The way from the conversation to the answer: everything upstream of the judged question's variables.
-    const start: number[] = [];
-    const judge = c?.judgeOpId ? g.opIndex.get(c.judgeOpId) : undefined;
-    if (judge !== undefined) {
-      const s = opStructure(g, judge);
-      start.push(...s.inputs, ...s.intermediates);
-    } else {
-      const q = g.varIndex.get(queryId);
-      if (q !== undefined) start.push(q);
-    }
-    const up = closure(g, start, { direction: 'upstream', maxDepth: 6 });
-    const ops = up.ops.filter((o) => !isSentinelOp(g, o));
-    if (judge !== undefined && !ops.includes(judge)) ops.push(judge);
-    const labelOpIndex = c?.label?.opId ? g.opIndex.get(c.label.opId) : undefined;
-    // The labelled op may sit further back than the walk goes (a window trimmed long ago): show it in place.
-    if (labelOpIndex !== undefined && !ops.includes(labelOpIndex)) {
-      ops.push(labelOpIndex);
-      ops.sort((a, b) => g.opRank[a] - g.opRank[b]);
-    }
-    const limit = 200;
+    const path = c ? casePath(g, c) : { ops: [], answerOp: -1, judgeOp: -1 };
+    const labelOp = c?.label?.opId ? g.opIndex.get(c.label.opId) : undefined;
+    let shown = path.ops.slice(-PATH_SHOWN);
+    // A labelled op further back than what is shown stays in place (it is a cause too).
+    if (labelOp !== undefined && path.ops.includes(labelOp) && !shown.includes(labelOp))
+      shown = [labelOp, ...shown];
     return {
       evidence,
-      path: ops.slice(-limit).map((o) => opSummary(g, o)),
-      pathTruncated: ops.length > limit,
-      labelOp: labelOpIndex === undefined ? null : opSummary(g, labelOpIndex),
+      path: shown.map((o) => opSummary(g, o)),
+      pathTotal: path.ops.length,
+      pathTruncated: shown.length < path.ops.length,
+      answerOp: path.answerOp >= 0 ? opSummary(g, path.answerOp) : null,
+      labelOp: labelOp === undefined ? null : opSummary(g, labelOp),
     };
   }
 
@@ -159,6 +160,11 @@ export class AnalysisService implements AnalysisApi {
       outputs: views(s.outputs),
       previous: rank > 0 ? opSummary(g, g.opOrder[rank - 1]) : null,
       next: rank + 1 < g.opOrder.length ? opSummary(g, g.opOrder[rank + 1]) : null,
+      changes: [...s.intermediates, ...s.outputs].flatMap((v) => {
+        const chain = lineageOf(g, v);
+        const k = chain.indexOf(v);
+        return k > 0 && !isSentinelVar(g, v) ? [versionDiff(g, chain[k - 1], v)] : [];
+      }),
     };
   }
 
@@ -190,54 +196,74 @@ export class AnalysisService implements AnalysisApi {
     const a = g.varIndex.get(from);
     const b = g.varIndex.get(to);
     if (a === undefined || b === undefined) return null;
-    const d = diffLines(prettyOf(g.varValue[a]), prettyOf(g.varValue[b]));
-    return { from, to, lines: d.lines, truncated: d.truncated };
+    return versionDiff(g, a, b);
   }
 
-  async search(
-    traceId: string,
-    query: string,
-    options: { regex?: boolean; limit?: number } = {},
-  ): Promise<SearchResult> {
+  #searches = 0;
+
+  async search(query: SearchQuery): Promise<SearchResult> {
     const t0 = performance.now();
-    const opened = await this.#get(traceId);
-    const g = opened.graph;
-    const limit = options.limit ?? 50;
-    const q = query.trim();
-    if (!q) return { hits: [], tookMs: 0 };
-    if (options.regex) {
+    const run = ++this.#searches;
+    const q = query.q.trim();
+    const limit = query.limit ?? 200;
+    const ids = query.traceIds?.length ? query.traceIds : (await listTraces(this.db)).map((t) => t.id);
+    const result: SearchResult = { groups: [], variables: 0, truncated: false, traces: 0, tookMs: 0 };
+    const done = () => ({ ...result, tookMs: performance.now() - t0 });
+    if (!q) return done();
+    if (query.regex) {
       try {
-        const matches = searchValues(g, q, { regex: true, limit, perVariable: 1, context: 80 });
-        const hits = matches.map((m) => hit(g, m.var, m.snippet, m.snippetOffset, m.length));
-        return { hits, tookMs: performance.now() - t0 };
+        new RegExp(q);
       } catch (e) {
-        return {
-          hits: [],
-          error: e instanceof Error ? e.message : String(e),
-          tookMs: performance.now() - t0,
-        };
+        return { ...done(), error: e instanceof Error ? e.message : String(e) };
       }
     }
-    opened.text ??= buildTextIndex(g);
-    const ids = opened.text.search(q, { limit }) as number[];
-    const words = q.toLowerCase().split(/\s+/).filter(Boolean);
-    const hits = ids.map((v) => {
-      const value = g.varValue[v];
-      const lower = value.toLowerCase();
-      let at = -1;
-      let len = 0;
-      for (const w of words) {
-        at = lower.indexOf(w);
-        if (at >= 0) {
-          len = w.length;
-          break;
-        }
+    for (const traceId of ids) {
+      let opened: Opened;
+      try {
+        opened = await this.#get(traceId);
+      } catch {
+        continue; // deleted meanwhile or unreadable: the trace list says so
       }
-      if (at < 0) return hit(g, v, value.slice(0, 160), -1, 0);
-      const start = Math.max(0, at - 80);
-      return hit(g, v, value.slice(start, at + len + 80), at - start, len);
-    });
-    return { hits, tookMs: performance.now() - t0 };
+      if (run !== this.#searches) return { ...done(), stale: true };
+      result.traces++;
+      const found = searchOne(opened, q, !!query.regex, limit + 1);
+      if (found.length > limit) {
+        found.length = limit;
+        result.truncated = true;
+      }
+      result.variables += found.length;
+      result.groups.push(...groupHits(traceId, opened, found));
+    }
+    return done();
+  }
+
+  async laneMarks(traceId: string): Promise<LaneMark[]> {
+    const opened = await this.#get(traceId);
+    const g = opened.graph;
+    const marks: LaneMark[] = [];
+    const failed = casesOf(opened).filter((c) => c.failed);
+    for (const c of failed) {
+      const o = answerOpOf(g, c);
+      if (o >= 0) marks.push({ opId: g.opId[o], kind: 'answer', queryId: c.queryId, note: c.question });
+    }
+    const rows = await this.db.cases.where('traceId').equals(traceId).toArray();
+    for (const r of rows)
+      if (r.labelOpId && r.errorType)
+        marks.push({ opId: r.labelOpId, kind: 'label', queryId: r.queryId, note: r.errorType });
+    // Attributions: each case's newest one-case run, else the newest evaluation's result.
+    const attributed = new Map<string, { op: string; type: string | null }>();
+    const evaluation = (await listEvaluationRuns(this.db)).find((r) => r.result);
+    for (const e of evaluation?.result?.cases ?? [])
+      if (e.trace_id === traceId && e.predicted_op)
+        attributed.set(e.query_id, { op: e.predicted_op, type: e.predicted_type });
+    for (const r of rows) {
+      const run = await latestCaseRun(this.db, traceId, r.queryId);
+      if (run?.result.predicted_op)
+        attributed.set(r.queryId, { op: run.result.predicted_op, type: run.result.predicted_type });
+    }
+    for (const [queryId, a] of attributed)
+      marks.push({ opId: a.op, kind: 'attribution', queryId, note: a.type ?? 'no decisive memory error' });
+    return marks.filter((m) => g.opIndex.has(m.opId));
   }
 
   async attributeCase(traceId: string, queryId: string): Promise<EvaluatedCase> {
@@ -270,9 +296,42 @@ export class AnalysisService implements AnalysisApi {
     this.#agents.cancel(runId);
   }
 
-  async laneLayout(traceId: string, options: LaneLayoutOptions = {}): Promise<LaneLayout> {
+  buildReport(request: ReportRequest, onProgress: (p: ReportProgress) => void): Promise<StoredReport | null> {
+    return this.#reports.build(request, onProgress);
+  }
+
+  cancelReport(): void {
+    this.#reports.cancel();
+  }
+
+  importAttributions(blob: Blob, name: string): Promise<ImportedAttributions> {
+    return this.#reports.importAttributions(blob, name);
+  }
+
+  narrateReport(
+    runId: number,
+    model: ModelInfo,
+    port: ModelPort,
+    onBatch: (done: number, total: number) => void,
+  ): Promise<StoredReport> {
+    return this.#reports.narrate(runId, model, port, onBatch);
+  }
+
+  async laneLayout(
+    traceId: string,
+    options: LaneLayoutOptions = {},
+    onProgress: (p: LaneLayoutProgress) => void = () => {},
+  ): Promise<LaneLayout> {
+    onProgress({ phase: 'opening' });
     const { graph: g } = await this.#get(traceId);
-    return laneLayout(g, options);
+    onProgress({ phase: 'layout', variables: g.varId.length, operations: g.opId.length });
+    return laneLayout(g, { pack: true, ...options });
+  }
+
+  async valuePreview(traceId: string, fullNodeId: string, chars = 160): Promise<string> {
+    const { graph: g } = await this.#get(traceId);
+    const v = g.varIndex.get(fullNodeId);
+    return v === undefined ? '' : previewText(g.varValue[v], chars);
   }
 
   async neighbourhood(
@@ -329,18 +388,88 @@ export function opSummary(g: TraceGraph, o: number): OpSummary {
   };
 }
 
-function hit(g: TraceGraph, v: number, snippet: string, at: number, length: number): SearchHit {
-  const writers = producersOf(g, v);
-  const touching = writers.length ? writers : opsTouching(g, v);
-  return {
-    varId: g.varId[v],
-    fullName: g.varFullName[v],
-    category: g.varCategory[v],
-    snippet,
-    at,
-    length,
-    op: touching.length ? opSummary(g, touching[0]) : null,
-  };
+function casesOf(opened: Opened): TraceCase[] {
+  opened.cases ??= listCases(opened.graph, { includePassed: true });
+  return opened.cases;
+}
+
+function evidenceOf(opened: Opened): Map<number, string[]> {
+  if (!opened.evidence) {
+    const map = new Map<number, string[]>();
+    for (const c of casesOf(opened))
+      for (const id of c.evidenceIds) {
+        const v = opened.graph.varIndex.get(id);
+        if (v === undefined) continue;
+        const list = map.get(v);
+        if (list) list.push(c.queryId);
+        else map.set(v, [c.queryId]);
+      }
+    opened.evidence = map;
+  }
+  return opened.evidence;
+}
+
+interface Hit {
+  v: number;
+  snippet: string;
+  at: number;
+  length: number;
+}
+
+/** Matching variables of one trace (at most `limit`), with a snippet each. */
+function searchOne(opened: Opened, q: string, regex: boolean, limit: number): Hit[] {
+  const g = opened.graph;
+  if (regex)
+    return searchValues(g, q, { regex: true, limit, perVariable: 1, context: 80 }).map((m) => ({
+      v: m.var,
+      snippet: m.snippet,
+      at: m.snippetOffset,
+      length: m.length,
+    }));
+  opened.text ??= buildTextIndex(g);
+  const words = q.toLowerCase().split(/\s+/).filter(Boolean);
+  return (opened.text.search(q, { limit }) as number[]).map((v) => ({
+    v,
+    ...wordSnippet(g.varValue[v], words),
+  }));
+}
+
+/** One group per memory unit, in the order of its first hit. */
+function groupHits(traceId: string, opened: Opened, hits: Hit[]): SearchGroup[] {
+  const g = opened.graph;
+  const byVar = new Map(hits.map((h) => [h.v, h]));
+  const evidence = evidenceOf(opened);
+  return groupByLineage(
+    g,
+    hits.map((h) => h.v),
+  ).map(({ lineage, vars }) => {
+    const first = vars[0];
+    const writers = producersOf(g, first);
+    const touching = writers.length ? writers : opsTouching(g, first);
+    return {
+      traceId,
+      fullName: g.lineageNames[lineage],
+      category: g.varCategory[first],
+      versionCount: lineageOf(g, first).length,
+      versions: vars.map((v) => {
+        const h = byVar.get(v)!;
+        return {
+          varId: g.varId[v],
+          version: g.vars[v].version,
+          snippet: h.snippet,
+          at: h.at,
+          length: h.length,
+        };
+      }),
+      op: touching.length ? opSummary(g, touching[0]) : null,
+      evidenceOf: [...new Set(vars.flatMap((v) => evidence.get(v) ?? []))],
+    };
+  });
+}
+
+function versionDiff(g: TraceGraph, a: number, b: number): VersionDiff {
+  const d = diffLines(prettyOf(g.varValue[a]), prettyOf(g.varValue[b]));
+  return { from: g.varId[a], to: g.varId[b], lines: d.lines, truncated: d.truncated };
 }
 
 /** Full-text index over variable values (forward tokenisation: prefixes match while typing). */

@@ -3,16 +3,17 @@ import * as Comlink from 'comlink';
 import { type LaneLayoutOptions, laneLayoutTransferables } from '../src/core/layout/index.ts';
 import { openDb } from '../src/db/schema.ts';
 import { AnalysisService } from './analysis-service.ts';
-import type { AnalysisApi } from './api.ts';
+import type { AnalysisApi, LaneLayoutProgress } from './api.ts';
 
 const service = new AnalysisService(openDb());
 // Lane layouts hold large typed arrays: transfer them instead of copying.
 const api = {
-  caseContext: service.caseContext.bind(service),
+  caseOverview: service.caseOverview.bind(service),
   opDetail: service.opDetail.bind(service),
   varDetail: service.varDetail.bind(service),
   diffVersions: service.diffVersions.bind(service),
   search: service.search.bind(service),
+  laneMarks: service.laneMarks.bind(service),
   neighbourhood: service.neighbourhood.bind(service),
   forget: service.forget.bind(service),
   attributeCase: service.attributeCase.bind(service),
@@ -20,8 +21,17 @@ const api = {
   cancelEvaluation: service.cancelEvaluation.bind(service),
   runAgent: service.runAgent.bind(service),
   cancelAgent: service.cancelAgent.bind(service),
-  async laneLayout(traceId: string, options?: LaneLayoutOptions) {
-    const layout = await service.laneLayout(traceId, options);
+  buildReport: service.buildReport.bind(service),
+  cancelReport: service.cancelReport.bind(service),
+  importAttributions: service.importAttributions.bind(service),
+  narrateReport: service.narrateReport.bind(service),
+  valuePreview: service.valuePreview.bind(service),
+  async laneLayout(
+    traceId: string,
+    options?: LaneLayoutOptions,
+    onProgress?: (p: LaneLayoutProgress) => void,
+  ) {
+    const layout = await service.laneLayout(traceId, options, onProgress);
     return Comlink.transfer(layout, laneLayoutTransferables(layout));
   },
 } satisfies AnalysisApi;

@@ -10,14 +10,41 @@ import type {
   NeighbourhoodDrawing,
   NeighbourhoodDrawingOptions,
 } from '../src/core/layout/index.ts';
-import type { ChatCapabilities, ChatRequest, ChatResponse, ProviderKind } from '../src/core/llm/types.ts';
+import type {
+  ChatCapabilities,
+  ChatRequest,
+  ChatResponse,
+  ProviderKind,
+  Spent,
+} from '../src/core/llm/types.ts';
+import type { DiffLine } from '../src/core/text/diff.ts';
 import type { TraceIssue } from '../src/core/trace/issues.ts';
 import type { AgentProgress, AgentRunRow } from '../src/db/agent-runs.ts';
 import type { SystemName } from '../src/systems/system.ts';
 import type { DatasetName } from '../src/systems/types.ts';
 import type { EvalProgress, EvalResult, EvaluatedCase } from './evaluation.ts';
+import type { OptimizeEvent, OptimizeRequest, OptimizeRun } from './optimize-service.ts';
+import type {
+  ImportedAttributions,
+  ReportProgress,
+  ReportRequest,
+  ReportSource,
+  StoredReport,
+} from './report.ts';
 
-export type { EvalProgress, EvalResult, EvaluatedCase };
+export type {
+  EvalProgress,
+  EvalResult,
+  EvaluatedCase,
+  ImportedAttributions,
+  OptimizeEvent,
+  OptimizeRequest,
+  OptimizeRun,
+  ReportProgress,
+  ReportRequest,
+  ReportSource,
+  StoredReport,
+};
 
 // ---------- import ----------
 
@@ -56,6 +83,8 @@ export interface FileResult {
   warningCount: number;
   /** Why a file failed to store (quota, …), in words for people. */
   message?: string;
+  /** For span formats (OTLP, OpenInference, Langfuse): what the spans became, in one line. */
+  summary?: string;
 }
 
 export interface ImportOptions {
@@ -110,6 +139,8 @@ export interface SystemRunRequest {
   system: SystemName;
   /** Use only the first N sessions (questions asked later are answered after them). */
   maxSessions?: number;
+  /** `offline` (default): deterministic components; `llm`: the page's model (passed to `run`) in every model role. */
+  mode?: 'offline' | 'llm';
 }
 
 export type SystemRunPhase = 'reading' | 'running' | 'exporting' | 'storing' | 'done';
@@ -128,8 +159,14 @@ export interface SystemRunProgress {
 
 export interface SystemRunResult {
   status: 'done' | 'cancelled' | 'failed';
-  /** Always `offline`: deterministic components, no model. */
-  mode: 'offline';
+  /** `offline`: deterministic components, no model; `llm`: the page's model. */
+  mode: 'offline' | 'llm';
+  /** The model of an LLM-mode run. */
+  model?: string;
+  /** Model calls of an LLM-mode run (system and judge), and their tokens as the provider reported them. */
+  llmCalls?: number;
+  inputTokens?: number;
+  outputTokens?: number;
   system: SystemName;
   dataset: DatasetName;
   conversationId: string;
@@ -176,16 +213,38 @@ export function emptyRunResult(
 }
 
 /**
- * Runs the reference memory systems (src/systems) in a worker, in the offline mode, and
- * stores the execution graph through the import path (as if the exported JSON had been imported).
+ * Runs the reference memory systems (src/systems) in a worker, offline or with the page's
+ * model, and stores the execution graph through the import path (as if the exported JSON had been imported).
  */
 export interface SystemsApi {
   /** Reads a data set file: which data set and layout it is and its conversations. */
   inspect(source: DatasetSource): Promise<DatasetInfo>;
-  /** Runs one system over one conversation; progress after every session and question. */
-  run(request: SystemRunRequest, onProgress: (p: SystemRunProgress) => void): Promise<SystemRunResult>;
+  /**
+   * Runs one system over one conversation; progress after every session and question. LLM
+   * mode needs the page's model: what the worker knows of it, and its port (a comlink proxy,
+   * passed as its own argument so comlink proxies it; keys stay in the page).
+   */
+  run(
+    request: SystemRunRequest,
+    onProgress: (p: SystemRunProgress) => void,
+    model?: ModelInfo,
+    port?: ModelPort,
+  ): Promise<SystemRunResult>;
   /** Stops the running run before its next session or question; nothing is stored. */
   cancel(): void;
+  /**
+   * The closed prompt-optimisation loop with the page's model in every role; the state is a
+   * `runs` row of kind `optimize`, saved after every round; pass `runId` to resume it.
+   */
+  optimize(
+    request: OptimizeRequest,
+    model: ModelInfo,
+    port: ModelPort,
+    onEvent: (e: OptimizeEvent) => void,
+    runId?: number,
+  ): Promise<OptimizeRun>;
+  /** Stops the running optimisation at its next model call (the rounds done are kept). */
+  cancelOptimize(): void;
 }
 
 // ---------- analysis ----------
@@ -227,6 +286,8 @@ export interface OpDetail extends OpSummary {
   outputs: VarView[];
   previous: OpSummary | null;
   next: OpSummary | null;
+  /** Line diffs of the units this op mutated: each output that is a later version of a unit, against the version before it. */
+  changes: VersionDiff[];
 }
 
 export interface VersionEntry {
@@ -244,10 +305,8 @@ export interface VarDetail {
   versions: VersionEntry[];
 }
 
-export interface DiffLine {
-  kind: 'same' | 'add' | 'del';
-  text: string;
-}
+export type { OptimizeState } from '../src/systems/optimize/types.ts';
+export type { DiffLine };
 
 export interface VersionDiff {
   from: string;
@@ -257,31 +316,90 @@ export interface VersionDiff {
   truncated: boolean;
 }
 
-export interface CaseContext {
+/** A case as the workspace shows it: its evidence messages and the ops that caused its answer. */
+export interface CaseOverview {
   evidence: VarView[];
-  /** Ops on the way from the conversation to the answer (upstream of the prediction), time order. */
+  /**
+   * The causes of the judged answer in execution order, then the judge (core `casePath`):
+   * the last `PATH_SHOWN` of them when there are more (the labelled op is kept in place).
+   */
   path: OpSummary[];
+  /** Ops on the whole path. */
+  pathTotal: number;
   pathTruncated: boolean;
+  /** The op that wrote the judged answer. */
+  answerOp: OpSummary | null;
   labelOp: OpSummary | null;
 }
 
-export interface SearchHit {
+/** Most ops of a case path sent to the page (the ones nearest the answer). */
+export const PATH_SHOWN = 200;
+
+/** A value search across stored traces (`AnalysisApi.search`). */
+export interface SearchQuery {
+  q: string;
+  /** The query is a regular expression over whole values (default: words and word beginnings). */
+  regex?: boolean;
+  /** Stored traces to search (default: all of them). */
+  traceIds?: string[];
+  /** Most matching variables per trace (default 200). */
+  limit?: number;
+}
+
+/** One matching version of a memory unit. */
+export interface SearchVersion {
   varId: string;
-  fullName: string;
-  category: string;
+  version: number;
   snippet: string;
   /** Match position inside the snippet (-1 when no exact place is known). */
   at: number;
   length: number;
-  /** An op touching the variable (the one that wrote it when there is one). */
+}
+
+/** The hits of one logical variable (a memory unit and its versions), one row in the results. */
+export interface SearchGroup {
+  traceId: string;
+  fullName: string;
+  category: string;
+  /** Versions of the unit in the trace (matching or not). */
+  versionCount: number;
+  /** The matching versions, in version order. */
+  versions: SearchVersion[];
+  /** The op that wrote the first matching version (else one that touches it). */
   op: OpSummary | null;
+  /** Questions (query full_node_ids) whose evidence is one of the matching versions. */
+  evidenceOf: string[];
 }
 
 export interface SearchResult {
-  hits: SearchHit[];
+  groups: SearchGroup[];
+  /** Matching variables found (all groups). */
+  variables: number;
+  /** The per-trace limit stopped the search in at least one trace. */
+  truncated: boolean;
+  /** Traces searched. */
+  traces: number;
   /** Problem with the query (bad regex), in words. */
   error?: string;
+  /** A newer search started before this one finished (its result is dropped). */
+  stale?: boolean;
   tookMs: number;
+}
+
+export interface LaneLayoutProgress {
+  phase: 'opening' | 'layout';
+  /** Variables and ops of the trace, once it is open. */
+  variables?: number;
+  operations?: number;
+}
+
+/** A mark on the lane view: a failed case's answer op, a labelled op, an attributed op. */
+export interface LaneMark {
+  opId: string;
+  kind: 'answer' | 'label' | 'attribution';
+  queryId: string;
+  /** What the mark says (the question, the label's type, the attributed type). */
+  note: string;
 }
 
 /** Seeds of a neighbourhood by id (ops and/or variables). */
@@ -299,13 +417,29 @@ export interface NeighbourhoodSeedIds {
 export type NeighbourhoodData = NeighbourhoodDrawing;
 
 export interface AnalysisApi {
-  caseContext(traceId: string, queryId: string): Promise<CaseContext>;
+  /** The case's evidence and the ops that caused its answer (core `casePath`). */
+  caseOverview(traceId: string, queryId: string): Promise<CaseOverview>;
   opDetail(traceId: string, opId: string): Promise<OpDetail | null>;
   varDetail(traceId: string, fullNodeId: string): Promise<VarDetail | null>;
   diffVersions(traceId: string, from: string, to: string): Promise<VersionDiff | null>;
-  search(traceId: string, query: string, options: { regex?: boolean; limit?: number }): Promise<SearchResult>;
-  /** The whole-graph lane layout (typed arrays transferred). */
-  laneLayout(traceId: string, options?: LaneLayoutOptions): Promise<LaneLayout>;
+  /**
+   * Searches variable values across stored traces, grouped by memory unit. Newest wins:
+   * a search started while another runs makes the older one return `stale`.
+   */
+  search(query: SearchQuery): Promise<SearchResult>;
+  /** Marks for the lane view: failed cases' answer ops, labelled ops, attributed ops. */
+  laneMarks(traceId: string): Promise<LaneMark[]>;
+  /**
+   * The whole-graph lane layout (typed arrays transferred), reporting its phases: opening
+   * the trace (read and parse, when it is not open yet), then laying it out.
+   */
+  laneLayout(
+    traceId: string,
+    options?: LaneLayoutOptions,
+    onProgress?: (p: LaneLayoutProgress) => void,
+  ): Promise<LaneLayout>;
+  /** The head of a variable's value as one line (hover tooltips), '' when unknown. */
+  valuePreview(traceId: string, fullNodeId: string, chars?: number): Promise<string>;
   /** The layered neighbourhood of some ops / variables (unknown ids are skipped). */
   neighbourhood(
     traceId: string,
@@ -342,6 +476,22 @@ export interface AnalysisApi {
   ): Promise<AgentRunRow>;
   /** Aborts a running agent (its row becomes `cancelled`). */
   cancelAgent(runId: number): void;
+  /**
+   * The error report (core/report) over the failed cases of these traces, attributed by
+   * evidence-flow or read from an imported attribution file; stored as a `runs` row of
+   * kind `report`. Resolves null when cancelled (`cancelReport`).
+   */
+  buildReport(request: ReportRequest, onProgress: (p: ReportProgress) => void): Promise<StoredReport | null>;
+  cancelReport(): void;
+  /** Reads an attribution file (the paper's `{results}`, `memtrace attribute --json`, bench results) into a stored run; records are matched to stored traces. */
+  importAttributions(blob: Blob, name: string): Promise<ImportedAttributions>;
+  /** Writes a stored report's narrative with the page's chat model (called through `port`). */
+  narrateReport(
+    runId: number,
+    model: ModelInfo,
+    port: ModelPort,
+    onBatch: (done: number, total: number) => void,
+  ): Promise<StoredReport>;
 }
 
 // ---------- agent runs ----------
@@ -357,7 +507,10 @@ export interface ModelInfo {
 export type PortRequest = Omit<ChatRequest, 'signal' | 'onToken'>;
 
 /** A call's outcome: errors cross as data so their kind survives. */
-export type PortResult = { ok: true; response: ChatResponse } | { ok: false; kind: string; message: string };
+export type PortResult =
+  | { ok: true; response: ChatResponse }
+  /** `spent`: what the failed call cost (requests, tokens), so the worker's run counts it. */
+  | { ok: false; kind: string; message: string; spent?: Spent };
 
 /** The page's chat model as the worker sees it (a comlink proxy). */
 export interface ModelPort {

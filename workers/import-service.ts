@@ -7,6 +7,8 @@ import { listCases, systemOf } from '../src/core/cases/index.ts';
 import { buildGraph } from '../src/core/graph/graph.ts';
 import { traceStats } from '../src/core/stats/stats.ts';
 import { parseTraceText } from '../src/core/trace/import.ts';
+import type { TraceIssue } from '../src/core/trace/issues.ts';
+import { decodeUtf8 } from '../src/core/trace/utf8.ts';
 import { isQuotaError, QUOTA_MESSAGE, storeTrace } from '../src/db/repo.ts';
 import type { CaseRow, MemtraceDb, TraceMeta } from '../src/db/schema.ts';
 import type {
@@ -94,18 +96,38 @@ export class ImportService implements ImportApi {
     step: (p: ImportPhase) => void,
   ): Promise<FileResult> {
     step('reading');
-    let text: string;
+    let bytes: Uint8Array;
     try {
-      text = await input.blob.text();
+      bytes = new Uint8Array(await input.blob.arrayBuffer());
     } catch (e) {
       return { ...base(input), status: 'failed', message: `could not read the file: ${errorText(e)}` };
     }
+    // Strict UTF-8: a bad byte is reported with its offset, never silently replaced.
+    const decoded = decodeUtf8(bytes);
+    if (!decoded.ok) {
+      const issue: TraceIssue = {
+        severity: 'error',
+        code: 'invalid-utf8',
+        message: decoded.message,
+        file: input.path || input.name,
+        line: decoded.line,
+      };
+      return { ...base(input), status: 'invalid', issues: [issue], errorCount: 1, warningCount: 0 };
+    }
+    const text = decoded.text;
     step('parsing');
     const parsed = parseTraceText(text, { file: input.path || input.name });
     const errorCount = parsed.issues.filter((x) => x.severity === 'error').length;
     const warningCount = parsed.issues.length - errorCount;
     if (!parsed.ok)
-      return { ...base(input), status: 'invalid', issues: parsed.issues, errorCount, warningCount };
+      return {
+        ...base(input),
+        status: 'invalid',
+        issues: parsed.issues,
+        errorCount,
+        warningCount,
+        ...(parsed.summary ? { summary: parsed.summary.text } : {}),
+      };
     step('indexing');
     const doc = parsed.doc;
     const graph = buildGraph(doc);
@@ -155,7 +177,15 @@ export class ImportService implements ImportApi {
         { meta, blob: original, cases: caseRows },
         { replace: options.replace === true },
       );
-      return { ...base(input), status: outcome, traceId, issues: parsed.issues, errorCount, warningCount };
+      return {
+        ...base(input),
+        status: outcome,
+        traceId,
+        issues: parsed.issues,
+        errorCount,
+        warningCount,
+        ...(parsed.summary ? { summary: parsed.summary.text } : {}),
+      };
     } catch (e) {
       return {
         ...base(input),

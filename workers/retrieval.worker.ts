@@ -12,6 +12,8 @@ import ortMjs from 'onnxruntime-web/ort-wasm-simd-threaded.asyncify.mjs?url';
 import ortWasm from 'onnxruntime-web/ort-wasm-simd-threaded.asyncify.wasm?url';
 import { RetrievalService } from '../src/core/retrieval/service.ts';
 import type { GpuProbe } from '../src/core/retrieval/transformers.ts';
+import { getOriginal } from '../src/db/repo.ts';
+import { openDb } from '../src/db/schema.ts';
 import { idbIndexStore } from './retrieval-store.ts';
 
 const abs = (u: string) => new URL(u, self.location.href).href;
@@ -29,20 +31,47 @@ export type RetrievalApi = Pick<
 > & {
   /** Embeds texts with the current embedder (for checks and the evidence-flow attributor). */
   embed(texts: string[]): Promise<Float32Array>;
+  /**
+   * Opens a stored trace by graph_id, reading its file from the app's database here in
+   * the worker (the page never holds the text). Opening the trace already open is free.
+   */
+  openStored(traceId: string): Promise<{ ok: boolean; issues: number; variables: number }>;
 };
+
+let db: ReturnType<typeof openDb> | null = null;
+let opened: { traceId: string; result: Promise<{ ok: boolean; issues: number; variables: number }> } | null =
+  null;
 
 const api = {
   setEmbedding: service.setEmbedding.bind(service),
   embedderInfo: service.embedderInfo.bind(service),
-  loadTrace: service.loadTrace.bind(service),
+  loadTrace(text: string, name: string) {
+    opened = null;
+    return service.loadTrace(text, name);
+  },
   buildIndex: service.buildIndex.bind(service),
   search: service.search.bind(service),
   cases: service.cases.bind(service),
   startPoints: service.startPoints.bind(service),
   cancel: service.cancel.bind(service),
-  async embed(texts) {
+  async embed(texts: string[]) {
     const v = await service.embed(texts);
     return Comlink.transfer(v, [v.buffer]);
+  },
+  openStored(traceId: string) {
+    if (opened?.traceId === traceId) return opened.result;
+    const result = (async () => {
+      db ??= openDb();
+      const blob = await getOriginal(db, traceId);
+      if (!blob) throw new Error(`trace ${traceId} is not stored`);
+      // The index slot is keyed by graph_id, so a trace's stored index is found again after a reload.
+      return service.loadTrace(await blob.text(), traceId);
+    })();
+    opened = { traceId, result };
+    result.catch(() => {
+      if (opened?.result === result) opened = null;
+    });
+    return result;
   },
 } satisfies RetrievalApi;
 

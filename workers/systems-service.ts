@@ -1,57 +1,33 @@
 /**
  * Runs a reference memory system (src/systems) over one conversation of a data set file,
- * in the **offline mode** (deterministic components, no model), traces it with the SDK
+ * in the **offline mode** (deterministic components, no model) or in **LLM mode** with the
+ * page's chat model behind a port (keys stay in the page), traces it with the SDK
  * into memory (`MemorySink`), and hands the exported smartcomment JSON to the import path
  * — so the new trace is stored exactly like an imported file whose bytes are that JSON.
  * Runs inside the systems worker; a plain class so Node tests can drive it on fake-indexeddb.
  */
+
+import { metered, UsageMeter } from '../src/core/llm/accounting.ts';
 import { exportSmartcomment } from '../src/core/trace/export.ts';
 import { Tracer } from '../src/sdk/tracer.ts';
 import { createSystem } from '../src/systems/factory.ts';
-import { loadDataset } from '../src/systems/loaders/index.ts';
+import { DATASET_LABEL, DATASETS, detectDataset, loadDataset } from '../src/systems/loaders/index.ts';
 import { runSystem } from '../src/systems/run.ts';
 import { SPLIT_OF, SYSTEM_NAMES } from '../src/systems/system.ts';
 import type { Conversation, DatasetName } from '../src/systems/types.ts';
+import { PortChatModel } from './agent-runs.ts';
 import {
   type DatasetInfo,
   type DatasetSource,
   emptyRunResult,
   type ImportApi,
+  type ModelInfo,
+  type ModelPort,
   type SystemRunProgress,
   type SystemRunRequest,
   type SystemRunResult,
   type SystemsApi,
 } from './api.ts';
-
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-const DATASET_NAMES: readonly DatasetName[] = ['locomo', 'realmem', 'longmemeval'];
-const LABEL: Record<DatasetName, string> = {
-  locomo: 'LoCoMo',
-  realmem: 'RealMem',
-  longmemeval: 'LongMemEval',
-};
-
-/** Which data set a parsed file is, from its shape, and its layout in words; null when none fits. */
-export function detectDataset(data: unknown): { dataset: DatasetName; layout: string } | null {
-  if (Array.isArray(data)) {
-    const first = data.find(isObj);
-    if (!first) return null;
-    if ('haystack_sessions' in first || 'question_id' in first)
-      return { dataset: 'longmemeval', layout: 'LongMemEval, a list of instances' };
-    if ('conversation' in first || 'sample_id' in first || 'qa' in first)
-      return { dataset: 'locomo', layout: 'LoCoMo, canonical layout (a list of samples)' };
-    return null;
-  }
-  if (!isObj(data)) return null;
-  if (Array.isArray(data.dialogues)) return { dataset: 'realmem', layout: 'RealMem, one persona' };
-  if ('haystack_sessions' in data) return { dataset: 'longmemeval', layout: 'LongMemEval, one instance' };
-  if (isObj(data.conversation)) return { dataset: 'locomo', layout: 'LoCoMo, canonical layout (one sample)' };
-  if ('speaker_a' in data || Object.keys(data).some((k) => /^session_\d+$/.test(k)))
-    return { dataset: 'locomo', layout: 'LoCoMo, v2 layout (one flattened conversation)' };
-  return null;
-}
 
 /** Thrown by `run` on bad input (shown to people as is). */
 class RunInputError extends Error {}
@@ -65,7 +41,7 @@ function yieldToEvents(): Promise<void> {
 
 const now = () => (typeof performance !== 'undefined' ? performance.now() : Date.now());
 
-export class SystemsService implements SystemsApi {
+export class SystemsService implements Omit<SystemsApi, 'optimize' | 'cancelOptimize'> {
   #abort: AbortController | null = null;
 
   /** `importer` is the import path the trace is stored through (ImportService on the same database). */
@@ -96,6 +72,8 @@ export class SystemsService implements SystemsApi {
   async run(
     request: SystemRunRequest,
     onProgress: (p: SystemRunProgress) => void = () => {},
+    model?: ModelInfo,
+    port?: ModelPort,
   ): Promise<SystemRunResult> {
     if (this.#abort) throw new Error('A system is already running; wait for it or cancel it.');
     const abort = new AbortController();
@@ -129,6 +107,17 @@ export class SystemsService implements SystemsApi {
       const max = request.maxSessions;
       if (max !== undefined && !(Number.isInteger(max) && max > 0))
         throw new RunInputError('The session limit must be a positive whole number.');
+      const llmMode = request.mode === 'llm';
+      if (llmMode && !(model && port))
+        throw new RunInputError('LLM mode needs a model: set up a provider profile in Settings.');
+      // Every call (system and judge) is metered here: the run's cost is what the provider reported.
+      const meter = new UsageMeter();
+      const llm =
+        llmMode && model && port
+          ? metered(new PortChatModel(model, port), meter, { label: 'run a system' })
+          : undefined;
+      result.mode = llmMode ? 'llm' : 'offline';
+      if (llm) result.model = llm.model;
       report({});
       const loaded = await this.#load(request.source);
       result.dataset = loaded.dataset;
@@ -149,18 +138,19 @@ export class SystemsService implements SystemsApi {
           system: SPLIT_OF[request.system],
           dataset: loaded.dataset,
           conversation: conv.id,
-          mode: 'offline',
-          llm_model: 'offline-deterministic',
+          mode: llm ? 'llm' : 'offline',
+          llm_model: llm ? llm.model : 'offline-deterministic',
           source_file: request.source.name,
           max_sessions: max ?? null,
           description:
-            `${request.system} (offline mode: deterministic components, no model) on ${conv.id} of ` +
+            `${request.system} (${llm ? `LLM mode, model ${llm.model}` : 'offline mode: deterministic components, no model'}) on ${conv.id} of ` +
             `${request.source.name}, run in MemTrace Workbench.`,
         },
       });
       let lastYield = now();
       const run = await runSystem(createSystem(request.system), conv, {
         tracer,
+        llm,
         maxSessions: max,
         signal: abort.signal,
         onProgress: async (_done, _total, label, answer) => {
@@ -189,11 +179,19 @@ export class SystemsService implements SystemsApi {
         operations: tracer.counts.operations,
         edges: tracer.counts.edges,
       });
+      if (llm) {
+        const t = meter.totals();
+        Object.assign(result, {
+          llmCalls: t.calls,
+          inputTokens: t.inputTokens,
+          outputTokens: t.outputTokens,
+        });
+      }
 
       report({ phase: 'exporting', label: 'writing the execution graph' });
       await yieldToEvents();
       const text = exportSmartcomment(tracer.document());
-      const file = `${request.system}-${conv.id}-${max ? `${max}-sessions-` : ''}offline.json`;
+      const file = `${request.system}-${conv.id}-${max ? `${max}-sessions-` : ''}${llm ? 'llm' : 'offline'}.json`;
       const blob = new Blob([text], { type: 'application/json' });
       result.bytes = blob.size;
       abort.signal.throwIfAborted();
@@ -265,16 +263,16 @@ export class SystemsService implements SystemsApi {
         );
       ({ dataset, layout } = found);
     } else {
-      if (!DATASET_NAMES.includes(choice)) throw new RunInputError(`Unknown data set "${choice}".`);
+      if (!DATASETS.includes(choice)) throw new RunInputError(`Unknown data set "${choice}".`);
       dataset = choice;
-      layout = found?.dataset === choice ? found.layout : LABEL[choice];
+      layout = found?.dataset === choice ? found.layout : DATASET_LABEL[choice];
     }
     let conversations: Conversation[];
     try {
       conversations = loadDataset(dataset, data, source.name);
     } catch (e) {
       throw new RunInputError(
-        `${source.name} as ${LABEL[dataset]}: ${e instanceof Error ? e.message : String(e)}`,
+        `${source.name} as ${DATASET_LABEL[dataset]}: ${e instanceof Error ? e.message : String(e)}`,
       );
     }
     if (!conversations.length) throw new RunInputError(`${source.name}: no conversations found.`);

@@ -7,6 +7,7 @@
 import { mount } from 'svelte';
 import type { FrameStats } from '../../src/app/lanes/draw.ts';
 import type { LaneSelection } from '../../src/app/lanes/index.ts';
+import { answerOpOf, listCases } from '../../src/core/cases/index.ts';
 import { buildGraph, openTrace, type TraceGraph } from '../../src/core/graph/index.ts';
 import { syntheticDocument } from '../lanes-synthetic.ts';
 import Harness from './Harness.svelte';
@@ -17,6 +18,8 @@ export interface HarnessState {
   graphMs: number;
   firstFrameMs: number;
   variables: number;
+  /** Marks drawn (failed answers and labels). */
+  marks: number;
   frames: { t: number; ms: number; mode: string; items: number }[];
   selections: (LaneSelection | null)[];
   api: () => {
@@ -24,6 +27,7 @@ export interface HarnessState {
     zoom(fx: number, fy?: number): void;
     fitAll(): void;
     reveal(sel: LaneSelection): void;
+    setBands(open: boolean): void;
   };
   graph: TraceGraph;
 }
@@ -57,6 +61,15 @@ async function main() {
   const view = params.get('view') === 'neighbourhood' ? 'neighbourhood' : 'lanes';
   const opName = params.get('op');
   const op = opName ? graph.opName.lastIndexOf(opName) : -1;
+  // Marks as the app shows them: the answer op of every failed question (labels where the file has them).
+  const marks = listCases(graph).flatMap((c) => {
+    const o = answerOpOf(graph, c);
+    const out: { opId: string; kind: 'answer' | 'label'; note: string }[] = [];
+    if (o >= 0) out.push({ opId: graph.opId[o], kind: 'answer', note: c.question });
+    if (c.label?.opId) out.push({ opId: c.label.opId, kind: 'label', note: c.label.errorType });
+    return out;
+  });
+  state.marks = marks.length;
   const start = performance.now();
   let first = true;
   const harness = mount(Harness, {
@@ -65,6 +78,7 @@ async function main() {
       graph,
       view,
       pack: params.get('pack') !== '0',
+      marks,
       focus: op >= 0 ? { kind: 'op', id: graph.opId[op] } : null,
       onselect: (sel: LaneSelection | null) => state.selections.push(sel),
       onframe: (s: FrameStats) => {

@@ -5,6 +5,7 @@
  * passing these props; until then they show a text fallback.
  */
 import type { Component } from 'svelte';
+import type { LaneMark } from '../../workers/api.ts';
 import type { LaneLayout, NeighbourhoodDrawing } from '../core/layout/index.ts';
 
 /** What a click in a drawing selects: an op id or a variable full_node_id. */
@@ -16,6 +17,12 @@ export interface LaneViewProps {
   /** What to highlight and bring into view, if anything. */
   selected?: GraphSelection | null;
   onselect?: (s: GraphSelection | null) => void;
+  /** Enter on the selected item: open its page. */
+  onopen?: (s: GraphSelection) => void;
+  /** From `AnalysisApi.laneMarks(traceId)`: failed answers, labels, attributions. */
+  marks?: LaneMark[];
+  /** A variable's value text for the hover tooltip (from `AnalysisApi.valuePreview`). */
+  preview?: (s: GraphSelection) => Promise<string>;
 }
 
 export interface NeighbourhoodViewProps {

@@ -1,15 +1,16 @@
 /** Shared by `attribute` and `bench`: method flags, engine dependencies per graph, a bounded pool. */
+import { AGENT_PRESETS, type AgentOptions, type AgentPreset } from '../core/attribution/agents/runtime.ts';
 import { type CarryJudge, llmCarryJudge, sentenceModelJudge } from '../core/attribution/carry-judge.ts';
-import { type EngineDeps, NEEDS_MODEL } from '../core/attribution/engines.ts';
+import { type EngineDeps, engineFor, NEEDS_MODEL } from '../core/attribution/engines.ts';
 import { MATCH_LAYERS, type MatchLayer } from '../core/attribution/evidence-match.ts';
+import type { Attribution, AttributionInput, AttributionMethod } from '../core/attribution/types.ts';
+import type { TraceGraph } from '../core/graph/graph.ts';
+import { type ChatModel, isLlmError, spentOfError, type UsageMeter } from '../core/llm/index.ts';
+import { corpusFromGraph } from '../core/retrieval/corpus.ts';
+import type { Embedder } from '../core/retrieval/embedder.ts';
+import { RetrievalIndex } from '../core/retrieval/retrieval-index.ts';
 import { loadWordVectors } from '../core/semantic/word-vectors.node.ts';
 import { vectorSimilarity } from '../core/semantic/word-vectors.ts';
-import type { Embedder } from '../core/retrieval/embedder.ts';
-import type { AttributionMethod } from '../core/attribution/types.ts';
-import type { TraceGraph } from '../core/graph/graph.ts';
-import type { ChatModel, UsageMeter } from '../core/llm/index.ts';
-import { corpusFromGraph } from '../core/retrieval/corpus.ts';
-import { RetrievalIndex } from '../core/retrieval/retrieval-index.ts';
 import type { Options, Values } from './command.ts';
 import { CliError, type CliIO } from './io.ts';
 import { chatModelFromFlags, PROVIDER_FLAGS, PROVIDER_USAGE } from './provider-flags.ts';
@@ -17,21 +18,71 @@ import { chatModelFromFlags, PROVIDER_FLAGS, PROVIDER_USAGE } from './provider-f
 export const METHODS: AttributionMethod[] = ['evidence', 'memtrace', 'obs'];
 
 export const ATTRIBUTION_FLAGS: Options = {
-  method: { type: 'string', default: 'evidence' },
-  prior: { type: 'boolean', default: false },
-  match: { type: 'string', default: 'vectors' },
-  'model-dir': { type: 'string' },
-  'judge-model': { type: 'string' },
+  method: {
+    type: 'string',
+    default: 'evidence',
+    value: 'evidence|memtrace|obs',
+    help: "evidence: the deterministic evidence-flow attributor (no model); memtrace, obs: the paper's LLM agents",
+  },
+  prior: { type: 'boolean', default: false, help: 'LLM agents start from the evidence-flow candidates' },
+  preset: {
+    type: 'string',
+    value: 'paper|window-scaled',
+    help: "LLM agents' budgets: the paper's values, or scaled to the model's window (default: paper)",
+  },
+  match: {
+    type: 'string',
+    default: 'vectors',
+    value: MATCH_LAYERS.join('|'),
+    help: 'how evidence-flow tells a memory still holds the evidence: words, + lemmas/dates/numbers/speaker, + word vectors',
+  },
+  'model-dir': {
+    type: 'string',
+    value: 'DIR',
+    help: 'a transformers.js sentence model: decides the matcher’s undecided units and embeds start points',
+  },
+  'judge-model': {
+    type: 'string',
+    value: 'M',
+    help: 'an LLM (through the provider flags) asked yes/no about the matcher’s undecided units; its calls are counted',
+  },
   ...PROVIDER_FLAGS,
 };
 
-export const ATTRIBUTION_USAGE = `--method evidence|memtrace|obs [--prior] [--match lexical|normalised|vectors] [--model-dir DIR] [--judge-model M] [${PROVIDER_USAGE}]`;
+export const ATTRIBUTION_USAGE = `--method evidence|memtrace|obs [--prior] [--preset ${AGENT_PRESETS.join('|')}] [--match ${MATCH_LAYERS.join('|')}] [--model-dir DIR] [--judge-model M] [${PROVIDER_USAGE}]`;
 
+/** The method, with the flags that only an LLM agent uses refused for the evidence method. */
 export function methodOf(values: Values): AttributionMethod {
   const m = values.method as string;
   if (!(METHODS as string[]).includes(m))
     throw new CliError(`--method must be one of ${METHODS.join(', ')} (got "${m}")`, 2);
+  if (!NEEDS_MODEL.has(m as AttributionMethod)) {
+    // --concurrency is shared: it also sets how many cases run at once; provider flags serve
+    // --judge-model with the evidence method.
+    const judged = values['judge-model'] !== undefined;
+    const agentOnly = ['prior', 'preset', ...Object.keys(PROVIDER_FLAGS)].filter(
+      (f) =>
+        f !== 'concurrency' &&
+        !(judged && f in PROVIDER_FLAGS && f !== 'model') &&
+        values[f] !== undefined &&
+        values[f] !== false,
+    );
+    if (agentOnly.length)
+      throw new CliError(
+        `${agentOnly.map((f) => `--${f}`).join(', ')} only apply to the LLM methods (memtrace, obs), not to --method ${m}`,
+        2,
+      );
+  }
   return m as AttributionMethod;
+}
+
+/** The agents' budget preset from --preset (default: the paper's). */
+export function agentOptionsOf(values: Values): AgentOptions {
+  const p = values.preset;
+  if (p === undefined) return {};
+  if (!(AGENT_PRESETS as readonly string[]).includes(String(p)))
+    throw new CliError(`--preset must be one of ${AGENT_PRESETS.join(', ')} (got "${p}")`, 2);
+  return { preset: p as AgentPreset };
 }
 
 /** The chat model when the method needs one (created once per command run). */
@@ -45,12 +96,54 @@ export function modelFor(
   return chatModelFromFlags(values, io, { meter, label: method });
 }
 
+/** Why a case has no attribution (the provider failed, the replies were unusable, …). */
+export interface CaseFailure {
+  kind: string;
+  message: string;
+}
+
+/**
+ * Runs one case; a failure becomes a result that says so (no type, no op) with what the case
+ * cost up to it, so one failing case never discards the others.
+ */
+export async function attributeCase(
+  method: AttributionMethod,
+  input: AttributionInput,
+  deps: EngineDeps,
+): Promise<{ result: Attribution; error: CaseFailure | null }> {
+  const started = Date.now();
+  try {
+    return { result: await engineFor(method)(input, deps), error: null };
+  } catch (e) {
+    const error = {
+      kind: isLlmError(e) ? e.kind : 'error',
+      message: e instanceof Error ? e.message : String(e),
+    };
+    const spent = spentOfError(e);
+    const result: Attribution = {
+      query_id: input.case.queryId,
+      method,
+      error_type: null,
+      op_id: null,
+      reason: `failed: ${error.message}`,
+      path: [],
+      candidates: [],
+      cost: {
+        input_tokens: spent.inputTokens,
+        output_tokens: spent.outputTokens,
+        seconds: (Date.now() - started) / 1000,
+        llm_calls: spent.calls,
+      },
+    };
+    return { result, error };
+  }
+}
+
 /** What the evidence-flow matcher uses, loaded once per command (word vectors, models). */
 export interface EvidenceSetup {
   evidenceFlow: NonNullable<EngineDeps['evidenceFlow']>;
   /** Embeds messages for dense + hybrid start points (a model from --model-dir, else the hashed fallback). */
   embedder: Embedder;
-  now: () => number;
 }
 
 /**
@@ -68,7 +161,12 @@ export async function evidenceSetup(values: Values, io: CliIO, meter?: UsageMete
   if (judgeModel && modelDir)
     throw new CliError('--judge-model and --model-dir both decide the middle band: give one', 2);
   if ((judgeModel || modelDir) && layer === 'lexical')
-    throw new CliError(`--match lexical has no middle band for ${judgeModel ? '--judge-model' : '--model-dir'}`, 2);
+    throw new CliError(
+      `--match lexical has no middle band for ${judgeModel ? '--judge-model' : '--model-dir'}`,
+      2,
+    );
+  if (judgeModel && NEEDS_MODEL.has(values.method as AttributionMethod))
+    throw new CliError('--judge-model serves --method evidence (the agents use --model)', 2);
   const { loadEmbedder } = await import('./commands/search.ts');
   const embedder = await loadEmbedder(modelDir, values.dtype as string | undefined);
   let similar = null;
@@ -80,12 +178,14 @@ export async function evidenceSetup(values: Values, io: CliIO, meter?: UsageMete
     }
   }
   let judge: CarryJudge | null = null;
-  if (judgeModel) judge = llmCarryJudge(chatModelFromFlags({ ...values, model: judgeModel }, io, { meter, label: 'judge' }));
+  if (judgeModel)
+    judge = llmCarryJudge(
+      chatModelFromFlags({ ...values, model: judgeModel }, io, { meter, label: 'judge' }),
+    );
   else if (modelDir) judge = sentenceModelJudge(embedder);
   return {
     evidenceFlow: { layer: layer as MatchLayer, similar, judge, now: () => performance.now() },
     embedder,
-    now: () => performance.now(),
   };
 }
 

@@ -1,7 +1,9 @@
 /** Finding and reading trace files from paths given on the command line. */
 import { readdir, readFile, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { type OpenResult, openTrace } from '../core/graph/open.ts';
+import { formatIssue, type TraceIssue } from '../core/trace/issues.ts';
+import { decodeUtf8 } from '../core/trace/utf8.ts';
 import { CliError } from './io.ts';
 
 /** Expands files and folders (recursively, `.json` files, sorted) into a list of files. */
@@ -28,18 +30,56 @@ async function walk(dir: string): Promise<string[]> {
     if (e.name.startsWith('.')) continue;
     const p = join(dir, e.name);
     if (e.isDirectory()) out.push(...(await walk(p)));
-    else if (e.isFile() && e.name.toLowerCase().endsWith('.json')) out.push(p);
+    else if (e.isFile() && /\.jsonl?$/.test(e.name.toLowerCase())) out.push(p);
   }
   return out;
 }
 
+/** Why a path cannot be read, in words. */
+function readProblem(e: unknown): string {
+  const code = (e as NodeJS.ErrnoException).code;
+  if (code === 'ENOENT') return 'no such file';
+  if (code === 'EISDIR') return 'is a folder, not a file';
+  if (code === 'EACCES' || code === 'EPERM') return 'permission denied';
+  return `cannot read (${code ?? (e as Error).message})`;
+}
+
+/** A file's text, decoded strictly as UTF-8 (a bad byte is reported with its offset, never replaced). */
 export async function readText(file: string): Promise<string> {
+  let bytes: Buffer;
   try {
-    return await readFile(file, 'utf8');
+    bytes = await readFile(file);
   } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    throw new CliError(`${file}: cannot read (${code ?? (e as Error).message})`);
+    throw new CliError(`${file}: ${readProblem(e)}`);
   }
+  const r = decodeUtf8(bytes);
+  if (!r.ok) throw new CliError(`${file}: ${r.message}`);
+  return r.text;
+}
+
+/** `path` for a file the command will write (`flag` names it in messages): not a folder, in a folder that exists. */
+export async function outputFile(path: string, flag: string): Promise<string> {
+  const s = await stat(path).catch(() => null);
+  if (s?.isDirectory()) throw new CliError(`${flag} ${path}: is a folder; give the path of a file to write`);
+  const parent = await stat(dirname(resolve(path))).catch(() => null);
+  if (!parent?.isDirectory())
+    throw new CliError(`${flag} ${path}: the folder ${dirname(path)} does not exist`);
+  return path;
+}
+
+/** `path` for a folder the command will write into: not an existing file. */
+export async function outputDir(path: string, flag: string): Promise<string> {
+  const s = await stat(path).catch(() => null);
+  if (s && !s.isDirectory()) throw new CliError(`${flag} ${path}: is a file; give a folder to write into`);
+  return path;
+}
+
+/** Why a file did not load, in one line: its first fatal problem (file and place) and how to see the rest. */
+export function problemLine(file: string, issues: readonly TraceIssue[]): string {
+  const first = issues.find((i) => i.severity === 'error') ?? issues[0];
+  if (!first) return `${file}: could not be loaded`;
+  const more = issues.length - 1;
+  return `${formatIssue(first)}${more > 0 ? ` (and ${more} more problem(s): memtrace validate ${file})` : ''}`;
 }
 
 export async function openTraceFile(file: string): Promise<OpenResult> {

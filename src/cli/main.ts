@@ -1,6 +1,7 @@
 /** `memtrace` — the workbench's core from the command line. */
 import { parseArgs } from 'node:util';
-import type { Command } from './command.ts';
+import { isLlmError } from '../core/llm/errors.ts';
+import { type Command, commandHelp, parseArgsOptions } from './command.ts';
 import { attribute } from './commands/attribute.ts';
 import { bench } from './commands/bench.ts';
 import { cases } from './commands/cases.ts';
@@ -8,6 +9,8 @@ import { chat } from './commands/chat.ts';
 import { exportCommand } from './commands/export.ts';
 import { inject } from './commands/inject.ts';
 import { makeBench } from './commands/make-bench.ts';
+import { optimize } from './commands/optimize.ts';
+import { report } from './commands/report.ts';
 import { run } from './commands/run.ts';
 import { search } from './commands/search.ts';
 import { stats } from './commands/stats.ts';
@@ -23,6 +26,8 @@ export const COMMANDS: Command[] = [
   chat,
   attribute,
   bench,
+  report,
+  optimize,
   run,
   inject,
   makeBench,
@@ -40,6 +45,15 @@ function help(): string {
   ].join('\n');
 }
 
+/** Why a command failed, in one line (no stack trace; MEMTRACE_DEBUG=1 adds it). */
+function failureLine(e: unknown, debug: boolean): string {
+  if (e instanceof CliError) return e.message;
+  if (isLlmError(e)) return `${e.kind}: ${e.message}`;
+  const what = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+  const stack = debug && e instanceof Error && e.stack ? `\n${e.stack}` : '';
+  return `unexpected error: ${what.split('\n')[0]}${stack}`;
+}
+
 export async function main(argv: string[], io: CliIO): Promise<number> {
   const [name, ...rest] = argv;
   if (!name || name === '--help' || name === '-h' || name === 'help') {
@@ -51,32 +65,37 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
     io.stderr.write(`memtrace: unknown command "${name}"\n\n${help()}\n`);
     return 2;
   }
+  const usage = (message: string) => {
+    io.stderr.write(`memtrace ${name}: ${message}\nusage: ${command.usage}\n`);
+    return 2;
+  };
   let parsed: ReturnType<typeof parseArgs>;
   try {
     parsed = parseArgs({
       args: rest,
-      options: { ...command.options, help: { type: 'boolean', short: 'h' } },
+      options: { ...parseArgsOptions(command.options), help: { type: 'boolean', short: 'h' } },
       allowPositionals: true,
       strict: true,
     });
   } catch (e) {
-    io.stderr.write(`memtrace ${name}: ${(e as Error).message}\nusage: ${command.usage}\n`);
-    return 2;
+    return usage((e as Error).message);
   }
   if (parsed.values.help) {
-    io.stdout.write(`${command.usage}\n${command.summary}\n`);
+    io.stdout.write(`${commandHelp(command)}\n`);
     return 0;
+  }
+  const { min, max, name: argName } = command.args;
+  const n = parsed.positionals.length;
+  if (n < min || n > max) {
+    const want = max === 0 ? 'no arguments' : min === max ? `exactly ${argName}` : `${argName}`;
+    return usage(
+      `takes ${want} (got ${n === 0 ? 'none' : parsed.positionals.map((p) => `"${p}"`).join(' ')})`,
+    );
   }
   try {
     return await command.run({ positionals: parsed.positionals, values: parsed.values }, io);
   } catch (e) {
-    if (e instanceof CliError) {
-      io.stderr.write(`memtrace ${name}: ${e.message}\n`);
-      return e.exitCode;
-    }
-    io.stderr.write(
-      `memtrace ${name}: unexpected error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`,
-    );
-    return 1;
+    io.stderr.write(`memtrace ${name}: ${failureLine(e, !!io.env.MEMTRACE_DEBUG)}\n`);
+    return e instanceof CliError ? e.exitCode : 1;
   }
 }

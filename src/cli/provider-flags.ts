@@ -16,19 +16,44 @@ import {
   type ProviderProfile,
   ProviderProfileSchema,
   type UsageMeter,
+  type UsageTotals,
 } from '../core/llm/index.ts';
 import type { Options, Values } from './command.ts';
 import { CliError, type CliIO } from './io.ts';
 
 export const PROVIDER_FLAGS: Options = {
-  provider: { type: 'string' },
-  'base-url': { type: 'string' },
-  model: { type: 'string' },
-  'api-key-env': { type: 'string' },
-  timeout: { type: 'string' },
-  retries: { type: 'string' },
-  concurrency: { type: 'string' },
-  'cache-dir': { type: 'string' },
+  provider: {
+    type: 'string',
+    value: 'openai|anthropic',
+    help: 'the LLM provider (default: $MEMTRACE_PROVIDER; required for the LLM methods)',
+  },
+  'base-url': {
+    type: 'string',
+    value: 'URL',
+    help: 'the endpoint (default: $MEMTRACE_BASE_URL, else https://api.openai.com/v1 or https://api.anthropic.com)',
+  },
+  model: { type: 'string', value: 'M', help: 'the model name (default: $MEMTRACE_MODEL)' },
+  'api-key-env': {
+    type: 'string',
+    value: 'NAME',
+    help: 'the environment variable holding the key, never the key itself (default: OPENAI_API_KEY / ANTHROPIC_API_KEY)',
+  },
+  timeout: { type: 'string', value: 'MS', help: 'per-attempt timeout in ms (default: 120000; 0 = none)' },
+  retries: {
+    type: 'string',
+    value: 'N',
+    help: 'retries after a 429, 5xx or network error (default: 4; 1 after a timeout)',
+  },
+  concurrency: {
+    type: 'string',
+    value: 'N',
+    help: 'requests (and cases) in flight at once (default: 1 case, 4 requests)',
+  },
+  'cache-dir': {
+    type: 'string',
+    value: 'DIR',
+    help: 'answer repeated requests from this folder (default: no cache)',
+  },
 };
 
 export const PROVIDER_USAGE =
@@ -96,4 +121,27 @@ export function chatModelFromFlags(
         io.stderr.write(`retry ${attempt} in ${(delayMs / 1000).toFixed(1)} s: ${error.message}\n`),
     },
   });
+}
+
+/** A meter's totals as `--json` output (snake_case, like every JSON the CLI prints). */
+export function usageJson(t: UsageTotals) {
+  return {
+    calls: t.calls,
+    failed_calls: t.failed,
+    cached_calls: t.cached,
+    input_tokens: t.inputTokens,
+    output_tokens: t.outputTokens,
+    estimated: t.estimated,
+  };
+}
+
+/** One line for stderr: every request that reached the endpoint, and the tokens counted. */
+export function usageLine(t: UsageTotals): string {
+  const extra = [t.failed ? `${t.failed} failed` : '', t.cached ? `${t.cached} answered from cache` : '']
+    .filter(Boolean)
+    .join(', ');
+  return (
+    `${t.calls} model request${t.calls === 1 ? '' : 's'}${extra ? ` (${extra})` : ''}, ` +
+    `${t.inputTokens} input + ${t.outputTokens} output tokens${t.estimated ? ' (partly estimated)' : ''}`
+  );
 }

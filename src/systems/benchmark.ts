@@ -53,6 +53,8 @@ export interface BenchmarkSummary {
   unresolved: number;
   /** Injection attempts where the answer survived the fault or the fault had no place. */
   survived: number;
+  /** Questions the base runs answered correctly: faults are planted only into those. */
+  correct: number;
 }
 
 function sessionOfTurn(conv: Conversation): Map<string, number> {
@@ -71,6 +73,7 @@ export async function generateBenchmark(o: BenchmarkOptions): Promise<BenchmarkS
     counterfactual: {},
     unresolved: 0,
     survived: 0,
+    correct: 0,
   };
   const say = o.onProgress ?? (() => {});
   const tracerFor = (conv: Conversation, file: string) =>
@@ -110,6 +113,7 @@ export async function generateBenchmark(o: BenchmarkOptions): Promise<BenchmarkS
       conv,
       base.answers.filter((a) => a.correct).map((a) => byId.get(a.questionId)!),
     );
+    summary.correct += correctByConv.get(conv)!.length;
     let labelled = 0;
     for (const a of base.answers) {
       if (a.correct || labelled >= o.naturalPerConversation) continue;

@@ -130,6 +130,8 @@ export interface RunEnvOptions {
   tracer: Tracer;
   conversation: Conversation;
   llm?: SystemLLM;
+  /** The judge's model when it differs from `llm`. */
+  judgeLlm?: SystemLLM;
   prompts?: PromptRegistry;
   intervention?: Intervention;
   memories?: MemoriesMode;
@@ -139,6 +141,8 @@ export class RunEnv {
   readonly t: Tracer;
   readonly conv: Conversation;
   readonly llm: SystemLLM | undefined;
+  /** The LLM judge's model (`judgeLlm`, else `llm`). */
+  readonly judgeLlm: SystemLLM | undefined;
   readonly prompts: PromptRegistry;
   readonly intervention: Intervention | undefined;
   /** Extraction / summarisation ops replay the data set's recorded LLM texts. */
@@ -152,6 +156,7 @@ export class RunEnv {
   faultOpId: string | null = null;
   private readonly promptVars = new Map<string, TracedVar>();
   private readonly turnsById = new Map<string, Turn>();
+  /** Requests that reached the model's endpoint (retries, failed calls and judge calls included). */
   llmCalls = 0;
   inputTokens = 0;
   outputTokens = 0;
@@ -159,7 +164,9 @@ export class RunEnv {
   constructor(o: RunEnvOptions) {
     this.t = o.tracer;
     this.conv = o.conversation;
-    this.llm = o.llm;
+    this.llm = o.llm && this.counting(o.llm);
+    // The judge's calls are counted like the system's (one meter per run).
+    this.judgeLlm = o.judgeLlm ? this.counting(o.judgeLlm) : this.llm;
     this.prompts = { ...DEFAULT_PROMPTS, ...(o.prompts ?? {}) };
     this.intervention = o.intervention;
     this.evidence = new Set(o.intervention?.evidence ?? []);
@@ -222,7 +229,29 @@ export class RunEnv {
     return v;
   }
 
-  /** Calls the model (counts usage). */
+  /** The model as the run uses it: every call — a system's or the judge's — is counted here. */
+  private counting(llm: SystemLLM): SystemLLM {
+    return {
+      model: llm.model,
+      complete: async (request) => {
+        try {
+          const r = await llm.complete(request);
+          this.llmCalls += r.calls ?? 1;
+          if (!r.cached) {
+            this.inputTokens += r.usage?.inputTokens ?? 0;
+            this.outputTokens += r.usage?.outputTokens ?? 0;
+          }
+          return r;
+        } catch (e) {
+          // A failed call notes the requests it made (src/core/llm `LlmError.spent`); else one.
+          this.llmCalls += (e as { spent?: { calls?: number } } | null)?.spent?.calls ?? 1;
+          throw e;
+        }
+      },
+    };
+  }
+
+  /** Calls the model with a system and a user message. */
   async complete(system: string, user: string, json = false): Promise<string> {
     if (!this.llm) throw new Error('offline mode has no model');
     const r = await this.llm.complete({
@@ -233,9 +262,6 @@ export class RunEnv {
       temperature: 0,
       ...(json ? { responseFormat: { type: 'json' as const } } : {}),
     });
-    this.llmCalls++;
-    this.inputTokens += r.usage?.inputTokens ?? 0;
-    this.outputTokens += r.usage?.outputTokens ?? 0;
     return r.text;
   }
 

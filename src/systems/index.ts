@@ -21,6 +21,7 @@ export * from './prompts.ts';
 export * from './rag.ts';
 export * from './recorded.ts';
 export * from './run.ts';
+export * from './sessions.ts';
 export * from './summary-memory.ts';
 export * from './system.ts';
 export * from './text.ts';

@@ -10,11 +10,20 @@ export interface Scored<K> {
   score: number;
 }
 
-/** BM25 (k1 = 1.2, b = 0.75) over documents that can be set and removed at any time. */
+/**
+ * BM25 (k1 = 1.2, b = 0.75) over documents that can be set and removed at any time. A search
+ * scores only what can reach the top k (exactly, MaxScore-style): query terms are taken rarest
+ * first through their postings, and once the k-th best score beats what the terms left could
+ * add at most (a term adds less than idf × 2.2), no unseen document can enter. Scoring every
+ * document made Mem0's offline run quadratic in its store: every fact shares the speaker's name.
+ */
 export class LexicalIndex<K> {
   private readonly docs = new Map<K, Map<string, number>>();
   private readonly lengths = new Map<K, number>();
-  private readonly df = new Map<string, number>();
+  private readonly postings = new Map<string, Set<K>>();
+  /** When each document was (last) set: equal scores rank by it, as in insertion order. */
+  private readonly seq = new Map<K, number>();
+  private nextSeq = 0;
   private totalLength = 0;
 
   get size(): number {
@@ -26,9 +35,14 @@ export class LexicalIndex<K> {
     const tf = new Map<string, number>();
     const toks = tokens(text);
     for (const t of toks) tf.set(t, (tf.get(t) ?? 0) + 1);
-    for (const t of tf.keys()) this.df.set(t, (this.df.get(t) ?? 0) + 1);
+    for (const t of tf.keys()) {
+      const list = this.postings.get(t);
+      if (list) list.add(key);
+      else this.postings.set(t, new Set([key]));
+    }
     this.docs.set(key, tf);
     this.lengths.set(key, toks.length);
+    this.seq.set(key, this.nextSeq++);
     this.totalLength += toks.length;
   }
 
@@ -36,35 +50,72 @@ export class LexicalIndex<K> {
     const tf = this.docs.get(key);
     if (!tf) return;
     for (const t of tf.keys()) {
-      const n = (this.df.get(t) ?? 1) - 1;
-      if (n === 0) this.df.delete(t);
-      else this.df.set(t, n);
+      const list = this.postings.get(t);
+      list?.delete(key);
+      if (list?.size === 0) this.postings.delete(t);
     }
     this.totalLength -= this.lengths.get(key) ?? 0;
     this.docs.delete(key);
     this.lengths.delete(key);
+    this.seq.delete(key);
   }
 
   /** Top-k keys by BM25; ties keep insertion order. Only documents sharing a term are returned. */
   search(query: string, k: number, filter?: (key: K) => boolean): Scored<K>[] {
     const q = tokens(query);
     const n = this.docs.size;
-    if (n === 0 || q.length === 0) return [];
+    if (n === 0 || q.length === 0 || k <= 0) return [];
     const avg = this.totalLength / n || 1;
-    const out: Scored<K>[] = [];
-    for (const [key, tf] of this.docs) {
-      if (filter && !filter(key)) continue;
-      let s = 0;
-      const norm = 1.2 * (1 - 0.75 + (0.75 * (this.lengths.get(key) ?? 0)) / avg);
-      for (const t of q) {
-        const f = tf.get(t);
-        if (!f) continue;
-        const d = this.df.get(t) ?? 0;
-        s += Math.log(1 + (n - d + 0.5) / (d + 0.5)) * ((f * 2.2) / (f + norm));
+    const idf = (t: string) => {
+      const d = this.postings.get(t)?.size ?? 0;
+      return Math.log(1 + (n - d + 0.5) / (d + 0.5));
+    };
+    // What each distinct term can add at most (a query may repeat a term: it counts each time).
+    const weights = q.map((t) => (this.postings.has(t) ? idf(t) : 0)); // idf per query token, once
+    const bound = new Map<string, number>();
+    q.forEach((t, i) => {
+      if (weights[i] > 0) bound.set(t, (bound.get(t) ?? 0) + weights[i] * 2.2);
+    });
+    const terms = [...bound.keys()].sort((a, b) => bound.get(b)! - bound.get(a)!);
+    let left = terms.reduce((sum, t) => sum + bound.get(t)!, 0);
+    const seen = new Set<K>();
+    const out: (Scored<K> & { seq: number })[] = [];
+    const best: number[] = []; // the k best scores so far, descending
+    for (const term of terms) {
+      if (best.length === k && left < best[k - 1]) break; // no unseen document can reach the top k
+      for (const key of this.postings.get(term)!) {
+        if (seen.has(key)) continue;
+        seen.add(key);
+        if (filter && !filter(key)) continue;
+        const s = this.score(key, q, weights, avg);
+        if (s <= 0) continue;
+        out.push({ key, score: s, seq: this.seq.get(key)! });
+        if (best.length < k || s > best[best.length - 1]) {
+          let i = Math.min(best.length, k - 1);
+          if (best.length < k) best.push(s);
+          while (i > 0 && best[i - 1] < s) {
+            best[i] = best[i - 1];
+            i--;
+          }
+          best[i] = s;
+        }
       }
-      if (s > 0) out.push({ key, score: s });
+      left -= bound.get(term)!;
     }
-    return topK(out, k);
+    out.sort((a, b) => b.score - a.score || a.seq - b.seq);
+    return out.slice(0, k).map(({ key, score }) => ({ key, score }));
+  }
+
+  /** A document's BM25 score for the query tokens (summed in query order, as a full scan would). */
+  private score(key: K, q: string[], weights: number[], avg: number): number {
+    const tf = this.docs.get(key)!;
+    const norm = 1.2 * (1 - 0.75 + (0.75 * (this.lengths.get(key) ?? 0)) / avg);
+    let s = 0;
+    for (let i = 0; i < q.length; i++) {
+      const f = tf.get(q[i]);
+      if (f) s += weights[i] * ((f * 2.2) / (f + norm));
+    }
+    return s;
   }
 }
 

@@ -15,7 +15,14 @@ export interface SystemLLM {
     messages: SystemMessage[];
     temperature?: number;
     responseFormat?: { type: 'text' } | { type: 'json' };
-  }): Promise<{ text: string; usage?: { inputTokens: number; outputTokens: number } }>;
+  }): Promise<{
+    text: string;
+    usage?: { inputTokens: number; outputTokens: number };
+    /** Requests the answer took at the endpoint, retries included (absent = 1; 0 = from a cache). */
+    calls?: number;
+    /** Answered from a response cache: no tokens spent. */
+    cached?: boolean;
+  }>;
 }
 
 /** Pulls the first JSON object out of a model reply (fenced or not); undefined when there is none. */

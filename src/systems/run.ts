@@ -10,6 +10,8 @@ export interface RunOptions {
   tracer: Tracer;
   /** The model; absent = offline mode (deterministic components only). */
   llm?: SystemLLM;
+  /** The LLM judge's model when it is not `llm` (models per role). */
+  judgeLlm?: SystemLLM;
   /** Default: 'llm' with a model, 'offline' without. */
   judge?: 'offline' | 'llm';
   prompts?: PromptRegistry;
@@ -48,11 +50,12 @@ export async function runSystem(system: MemorySystem, conv: Conversation, o: Run
     tracer: o.tracer,
     conversation: conv,
     llm: o.llm,
+    judgeLlm: o.judgeLlm,
     prompts: o.prompts,
     intervention: o.intervention,
     memories: o.memories,
   });
-  const judgeWith = o.judge ?? (o.llm ? 'llm' : 'offline');
+  const judgeWith = o.judge ?? (o.llm || o.judgeLlm ? 'llm' : 'offline');
   const S = Math.min(conv.sessions.length, o.maxSessions ?? Number.POSITIVE_INFINITY);
   const wanted = o.questionIds ? new Set(o.questionIds) : null;
   const questions = conv.questions

@@ -145,9 +145,9 @@ export async function judge(
   judgeWith: 'offline' | 'llm',
 ): Promise<{ verdict: Verdict; opId: string }> {
   const verdict =
-    judgeWith === 'llm' && env.llm
-      ? await llmJudge(env.llm, q.question, q.answers, prediction, env.prompts['llm-judge-prompt'])
-      : offlineJudge(prediction, q.answers);
+    judgeWith === 'llm' && env.judgeLlm
+      ? await llmJudge(env.judgeLlm, q.question, q.answers, prediction, env.prompts['llm-judge-prompt'])
+      : offlineJudge(prediction, q.answers, q.question);
   const opId = env.t.op(
     'llm-judge',
     {
@@ -155,8 +155,10 @@ export async function judge(
       comment:
         verdict.judge === 'llm'
           ? 'LLM-as-a-judge compares the prediction with the golden answer.'
-          : 'Offline judge (normalised containment / token F1) compares the prediction with the golden answer.',
-      metadata: { judge: verdict.judge === 'llm' ? (env.llm?.model ?? 'llm') : 'offline-containment-f1' },
+          : 'Offline judge (containment, token F1, or support of the prediction by a long golden answer) compares the prediction with the golden answer.',
+      metadata: {
+        judge: verdict.judge === 'llm' ? (env.judgeLlm?.model ?? 'llm') : 'offline-containment-f1-support',
+      },
     },
     (op) => {
       op.input(queryVar);

@@ -1,9 +1,9 @@
 import 'fake-indexeddb/auto';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { diffLines } from '../../src/core/text/diff.ts';
 import { isQuotaError, listCaseRows, type MemtraceDb, openDb } from '../../src/db/index.ts';
 import { AnalysisService } from '../../workers/analysis-service.ts';
-import { diffLines } from '../../workers/diff.ts';
 import { ImportService } from '../../workers/import-service.ts';
 
 const file = new URL('../../../shared/data/smartcomment/conv-26-fault-1.json', import.meta.url);
@@ -42,13 +42,17 @@ describe('AnalysisService over a stored trace', () => {
     expect(diff!.lines.some((l) => l.kind === 'same' && l.text.includes('mem-1'))).toBe(true);
   });
 
-  it('search finds a message by a word in it, full-text and regex', async () => {
-    const text = await svc.search(traceId, 'sunrise', {});
-    expect(text.hits.length).toBeGreaterThan(0);
-    expect(text.hits[0].snippet.toLowerCase()).toContain('sunrise');
-    const re = await svc.search(traceId, 'sun.ise', { regex: true });
-    expect(re.hits.length).toBeGreaterThan(0);
-    const bad = await svc.search(traceId, '(', { regex: true });
+  it('search finds a message by a word in it, full-text and regex, one group per memory unit', async () => {
+    const text = await svc.search({ q: 'sunrise' });
+    expect(text.groups.length).toBeGreaterThan(0);
+    const first = text.groups[0].versions[0];
+    expect(first.snippet.slice(first.at, first.at + first.length).toLowerCase()).toBe('sunrise');
+    const re = await svc.search({ q: 'sun.ise', regex: true, traceIds: [traceId] });
+    expect(re.groups.length).toBeGreaterThan(0);
+    // Versions of one unit are one group, never two.
+    const units = re.groups.map((g) => `${g.traceId} ${g.fullName}`);
+    expect(new Set(units).size).toBe(units.length);
+    const bad = await svc.search({ q: '(', regex: true });
     expect(bad.error).toBeTruthy();
   });
 
@@ -63,10 +67,10 @@ describe('AnalysisService over a stored trace', () => {
     expect(lanes.columns).toBeGreaterThan(0);
   });
 
-  it('caseContext lists evidence messages and the path to the answer including the labelled op', async () => {
+  it('caseOverview lists evidence messages and the path to the answer including the labelled op', async () => {
     const cases = await listCaseRows(db, { labelled: 'labelled' });
     const c = cases.find((x) => x.errorType === 'RetrievalError') ?? cases[0];
-    const ctx = await svc.caseContext(traceId, c.queryId);
+    const ctx = await svc.caseOverview(traceId, c.queryId);
     expect(ctx.evidence.map((e) => e.id)).toEqual(c.evidenceIds.filter((id) => id));
     expect(ctx.labelOp?.id).toBe(c.labelOpId);
     expect(ctx.path.length).toBeGreaterThan(0);
@@ -102,7 +106,7 @@ describe('isQuotaError', () => {
   });
 });
 
-describe('caseContext on a long run', () => {
+describe('caseOverview on a long run', () => {
   it('lists the labelled op in execution order even when it lies further back than the walk from the judge', async () => {
     const { syntheticText } = await import('../../bench/synthetic.ts');
     const longDb = openDb(`analysis-long-${process.pid}`);
@@ -114,7 +118,7 @@ describe('caseContext on a long run', () => {
       );
       const long = new AnalysisService(longDb);
       const [c] = await listCaseRows(longDb, { labelled: 'labelled' });
-      const ctx = await long.caseContext(r.traceId!, c.queryId);
+      const ctx = await long.caseOverview(r.traceId!, c.queryId);
       const ids = ctx.path.map((o) => o.id);
       expect(ids).toContain(c.labelOpId);
       const ranks = ctx.path.map((o) => o.rank);

@@ -100,3 +100,41 @@ describe('import into storage', () => {
     expect(await listCaseRows(db)).toEqual([]);
   });
 });
+
+describe('hostile files in storage', () => {
+  const doc = () => JSON.parse(read('conv-26-rag-0.json').toString('utf8'));
+
+  it('a graph_id that cannot be a key (missing, null, a number, an object) is refused at import, nothing stored', async () => {
+    const svc = fresh();
+    for (const bad of [undefined, null, 7, { id: 1 }, []]) {
+      const d = doc();
+      if (bad === undefined) delete d.graph_id;
+      else d.graph_id = bad;
+      const [r] = await svc.importFiles([input('bad.json', JSON.stringify(d))], {});
+      expect(r.status).toBe('invalid');
+      expect(r.issues.find((i) => i.path === '$.graph_id')?.severity).toBe('error');
+    }
+    expect(await listTraces(db)).toEqual([]);
+  });
+
+  it('a graph_id of "__proto__" is stored and read back as an ordinary key', async () => {
+    const svc = fresh();
+    const d = doc();
+    d.graph_id = '__proto__';
+    const [r] = await svc.importFiles([input('proto.json', JSON.stringify(d))], {});
+    expect(r).toMatchObject({ status: 'stored', traceId: '__proto__' });
+    expect((await listTraces(db)).map((t) => t.id)).toEqual(['__proto__']);
+    expect((await listCaseRows(db, { traceId: '__proto__' })).length).toBeGreaterThan(0);
+  });
+
+  it('invalid UTF-8 is refused with the byte offset, never stored with U+FFFD', async () => {
+    const svc = fresh();
+    const bytes = new Uint8Array(read('conv-26-rag-0.json'));
+    const at = bytes.indexOf(0x61, 5000); // an "a" inside the file
+    bytes[at] = 0xff;
+    const [r] = await svc.importFiles([input('bad-utf8.json', bytes)], {});
+    expect(r.status).toBe('invalid');
+    expect(r.issues[0].message).toMatch(new RegExp(`^not valid UTF-8: byte ${at} \\(line \\d+, 0xff\\)`));
+    expect(await listTraces(db)).toEqual([]);
+  });
+});

@@ -8,9 +8,10 @@ import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openTrace } from '../../src/core/graph/open.ts';
 import { getOriginal, listCaseRows, listTraces, type MemtraceDb, openDb } from '../../src/db/index.ts';
+import { detectDataset } from '../../src/systems/loaders/index.ts';
 import type { SystemRunProgress } from '../../workers/api.ts';
 import { ImportService } from '../../workers/import-service.ts';
-import { detectDataset, SystemsService } from '../../workers/systems-service.ts';
+import { SystemsService } from '../../workers/systems-service.ts';
 
 const LOCOMO = new URL('../../../shared/data/locomo/', import.meta.url);
 const dev = () => readFileSync(new URL('locomo-dev.json', LOCOMO));

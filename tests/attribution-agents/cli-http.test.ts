@@ -1,7 +1,7 @@
 /** `memtrace attribute --method obs` end to end over real HTTP against a local OpenAI-compatible server. */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.ts';
+import { runCli } from '../helpers/cli.ts';
 import { SMARTCOMMENT_DIR } from '../helpers/shared-data.ts';
 import { type MockLlmServer, startMockLlmServer } from '../llm/mock-llm-server.ts';
 
@@ -32,9 +32,7 @@ describe('memtrace attribute --method obs over HTTP', () => {
         },
       },
     );
-    let stdout = '';
-    let stderr = '';
-    const code = await main(
+    const { code, stdout, stderr } = await runCli(
       [
         'attribute',
         file,
@@ -52,11 +50,7 @@ describe('memtrace attribute --method obs over HTTP', () => {
         'K',
         '--json',
       ],
-      {
-        stdout: { write: (s: string) => (stdout += s) },
-        stderr: { write: (s: string) => (stderr += s) },
-        env: { K: 'sk-test' },
-      },
+      { K: 'sk-test' },
     );
     expect(stderr).not.toMatch(/error/i);
     expect(code).toBe(0);

@@ -45,7 +45,10 @@ function factRun(spec: RunSpec) {
   const prompt = b.variable('extract-prompt', py('Extract facts about the user.'), { category: 'prompt' });
   const ops: Record<string, string> = {};
   const units: { id: string; text: string; date: string; evidence: boolean }[] = [];
-  const all = [{ said: spec.evidence, facts: spec.facts, evidence: true }, ...(spec.others ?? []).map((o) => ({ ...o, evidence: false }))];
+  const all = [
+    { said: spec.evidence, facts: spec.facts, evidence: true },
+    ...(spec.others ?? []).map((o) => ({ ...o, evidence: false })),
+  ];
   all.forEach((m, i) => {
     const msg = b.variable(`conv:D1:${i + 1}`, message(m.said), {
       category: 'message',
@@ -55,7 +58,10 @@ function factRun(spec: RunSpec) {
     const op = b.op(`llm-extract-${i}`, 'llm_call', [msg, prompt], [facts]);
     if (m.evidence) ops.extract = op;
     m.facts.forEach((f, j) => {
-      const id = b.variable(`unit-${i}-${j}`, py(f), { category: 'memory_unit', metadata: { created_at: m.said.date } });
+      const id = b.variable(`unit-${i}-${j}`, py(f), {
+        category: 'memory_unit',
+        metadata: { created_at: m.said.date },
+      });
       b.op(`store-write-${i}-${j}`, 'update', [facts], [id]);
       units.push({ id, text: f, date: m.said.date, evidence: m.evidence });
     });
@@ -69,9 +75,14 @@ function factRun(spec: RunSpec) {
   const context = b.variable('context', pyList(picked.map((u) => `${u.date}: ${u.text}`)), {
     category: 'retrieved_memories',
   });
-  ops.search = b.op('vector-search', 'retrieval', spec.untracedStore ? [q] : [q, ...units.map((u) => u.id)], [context]);
+  ops.search = b.op('vector-search', 'retrieval', spec.untracedStore ? [q] : [q, ...units.map((u) => u.id)], [
+    context,
+  ]);
   const answerPrompt = b.variable('answer-prompt', py('Answer from the memories.'), { category: 'prompt' });
-  const pred = b.variable('pred-1', py(spec.prediction ?? 'I do not know.'), { className: 'prediction', category: 'answer' });
+  const pred = b.variable('pred-1', py(spec.prediction ?? 'I do not know.'), {
+    className: 'prediction',
+    category: 'answer',
+  });
   ops.answer = b.op('answer', 'generation', [answerPrompt, q, context], [pred]);
   const gold = b.variable('gold-1', pyList([spec.gold]), { className: 'golden_answers', category: 'golden' });
   const score = b.variable('score-1', '0.0', { className: 'judge_score', category: 'judge' });
@@ -112,11 +123,19 @@ const SUPPORT: Said = {
 };
 const OTHERS = [
   {
-    said: { speaker: 'Melanie', text: 'I ran a charity race for mental health last Saturday.', date: '1:14 pm on 25 May, 2023' },
+    said: {
+      speaker: 'Melanie',
+      text: 'I ran a charity race for mental health last Saturday.',
+      date: '1:14 pm on 25 May, 2023',
+    },
     facts: ['Melanie ran a charity race for mental health on 20 May 2023.'],
   },
   {
-    said: { speaker: 'Caroline', text: 'I have been reading a lot about adoption agencies.', date: '1:14 pm on 25 May, 2023' },
+    said: {
+      speaker: 'Caroline',
+      text: 'I have been reading a lot about adoption agencies.',
+      date: '1:14 pm on 25 May, 2023',
+    },
     facts: ['Caroline is researching adoption agencies.'],
   },
 ];
@@ -177,7 +196,10 @@ describe('paraphrased memories still carry the evidence', () => {
       gold: '7 May 2023',
       retrieved: false,
     });
-    expect(await attribute(resolved)).toMatchObject({ error_type: 'RetrievalError', op_id: resolved.ops.search });
+    expect(await attribute(resolved)).toMatchObject({
+      error_type: 'RetrievalError',
+      op_id: resolved.ops.search,
+    });
     // Off by a day: not the same date.
     const wrongDay = factRun({
       evidence: SUPPORT,
@@ -187,12 +209,19 @@ describe('paraphrased memories still carry the evidence', () => {
       gold: '7 May 2023',
       retrieved: true,
     });
-    expect(await attribute(wrongDay)).toMatchObject({ error_type: 'ExtractionError', op_id: wrongDay.ops.extract });
+    expect(await attribute(wrongDay)).toMatchObject({
+      error_type: 'ExtractionError',
+      op_id: wrongDay.ops.extract,
+    });
   });
   it('another memory that states a similar answer does not stand in for the evidence', async () => {
     // The retrieved memory is about a different race; the evidence's unit was not retrieved.
     const run = factRun({
-      evidence: { speaker: 'Melanie', text: 'I ran a 5k for charity last Sunday!', date: '1:14 pm on 25 May, 2023' },
+      evidence: {
+        speaker: 'Melanie',
+        text: 'I ran a 5k for charity last Sunday!',
+        date: '1:14 pm on 25 May, 2023',
+      },
       facts: ['Melanie ran a 5k charity race on 21 May 2023.'],
       others: OTHERS,
       question: 'When did Melanie run a charity race?',
@@ -228,23 +257,34 @@ describe('shapes real traces have', () => {
       'Caroline told Melanie about the LGBTQ support group she attended on 7 May 2023. She also said the group made her feel accepted. Later Caroline described a camping trip in the mountains with her kids in June 2023.';
     const s1 = b.variable('session-summary', py(summaryText), { category: 'summary' });
     const summarise = b.op('summarise-session', 'llm_call', msgs, [s1]);
-    const s2 = b.variable('session-summary', py('Caroline and Melanie talked about family and camping in June 2023.'), {
-      category: 'summary',
-      version: 2,
-    });
+    const s2 = b.variable(
+      'session-summary',
+      py('Caroline and Melanie talked about family and camping in June 2023.'),
+      {
+        category: 'summary',
+        version: 2,
+      },
+    );
     const consolidate = b.op('consolidate', 'update', [s1], [s2]);
     const q = b.variable('qa-1', py('When did Caroline go to the LGBTQ support group?'), {
       className: 'query',
       category: 'message & query',
       metadata: { evidence: ['conv:D1:1'] },
     });
-    const ctx = b.variable('context', pyList(['Caroline and Melanie talked about family and camping in June 2023.']), {
-      category: 'retrieved',
-    });
+    const ctx = b.variable(
+      'context',
+      pyList(['Caroline and Melanie talked about family and camping in June 2023.']),
+      {
+        category: 'retrieved',
+      },
+    );
     b.op('read-summaries', 'retrieval', [q, s2], [ctx]);
     const pred = b.variable('pred-1', py('Not sure.'), { className: 'prediction', category: 'answer' });
     b.op('answer', 'generation', [q, ctx], [pred]);
-    const gold = b.variable('gold-1', pyList(['7 May 2023']), { className: 'golden_answers', category: 'golden' });
+    const gold = b.variable('gold-1', pyList(['7 May 2023']), {
+      className: 'golden_answers',
+      category: 'golden',
+    });
     const score = b.variable('score-1', '0.0', { className: 'judge_score', category: 'judge' });
     b.op('llm-judge', 'evaluation', [q, pred, gold], [score]);
     const g = buildGraph(b.doc);
@@ -256,9 +296,13 @@ describe('shapes real traces have', () => {
 
   it('numbers in dict values count as information', async () => {
     const b = new DocBuilder();
-    const msg = b.variable('conv:D1:1', message({ speaker: 'Kenta', text: 'I just turned 42 last week.', date: '2024/03/02 (Sat) 10:00' }), {
-      category: 'message',
-    });
+    const msg = b.variable(
+      'conv:D1:1',
+      message({ speaker: 'Kenta', text: 'I just turned 42 last week.', date: '2024/03/02 (Sat) 10:00' }),
+      {
+        category: 'message',
+      },
+    );
     const profile = b.variable('profile', "{'name': 'Kenta', 'age': 42}", { category: 'profile' });
     b.op('profile-update', 'update', [msg], [profile]);
     const q = b.variable('qa-1', py('How old is Kenta?'), {

@@ -54,7 +54,7 @@ describe('the built CLI bundle (bin/memtrace.mjs → .cache/cli/memtrace.mjs)', 
     // The second comma of ",," is the first character JSON cannot take (columns count from 1).
     expect(r.stdout).toContain(`${bad}:2:${line2.indexOf(',,') + 2}: error: invalid JSON`);
     expect(r.stderr).not.toMatch(/\n\s+at /); // no stack trace
-    expect(bin('bundle', 'stats').code).toBe(1);
+    expect(bin('bundle', 'stats').code).toBe(2); // a missing file argument is a usage error
     expect(bin('bundle', 'frobnicate').code).toBe(2);
   });
 });

@@ -3,19 +3,10 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.ts';
+import { runCli } from '../helpers/cli.ts';
 import { SMARTCOMMENT_DIR, smartcommentFiles } from '../helpers/shared-data.ts';
 
-async function run(...argv: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const code = await main(argv, {
-    stdout: { write: (s: string) => (stdout += s) },
-    stderr: { write: (s: string) => (stderr += s) },
-    env: {},
-  });
-  return { code, stdout, stderr };
-}
+const run = (...argv: string[]) => runCli(argv);
 
 const tmp = mkdtempSync(join(tmpdir(), 'memtrace-cli-'));
 const [first] = smartcommentFiles();
@@ -138,7 +129,13 @@ describe('memtrace cases', () => {
       'error_type',
       'op_id',
       'label_source',
+      'path',
     ]);
+    // The path ends with the judge and holds the labelled op (labels here are exact).
+    for (const c of cases as { op_id: string | null; judge_op_id: string; path: string[] }[]) {
+      expect(c.path.at(-1)).toBe(c.judge_op_id);
+      if (c.op_id) expect(c.path).toContain(c.op_id);
+    }
   });
 });
 
@@ -151,7 +148,7 @@ describe('memtrace export', () => {
   });
   it('refuses an unknown format', async () => {
     const r = await run('export', first, '--format', 'csv', '-o', join(tmp, 'x'));
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(2); // a usage error
     expect(r.stderr).toContain('unknown --format "csv"');
   });
 });

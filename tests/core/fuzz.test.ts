@@ -12,6 +12,7 @@ import { renderVariableView } from '../../src/core/graph/render.ts';
 import { searchValues } from '../../src/core/graph/search.ts';
 import { traceStats } from '../../src/core/stats/stats.ts';
 import { exportSmartcomment } from '../../src/core/trace/export.ts';
+import { decodeUtf8 } from '../../src/core/trace/utf8.ts';
 import { DocBuilder } from '../helpers/doc-builder.ts';
 
 function rng(seed: number) {
@@ -158,5 +159,82 @@ describe('fuzzing the importer', () => {
     for (let i = 0; i < 3000; i++) outcomes[exercise(mutateText(r, text), `b${i}.json`)]++;
     expect(outcomes.rejected).toBeGreaterThan(1000);
     expect(outcomes.loaded).toBeGreaterThan(50);
+  });
+});
+
+/** A value nested `depth` lists deep, as JSON text (built as text: building it as objects is fine, printing is not). */
+const nestedText = (depth: number) => `${'['.repeat(depth)}1${']'.repeat(depth)}`;
+
+describe('fuzzing hostile shapes', () => {
+  it('deep nesting in a value, a category, an op name or metadata is a clear error, never a stack overflow', () => {
+    const r = rng(3);
+    const places: [string, string][] = [
+      ['nodes', 'value'],
+      ['nodes', 'category'],
+      ['operations', 'op_name'],
+      ['operations', 'metadata'],
+      ['edges', 'comment'],
+    ];
+    for (let i = 0; i < 40; i++) {
+      const [list, key] = places[i % places.length];
+      const depth = 300 + Math.floor(r() * 20_000);
+      const doc = validDoc() as unknown as { data: Record<string, Record<string, unknown>[]> };
+      const at = Math.floor(r() * doc.data[list].length);
+      doc.data[list][at][key] = '__DEEP__';
+      const text = JSON.stringify(doc).replace('"__DEEP__"', nestedText(depth));
+      const o = openTrace(text, { file: 'deep.json' });
+      expect(o.ok).toBe(false);
+      const issue = o.issues.find((x) => x.code === 'too-deep');
+      expect(issue?.path).toBe(`data.${list}[${at}].${key}`);
+      expect(issue?.message).toMatch(/nests more than 256 levels deep/);
+    }
+    // Shallow nesting still loads (and exports).
+    const doc = validDoc() as unknown as { data: { nodes: Record<string, unknown>[] } };
+    doc.data.nodes[0].metadata = JSON.parse(`{"a": ${nestedText(200)}}`);
+    expect(exercise(JSON.stringify(doc), 'shallow.json')).toBe('loaded');
+  });
+
+  it('graph_id missing, null, empty, a number, an object, a list or huge is refused with its place', () => {
+    for (const bad of [undefined, null, '', '   ', 3, {}, [], ['g'], 'g'.repeat(513), 'a\u0000b']) {
+      const doc = validDoc() as unknown as Record<string, unknown>;
+      if (bad === undefined) delete doc.graph_id;
+      else doc.graph_id = bad;
+      const o = openTrace(JSON.stringify(doc), { file: 'g.json' });
+      expect(o.ok, JSON.stringify(bad)).toBe(false);
+      const issue = o.issues.find((x) => x.path === '$.graph_id');
+      expect(issue?.severity).toBe('error');
+      expect(issue?.message).toMatch(
+        /^graph_id (is missing|is null|is empty|is |holds a control character).*; expected a non-empty string/,
+      );
+    }
+    const odd = validDoc() as unknown as Record<string, unknown>;
+    odd.graph_id = '__proto__'; // a strange but valid id: loads (and is stored as an ordinary key)
+    expect(openTrace(JSON.stringify(odd), { file: 'proto.json' }).ok).toBe(true);
+  });
+
+  it('invalid UTF-8 anywhere is reported with the offset of the first bad byte, and matches TextDecoder', () => {
+    const r = rng(4);
+    const good = new TextEncoder().encode(JSON.stringify(validDoc()));
+    const fatal = new TextDecoder('utf-8', { fatal: true });
+    for (let i = 0; i < 2000; i++) {
+      const bytes = good.slice();
+      const at = Math.floor(r() * bytes.length);
+      const bad = [0x80, 0xbf, 0xc0, 0xc1, 0xe0, 0xed, 0xf4, 0xf5, 0xff][Math.floor(r() * 9)];
+      bytes[at] = bad;
+      const d = decodeUtf8(bytes);
+      let valid = true;
+      try {
+        fatal.decode(bytes);
+      } catch {
+        valid = false;
+      }
+      expect(d.ok).toBe(valid);
+      if (!d.ok) {
+        // Everything before the reported byte is well-formed, the sequence starting there is not.
+        expect(() => fatal.decode(bytes.subarray(0, d.offset))).not.toThrow();
+        expect(d.offset).toBeLessThanOrEqual(at);
+        expect(d.message).toMatch(new RegExp(`^not valid UTF-8: byte ${d.offset} \\(line 1, 0x`));
+      }
+    }
   });
 });

@@ -135,7 +135,7 @@ export interface Session {
  * A fresh Chromium profile on the built app. The demo trace the app preloads on a
  * fresh profile is answered 404 (an empty store to start from) unless `demo` is set.
  */
-export async function openApp(options: { demo?: boolean } = {}): Promise<Session> {
+export async function openApp(options: { demo?: boolean; bypassCSP?: boolean } = {}): Promise<Session> {
   const dist = await buildOnce();
   const { url, server } = await serve(dist);
   const userDataDir = mkdtempSync(join(tmpdir(), 'memtrace-e2e-'));
@@ -143,6 +143,9 @@ export async function openApp(options: { demo?: boolean } = {}): Promise<Session
     executablePath: '/usr/bin/chromium',
     headless: true,
     viewport: { width: 1440, height: 900 },
+    // Tools that inject scripts (axe-core) need it: the built app sends a CSP.
+    bypassCSP: options.bypassCSP ?? false,
+    acceptDownloads: true,
     args: [
       '--no-sandbox',
       '--disable-gpu',

@@ -64,9 +64,8 @@ describe('integration in Chromium', () => {
   it('ranked retrieval in the Search view finds a message by BM25 and links to it', async () => {
     const { page } = s;
     await page.goto(`${s.url}#/search`);
-    const ranked = page.getByTestId('ranked-search');
-    await ranked.locator('summary').click();
-    const panel = ranked.locator('section.retrieval');
+    await page.getByTestId('mode-ranked').click();
+    const panel = page.locator('section.retrieval');
     await panel.waitFor();
     await panel.locator('textarea').fill('animal shelter volunteering');
     await panel.getByRole('button', { name: 'Search', exact: true }).click();

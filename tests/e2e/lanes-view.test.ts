@@ -32,7 +32,7 @@ describe('LaneView in Chromium', () => {
     await open('?file=conv-26-fault-0.json');
     // Something other than the background was drawn.
     const inked = await page.evaluate(() => {
-      const c = document.querySelector('canvas')!;
+      const c = document.querySelector<HTMLCanvasElement>('[data-testid=lane-canvas]')!;
       const d = c.getContext('2d')!.getImageData(0, 0, c.width, c.height).data;
       let n = 0;
       for (let i = 0; i < d.length; i += 4) if (d[i] < 200 || d[i + 1] < 200 || d[i + 2] < 200) n++;
@@ -40,7 +40,7 @@ describe('LaneView in Chromium', () => {
     });
     expect(inked).toBeGreaterThan(2000);
 
-    const box = (await page.locator('canvas').boundingBox())!;
+    const box = (await page.locator('[data-testid=lane-canvas]').boundingBox())!;
     const target = await page.evaluate(() => {
       const g = window.__lanes.graph;
       const op = g.opName.lastIndexOf('llm-judge');
@@ -75,7 +75,7 @@ describe('LaneView in Chromium', () => {
 
   it('a drag pans without selecting', async () => {
     await open('?file=conv-26-rag-0.json');
-    const box = (await page.locator('canvas').boundingBox())!;
+    const box = (await page.locator('[data-testid=lane-canvas]').boundingBox())!;
     const before = await page.evaluate(() => window.__lanes.selections.length);
     const frames = await page.evaluate(() => window.__lanes.frames.length);
     await page.mouse.move(box.x + 300, box.y + 300);

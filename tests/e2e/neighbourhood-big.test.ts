@@ -79,6 +79,13 @@ describe('neighbourhood drawing on a big trace in Chromium', () => {
     expect(retrieve && answer && c.judgeOpId).toBeTruthy();
     await page.locator(`[data-testid=case-path] a[title="${retrieve}"]`).click();
     await hood().locator(`g.node.focus[data-id="${retrieve}"]`).waitFor({ timeout: 30_000 });
+    // The drawing starts reduced to what fits the panel at full size; "Show more" brings the context.
+    const more = hood().getByTestId('nb-more');
+    if (await more.count()) {
+      await more.click();
+      await page.waitForFunction(() => !document.querySelector('[data-testid=nb-busy]'));
+      await hood().locator(`g.node.op[data-id="${answer}"]`).waitFor({ timeout: 30_000 });
+    }
     const drawnOps = await hood()
       .locator('g.node.op')
       .evaluateAll((gs) => gs.map((n) => n.getAttribute('data-id')!));

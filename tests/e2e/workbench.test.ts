@@ -91,7 +91,19 @@ describe('workbench in Chromium', () => {
     const outputs = inspector.getByTestId('op-outputs').getByTestId('var-block');
     expect(await inputs.count()).toBeGreaterThan(0);
     expect(await outputs.count()).toBeGreaterThan(0);
-    expect((await outputs.first().getByTestId('var-value').innerText()).length).toBeGreaterThan(0);
+    // The labelled update mutated the memory store: its changes are a diff (changed lines,
+    // unchanged folded), the two whole values are folded and open on request.
+    const change = inspector.getByTestId('op-change').first();
+    await change.waitFor();
+    expect(
+      await change.locator('[data-testid=op-diff] .add, [data-testid=op-diff] .del').count(),
+    ).toBeGreaterThan(0);
+    const hasButton = await outputs.evaluateAll((els) =>
+      els.map((e) => !!e.querySelector('[data-testid=show-value]')),
+    );
+    const folded = outputs.nth(hasButton.indexOf(true));
+    await folded.getByTestId('show-value').click();
+    expect((await folded.getByTestId('var-value').innerText()).length).toBeGreaterThan(0);
     // the case itself: question, golden answer, prediction
     expect(await page.getByTestId('case-panel').innerText()).toContain(c.question);
   });

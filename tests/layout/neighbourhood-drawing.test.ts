@@ -5,10 +5,16 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { openTrace } from '../../src/core/graph/index.ts';
-import { NODE_OP, neighbourhoodDrawing, previewText } from '../../src/core/layout/index.ts';
+import { openTrace, row, type TraceGraph } from '../../src/core/graph/index.ts';
+import { changePreview, NODE_OP, neighbourhoodDrawing, previewText } from '../../src/core/layout/index.ts';
 
 const DATA = join(import.meta.dirname, '../../../shared/data/smartcomment');
+
+function open(file: string): TraceGraph {
+  const r = openTrace(readFileSync(join(DATA, file), 'utf8'), { file });
+  if (!r.ok) throw new Error(`${file} did not open`);
+  return r.graph;
+}
 
 describe('neighbourhoodDrawing on a real file', () => {
   const r = openTrace(readFileSync(join(DATA, 'conv-26-fault-0.json'), 'utf8'), { file: 'x' });
@@ -52,5 +58,55 @@ describe('neighbourhoodDrawing on a real file', () => {
     expect(previewText(`a${' '.repeat(20)}b`, 10)).toBe('a b');
     expect(previewText(`a${' '.repeat(200)}b`, 10)).toBe('a …');
     expect(previewText(`${' '.repeat(300)}b`, 10)).toBe(' …');
+  });
+});
+
+describe('neighbourhoodDrawing readability', () => {
+  it('a shared constant (a prompt read by many ops) is drawn but not expanded into its readers', () => {
+    const g = open('conv-26-fault-0.json');
+    const prompt = g.varIndex.get('fact-extraction-system-prompt@1')!;
+    const readers = new Set(Array.from(row(g.varOutEdges, prompt), (e) => g.edgeOp[e]));
+    expect(readers.size).toBeGreaterThan(4);
+    const op = [...readers][3];
+    const d = neighbourhoodDrawing(g, { ops: [op] }, { depth: 2 });
+    const local = d.ids.indexOf(g.varId[prompt]);
+    expect(local).toBeGreaterThanOrEqual(0);
+    expect(d.nb.shared[local]).toBe(readers.size);
+    // Only the seed among the prompt's readers is drawn (no flood of sibling ops).
+    const drawnReaders = [...readers].filter((o) => d.ids.includes(g.opId[o]));
+    expect(drawnReaders).toEqual([op]);
+    // Expanding everything brings them back.
+    const all = neighbourhoodDrawing(g, { ops: [op] }, { depth: 2, sharedReaders: Number.POSITIVE_INFINITY });
+    expect([...readers].filter((o) => all.ids.includes(g.opId[o])).length).toBeGreaterThan(1);
+  });
+
+  it('later versions preview what changed, so versions of one unit read apart', () => {
+    expect(changePreview("['a', 'b']", "['a', 'b', 'Caroline went hiking']", 30)).toBe(
+      "+ 'b', 'Caroline went hiking']",
+    );
+    expect(changePreview("['a', 'gone', 'c']", "['a', 'c']", 30).startsWith('− ')).toBe(true);
+    const g = open('conv-26-fault-0.json');
+    const v = g.varIndex.get('memory-store@20')!;
+    const d = neighbourhoodDrawing(g, { vars: [v] }, { depth: 1 });
+    const versions = d.ids
+      .map((id, l) => [id, d.values[l]] as const)
+      .filter(([id]) => id.startsWith('memory-store@'));
+    expect(versions.length).toBeGreaterThan(1);
+    expect(new Set(versions.map(([, text]) => text)).size).toBe(versions.length);
+  });
+
+  it('with a fit, fewer hops and nodes are shown until the drawing fits at full size', () => {
+    const g = open('conv-26-fault-0.json');
+    const op = g.opName.lastIndexOf('memory-update');
+    const fit = { width: 640, height: 380 };
+    const d = neighbourhoodDrawing(g, { ops: [op] }, { depth: 3, fit });
+    expect(d.layout.totalWidth + 48).toBeLessThanOrEqual(fit.width);
+    expect(d.layout.totalHeight + 48).toBeLessThanOrEqual(fit.height);
+    expect(d.seeds.map((l) => d.ids[l])).toEqual([g.opId[op]]);
+    const free = neighbourhoodDrawing(g, { ops: [op] }, { depth: 3 });
+    expect(free.nb.kind.length).toBeGreaterThanOrEqual(d.nb.kind.length);
+    expect(d.reduced).toBe(
+      free.layout.totalWidth + 48 > fit.width || free.layout.totalHeight + 48 > fit.height,
+    );
   });
 });

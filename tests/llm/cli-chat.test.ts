@@ -3,30 +3,14 @@ import { mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.ts';
-import { type MockLlmServer, startMockLlmServer } from './mock-llm-server.ts';
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.ts';
+import { useMockLlmServer } from './mock-llm-server.ts';
 
 const KEY = 'sk-cli-SECRET-abcdef0123456789';
-let server: MockLlmServer;
-beforeAll(async () => {
-  server = await startMockLlmServer();
-});
-afterAll(() => server.close());
-beforeEach(() => {
-  server.requests.length = 0;
-});
+const server = useMockLlmServer();
 
-async function run(argv: string[], env: Record<string, string> = { MY_KEY: KEY }) {
-  let stdout = '';
-  let stderr = '';
-  const code = await main(argv, {
-    stdout: { write: (s: string) => (stdout += s) },
-    stderr: { write: (s: string) => (stderr += s) },
-    env,
-  });
-  return { code, stdout, stderr };
-}
+const run = (argv: string[], env: Record<string, string> = { MY_KEY: KEY }) => runCli(argv, env);
 
 const openai = () => [
   '--provider',
@@ -68,13 +52,19 @@ describe('memtrace chat', () => {
     expect(server.requests[0].body.stream).toBe(true);
   });
 
-  it('--json prints the whole response without the key', async () => {
+  it('--json prints the whole response in snake_case without the key', async () => {
     const r = await run(['chat', ...openai(), '--json', 'hello']);
     expect(r.code).toBe(0);
     const j = JSON.parse(r.stdout);
-    expect(j).toMatchObject({
+    expect(j).toEqual({
+      provider: 'openai',
+      model: 'qwen3:8b',
       text: 'echo: hello',
-      usage: { inputTokens: 11, outputTokens: 7, estimated: false },
+      tool_calls: [],
+      finish_reason: 'stop',
+      usage: { input_tokens: 11, output_tokens: 7, estimated: false },
+      cached: false,
+      calls: 1,
     });
     expect(r.stdout).not.toContain(KEY);
   });

@@ -7,12 +7,16 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, beforeEach } from 'vitest';
 
 export type Behaviour =
   | { status: number; headers?: Record<string, string>; body?: unknown }
   | { reply: string; toolCall?: { name: string; arguments: string } }
   | { delayMs: number }
-  | { hangAfterFirstChunk: true };
+  | { hangAfterFirstChunk: true }
+  /** Writes the response itself (fault injection: tests/helpers/fault-llm-server.ts). */
+  // biome-ignore lint/suspicious/noExplicitAny: request bodies are inspected freely in tests
+  | { handle: (res: ServerResponse, body: any) => void | Promise<void> };
 
 export interface Recorded {
   path: string;
@@ -27,7 +31,10 @@ export interface MockLlmServer {
   /** `${url}/v1` — the OpenAI-compatible base URL. */
   openaiBase: string;
   requests: Recorded[];
+  /** Queues behaviours for the next calls, in order. */
   plan(...b: Behaviour[]): void;
+  /** The behaviour of every call once the queue is empty (default: the echo reply). */
+  always(b: Behaviour | undefined): void;
   close(): Promise<void>;
 }
 
@@ -52,6 +59,7 @@ function cors(res: ServerResponse, on: boolean) {
 
 export async function startMockLlmServer(): Promise<MockLlmServer> {
   const queue: Behaviour[] = [];
+  let fallback: Behaviour | undefined;
   const requests: Recorded[] = [];
   const open = new Set<ServerResponse>();
 
@@ -93,7 +101,11 @@ export async function startMockLlmServer(): Promise<MockLlmServer> {
   });
 
   async function respond(anthropic: boolean, body: Recorded['body'], res: ServerResponse) {
-    let b = queue.shift();
+    let b = queue.shift() ?? fallback;
+    if (b && 'handle' in b) {
+      await b.handle(res, body);
+      return;
+    }
     if (b && 'delayMs' in b) {
       await new Promise((r) => setTimeout(r, b && 'delayMs' in b ? b.delayMs : 0));
       if (res.destroyed) return;
@@ -220,6 +232,9 @@ export async function startMockLlmServer(): Promise<MockLlmServer> {
     openaiBase: `${url}/v1`,
     requests,
     plan: (...b) => queue.push(...b),
+    always: (b) => {
+      fallback = b;
+    },
     close: () =>
       new Promise<void>((resolve) => {
         for (const r of open) r.destroy();
@@ -227,4 +242,22 @@ export async function startMockLlmServer(): Promise<MockLlmServer> {
         server.close(() => resolve());
       }),
   };
+}
+
+/**
+ * One server for a test file: started before its tests, closed after them; its recorded
+ * requests and default behaviour are reset before each test. Use the returned object as
+ * the server (it forwards to the one started).
+ */
+export function useMockLlmServer(): MockLlmServer {
+  let server: MockLlmServer | undefined;
+  beforeAll(async () => {
+    server = await startMockLlmServer();
+  });
+  afterAll(() => server?.close());
+  beforeEach(() => {
+    server!.requests.length = 0;
+    server!.always(undefined);
+  });
+  return new Proxy({} as MockLlmServer, { get: (_, key) => server![key as keyof MockLlmServer] });
 }

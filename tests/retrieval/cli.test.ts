@@ -3,23 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { makeTinyModel, TINY_NAME } from '../../scripts/make-tiny-model.ts';
-import { main } from '../../src/cli/main.ts';
+import { runCli } from '../helpers/cli.ts';
 import { SMARTCOMMENT_DIR } from '../helpers/shared-data.ts';
 
 const tmp = mkdtempSync(join(tmpdir(), 'memtrace-search-'));
 const cache = join(tmp, 'cache');
 const REAL = join(SMARTCOMMENT_DIR, 'conv-26-fault-3.json');
 
-async function run(...argv: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const code = await main(argv, {
-    stdout: { write: (s: string) => (stdout += s) },
-    stderr: { write: (s: string) => (stderr += s) },
-    env: { MEMTRACE_CACHE_DIR: cache },
-  });
-  return { code, stdout, stderr };
-}
+const run = (...argv: string[]) => runCli(argv, { MEMTRACE_CACHE_DIR: cache });
 
 const Q = 'When did Caroline go to the LGBTQ support group?\n7 May 2023';
 

@@ -10,11 +10,13 @@ import {
   counterfactualLabel,
   createSystem,
   ERROR_TYPE_OF,
+  evidenceOf,
   FAULT_KINDS,
   faultyCandidates,
   generateBenchmark,
   injectFault,
   loadLocomo,
+  quietTracer,
   runSystem,
 } from '../../src/systems/index.ts';
 
@@ -84,9 +86,25 @@ describe('counterfactual repair', () => {
       const label = await counterfactualLabel(ctx, q, base.events);
       if (!label) continue;
       labelled++;
-      const candidates = faultyCandidates(base.events, q, q.evidence);
-      // The label is one of the faulty ops, and no earlier candidate's repair rescued the answer.
-      expect(candidates.map((c) => c.opId)).toContain(label.opId);
+      const evidence = evidenceOf(small, q);
+      const candidates = faultyCandidates(base.events, q, evidence);
+      // The label is one of the faulty ops…
+      const at = candidates.findIndex((c) => c.opId === label.opId);
+      expect(at).toBeGreaterThanOrEqual(0);
+      // …candidates are in execution order…
+      for (let i = 1; i < candidates.length; i++)
+        expect(candidates[i].seq).toBeGreaterThan(candidates[i - 1].seq);
+      // …repairing the label's op rescues the answer, and repairing any earlier faulty op does not.
+      const repaired = async (key: string) =>
+        (
+          await runSystem(createSystem('rag'), small, {
+            tracer: quietTracer(),
+            answerOnly: [q.id],
+            intervention: { questionId: q.id, evidence, repairFrom: key, answers: q.answers },
+          })
+        ).answers[0]?.correct === true;
+      expect(await repaired(candidates[at].key)).toBe(true);
+      for (const earlier of candidates.slice(0, at)) expect(await repaired(earlier.key)).toBe(false);
       expect([
         'ExtractionError',
         'UpdateError',

@@ -15,6 +15,7 @@ import {
   runSystem,
   SYSTEM_NAMES,
   type SystemLLM,
+  tokenF1,
 } from '../../src/systems/index.ts';
 
 const DATA = join(import.meta.dirname, '../../../shared/data');
@@ -101,6 +102,34 @@ describe('judges', () => {
     expect(offlineJudge("I don't know.", ['Sweden']).correct).toBe(false);
     expect(offlineJudge('the week before 9 June 2023', ['The week before 9 June 2023']).correct).toBe(true);
   });
+  // A RealMem-style golden answer: the assistant's whole reply (long free text).
+  const longGold =
+    "That's wonderful to hear the podcasts are helping during your commute! Based on our study plan, " +
+    'the next step would be to incorporate the digital flashcards during your lunch break. This is a ' +
+    'quick 5-minute session to reinforce the vocabulary and grape varietals. Have you had a chance to ' +
+    'open the flashcard application yet, or would you like a reminder of the recommendation?';
+  const question =
+    'I started the podcasts during my commute. What should be the next step in the study plan?';
+  it('offline judge: a long golden answer supports a prediction that adds its facts', () => {
+    // F1 against a 60-word reply cannot reach 0.5 for a one-sentence answer: rule 3 decides.
+    const prediction = 'Use digital flashcards for a quick 5-minute session at lunch break.';
+    expect(tokenF1(prediction, longGold)).toBeLessThan(0.5);
+    expect(offlineJudge(prediction, [longGold], question).correct).toBe(true);
+  });
+  it('offline judge: a long golden answer does not support echoes, abstentions or other facts', () => {
+    // Every added word of the echo is a question word: nothing is supported.
+    expect(offlineJudge('The next step in the study plan.', [longGold], question).correct).toBe(false);
+    expect(offlineJudge("I don't know.", [longGold], question).correct).toBe(false);
+    expect(
+      offlineJudge('Book a ryokan in northern Higashiyama for the Kyoto trip in May.', [longGold], question)
+        .correct,
+    ).toBe(false);
+    // Without the question the echo's own words would count: the question is what rules it out.
+    expect(offlineJudge('The next step in the study plan commute podcasts.', [longGold]).correct).toBe(true);
+    expect(
+      offlineJudge('The next step in the study plan commute podcasts.', [longGold], question).correct,
+    ).toBe(false);
+  });
   it('LLM judge parses CORRECT/WRONG', async () => {
     const llm: SystemLLM = { model: 'scripted', complete: async () => ({ text: '{"label": "WRONG"}' }) };
     expect((await llmJudge(llm, 'q', ['a'], 'b')).correct).toBe(false);
@@ -133,7 +162,7 @@ describe('with a model', () => {
     const t = tracer('mem0');
     const r = await runSystem(createSystem('mem0'), conv, { tracer: t, llm });
     expect(r.answers[0]).toMatchObject({ prediction: 'A support group', correct: true });
-    expect(r.llmCalls).toBe(3 * 2 + 1); // extraction + decision per message, the answer (the judge is counted apart)
+    expect(r.llmCalls).toBe(3 * 2 + 1 + 1); // extraction + decision per message, the answer, the judge
     const doc = t.document();
     const prompts = doc.data.nodes.filter((n) => n.category === 'prompt').map((n) => n.name);
     expect(prompts).toEqual(

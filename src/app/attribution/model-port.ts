@@ -6,6 +6,7 @@
 import type { ModelInfo, ModelPort, PortRequest, PortResult } from '../../../workers/api.ts';
 import { isLlmError } from '../../core/llm/errors.ts';
 import type { ChatModel } from '../../core/llm/types.ts';
+import { spentOfError } from '../../core/llm/usage.ts';
 
 export function modelInfo(model: ChatModel): ModelInfo {
   return { provider: model.provider, model: model.model, capabilities: { ...model.capabilities } };
@@ -30,11 +31,17 @@ export function modelPort(model: ChatModel): ModelPort & { readonly pending: num
           finishReason: r.finishReason,
           ...(r.toolCalls ? { toolCalls: r.toolCalls.map((c) => ({ ...c })) } : {}),
           ...(r.cached !== undefined ? { cached: r.cached } : {}),
+          ...(r.calls !== undefined ? { calls: r.calls } : {}),
         };
         return { ok: true, response };
       } catch (e) {
         const kind = isLlmError(e) ? e.kind : ctrl.signal.aborted ? 'aborted' : 'network';
-        return { ok: false, kind, message: e instanceof Error ? e.message : String(e) };
+        return {
+          ok: false,
+          kind,
+          message: e instanceof Error ? e.message : String(e),
+          spent: spentOfError(e),
+        };
       } finally {
         calls.delete(callId);
       }

@@ -3,7 +3,7 @@
  * confusion matrix (heat-map grid with counts) and the cost per case. Every label is
  * set with `.text()` (never markup), so names from traces cannot inject anything.
  */
-import { axisBottom, axisLeft, interpolateRgb, max, scaleBand, scaleLinear, select } from 'd3';
+import { axisBottom, axisLeft, interpolateRgb, max, rgb, scaleBand, scaleLinear, select } from 'd3';
 
 export interface AccuracyRow {
   key: string;
@@ -101,19 +101,46 @@ export function drawAccuracy(svg: SVGSVGElement, rows: AccuracyRow[], width: num
  * Confusion matrix: rows are labels, columns predictions; a cell's shade is its share
  * of the row, its text the count. The diagonal (right answers) is outlined.
  */
+export interface ConfusionOptions {
+  /** Called with a cell's label and prediction when it is clicked or activated by key. */
+  onCell?: (label: string, predicted: string) => void;
+  /** The cell shown as picked, `label|predicted`. */
+  selected?: string;
+  /** Dark theme: the shades run from the dark panel to light blue. */
+  dark?: boolean;
+}
+
+/** Relative luminance of an sRGB colour (WCAG 2). */
+function luminance(c: string): number {
+  const { r, g, b } = rgb(c);
+  const lin = (v: number) => {
+    const x = v / 255;
+    return x <= 0.03928 ? x / 12.92 : ((x + 0.055) / 1.055) ** 2.4;
+  };
+  return 0.2126 * lin(r) + 0.7152 * lin(g) + 0.0722 * lin(b);
+}
+
+/** Black or white, whichever reads better on `fill` (one of them always reaches 4.5:1). */
+export function readableOn(fill: string): string {
+  const l = luminance(fill);
+  return (l + 0.05) / 0.05 >= 1.05 / (l + 0.05) ? '#000000' : '#ffffff';
+}
+
 export function drawConfusion(
   svg: SVGSVGElement,
   labels: string[],
   predicted: string[],
   counts: Record<string, Record<string, number>>,
   width: number,
+  options: ConfusionOptions = {},
 ): void {
   const left = 130;
   const top = 96;
   const cell = Math.max(34, Math.min(64, (width - left - 10) / Math.max(1, predicted.length)));
   const height = top + labels.length * cell + 8;
   const s = reset(svg, Math.max(width, left + predicted.length * cell + 10), height);
-  const shade = interpolateRgb('rgba(36,86,199,0.06)', 'rgba(36,86,199,0.85)');
+  // Solid shades (not alpha over the panel), so the count's colour can be chosen for contrast.
+  const shade = options.dark ? interpolateRgb('#1f2a3f', '#9cbcff') : interpolateRgb('#eef3fd', '#1c4fc4');
   s.append('text')
     .attr('x', left)
     .attr('y', 12)
@@ -161,13 +188,16 @@ export function drawConfusion(
       .attr('data-label', label)
       .attr('data-predicted', (p) => p)
       .attr('data-count', (p) => row[p] ?? 0);
+    const fill = (p: string) => (row[p] ? shade(total ? row[p] / total : 0) : null);
     g.append('rect')
       .attr('width', cell - 2)
       .attr('height', cell - 2)
       .attr('rx', 3)
-      .attr('fill', (p) => (row[p] ? shade(total ? row[p] / total : 0) : 'var(--panel-2)'))
-      .attr('stroke', (p) => (p === label ? 'var(--text)' : 'none'))
-      .attr('stroke-width', 1.5);
+      .attr('fill', (p) => fill(p) ?? 'var(--panel-2)')
+      .attr('stroke', (p) =>
+        options.selected === `${label}|${p}` ? 'var(--accent)' : p === label ? 'var(--text)' : 'none',
+      )
+      .attr('stroke-width', (p) => (options.selected === `${label}|${p}` ? 3 : 1.5));
     g.append('text')
       .attr('x', (cell - 2) / 2)
       .attr('y', (cell - 2) / 2)
@@ -175,9 +205,27 @@ export function drawConfusion(
       .attr('text-anchor', 'middle')
       .attr('font-size', 12)
       .attr('font-weight', 600)
-      .attr('fill', (p) => (total && (row[p] ?? 0) / total > 0.5 ? '#fff' : 'var(--text)'))
+      .attr('fill', (p) => {
+        const f = fill(p);
+        return f ? readableOn(f) : 'var(--text)';
+      })
       .text((p) => String(row[p] ?? 0));
     g.append('title').text((p) => `label ${label}, predicted ${p}: ${row[p] ?? 0} of ${total}`);
+    const onCell = options.onCell;
+    if (onCell) {
+      // Cells with cases are buttons that list them.
+      g.filter((p) => (row[p] ?? 0) > 0)
+        .attr('role', 'button')
+        .attr('tabindex', 0)
+        .attr('aria-label', (p) => `List the ${row[p]} case(s) labelled ${label}, predicted ${p}`)
+        .style('cursor', 'pointer')
+        .on('click', (_, p) => onCell(label, p))
+        .on('keydown', (e: KeyboardEvent, p) => {
+          if (e.key !== 'Enter' && e.key !== ' ') return;
+          e.preventDefault();
+          onCell(label, p);
+        });
+    }
   });
 }
 

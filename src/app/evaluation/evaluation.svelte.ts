@@ -13,6 +13,7 @@ import {
   finishEvaluationRun,
   listEvaluationRuns,
 } from '../../db/runs.ts';
+import { DEMO_URL } from '../state/demo.ts';
 import type { Services } from '../state/services.ts';
 
 export const ENGINE = 'evidence-flow';
@@ -23,8 +24,29 @@ export class Evaluation {
   #running = $state(false);
   #loaded = $state(false);
   #error = $state<string | null>(null);
+  /** Trace ids the person chose to evaluate (null: not chosen yet, the default applies). */
+  #chosen = $state.raw<ReadonlySet<string> | null>(null);
 
   constructor(private readonly services: Services) {}
+
+  /**
+   * The traces an evaluation covers, among `labelled` (traces with labelled cases): the
+   * person's choice, else the last run's traces, else every labelled trace but the demo.
+   */
+  selection(labelled: { id: string; path: string }[]): Set<string> {
+    const present = new Set(labelled.map((t) => t.id));
+    const from =
+      this.#chosen ??
+      (this.#run
+        ? new Set(this.#run.parameters.traceIds)
+        : new Set(labelled.filter((t) => t.path !== DEMO_URL).map((t) => t.id)));
+    return new Set([...from].filter((id) => present.has(id)));
+  }
+
+  /** Sets which traces the next evaluation covers. */
+  choose(ids: Iterable<string>): void {
+    this.#chosen = new Set(ids);
+  }
 
   /** The newest run (finished, cancelled, failed or running). */
   get run(): EvaluationRun | null {

@@ -1,14 +1,17 @@
 /**
- * Draws one frame of the lane view synchronously from a LaneLayout (Perfetto's track
- * contract: whatever is loaded is drawn now, every frame). Two levels of detail:
+ * Draws one frame of the lane view synchronously from a LaneLayout and its rows
+ * (Perfetto's track contract: whatever is loaded is drawn now, every frame). Two levels
+ * of detail:
  * - raster, when a row or column is thinner than a few pixels: lane segments and op
  *   connectors are accumulated with difference arrays into a pixel buffer and put in
  *   one call — O(visible items + pixels) whatever the zoom;
  * - vector, when zoomed in: batched paths per colour, dots for op inputs (hollow) and
  *   outputs (filled), lane names, op names and values with fillText.
- * Highlights (hover, selection) are drawn on top in both.
+ * A collapsed band is one row drawn as density (how many of its variables are alive at
+ * each x). Marks (failed answers, labels, attributions) and highlights (hover,
+ * selection) are drawn on top in both levels.
  */
-import { firstInRow, type LaneLayout, ROLE_INPUT } from '../../core/layout/index.ts';
+import { firstInSlot, type LaneLayout, type LaneRows, ROLE_INPUT } from '../../core/layout/index.ts';
 import type { LaneTheme } from './theme.ts';
 import { toScreenX, toScreenY, toWorldX, toWorldY, type Viewport } from './viewport.ts';
 
@@ -19,12 +22,21 @@ export interface LaneLabels {
   value?: (v: number) => string;
 }
 
+/** Ops to mark, by kind (op indices). */
+export interface LaneMarkOps {
+  answer: number[];
+  label: number[];
+  attribution: number[];
+}
+
 export interface FrameInput {
   layout: LaneLayout;
+  rows: LaneRows;
   view: Viewport;
   theme: LaneTheme;
   dpr: number;
   labels: LaneLabels;
+  marks?: LaneMarkOps;
   hoverOp: number;
   hoverVar: number;
   selectedOp: number;
@@ -51,29 +63,39 @@ export class RasterBuffers {
   lanes = new Int32Array(0);
   ops = new Int32Array(0);
   column = new Int32Array(0);
+  /** Per pixel line: the line whose lane counts it shows (-1: none), and whether as density. */
+  source = new Int32Array(0);
+  dense = new Uint8Array(0);
   ensure(ctx: CanvasRenderingContext2D, w: number, h: number): ImageData {
     if (!this.image || this.image.width !== w || this.image.height !== h) {
       this.image = ctx.createImageData(w, h);
       this.lanes = new Int32Array((w + 1) * h);
       this.ops = new Int32Array(w * (h + 1));
       this.column = new Int32Array(w);
+      this.source = new Int32Array(h);
+      this.dense = new Uint8Array(h);
     } else {
       this.lanes.fill(0);
       this.ops.fill(0);
       this.column.fill(0);
     }
+    this.source.fill(-1);
+    this.dense.fill(0);
     return this.image;
   }
 }
 
-function visibleRange(l: LaneLayout, v: Viewport) {
+/** Columns and rows in view (clamped). */
+export function visibleRange(l: LaneLayout, rows: LaneRows, v: Viewport) {
   return {
     c0: Math.max(0, Math.floor(toWorldX(v, 0)) - 1),
     c1: Math.min(l.columns - 1, Math.ceil(toWorldX(v, v.width)) + 1),
     r0: Math.max(0, Math.floor(toWorldY(v, 0))),
-    r1: Math.min(l.rows - 1, Math.floor(toWorldY(v, v.height))),
+    r1: Math.min(rows.rows - 1, Math.floor(toWorldY(v, v.height))),
   };
 }
+
+const isCollapsed = (rows: LaneRows, r: number) => !rows.expanded[rows.rowBand[r]];
 
 export function drawFrame(ctx: CanvasRenderingContext2D, f: FrameInput, raster: RasterBuffers): FrameStats {
   const t0 = performance.now();
@@ -90,63 +112,82 @@ export function drawFrame(ctx: CanvasRenderingContext2D, f: FrameInput, raster: 
     items = drawRaster(ctx, f, raster);
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
   }
+  drawBandEdges(ctx, f);
+  drawMarks(ctx, f);
   drawHighlights(ctx, f);
   return { mode: vector ? 'vector' : 'raster', items, ms: performance.now() - t0 };
 }
 
 function drawRaster(ctx: CanvasRenderingContext2D, f: FrameInput, buf: RasterBuffers): number {
   const l = f.layout;
+  const rows = f.rows;
   const dpr = f.dpr;
   const W = ctx.canvas.width;
   const H = ctx.canvas.height;
   const img = buf.ensure(ctx, W, H);
-  const { c0, c1, r0, r1 } = visibleRange(l, f.view);
+  const { c0, c1, r0, r1 } = visibleRange(l, rows, f.view);
   const sx = (x: number) => toScreenX(f.view, x) * dpr;
   const sy = (y: number) => toScreenY(f.view, y) * dpr;
   const lanes = buf.lanes;
   const ops = buf.ops;
+  const source = buf.source;
   const stride = W + 1;
   let items = 0;
   // Lane segments: +1 at the start pixel, -1 after the end pixel, in the row's pixel line.
+  // A collapsed band's row is a band of lines showing the same counts (density).
+  const rowPx = f.view.sy * dpr;
+  const denseHalf = Math.max(0, Math.floor(rowPx * 0.3));
+  const lineHalf = rowPx >= 8 ? 1 : 0; // lanes 3 px thick when rows are tall enough
   for (let r = r0; r <= r1; r++) {
     const py = Math.floor(sy(r + 0.5));
     if (py < 0 || py >= H) continue;
-    const end = l.rowVarOffsets[r + 1];
-    for (let i = firstInRow(l, r, c0 - 1); i < end; i++) {
-      const x = l.rowVarItems[i];
-      if (l.varX0[x] > c1 + 1) break;
-      const a = Math.max(0, Math.floor(sx(l.varX0[x])));
-      const b = Math.min(W - 1, Math.floor(sx(l.varX1[x])));
-      if (b < a) continue;
-      lanes[py * stride + a]++;
-      lanes[py * stride + b + 1]--;
-      items++;
+    const dense = isCollapsed(rows, r);
+    const half = dense ? denseHalf : lineHalf;
+    for (let y = Math.max(0, py - half); y <= Math.min(H - 1, py + half); y++)
+      if (source[y] < 0) {
+        source[y] = py;
+        buf.dense[y] = dense ? 1 : 0;
+      }
+    for (let s = rows.rowSlot0[r]; s < rows.rowSlot1[r]; s++) {
+      const end = l.slotVarOffsets[s + 1];
+      for (let i = firstInSlot(l, s, c0 - 1); i < end; i++) {
+        const x = l.slotVarItems[i];
+        if (l.varX0[x] > c1 + 1) break;
+        const a = Math.max(0, Math.floor(sx(l.varX0[x])));
+        const b = Math.min(W - 1, Math.floor(sx(l.varX1[x])));
+        if (b < a) continue;
+        lanes[py * stride + a]++;
+        lanes[py * stride + b + 1]--;
+        items++;
+      }
     }
   }
   // Connectors: the same along each pixel column.
   for (let c = c0; c <= c1; c++) {
     const o = l.columnOp[c];
-    if (o < 0 || l.opRowMin[o] < 0 || l.opRowMax[o] < r0 || l.opRowMin[o] > r1) continue;
+    if (o < 0 || rows.opRowMin[o] < 0 || rows.opRowMax[o] < r0 || rows.opRowMin[o] > r1) continue;
     const px = Math.floor(sx(c));
     if (px < 0 || px >= W) continue;
-    const a = Math.max(0, Math.floor(sy(l.opRowMin[o] + 0.5)));
-    const b = Math.min(H - 1, Math.floor(sy(l.opRowMax[o] + 0.5)));
+    const a = Math.max(0, Math.floor(sy(rows.opRowMin[o] + 0.5)));
+    const b = Math.min(H - 1, Math.floor(sy(rows.opRowMax[o] + 0.5)));
     ops[a * W + px]++;
     ops[(b + 1) * W + px]--;
     items++;
   }
-  // Compose: colour by log2 bucket of the counts through a small lookup table.
+  // Compose: colour by log2 bucket of the counts through small lookup tables.
   const table = colourTable(f.theme);
   const out = new Uint32Array(img.data.buffer);
   const column = buf.column;
   for (let y = 0; y < H; y++) {
-    let run = 0;
-    const lr = y * stride;
+    const src = source[y];
+    const lr = src * stride;
     const orow = y * W;
+    const t = buf.dense[y] ? 64 : 0;
+    let run = 0;
     for (let x = 0; x < W; x++) {
-      run += lanes[lr + x];
+      if (src >= 0) run += lanes[lr + x];
       column[x] += ops[orow + x];
-      out[orow + x] = table[bucket(run) * 8 + bucket(column[x])];
+      out[orow + x] = table[t + bucket(run) * 8 + bucket(column[x])];
     }
   }
   ctx.putImageData(img, 0, 0);
@@ -158,20 +199,25 @@ function bucket(n: number): number {
 }
 
 const tables = new WeakMap<LaneTheme, Uint32Array>();
-/** ImageData pixels (little-endian ABGR) for lane bucket × op bucket. */
+/**
+ * ImageData pixels (little-endian ABGR) for lane bucket × op bucket: lines (0..63) and
+ * density of a collapsed band (64..127, fainter for few variables, solid for many).
+ */
 function colourTable(t: LaneTheme): Uint32Array {
   let table = tables.get(t);
   if (table) return table;
-  table = new Uint32Array(64);
-  const { bg, lane, op } = t.rgba;
-  for (let lb = 0; lb < 8; lb++)
-    for (let ob = 0; ob < 8; ob++) {
-      let c = bg;
-      // Connectors are a faint haze (a long-lived lane joins every column); lanes stand out.
-      if (ob > 0) c = mix(c, op, Math.min(0.6, 0.1 + 0.07 * ob));
-      if (lb > 0) c = mix(c, lane, Math.min(1, 0.7 + 0.06 * lb));
-      table[lb * 8 + ob] = (255 << 24) | (c[2] << 16) | (c[1] << 8) | c[0];
-    }
+  table = new Uint32Array(128);
+  const { bg, lane, op, dense } = t.rgba;
+  for (let d = 0; d < 2; d++)
+    for (let lb = 0; lb < 8; lb++)
+      for (let ob = 0; ob < 8; ob++) {
+        let c = bg;
+        // Connectors are a faint haze (thousands can share a pixel column); lanes stand out.
+        if (ob > 0) c = mix(c, op, Math.min(0.32, 0.06 + 0.04 * ob));
+        if (lb > 0)
+          c = d ? mix(c, dense, Math.min(1, 0.3 + 0.1 * lb)) : mix(c, lane, Math.min(1, 0.7 + 0.06 * lb));
+        table[d * 64 + lb * 8 + ob] = (255 << 24) | (c[2] << 16) | (c[1] << 8) | c[0];
+      }
   tables.set(t, table);
   return table;
 }
@@ -184,7 +230,7 @@ function mix(a: [number, number, number], b: [number, number, number], k: number
   ];
 }
 
-function truncate(text: string, px: number): string {
+export function truncate(text: string, px: number): string {
   const n = Math.floor(px / CHAR_W);
   if (n <= 1) return '';
   const one = text.replace(/\s+/g, ' ');
@@ -193,22 +239,28 @@ function truncate(text: string, px: number): string {
 
 function drawVector(ctx: CanvasRenderingContext2D, f: FrameInput): number {
   const l = f.layout;
+  const rows = f.rows;
   const v = f.view;
-  const { c0, c1, r0, r1 } = visibleRange(l, v);
+  const { c0, c1, r0, r1 } = visibleRange(l, rows, v);
   const X = (x: number) => toScreenX(v, x);
   const Y = (r: number) => toScreenY(v, r + 0.5);
   let items = 0;
 
-  // Lanes: one path; version starts as short ticks.
+  // Lanes: one path; version starts as short ticks. Collapsed bands: density strips.
   const laneWidth = Math.max(1, Math.min(4, v.sy * 0.16));
   const lanes = new Path2D();
   const ticks = new Path2D();
   const tickH = Math.min(6, v.sy * 0.3);
   for (let r = r0; r <= r1; r++) {
+    if (isCollapsed(rows, r)) {
+      items += drawDensity(ctx, f, r, c0, c1);
+      continue;
+    }
     const y = Y(r);
-    const end = l.rowVarOffsets[r + 1];
-    for (let i = firstInRow(l, r, c0 - 1); i < end; i++) {
-      const x = l.rowVarItems[i];
+    const s = rows.rowSlot0[r];
+    const end = l.slotVarOffsets[s + 1];
+    for (let i = firstInSlot(l, s, c0 - 1); i < end; i++) {
+      const x = l.slotVarItems[i];
       if (l.varX0[x] > c1 + 1) break;
       const a = Math.max(-10, X(l.varX0[x]));
       const b = Math.min(v.width + 10, X(l.varX1[x]));
@@ -234,7 +286,7 @@ function drawVector(ctx: CanvasRenderingContext2D, f: FrameInput): number {
   const dots = v.sx >= 5 && v.sy >= 5;
   for (let c = c0; c <= c1; c++) {
     const o = l.columnOp[c];
-    if (o < 0 || l.opRowMin[o] < 0 || l.opRowMax[o] < r0 || l.opRowMin[o] > r1) continue;
+    if (o < 0 || rows.opRowMin[o] < 0 || rows.opRowMax[o] < r0 || rows.opRowMin[o] > r1) continue;
     const colour = f.theme.category.get(l.categories[l.opCategory[o]]) ?? f.theme.op;
     let p = paths.get(colour);
     if (!p) {
@@ -242,12 +294,12 @@ function drawVector(ctx: CanvasRenderingContext2D, f: FrameInput): number {
       paths.set(colour, p);
     }
     const x = X(c);
-    p.line.moveTo(x, Math.max(-10, Y(l.opRowMin[o])));
-    p.line.lineTo(x, Math.min(v.height + 10, Y(l.opRowMax[o])));
+    p.line.moveTo(x, Math.max(-10, Y(rows.opRowMin[o])));
+    p.line.lineTo(x, Math.min(v.height + 10, Y(rows.opRowMax[o])));
     items++;
     if (!dots) continue;
     for (let i = l.opVarOffsets[o]; i < l.opVarOffsets[o + 1]; i++) {
-      const r = l.varRow[l.opVarItems[i]];
+      const r = rows.varRow[l.opVarItems[i]];
       if (r < r0 || r > r1) continue;
       const target = l.opVarRole[i] === ROLE_INPUT ? p.rings : p.dots;
       target.moveTo(x + dotR, Y(r));
@@ -272,6 +324,59 @@ function drawVector(ctx: CanvasRenderingContext2D, f: FrameInput): number {
   return items;
 }
 
+/** A collapsed band's row: per pixel column, how many of its variables are alive, as shade. */
+function drawDensity(
+  ctx: CanvasRenderingContext2D,
+  f: FrameInput,
+  r: number,
+  c0: number,
+  c1: number,
+): number {
+  const l = f.layout;
+  const v = f.view;
+  const W = Math.ceil(v.width);
+  const diff = new Int32Array(W + 2);
+  let items = 0;
+  for (let s = f.rows.rowSlot0[r]; s < f.rows.rowSlot1[r]; s++) {
+    const end = l.slotVarOffsets[s + 1];
+    for (let i = firstInSlot(l, s, c0 - 1); i < end; i++) {
+      const x = l.slotVarItems[i];
+      if (l.varX0[x] > c1 + 1) break;
+      const a = Math.max(0, Math.floor(toScreenX(v, l.varX0[x])));
+      const b = Math.min(W, Math.max(a, Math.floor(toScreenX(v, l.varX1[x]))));
+      if (a > W) continue;
+      diff[a]++;
+      diff[b + 1]--;
+      items++;
+    }
+  }
+  const y = toScreenY(v, r + 0.5);
+  const h = Math.max(2, v.sy * 0.6);
+  // Runs of equal shade as one rect each; shade = log2 bucket of the count.
+  let run = 0;
+  let start = 0;
+  let level = 0;
+  ctx.fillStyle = f.theme.dense;
+  const flush = (end: number) => {
+    if (level > 0 && end > start) {
+      ctx.globalAlpha = Math.min(1, 0.18 + 0.12 * level);
+      ctx.fillRect(start, y - h / 2, end - start, h);
+    }
+  };
+  for (let x = 0; x <= W; x++) {
+    run += diff[x];
+    const b = bucket(run);
+    if (b !== level) {
+      flush(x);
+      level = b;
+      start = x;
+    }
+  }
+  flush(W + 1);
+  ctx.globalAlpha = 1;
+  return items;
+}
+
 function drawLabels(
   ctx: CanvasRenderingContext2D,
   f: FrameInput,
@@ -281,6 +386,7 @@ function drawLabels(
   r1: number,
 ) {
   const l = f.layout;
+  const rows = f.rows;
   const v = f.view;
   const X = (x: number) => toScreenX(v, x);
   const Y = (r: number) => toScreenY(v, r + 0.5);
@@ -288,12 +394,14 @@ function drawLabels(
   ctx.textBaseline = 'alphabetic';
   ctx.fillStyle = f.theme.text;
   // Lane names above their line, kept in view at the left edge while the lane is visible.
-  if (v.sy >= 11) {
+  if (v.sy >= 13) {
     for (let r = r0; r <= r1; r++) {
+      if (isCollapsed(rows, r)) continue;
+      const s = rows.rowSlot0[r];
       let lastLane = -1;
-      const end = l.rowVarOffsets[r + 1];
-      for (let i = firstInRow(l, r, c0 - 1); i < end; i++) {
-        const x = l.rowVarItems[i];
+      const end = l.slotVarOffsets[s + 1];
+      for (let i = firstInSlot(l, s, c0 - 1); i < end; i++) {
+        const x = l.slotVarItems[i];
         if (l.varX0[x] > c1 + 1) break;
         const lane = l.varLane[x];
         if (lane === lastLane) continue;
@@ -309,9 +417,11 @@ function drawLabels(
   if (value && v.sy >= 26 && v.sx >= 20) {
     ctx.fillStyle = f.theme.muted;
     for (let r = r0; r <= r1; r++) {
-      const end = l.rowVarOffsets[r + 1];
-      for (let i = firstInRow(l, r, c0 - 1); i < end; i++) {
-        const x = l.rowVarItems[i];
+      if (isCollapsed(rows, r)) continue;
+      const s = rows.rowSlot0[r];
+      const end = l.slotVarOffsets[s + 1];
+      for (let i = firstInSlot(l, s, c0 - 1); i < end; i++) {
+        const x = l.slotVarItems[i];
         if (l.varX0[x] > c1 + 1) break;
         const left = Math.max(X(l.varX0[x]) + 6, 4);
         const text = truncate(value(x), X(l.varX1[x]) - left - 4);
@@ -325,11 +435,82 @@ function drawLabels(
     ctx.textAlign = 'center';
     for (let c = c0; c <= c1; c++) {
       const o = l.columnOp[c];
-      if (o < 0 || l.opRowMin[o] < 0 || l.opRowMax[o] < r0 || l.opRowMin[o] > r1) continue;
+      if (o < 0 || rows.opRowMin[o] < 0 || rows.opRowMax[o] < r0 || rows.opRowMin[o] > r1) continue;
       const text = truncate(f.labels.op(o), v.sx - 6);
-      if (text) ctx.fillText(text, X(c), Math.max(12, Y(l.opRowMin[o]) - Math.max(8, v.sy * 0.35)));
+      if (text) ctx.fillText(text, X(c), Math.max(12, Y(rows.opRowMin[o]) - Math.max(8, v.sy * 0.35)));
     }
     ctx.textAlign = 'start';
+  }
+}
+
+/** A thin line between bands, so each band reads as one group. */
+function drawBandEdges(ctx: CanvasRenderingContext2D, f: FrameInput) {
+  const v = f.view;
+  ctx.fillStyle = f.theme.edge;
+  for (let b = 1; b < f.layout.bands; b++) {
+    const y = Math.round(toScreenY(v, f.rows.bandRow[b]));
+    if (y < 0 || y > v.height) continue;
+    ctx.fillRect(0, y, v.width, 1);
+  }
+}
+
+/** Marks at the top of the marked ops' connectors: ▼ failed answer, ◆ label, ○ attribution. */
+function drawMarks(ctx: CanvasRenderingContext2D, f: FrameInput) {
+  const m = f.marks;
+  if (!m) return;
+  const l = f.layout;
+  const rows = f.rows;
+  const v = f.view;
+  const kinds: [number[], string, (x: number, y: number) => void][] = [
+    [
+      m.answer,
+      f.theme.markAnswer,
+      (x, y) => {
+        ctx.moveTo(x - 5, y - 9);
+        ctx.lineTo(x + 5, y - 9);
+        ctx.lineTo(x, y - 1);
+        ctx.closePath();
+      },
+    ],
+    [
+      m.label,
+      f.theme.markLabel,
+      (x, y) => {
+        ctx.moveTo(x, y - 13);
+        ctx.lineTo(x + 5, y - 8);
+        ctx.lineTo(x, y - 3);
+        ctx.lineTo(x - 5, y - 8);
+        ctx.closePath();
+      },
+    ],
+    [
+      m.attribution,
+      f.theme.markAttribution,
+      (x, y) => {
+        ctx.moveTo(x + 6, y - 8);
+        ctx.arc(x, y - 8, 6, 0, Math.PI * 2);
+      },
+    ],
+  ];
+  for (const [ops, colour, shape] of kinds) {
+    ctx.beginPath();
+    for (const o of ops) {
+      const c = l.opColumn[o];
+      if (c < 0 || rows.opRowMin[o] < 0) continue;
+      const x = toScreenX(v, c);
+      if (x < -8 || x > v.width + 8) continue;
+      const y = Math.max(14, toScreenY(v, rows.opRowMin[o] + 0.5));
+      if (y > v.height + 14) continue;
+      shape(x, y);
+    }
+    if (colour === f.theme.markAttribution) {
+      ctx.strokeStyle = colour;
+      ctx.lineWidth = 2;
+      ctx.stroke();
+    } else {
+      ctx.fillStyle = colour;
+      ctx.fill();
+    }
   }
 }
 
@@ -340,6 +521,7 @@ function drawHighlights(ctx: CanvasRenderingContext2D, f: FrameInput) {
     [f.selectedOp, f.selectedVar, f.theme.accent, 3],
   ];
   const l = f.layout;
+  const rows = f.rows;
   const v = f.view;
   const X = (x: number) => toScreenX(v, x);
   const Y = (r: number) => toScreenY(v, r + 0.5);
@@ -347,20 +529,20 @@ function drawHighlights(ctx: CanvasRenderingContext2D, f: FrameInput) {
     ctx.strokeStyle = colour;
     ctx.fillStyle = colour;
     ctx.lineWidth = width;
-    if (op >= 0 && l.opColumn[op] >= 0 && l.opRowMin[op] >= 0) {
+    if (op >= 0 && l.opColumn[op] >= 0 && rows.opRowMin[op] >= 0) {
       const x = X(l.opColumn[op]);
       ctx.beginPath();
-      ctx.moveTo(x, Y(l.opRowMin[op]));
-      ctx.lineTo(x, Y(l.opRowMax[op]));
+      ctx.moveTo(x, Y(rows.opRowMin[op]));
+      ctx.lineTo(x, Y(rows.opRowMax[op]));
       ctx.stroke();
       for (let i = l.opVarOffsets[op]; i < l.opVarOffsets[op + 1]; i++) {
         ctx.beginPath();
-        ctx.arc(x, Y(l.varRow[l.opVarItems[i]]), 3.5, 0, Math.PI * 2);
+        ctx.arc(x, Y(rows.varRow[l.opVarItems[i]]), 3.5, 0, Math.PI * 2);
         ctx.fill();
       }
     }
-    if (va >= 0 && l.varRow[va] >= 0) {
-      const y = Y(l.varRow[va]);
+    if (va >= 0 && rows.varRow[va] >= 0) {
+      const y = Y(rows.varRow[va]);
       const a = X(l.varX0[va]);
       const b = Math.max(X(l.varX1[va]), a + 3);
       ctx.beginPath();

@@ -12,13 +12,43 @@ export interface LaneTheme {
   accent: string;
   hover: string;
   op: string;
+  /** A collapsed band's density. */
+  dense: string;
+  /** Lines between bands and the ruler's ticks. */
+  edge: string;
+  /** Background of the gutter, ruler and minimap. */
+  panel: string;
+  markAnswer: string;
+  markLabel: string;
+  markAttribution: string;
   /** Op colour by category name; unknown categories use `op`. */
   category: Map<string, string>;
   /** Packed ABGR (little-endian ImageData) of bg, lane and op for the raster level of detail. */
-  rgba: { bg: [number, number, number]; lane: [number, number, number]; op: [number, number, number] };
+  rgba: {
+    bg: [number, number, number];
+    lane: [number, number, number];
+    op: [number, number, number];
+    dense: [number, number, number];
+  };
 }
 
-export const BASE_VARS = ['bg', 'lane', 'text', 'muted', 'accent', 'hover', 'op'] as const;
+export const BASE_VARS = [
+  'bg',
+  'lane',
+  'text',
+  'muted',
+  'accent',
+  'hover',
+  'op',
+  'dense',
+  'edge',
+  'panel',
+] as const;
+const MARK_VARS = {
+  markAnswer: 'mark-answer',
+  markLabel: 'mark-label',
+  markAttribution: 'mark-attribution',
+} as const;
 /** Categories with their own colour (`--lanes-cat-<name>`); others are drawn in `--lanes-op`. */
 export const CATEGORY_VARS = [
   'extraction',
@@ -52,10 +82,21 @@ export function readTheme(el: HTMLElement): LaneTheme {
   >;
   const category = new Map<string, string>();
   for (const c of CATEGORY_VARS) category.set(c, resolve(`cat-${c.replace('_', '-')}`));
+  const marks = {
+    markAnswer: resolve(MARK_VARS.markAnswer),
+    markLabel: resolve(MARK_VARS.markLabel),
+    markAttribution: resolve(MARK_VARS.markAttribution),
+  };
   probe.remove();
   return {
     ...base,
+    ...marks,
     category,
-    rgba: { bg: parseRgb(base.bg), lane: parseRgb(base.lane), op: parseRgb(base.op) },
+    rgba: {
+      bg: parseRgb(base.bg),
+      lane: parseRgb(base.lane),
+      op: parseRgb(base.op),
+      dense: parseRgb(base.dense),
+    },
   };
 }

@@ -86,6 +86,11 @@ export function reveal(v: Viewport, extent: Extent, x: number, y: number): Viewp
   return clamp({ ...v, x0: x - v.width / 2 / v.sx, y0: y - v.height / 2 / v.sy }, extent);
 }
 
+/** Puts world point (x, y) in the middle of the view. */
+export function centreOn(v: Viewport, extent: Extent, x: number, y: number): Viewport {
+  return clamp({ ...v, x0: x - v.width / 2 / v.sx, y0: y - v.height / 2 / v.sy }, extent);
+}
+
 export function resize(v: Viewport, width: number, height: number): Viewport {
   return { ...v, width, height };
 }

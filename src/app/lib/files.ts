@@ -1,17 +1,31 @@
-/** Collects files from a drop (folders walked recursively) or a file / folder picker. */
+/**
+ * Collects files from a drop (folders walked recursively) or a file / folder picker.
+ * Only `.json` files are imported; the others are returned by path as `skipped`, so the
+ * person is told about them instead of seeing them vanish.
+ */
 import type { ImportInput } from '../../../workers/api.ts';
 
-const isTrace = (name: string) => /\.json$/i.test(name);
+const isTrace = (name: string) => /\.jsonl?$/i.test(name); // JSON Lines: OpenTelemetry span exports
+
+export interface PickedFiles {
+  inputs: ImportInput[];
+  /** Paths of the files left out because they are not `.json` files. */
+  skipped: string[];
+}
 
 /** Files from an <input type=file> (folder pickers give webkitRelativePath). */
-export function fromFileList(list: FileList | File[]): ImportInput[] {
-  return Array.from(list)
-    .filter((f) => isTrace(f.name))
-    .map((f) => ({ blob: f, name: f.name, path: f.webkitRelativePath || f.name }));
+export function fromFileList(list: FileList | File[]): PickedFiles {
+  const out: PickedFiles = { inputs: [], skipped: [] };
+  for (const f of Array.from(list)) {
+    const path = f.webkitRelativePath || f.name;
+    if (isTrace(f.name)) out.inputs.push({ blob: f, name: f.name, path });
+    else out.skipped.push(path);
+  }
+  return out;
 }
 
 /** Files from a drop: plain files and whole folders (a MemTraceBench folder with split subfolders). */
-export async function fromDataTransfer(dt: DataTransfer): Promise<ImportInput[]> {
+export async function fromDataTransfer(dt: DataTransfer): Promise<PickedFiles> {
   const entries: FileSystemEntry[] = [];
   const loose: File[] = [];
   for (const item of Array.from(dt.items)) {
@@ -24,18 +38,25 @@ export async function fromDataTransfer(dt: DataTransfer): Promise<ImportInput[]>
     }
   }
   if (entries.length === 0) return fromFileList(loose.length ? loose : dt.files);
-  const out: ImportInput[] = [];
+  const out: PickedFiles = { inputs: [], skipped: [] };
   for (const e of entries) await walk(e, out);
-  return out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  const byPath = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+  out.inputs.sort((a, b) => byPath(a.path, b.path));
+  out.skipped.sort(byPath);
+  return out;
 }
 
-async function walk(entry: FileSystemEntry, out: ImportInput[]): Promise<void> {
+async function walk(entry: FileSystemEntry, out: PickedFiles): Promise<void> {
   if (entry.isFile) {
-    if (!isTrace(entry.name)) return;
+    const path = entry.fullPath.replace(/^\//, '');
+    if (!isTrace(entry.name)) {
+      out.skipped.push(path);
+      return;
+    }
     const file = await new Promise<File>((resolve, reject) =>
       (entry as FileSystemFileEntry).file(resolve, reject),
     );
-    out.push({ blob: file, name: file.name, path: entry.fullPath.replace(/^\//, '') });
+    out.inputs.push({ blob: file, name: file.name, path });
     return;
   }
   if (!entry.isDirectory) return;

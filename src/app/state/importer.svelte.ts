@@ -4,6 +4,7 @@ import { getContext, setContext } from 'svelte';
 import type { FileResult, ImportInput, ImportProgress } from '../../../workers/api.ts';
 import type { Library } from './library.svelte.ts';
 import type { Services } from './services.ts';
+import type { StorageInfo } from './storage.svelte.ts';
 
 export class Importer {
   #running = $state(false);
@@ -12,10 +13,14 @@ export class Importer {
   /** Files whose graph_id is already stored, waiting for the person's answer. */
   #pending = $state.raw<{ input: ImportInput; result: FileResult }[]>([]);
   #cancelling = $state(false);
+  /** Files of the last pick or drop left out because they are not `.json` files. */
+  #skipped = $state.raw<string[]>([]);
 
   constructor(
     private readonly services: Services,
     private readonly library: Library,
+    /** Asked to keep the data (persistent storage) at the first import; refreshed after each. */
+    private readonly storage?: StorageInfo,
   ) {}
 
   get running(): boolean {
@@ -33,18 +38,31 @@ export class Importer {
   get cancelling(): boolean {
     return this.#cancelling;
   }
+  get skipped(): string[] {
+    return this.#skipped;
+  }
   /** 0..1 */
   get fraction(): number {
     const p = this.#progress;
     return p && p.bytesTotal > 0 ? p.bytesDone / p.bytesTotal : 0;
   }
 
-  async start(inputs: ImportInput[], replace = false): Promise<void> {
-    if (this.#running || inputs.length === 0) return;
+  /**
+   * Imports files. `replace`: replace stored traces with the same graph_id; `skipped`:
+   * files of the same pick left out (not `.json`), reported with the results.
+   */
+  async start(inputs: ImportInput[], options: { replace?: boolean; skipped?: string[] } = {}): Promise<void> {
+    const replace = options.replace ?? false;
+    if (this.#running) return;
+    if (!replace) {
+      this.#skipped = options.skipped ?? [];
+      this.#results = [];
+    }
+    if (inputs.length === 0) return;
     this.#running = true;
     this.#cancelling = false;
-    if (!replace) this.#results = [];
     this.#progress = null;
+    void this.storage?.persist();
     try {
       const results = await this.services.importer.importFiles(
         inputs,
@@ -78,6 +96,7 @@ export class Importer {
       this.#cancelling = false;
       this.#progress = null;
       await this.library.refresh();
+      void this.storage?.refresh();
     }
   }
 
@@ -94,7 +113,7 @@ export class Importer {
     if (replace)
       await this.start(
         waiting.map((w) => w.input),
-        true,
+        { replace: true },
       );
     else
       this.#results = this.#results.map((r) =>
@@ -103,13 +122,15 @@ export class Importer {
   }
 
   dismiss(): void {
-    if (!this.#running) this.#results = [];
+    if (this.#running) return;
+    this.#results = [];
+    this.#skipped = [];
   }
 }
 
 const KEY = Symbol('importer');
-export function setupImporter(services: Services, library: Library): Importer {
-  return setContext(KEY, new Importer(services, library));
+export function setupImporter(services: Services, library: Library, storage?: StorageInfo): Importer {
+  return setContext(KEY, new Importer(services, library, storage));
 }
 export function useImporter(): Importer {
   return getContext<Importer>(KEY);

@@ -1,13 +1,42 @@
 /** Hash routes: every trace, case, op and variable has a link. */
 import { getContext, setContext } from 'svelte';
 
+/** A list's text filter and sort column (`desc` for descending). */
+export interface ListQuery {
+  q: string;
+  sort: string;
+  desc: boolean;
+}
+
 export type Route =
-  | { name: 'traces' }
-  | { name: 'cases'; system: string; label: string; labelled: 'all' | 'labelled' | 'unlabelled' }
-  | { name: 'search'; trace: string; q: string; regex: boolean }
-  | { name: 'eval'; only: 'all' | 'wrong' }
+  | ({ name: 'traces' } & ListQuery)
+  | ({
+      name: 'cases';
+      system: string;
+      label: string;
+      labelled: 'all' | 'labelled' | 'unlabelled';
+    } & ListQuery)
+  | {
+      name: 'search';
+      /** One trace, or '' for every stored trace. */
+      trace: string;
+      q: string;
+      regex: boolean;
+      /** `text`: words / regex over values; `ranked`: BM25, embeddings or hybrid. */
+      mode: 'text' | 'ranked';
+      /** A case (query full_node_id) whose evidence is marked in the results. */
+      kase: string;
+    }
+  | {
+      name: 'eval';
+      only: 'all' | 'wrong';
+      /** A confusion-matrix cell, `label|predicted` (`none` for no prediction): its cases are listed. */
+      cell: string;
+    }
   | { name: 'settings' }
   | { name: 'run' }
+  | { name: 'report' }
+  | { name: 'optimize' }
   | { name: 'trace'; traceId: string }
   | { name: 'case'; traceId: string; queryId: string; op: string | null }
   | { name: 'op'; traceId: string; opId: string }
@@ -18,14 +47,25 @@ const enc = encodeURIComponent;
 
 /** Links to every place in the app. */
 export const href = {
-  traces: () => '#/',
-  cases: (f: { system?: string; label?: string; labelled?: string } = {}) => `#/cases${query(f)}`,
-  search: (f: { trace?: string; q?: string; regex?: boolean } = {}) =>
-    `#/search${query({ trace: f.trace, q: f.q, regex: f.regex ? '1' : undefined })}`,
-  evaluation: (f: { only?: 'all' | 'wrong' } = {}) =>
-    `#/eval${query({ only: f.only === 'wrong' ? 'wrong' : undefined })}`,
+  traces: (f: Partial<ListQuery> = {}) => `#/${query(listParams(f))}`,
+  cases: (f: { system?: string; label?: string; labelled?: string } & Partial<ListQuery> = {}) =>
+    `#/cases${query({ system: f.system, label: f.label, labelled: f.labelled, ...listParams(f) })}`,
+  search: (
+    f: { trace?: string; q?: string; regex?: boolean; mode?: 'text' | 'ranked'; kase?: string } = {},
+  ) =>
+    `#/search${query({
+      trace: f.trace,
+      q: f.q,
+      regex: f.regex ? '1' : undefined,
+      mode: f.mode === 'ranked' ? 'ranked' : undefined,
+      case: f.kase,
+    })}`,
+  evaluation: (f: { only?: 'all' | 'wrong'; cell?: string } = {}) =>
+    `#/eval${query({ only: f.only === 'wrong' ? 'wrong' : undefined, cell: f.cell })}`,
   settings: () => '#/settings',
   run: () => '#/run',
+  report: () => '#/report',
+  optimize: () => '#/optimize',
   trace: (id: string) => `#/t/${enc(id)}`,
   case: (id: string, queryId: string, op?: string | null) =>
     `#/t/${enc(id)}/case/${enc(queryId)}${query({ op })}`,
@@ -33,6 +73,10 @@ export const href = {
   variable: (id: string, varId: string, diff?: { from: string; to: string }) =>
     `#/t/${enc(id)}/var/${enc(varId)}${query({ from: diff?.from, to: diff?.to })}`,
 };
+
+function listParams(f: Partial<ListQuery>): Record<string, string | undefined> {
+  return { q: f.q, sort: f.sort, desc: f.desc ? '1' : undefined };
+}
 
 function query(params: Record<string, string | null | undefined>): string {
   const s = new URLSearchParams();
@@ -55,7 +99,8 @@ export function parseHash(hash: string): Route {
     return { name: 'notfound', path };
   }
   const p = (k: string) => params.get(k) ?? '';
-  if (parts.length === 0) return { name: 'traces' };
+  const list: ListQuery = { q: p('q'), sort: p('sort'), desc: p('desc') === '1' };
+  if (parts.length === 0) return { name: 'traces', ...list };
   if (parts[0] === 'cases' && parts.length === 1) {
     const l = p('labelled');
     return {
@@ -63,14 +108,24 @@ export function parseHash(hash: string): Route {
       system: p('system'),
       label: p('label'),
       labelled: l === 'labelled' || l === 'unlabelled' ? l : 'all',
+      ...list,
     };
   }
   if (parts[0] === 'search' && parts.length === 1)
-    return { name: 'search', trace: p('trace'), q: p('q'), regex: p('regex') === '1' };
+    return {
+      name: 'search',
+      trace: p('trace'),
+      q: p('q'),
+      regex: p('regex') === '1',
+      mode: p('mode') === 'ranked' ? 'ranked' : 'text',
+      kase: p('case'),
+    };
   if (parts[0] === 'settings' && parts.length === 1) return { name: 'settings' };
   if (parts[0] === 'run' && parts.length === 1) return { name: 'run' };
+  if (parts[0] === 'report' && parts.length === 1) return { name: 'report' };
+  if (parts[0] === 'optimize' && parts.length === 1) return { name: 'optimize' };
   if (parts[0] === 'eval' && parts.length === 1)
-    return { name: 'eval', only: p('only') === 'wrong' ? 'wrong' : 'all' };
+    return { name: 'eval', only: p('only') === 'wrong' ? 'wrong' : 'all', cell: p('cell') };
   if (parts[0] === 't' && parts.length >= 2) {
     const traceId = parts[1];
     if (parts.length === 2) return { name: 'trace', traceId };
@@ -104,7 +159,12 @@ export class Router {
     if (options.replace) {
       this.win.history.replaceState(null, '', link);
       this.#hash = this.win.location.hash;
-    } else this.win.location.hash = link.replace(/^#/, '');
+    } else {
+      this.win.location.hash = link.replace(/^#/, '');
+      // The route follows at once (hashchange comes a task later), so code right after
+      // go() (focusing the new view's field) sees the new view on the next tick.
+      this.#hash = this.win.location.hash;
+    }
   }
 }
 

@@ -1,6 +1,6 @@
 /**
- * "Run a system": the picked data set file, the choices, and one offline run at a time in
- * the systems worker (progress, cancel, result). Kept at app level so a run survives
+ * "Run a system": the picked data set file, the choices, and one run at a time (offline, or
+ * LLM mode with the configured provider) in the systems worker (progress, cancel, result). Kept at app level so a run survives
  * moving between pages; the new trace joins the library when it is stored.
  */
 import * as Comlink from 'comlink';
@@ -13,6 +13,8 @@ import {
   type SystemRunProgress,
   type SystemRunResult,
 } from '../../../workers/api.ts';
+import { modelInfo, modelPort } from '../attribution/model-port.ts';
+import type { LlmSettings } from '../llm/settings.svelte.ts';
 import type { Library } from './library.svelte.ts';
 import type { Services } from './services.ts';
 
@@ -63,6 +65,8 @@ export class SystemRun {
   system = $state<SystemName>('mem0');
   /** Empty: every session. */
   maxSessions = $state<number | null>(null);
+  /** Offline (deterministic components) or LLM mode with the active Settings profile. */
+  mode = $state<'offline' | 'llm'>('offline');
 
   constructor(
     private readonly services: Services,
@@ -136,9 +140,12 @@ export class SystemRun {
     }
   }
 
-  async start(): Promise<void> {
+  /** Starts a run; LLM mode calls the active profile of `settings` (the model stays in this page). */
+  async start(settings?: LlmSettings): Promise<void> {
     const file = this.#file;
     if (!this.canStart || !file) return;
+    const model =
+      this.mode === 'llm' && settings?.active ? settings.chatModel(undefined, 'run a system') : undefined;
     this.#running = true;
     this.#cancelling = false;
     this.#progress = null;
@@ -150,10 +157,13 @@ export class SystemRun {
           conversationId: this.conversationId,
           system: this.system,
           maxSessions: this.maxSessions ?? undefined,
+          mode: this.mode,
         },
         Comlink.proxy((p: SystemRunProgress) => {
           this.#progress = p;
         }),
+        model ? modelInfo(model) : undefined,
+        model ? Comlink.proxy(modelPort(model)) : undefined,
       );
     } catch (e) {
       this.#result = emptyRunResult({

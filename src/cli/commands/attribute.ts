@@ -1,33 +1,66 @@
-import { engineFor } from '../../core/attribution/engines.ts';
 import type { Attribution } from '../../core/attribution/types.ts';
 import { listCases } from '../../core/cases/cases.ts';
 import { systemOf } from '../../core/cases/system.ts';
 import { UsageMeter } from '../../core/llm/index.ts';
+import { type MemtraceRecord, memtraceRecord, memtraceResults } from '../../core/report/memtrace-format.ts';
 import {
   ATTRIBUTION_FLAGS,
   ATTRIBUTION_USAGE,
+  agentOptionsOf,
+  attributeCase,
+  type CaseFailure,
   concurrencyOf,
   depsFor,
   evidenceSetup,
   methodOf,
-  startPointEmbedder,
   modelFor,
   pool,
+  startPointEmbedder,
 } from '../attribution-setup.ts';
 import { type Command, JSON_FLAG } from '../command.ts';
 import { CliError, printJson } from '../io.ts';
+import { usageLine } from '../provider-flags.ts';
 import { loadGraph } from './load.ts';
 
-/** One line of `memtrace attribute --json`: the attribution, plus the label when the case has one. */
-export type AttributeJson = Attribution & { label_type: string | null; label_op_id: string | null };
+/**
+ * One line of `memtrace attribute --json`: the attribution, the graph it is about, the label
+ * when the case has one, and `error` when the case failed (then no type and no op; `cost` is
+ * what it spent).
+ */
+export type AttributeJson = Attribution & {
+  label_type: string | null;
+  label_op_id: string | null;
+  error: CaseFailure | null;
+  /** The graph file as given, and its graph_id (so `memtrace report --attributions` finds the graph). */
+  file: string;
+  graph_id: string;
+};
 
 export const attribute: Command = {
   name: 'attribute',
   summary: 'name the decisive faulty operation of failed questions',
-  usage: `memtrace attribute <file> [--case QUERY_ID] ${ATTRIBUTION_USAGE} [--json]`,
-  options: { ...JSON_FLAG, case: { type: 'string' }, ...ATTRIBUTION_FLAGS },
+  usage: `memtrace attribute <file> [--case QUERY_ID] ${ATTRIBUTION_USAGE} [--json | --format memtrace]`,
+  args: { min: 1, max: 1, name: '<file>' },
+  options: {
+    ...JSON_FLAG,
+    case: {
+      type: 'string',
+      value: 'QUERY_ID',
+      help: 'only this failed question (default: every failed or labelled one)',
+    },
+    format: {
+      type: 'string',
+      value: 'memtrace',
+      help: "write the paper's {results: [...]} records instead of the workbench's JSON",
+    },
+    ...ATTRIBUTION_FLAGS,
+  },
   async run({ positionals, values }, io) {
-    if (positionals.length !== 1) throw new CliError('attribute takes exactly one file');
+    if (values.format !== undefined && values.format !== 'memtrace')
+      throw new CliError(
+        `--format must be memtrace (the paper's {results: [...]} records; got "${values.format}")`,
+        2,
+      );
     const method = methodOf(values);
     const g = await loadGraph(positionals[0], io);
     const meter = new UsageMeter();
@@ -41,24 +74,56 @@ export const attribute: Command = {
     const setup = await evidenceSetup(values, io, meter);
     const deps = await depsFor(
       g,
-      { model, prior: Boolean(values.prior), evidenceFlow: setup.evidenceFlow },
+      {
+        model,
+        prior: Boolean(values.prior),
+        agent: agentOptionsOf(values),
+        evidenceFlow: setup.evidenceFlow,
+      },
       startPointEmbedder(method, cases, setup),
     );
-    const engine = engineFor(method);
     const system = systemOf(g.doc, positionals[0]);
     const out = await pool(cases, concurrencyOf(values), async (c, i) => {
       io.stderr.write(`[${i + 1}/${cases.length}] ${c.queryId}\n`);
-      const a = await engine({ graph: g, case: c, system }, deps);
+      const { result, error } = await attributeCase(method, { graph: g, case: c, system }, deps);
+      if (error)
+        io.stderr.write(`[${i + 1}/${cases.length}] ${c.queryId} failed: ${error.kind}: ${error.message}\n`);
       return {
-        ...a,
+        ...result,
         label_type: c.label?.errorType ?? null,
         label_op_id: c.label?.opId ?? null,
+        error,
+        file: positionals[0],
+        graph_id: g.doc.graph_id,
       } satisfies AttributeJson;
     });
-    if (values.json) printJson(io, out);
+    if (values.format === 'memtrace') {
+      // The paper's records cannot say "no decisive error": those cases are listed in the metrics.
+      const records: MemtraceRecord[] = [];
+      const none: { graph_path: string; query_id: string }[] = [];
+      for (const [i, a] of out.entries()) {
+        if (a.error_type && a.op_id)
+          records.push(
+            memtraceRecord(g, cases[i], { ...a, error_type: a.error_type, op_id: a.op_id }, positionals[0]),
+          );
+        else none.push({ graph_path: positionals[0], query_id: a.query_id });
+      }
+      const cost = out.reduce(
+        (s, a) => ({
+          input_tokens: s.input_tokens + a.cost.input_tokens,
+          output_tokens: s.output_tokens + a.cost.output_tokens,
+          seconds: s.seconds + a.cost.seconds,
+        }),
+        { input_tokens: 0, output_tokens: 0, seconds: 0 },
+      );
+      printJson(io, memtraceResults(records, { split: system, cost, noDecisiveError: none }));
+    } else if (values.json) printJson(io, out);
     else
       for (const a of out)
         io.stdout.write(`${a.query_id}\t${a.error_type ?? 'none'}\t${a.op_id ?? '-'}\t${a.reason}\n`);
-    return 0;
+    const failed = out.filter((a) => a.error).length;
+    if (model) io.stderr.write(`${usageLine(meter.totals())}\n`);
+    if (failed) io.stderr.write(`${failed} of ${out.length} case(s) failed\n`);
+    return failed ? 1 : 0;
   },
 };

@@ -1,46 +1,61 @@
 import { writeFile } from 'node:fs/promises';
-import { engineFor } from '../../core/attribution/engines.ts';
 import { type ScoredCase, summarize } from '../../core/bench/metrics.ts';
 import { listCases } from '../../core/cases/cases.ts';
 import { systemOf } from '../../core/cases/system.ts';
 import { UsageMeter } from '../../core/llm/index.ts';
-import { formatIssue } from '../../core/trace/issues.ts';
 import {
   ATTRIBUTION_FLAGS,
   ATTRIBUTION_USAGE,
+  agentOptionsOf,
+  attributeCase,
+  type CaseFailure,
   concurrencyOf,
   depsFor,
   evidenceSetup,
   methodOf,
-  startPointEmbedder,
   modelFor,
   pool,
+  startPointEmbedder,
 } from '../attribution-setup.ts';
 import { type Command, JSON_FLAG } from '../command.ts';
-import { collectTraceFiles, openTraceFile } from '../files.ts';
+import { collectTraceFiles, openTraceFile, outputFile, problemLine } from '../files.ts';
 import { CliError, printJson } from '../io.ts';
+import { usageJson, usageLine } from '../provider-flags.ts';
 
 export const bench: Command = {
   name: 'bench',
   summary: 'score an attribution method on labelled traces (ETA / OIA, micro and macro, confusion, cost)',
   usage: `memtrace bench <files or dirs…> ${ATTRIBUTION_USAGE} [--concurrency N] [--out results.json] [--json]`,
-  options: { ...JSON_FLAG, out: { type: 'string' }, ...ATTRIBUTION_FLAGS },
+  args: { min: 1, max: Number.POSITIVE_INFINITY, name: '<files or dirs…>' },
+  options: {
+    ...JSON_FLAG,
+    out: { type: 'string', value: 'FILE', help: 'also write the summary and every case to this JSON file' },
+    ...ATTRIBUTION_FLAGS,
+  },
   async run({ positionals, values }, io) {
-    if (positionals.length === 0) throw new CliError('bench needs labelled trace files or folders');
     const method = methodOf(values);
     const files = await collectTraceFiles(positionals);
+    if (files.length === 0) throw new CliError(`no .json trace files in ${positionals.join(', ')}`);
+    if (typeof values.out === 'string') await outputFile(values.out, '--out');
     const meter = new UsageMeter();
     const model = modelFor(method, values, io, meter);
-    const engine = engineFor(method);
     const concurrency = concurrencyOf(values);
     const setup = await evidenceSetup(values, io, meter);
-    const perCase: (ScoredCase & { file: string; query_id: string; reason: string })[] = [];
+    const agent = agentOptionsOf(values);
+    const perCase: (ScoredCase & {
+      file: string;
+      query_id: string;
+      reason: string;
+      llm_calls: number;
+      error: CaseFailure | null;
+    })[] = [];
     let unreadable = 0;
     for (const [i, file] of files.entries()) {
       const r = await openTraceFile(file);
       if (!r.ok) {
         unreadable++;
-        for (const issue of r.issues.slice(0, 5)) io.stderr.write(`${formatIssue(issue)}\n`);
+        if (files.length === 1) throw new CliError(problemLine(file, r.issues));
+        io.stderr.write(`${problemLine(file, r.issues)}\n`);
         continue;
       }
       const labelled = listCases(r.graph).filter((c) => c.label);
@@ -49,11 +64,12 @@ export const bench: Command = {
       const system = systemOf(r.graph.doc, file);
       const deps = await depsFor(
         r.graph,
-        { model, prior: Boolean(values.prior), evidenceFlow: setup.evidenceFlow },
+        { model, prior: Boolean(values.prior), agent, evidenceFlow: setup.evidenceFlow },
         startPointEmbedder(method, labelled, setup),
       );
       const scored = await pool(labelled, concurrency, async (c) => {
-        const a = await engine({ graph: r.graph, case: c, system }, deps);
+        const { result: a, error } = await attributeCase(method, { graph: r.graph, case: c, system }, deps);
+        if (error) io.stderr.write(`${file} ${c.queryId} failed: ${error.kind}: ${error.message}\n`);
         return {
           file,
           query_id: c.queryId,
@@ -65,16 +81,26 @@ export const bench: Command = {
           input_tokens: a.cost.input_tokens,
           output_tokens: a.cost.output_tokens,
           seconds: a.cost.seconds,
+          llm_calls: a.cost.llm_calls,
           reason: a.reason,
+          error,
         };
       });
       perCase.push(...scored);
     }
+    if (perCase.length === 0)
+      throw new CliError(
+        `no labelled case in ${files.length} file(s)${unreadable ? ` (${unreadable} unreadable)` : ''}: nothing to score`,
+      );
+    const failed = perCase.filter((c) => c.error).length;
     const summary = {
       method,
       prior: Boolean(values.prior),
+      ...(model ? { preset: agent.preset ?? 'paper' } : {}),
       ...summarize(perCase),
       unreadable_files: unreadable,
+      failed_cases: failed,
+      ...(model ? { llm_usage: usageJson(meter.totals()) } : {}),
     };
     if (typeof values.out === 'string') {
       try {
@@ -92,6 +118,8 @@ export const bench: Command = {
         `${summary.total_cases} cases  ETA ${pct(summary.error_type_accuracy)}  OIA ${pct(summary.op_id_accuracy)}  macro ETA ${pct(summary.macro_error_type_accuracy)}  macro OIA ${pct(summary.macro_op_id_accuracy)}\n`,
       );
     }
-    return unreadable > 0 ? 1 : 0;
+    if (model) io.stderr.write(`${usageLine(meter.totals())}\n`);
+    if (failed) io.stderr.write(`${failed} of ${perCase.length} case(s) failed\n`);
+    return unreadable > 0 || failed > 0 ? 1 : 0;
   },
 };

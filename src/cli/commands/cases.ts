@@ -1,8 +1,8 @@
 import { listCases, type TraceCase } from '../../core/cases/cases.ts';
+import { casePath } from '../../core/cases/path.ts';
 import { systemOf } from '../../core/cases/system.ts';
-import { formatIssue } from '../../core/trace/issues.ts';
 import { type Command, JSON_FLAG } from '../command.ts';
-import { collectTraceFiles, openTraceFile } from '../files.ts';
+import { collectTraceFiles, openTraceFile, problemLine } from '../files.ts';
 import { CliError, printJson } from '../io.ts';
 import { progressReporter } from '../progress.ts';
 
@@ -23,9 +23,11 @@ export interface CaseJson {
   error_type: string | null;
   op_id: string | null;
   label_source: string | null;
+  /** op_ids from the conversation to the answer (its causes, in execution order), then the judge. */
+  path: string[];
 }
 
-export function caseJson(file: string, system: string | null, c: TraceCase): CaseJson {
+export function caseJson(file: string, system: string | null, c: TraceCase, path: string[]): CaseJson {
   return {
     file,
     system,
@@ -42,6 +44,7 @@ export function caseJson(file: string, system: string | null, c: TraceCase): Cas
     error_type: c.label?.errorType ?? null,
     op_id: c.label?.opId ?? null,
     label_source: c.label?.source ?? null,
+    path,
   };
 }
 
@@ -49,10 +52,11 @@ export const cases: Command = {
   name: 'cases',
   summary: 'failed questions (llm-judge score 0) and annotated questions, with labels',
   usage: 'memtrace cases <file or dir…> [--json]',
+  args: { min: 1, max: Number.POSITIVE_INFINITY, name: '<files or dirs…>' },
   options: JSON_FLAG,
   async run({ positionals, values }, io) {
-    if (positionals.length === 0) throw new CliError('cases needs a file or folder');
     const files = await collectTraceFiles(positionals);
+    if (files.length === 0) throw new CliError(`no .json files found in ${positionals.join(', ')}`);
     const progress = progressReporter(io, files.length);
     const out: CaseJson[] = [];
     let failedFiles = 0;
@@ -61,11 +65,21 @@ export const cases: Command = {
       const r = await openTraceFile(file);
       if (!r.ok) {
         failedFiles++;
-        for (const issue of r.issues) io.stderr.write(`${formatIssue(issue)}\n`);
+        if (files.length === 1) throw new CliError(problemLine(file, r.issues));
+        io.stderr.write(`${problemLine(file, r.issues)}\n`);
         continue;
       }
       const system = systemOf(r.graph.doc, file);
-      for (const c of listCases(r.graph)) out.push(caseJson(file, system, c));
+      const g = r.graph;
+      for (const c of listCases(g))
+        out.push(
+          caseJson(
+            file,
+            system,
+            c,
+            casePath(g, c).ops.map((o) => g.opId[o]),
+          ),
+        );
     }
     if (values.json) printJson(io, out);
     else

@@ -1,4 +1,4 @@
-import { isLlmError, UsageMeter } from '../../core/llm/index.ts';
+import { type ChatResponse, isLlmError, spentOfResponse, UsageMeter } from '../../core/llm/index.ts';
 import { type Command, JSON_FLAG } from '../command.ts';
 import { CliError, printJson } from '../io.ts';
 import { chatModelFromFlags, PROVIDER_FLAGS, PROVIDER_USAGE } from '../provider-flags.ts';
@@ -7,13 +7,14 @@ export const chat: Command = {
   name: 'chat',
   summary: 'send one prompt to an LLM provider and print the reply (tests a provider setup)',
   usage: `memtrace chat ${PROVIDER_USAGE} [--system TEXT] [--stream] [--max-tokens N] [--temperature T] [--json] "prompt"`,
+  args: { min: 1, max: Number.POSITIVE_INFINITY, name: '"prompt"' },
   options: {
     ...PROVIDER_FLAGS,
     ...JSON_FLAG,
-    system: { type: 'string' },
-    stream: { type: 'boolean', default: false },
-    'max-tokens': { type: 'string' },
-    temperature: { type: 'string' },
+    system: { type: 'string', value: 'TEXT', help: 'a system message before the prompt' },
+    stream: { type: 'boolean', default: false, help: 'print the reply as it streams (not with --json)' },
+    'max-tokens': { type: 'string', value: 'N', help: "cap the reply (default: the provider's)" },
+    temperature: { type: 'string', value: 'T', help: "sampling temperature (default: the provider's)" },
   },
   async run({ positionals, values }, io) {
     const prompt = positionals.join(' ').trim();
@@ -42,13 +43,15 @@ export const chat: Command = {
         stream,
         onToken: stream ? (t) => io.stdout.write(t) : undefined,
       });
-      if (values.json) printJson(io, { ...r, provider: model.provider });
+      if (values.json) printJson(io, chatJson(model.provider, r));
       else {
         if (!stream) io.stdout.write(r.text);
         io.stdout.write('\n');
         const u = r.usage;
+        const calls = spentOfResponse(r).calls;
         io.stderr.write(
-          `${model.provider} ${r.model}: ${u.inputTokens} input + ${u.outputTokens} output tokens${u.estimated ? ' (estimated)' : ''}${r.cached ? ' (from cache)' : ''}, finish: ${r.finishReason}\n`,
+          `${model.provider} ${r.model}: ${u.inputTokens} input + ${u.outputTokens} output tokens${u.estimated ? ' (estimated)' : ''}${r.cached ? ' (from cache)' : ''}, ` +
+            `${calls} request${calls === 1 ? '' : 's'}, finish: ${r.finishReason}\n`,
         );
       }
       return 0;
@@ -58,3 +61,21 @@ export const chat: Command = {
     }
   },
 };
+
+/** `chat --json`: the reply in the CLI's snake_case JSON style. */
+export function chatJson(provider: string, r: ChatResponse) {
+  return {
+    provider,
+    model: r.model,
+    text: r.text,
+    tool_calls: (r.toolCalls ?? []).map((c) => ({ id: c.id, name: c.name, arguments: c.arguments })),
+    finish_reason: r.finishReason,
+    usage: {
+      input_tokens: r.usage.inputTokens,
+      output_tokens: r.usage.outputTokens,
+      estimated: r.usage.estimated,
+    },
+    cached: !!r.cached,
+    calls: spentOfResponse(r).calls,
+  };
+}

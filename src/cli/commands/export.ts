@@ -1,29 +1,55 @@
 import { writeFile } from 'node:fs/promises';
 import { exportSmartcomment } from '../../core/trace/export.ts';
+import { otlpJson } from '../../sdk/otel.ts';
 import type { Command } from '../command.ts';
+import { outputFile } from '../files.ts';
 import { CliError } from '../io.ts';
 import { loadGraph } from './load.ts';
 
+/** `otlp`: GenAI + memory span attributes; `openinference`: Phoenix's names. Both keep every record in `memtrace.*`. */
+const EXPORT_FORMATS = ['smartcomment', 'otlp', 'openinference'];
+
 export const exportCommand: Command = {
   name: 'export',
-  summary: 'write a trace back out (smartcomment JSON, lossless)',
-  usage: 'memtrace export <file> --format smartcomment -o <out> [--indent N]',
+  summary:
+    'write a trace back out (smartcomment JSON, or OTLP/JSON with GenAI / OpenInference spans; lossless)',
+  usage:
+    'memtrace export <file> --format smartcomment|otlp|openinference -o <out> [--indent N] [--standard-only]',
+  args: { min: 1, max: 1, name: '<file>' },
   options: {
-    format: { type: 'string', default: 'smartcomment' },
-    output: { type: 'string', short: 'o' },
-    indent: { type: 'string', default: '2' },
+    format: {
+      type: 'string',
+      default: 'smartcomment',
+      value: 'smartcomment|otlp|openinference',
+      help: 'the output format (otlp: GenAI + memory spans; openinference: Phoenix names)',
+    },
+    'standard-only': {
+      type: 'boolean',
+      default: false,
+      help: 'OTLP: only the standard attributes, without the memtrace.* records that make it lossless',
+    },
+    output: { type: 'string', short: 'o', value: 'FILE', help: 'where to write (required)' },
+    indent: { type: 'string', default: '2', value: 'N', help: 'JSON indentation, 0–8 (smartcomment)' },
   },
   async run({ positionals, values }, io) {
-    if (positionals.length !== 1) throw new CliError('export takes exactly one file');
-    if (values.format !== 'smartcomment')
-      throw new CliError(`unknown --format "${values.format}"; supported: smartcomment`);
-    if (typeof values.output !== 'string') throw new CliError('export needs -o <out>');
+    const format = String(values.format);
+    if (!EXPORT_FORMATS.includes(format))
+      throw new CliError(`unknown --format "${format}"; supported: ${EXPORT_FORMATS.join(', ')}`, 2);
+    if (typeof values.output !== 'string') throw new CliError('export needs -o <out>', 2);
     const indent = Number(values.indent);
     if (!Number.isInteger(indent) || indent < 0 || indent > 8)
-      throw new CliError('--indent must be a whole number 0–8');
+      throw new CliError('--indent must be a whole number 0–8', 2);
+    await outputFile(values.output, '-o');
     const g = await loadGraph(positionals[0], io);
     try {
-      await writeFile(values.output, exportSmartcomment(g.doc, { indent }));
+      const bytes =
+        format === 'smartcomment'
+          ? exportSmartcomment(g.doc, { indent })
+          : await otlpJson(g.doc, {
+              flavour: format === 'otlp' ? 'genai' : 'openinference',
+              exact: values['standard-only'] !== true,
+            });
+      await writeFile(values.output, bytes);
     } catch (e) {
       throw new CliError(
         `${values.output}: cannot write (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`,

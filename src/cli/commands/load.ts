@@ -1,12 +1,11 @@
 /** Opening one trace for a command that needs a graph: fails with the file's problems. */
 import type { TraceGraph } from '../../core/graph/graph.ts';
-import { formatIssue } from '../../core/trace/issues.ts';
-import { openTraceFile } from '../files.ts';
+import { openTraceFile, problemLine } from '../files.ts';
 import { CliError, type CliIO } from '../io.ts';
 
 export async function loadGraph(file: string, io: CliIO): Promise<TraceGraph> {
   const r = await openTraceFile(file);
-  if (!r.ok) throw new CliError(r.issues.map(formatIssue).join('\n'));
+  if (!r.ok) throw new CliError(problemLine(file, r.issues));
   const warnings = r.issues.length;
   if (warnings > 0)
     io.stderr.write(`${file}: loaded with ${warnings} warning(s); run memtrace validate to see them\n`);

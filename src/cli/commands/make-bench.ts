@@ -78,16 +78,35 @@ export const makeBench: Command = {
   usage:
     'memtrace make-bench --kind llm-memories --out DIR [--locomo FILE] [--realmem FILE,FILE…] ' +
     '[--heldout conv-47,conv-44,Liam_O_Connor] [--min-per-type 40] [--verify] [--compact] [--json]',
+  args: { min: 0, max: 0, name: '' },
   options: {
     ...JSON_FLAG,
-    kind: { type: 'string' },
-    out: { type: 'string' },
-    locomo: { type: 'string' },
-    realmem: { type: 'string' },
-    heldout: { type: 'string', default: 'conv-47,conv-44,Liam_O_Connor' },
-    'min-per-type': { type: 'string', default: '40' },
-    verify: { type: 'boolean', default: false },
-    compact: { type: 'boolean', default: false },
+    kind: {
+      type: 'string',
+      value: 'llm-memories',
+      help: 'the benchmark to write (required; only llm-memories)',
+    },
+    out: { type: 'string', value: 'DIR', help: 'the folder to write into (required)' },
+    locomo: { type: 'string', value: 'FILE', help: 'a LoCoMo file (either layout)' },
+    realmem: { type: 'string', value: 'FILE,FILE…', help: 'RealMem persona files, comma-separated' },
+    heldout: {
+      type: 'string',
+      default: 'conv-47,conv-44,Liam_O_Connor',
+      value: 'ID,ID…',
+      help: 'conversations marked held out in manifest.json',
+    },
+    'min-per-type': {
+      type: 'string',
+      default: '40',
+      value: 'N',
+      help: 'cases every error type must have (exit 1 below it)',
+    },
+    verify: {
+      type: 'boolean',
+      default: false,
+      help: 're-check every label by rerunning with its op repaired',
+    },
+    compact: { type: 'boolean', default: false, help: 'write graphs without indentation' },
   },
   async run({ values }, io) {
     if (values.kind !== 'llm-memories') throw new CliError('--kind llm-memories is required', 2);

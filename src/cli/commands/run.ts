@@ -1,7 +1,8 @@
 /** `memtrace run`: a reference memory system over a data set conversation, traced to a smartcomment file. */
-import { readFile } from 'node:fs/promises';
+import { UsageMeter } from '../../core/llm/index.ts';
 import { fileSink } from '../../sdk/file-sink.node.ts';
 import { Tracer } from '../../sdk/index.ts';
+import { otelFileSink } from '../../sdk/otel-file.node.ts';
 import {
   type Conversation,
   createShape,
@@ -16,24 +17,47 @@ import {
   SPLIT_OF,
   SYSTEM_NAMES,
   type SystemName,
+  withinSessions,
 } from '../../systems/index.ts';
-import type { Command, Values } from '../command.ts';
+import type { Command, Options, Values } from '../command.ts';
+import { outputFile, readText } from '../files.ts';
 import { CliError, type CliIO } from '../io.ts';
-import { chatModelFromFlags, PROVIDER_FLAGS, PROVIDER_USAGE } from '../provider-flags.ts';
+import { chatModelFromFlags, PROVIDER_FLAGS, PROVIDER_USAGE, usageLine } from '../provider-flags.ts';
 
-export const DATA_FLAGS = {
-  system: { type: 'string' },
-  dataset: { type: 'string' },
-  data: { type: 'string' },
-  conversation: { type: 'string' },
-  sessions: { type: 'string' },
-  offline: { type: 'boolean', default: false },
-} as const;
+export const DATA_FLAGS: Options = {
+  system: {
+    type: 'string',
+    value: 'rag|long-context|mem0|evermemos|fact-store|session-summary|vector-store',
+    help: 'the reference memory system or memory shape (required)',
+  },
+  dataset: {
+    type: 'string',
+    value: 'locomo|realmem|longmemeval',
+    help: 'the data set format (default: detected from the file)',
+  },
+  data: { type: 'string', value: 'FILE', help: 'the data set file (required)' },
+  conversation: {
+    type: 'string',
+    value: 'ID',
+    help: 'the conversation to use (required when the file holds several)',
+  },
+  sessions: {
+    type: 'string',
+    value: 'N',
+    help: 'only the first N sessions, and only the questions about them (default: all)',
+  },
+  offline: {
+    type: 'boolean',
+    default: false,
+    help: 'deterministic components, no model (also the default without --provider)',
+  },
+};
 
 const isShape = (name: string): name is ShapeName => (SHAPE_NAMES as readonly string[]).includes(name);
 
 export interface DataArgs<N extends string = SystemName> {
   system: N;
+  /** As given by --dataset, else detected from the file's shape. */
   dataset: DatasetName;
   conversations: Conversation[];
   maxSessions?: number;
@@ -46,35 +70,45 @@ export async function readDataArgs<N extends string = SystemName>(
 ): Promise<DataArgs<N>> {
   const system = String(values.system ?? '') as N;
   if (!names.includes(system)) throw new CliError(`--system must be one of ${names.join('|')}`, 2);
-  const dataset = String(values.dataset ?? '') as DatasetName;
-  if (!DATASETS.includes(dataset)) throw new CliError(`--dataset must be one of ${DATASETS.join('|')}`, 2);
+  const given = values.dataset === undefined ? undefined : (String(values.dataset) as DatasetName);
+  if (given !== undefined && !DATASETS.includes(given))
+    throw new CliError(`--dataset must be one of ${DATASETS.join('|')} (or left out to detect it)`, 2);
   const file = values.data;
   if (typeof file !== 'string') throw new CliError('--data FILE is required', 2);
   let parsed: unknown;
   try {
-    parsed = JSON.parse(await readFile(file, 'utf8'));
+    parsed = JSON.parse(await readText(file));
   } catch (e) {
-    throw new CliError(`${file}: cannot read as JSON (${(e as Error).message})`);
+    if (e instanceof CliError) throw e;
+    throw new CliError(`${file}: not JSON (${(e as Error).message})`);
   }
   let conversations: Conversation[];
   try {
-    conversations = loadDataset(dataset, parsed, file);
+    conversations = loadDataset(given, parsed, file);
   } catch (e) {
     throw new CliError(`${file}: ${(e as Error).message}`);
   }
+  const dataset = given ?? conversations[0].dataset;
   if (typeof values.conversation === 'string') {
     conversations = conversations.filter((c) => c.id === values.conversation);
     if (!conversations.length) throw new CliError(`${file}: no conversation "${values.conversation}"`);
   }
+  if (conversations.every((c) => c.sessions.length === 0))
+    throw new CliError(`${file}: no session has any turn, so there is nothing to run`);
   const sessions = values.sessions === undefined ? undefined : Number(values.sessions);
   if (sessions !== undefined && !(Number.isInteger(sessions) && sessions > 0))
     throw new CliError('--sessions must be a positive integer', 2);
+  if (sessions !== undefined) conversations = conversations.map((c) => withinSessions(c, sessions));
   return { system, dataset, conversations, maxSessions: sessions };
 }
 
-export function modelFromValues(values: Values, io: CliIO) {
+/** The model the provider flags name (none offline); every request it makes is recorded in `meter`. */
+export function modelFromValues(values: Values, io: CliIO, meter?: UsageMeter) {
+  const given = Object.keys(PROVIDER_FLAGS).filter((f) => values[f] !== undefined);
+  if (values.offline && given.length)
+    throw new CliError(`--offline runs without a model: drop ${given.map((f) => `--${f}`).join(', ')}`, 2);
   if (values.offline || values.provider === undefined) return undefined;
-  return chatModelFromFlags(values, io, { label: 'run' });
+  return chatModelFromFlags(values, io, { label: 'run', meter });
 }
 
 export const run: Command = {
@@ -82,17 +116,38 @@ export const run: Command = {
   summary: 'run a reference memory system on a data set conversation and write its execution graph',
   usage:
     'memtrace run --system rag|long-context|mem0|evermemos|fact-store|session-summary|vector-store ' +
-    '--dataset locomo|realmem|longmemeval --data FILE [--conversation ID] [--sessions N] [--memories offline|recorded] ' +
-    `[--offline | ${PROVIDER_USAGE}] -o OUT.json`,
+    '[--dataset locomo|realmem|longmemeval] --data FILE [--conversation ID] [--sessions N] [--memories offline|recorded] ' +
+    `[--offline | ${PROVIDER_USAGE}] [--format smartcomment|otlp|openinference [--standard-only]] -o OUT.json`,
+  args: { min: 0, max: 0, name: '' },
   options: {
     ...DATA_FLAGS,
     ...PROVIDER_FLAGS,
-    out: { type: 'string', short: 'o' },
-    memories: { type: 'string', default: 'offline' },
+    out: { type: 'string', short: 'o', value: 'OUT.json', help: 'the execution graph to write (required)' },
+    memories: {
+      type: 'string',
+      default: 'offline',
+      value: 'offline|recorded',
+      help: "extraction: the offline components' own, or the data set's recorded LLM-written memories",
+    },
+    format: {
+      type: 'string',
+      default: 'smartcomment',
+      value: 'smartcomment|otlp|openinference',
+      help: 'the file to write: smartcomment JSON, or the same run as OTLP/JSON spans (GenAI or OpenInference names)',
+    },
+    'standard-only': {
+      type: 'boolean',
+      default: false,
+      help: 'OTLP: only the standard attributes, without the memtrace.* records that make it lossless',
+    },
   },
   async run({ values }, io) {
     const out = values.out;
     if (typeof out !== 'string') throw new CliError('-o OUT.json is required', 2);
+    await outputFile(out, '-o');
+    const format = String(values.format);
+    if (!['smartcomment', 'otlp', 'openinference'].includes(format))
+      throw new CliError('--format must be one of smartcomment|otlp|openinference', 2);
     const memories = values.memories;
     if (memories !== 'offline' && memories !== 'recorded')
       throw new CliError('--memories must be offline or recorded', 2);
@@ -107,37 +162,52 @@ export const run: Command = {
         2,
       );
     const conv = args.conversations[0];
-    const llm = modelFromValues(values, io);
+    const meter = new UsageMeter();
+    const llm = modelFromValues(values, io, meter);
     const mode = llm ? `model ${llm.model}` : 'offline (deterministic components, no model)';
     io.stderr.write(
       `${system} on ${conv.id} (${conv.sessions.length} sessions, ${conv.questions.length} questions), ${mode}\n`,
     );
     const tracer = new Tracer({
-      sink: fileSink(out),
+      // otlp / openinference: the same run as OpenTelemetry spans, written by the OpenTelemetry SDK.
+      sink:
+        format === 'smartcomment'
+          ? fileSink(out)
+          : otelFileSink(out, {
+              flavour: format === 'otlp' ? 'genai' : 'openinference',
+              exact: values['standard-only'] !== true,
+              serviceName: `memtrace-${system}`,
+            }),
       filename: `memtrace-${system}`,
       metadata: {
         system: isShape(system) ? SHAPE_SPLIT[system] : SPLIT_OF[system],
         dataset: args.dataset,
         conversation: conv.id,
         mode: llm ? 'llm' : 'offline',
-        memories,
         llm_model: llm ? llm.model : 'offline-deterministic',
+        memories,
       },
     });
     const started = Date.now();
-    const result = await runSystem(isShape(system) ? createShape(system) : createSystem(system), conv, {
-      tracer,
-      llm,
-      memories,
-      maxSessions: args.maxSessions,
-      onProgress: (done, total, label) => io.stderr.write(`[${done}/${total}] ${label}\n`),
-    });
+    let result: Awaited<ReturnType<typeof runSystem>>;
+    try {
+      result = await runSystem(isShape(system) ? createShape(system) : createSystem(system), conv, {
+        tracer,
+        llm,
+        memories,
+        maxSessions: args.maxSessions,
+        onProgress: (done, total, label) => io.stderr.write(`[${done}/${total}] ${label}\n`),
+      });
+    } catch (e) {
+      if (llm) io.stderr.write(`before the failure: ${usageLine(meter.totals())}\n`);
+      throw e;
+    }
     await tracer.finish();
     const correct = result.answers.filter((a) => a.correct).length;
     io.stderr.write(
       `${out}: ${tracer.counts.nodes} variables, ${tracer.counts.operations} ops, ${tracer.counts.edges} edges; ` +
         `${correct}/${result.answers.length} answers judged correct; ${((Date.now() - started) / 1000).toFixed(1)} s` +
-        (result.llmCalls ? `; ${result.llmCalls} model calls` : '') +
+        (llm ? `; ${usageLine(meter.totals())}` : '') +
         '\n',
     );
     return 0;

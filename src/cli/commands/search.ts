@@ -14,7 +14,7 @@ import { FALLBACK_LABEL, HashedNgramEmbedder } from '../../core/retrieval/hashed
 import { type Method, RetrievalIndex } from '../../core/retrieval/retrieval-index.ts';
 import { nodeModelDir } from '../../core/retrieval/transformers.node.ts';
 import { type Dtype, TransformersEmbedder } from '../../core/retrieval/transformers.ts';
-import type { Command } from '../command.ts';
+import { type Command, JSON_FLAG } from '../command.ts';
 import { CliError, type CliIO, printJson } from '../io.ts';
 import { loadGraph } from './load.ts';
 
@@ -46,18 +46,27 @@ export const search: Command = {
   usage:
     'memtrace search <file> --query "…" [--method bm25|dense|hybrid] [--k 10] [--docs messages|all] ' +
     '[--model-dir DIR] [--dtype fp32|q8|…] [--no-cache] [--json]',
+  args: { min: 1, max: 1, name: '<file>' },
   options: {
-    query: { type: 'string', short: 'q' },
-    method: { type: 'string', default: 'bm25' },
-    k: { type: 'string', default: '10' },
-    docs: { type: 'string', default: 'messages' },
-    'model-dir': { type: 'string' },
-    dtype: { type: 'string' },
-    'no-cache': { type: 'boolean', default: false },
-    json: { type: 'boolean', default: false },
+    query: { type: 'string', short: 'q', value: 'TEXT', help: 'what to search for (required)' },
+    method: { type: 'string', default: 'bm25', value: 'bm25|dense|hybrid', help: 'ranking' },
+    k: { type: 'string', default: '10', value: 'N', help: 'how many hits' },
+    docs: {
+      type: 'string',
+      default: 'messages',
+      value: 'messages|all',
+      help: 'the message variables, or every value',
+    },
+    'model-dir': {
+      type: 'string',
+      value: 'DIR',
+      help: 'a transformers.js model folder for dense/hybrid (default: the hashed n-gram fallback, not a neural model)',
+    },
+    dtype: { type: 'string', value: 'fp32|q8|…', help: 'which model file of --model-dir (default: fp32)' },
+    'no-cache': { type: 'boolean', default: false, help: 'do not read or write the index cache' },
+    ...JSON_FLAG,
   },
   async run({ positionals, values }, io) {
-    if (positionals.length !== 1) throw new CliError('search takes exactly one file', 2);
     const query = values.query;
     if (typeof query !== 'string' || query.trim() === '') throw new CliError('--query is required', 2);
     const method = String(values.method) as Method;

@@ -1,15 +1,15 @@
 import { traceStats } from '../../core/stats/stats.ts';
 import { type Command, JSON_FLAG } from '../command.ts';
-import { CliError, printJson } from '../io.ts';
+import { printJson } from '../io.ts';
 import { loadGraph } from './load.ts';
 
 export const stats: Command = {
   name: 'stats',
   summary: 'counts of one trace: records, messages, failed questions, categories',
   usage: 'memtrace stats <file> [--json]',
+  args: { min: 1, max: 1, name: '<file>' },
   options: JSON_FLAG,
   async run({ positionals, values }, io) {
-    if (positionals.length !== 1) throw new CliError('stats takes exactly one file');
     const s = traceStats(await loadGraph(positionals[0], io));
     if (values.json) printJson(io, s);
     else {

@@ -16,9 +16,9 @@ export const validate: Command = {
   name: 'validate',
   summary: 'check trace files; exit 0 when all load (warnings allowed)',
   usage: 'memtrace validate <files or dirs…> [--json]',
+  args: { min: 1, max: Number.POSITIVE_INFINITY, name: '<files or dirs…>' },
   options: JSON_FLAG,
   async run({ positionals, values }, io) {
-    if (positionals.length === 0) throw new CliError('validate needs at least one file or folder');
     const files = await collectTraceFiles(positionals);
     if (files.length === 0) throw new CliError(`no .json files found in ${positionals.join(', ')}`);
     const progress = progressReporter(io, files.length);

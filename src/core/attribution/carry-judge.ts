@@ -29,7 +29,10 @@ export interface CarryJudge {
   /** What decides, as people should read it ("sentence model …", "LLM …"). */
   readonly label: string;
   /** Per pair: does the memory state the information the golden answer needs? */
-  decide(items: readonly CarryQuestion[], signal?: AbortSignal): Promise<{ verdicts: boolean[]; cost: CarryJudgeCost }>;
+  decide(
+    items: readonly CarryQuestion[],
+    signal?: AbortSignal,
+  ): Promise<{ verdicts: boolean[]; cost: CarryJudgeCost }>;
 }
 
 const NO_COST: CarryJudgeCost = { llm_calls: 0, input_tokens: 0, output_tokens: 0 };

@@ -147,11 +147,12 @@ function removedFromIndex(g: TraceGraph, units: number[], limit: string): Map<nu
   for (const u of units) {
     const names = [g.vars[u].name, g.varFullName[u]];
     // A version naming the unit at all (a cheap scan) before its value is split.
-    const lists = (w: number) => names.some((n) => g.varValue[w].includes(n)) && names.some((n) => namesOf(w).has(n));
+    const lists = (w: number) =>
+      names.some((n) => g.varValue[w].includes(n)) && names.some((n) => namesOf(w).has(n));
     const indexes = new Set<number>();
     for (const op of consumersOf(g, u))
+      // An index is another chain: the unit's own next version is no index of it.
       for (const w of opStructure(g, op).outputs)
-        // An index is another chain: the unit's own next version is no index of it.
         if (g.varLineage[w] !== g.varLineage[u] && lineageOf(g, w).length > 1) indexes.add(g.varLineage[w]);
     for (const l of indexes) {
       const chain = row(g.lineages, l).filter((w) => g.varCreatedAt[w] <= limit);

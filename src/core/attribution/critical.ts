@@ -16,8 +16,9 @@
  * on dates), `supported` is false and callers fall back to following the evidence's
  * own words.
  */
-import { contentTerms, type Term, termKey } from '../text/terms.ts';
+
 import { type DaySpan, spanStates, temporalMentions } from '../text/temporal.ts';
+import { contentTerms, type Term, termKey } from '../text/terms.ts';
 import type { Said } from './said.ts';
 
 /** How similar two terms are in meaning (0–1); exact keys are handled before it is asked. */
@@ -128,7 +129,9 @@ export function criticalInfo(
   for (const golden of goldenAnswers) {
     const span = goldenSpan(golden);
     const gTerms = contentTerms(golden).filter(
-      (t) => !nameSet.has(t.surface) && !(span && (TIME_WORDS.has(t.surface) || /^\d+(st|nd|rd|th)?$/.test(t.surface))),
+      (t) =>
+        !nameSet.has(t.surface) &&
+        !(span && (TIME_WORDS.has(t.surface) || /^\d+(st|nd|rd|th)?$/.test(t.surface))),
     );
     const answerTerms = gTerms.filter((t) => termPresent(t, evTerms, similar, answerMin));
     let answerSpan: DaySpan | null = null;
@@ -137,11 +140,16 @@ export function criticalInfo(
       if (mentions.some((m) => m.span && spanStates(m.span, span))) answerSpan = span;
       else if (evidence.day === null) answerRelative = mentions.find((m) => m.relative)?.relative ?? null;
       // "I just got accepted for an internship!" said on 27 May: the day it was said is the answer.
-      else if (mentions.length === 0 && spanStates(daySpan(evidence.day), { ...span, fuzz: 0 })) answerSpan = span;
+      else if (mentions.length === 0 && spanStates(daySpan(evidence.day), { ...span, fuzz: 0 }))
+        answerSpan = span;
     }
     const answerKeys = new Set(gTerms.map((t) => t.key));
     const questionTopics = contentTerms(question).filter(
-      (t) => !nameSet.has(t.surface) && !answerKeys.has(t.key) && !TIME_WORDS.has(t.surface) && !QUESTION_WORDS.has(t.surface),
+      (t) =>
+        !nameSet.has(t.surface) &&
+        !answerKeys.has(t.key) &&
+        !TIME_WORDS.has(t.surface) &&
+        !QUESTION_WORDS.has(t.surface),
     );
     const topics = questionTopics.filter((t) => termPresent(t, evTerms, similar, supportMin));
     // A relative time with no day to read it against ("last week") states an unknown date:
@@ -214,7 +222,10 @@ export function keepsAnswer(
       ) ||
       // A unit with a day of its own and no time in its text happened that day.
       // (Strictly: the day a memory was written is not "the week before" it.)
-      (span !== null && said.day !== null && ms.length === 0 && spanStates(daySpan(said.day), { ...span, fuzz: 0 }));
+      (span !== null &&
+        said.day !== null &&
+        ms.length === 0 &&
+        spanStates(daySpan(said.day), { ...span, fuzz: 0 }));
     if (!ok) return false;
   }
   if (c.answerTerms.length) {

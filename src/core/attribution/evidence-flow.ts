@@ -60,7 +60,6 @@ interface Loss {
   path: PathStep[];
 }
 
-
 /** Golden answers whose content words all appear in the prediction: the judge was likely too strict. */
 export function predictionLooksAcceptable(prediction: string | null, golden: readonly string[]): boolean {
   if (!prediction) return false;
@@ -313,7 +312,8 @@ function lossFor(g: TraceGraph, cx: CaseContext, ev: number, e: Evidence, m: Mat
   const extraction = extractionLoss(g, cx, ev, flow);
   // Nothing downstream carries it — but if the evidence never stated the golden answer
   // (an inference, arithmetic on dates), that is no proof extraction lost anything.
-  if (e.critical && !e.critical.supported && !e.critical.freeText) return { ...extraction, unsupported: true };
+  if (e.critical && !e.critical.supported && !e.critical.freeText)
+    return { ...extraction, unsupported: true };
   return extraction;
 }
 
@@ -364,8 +364,11 @@ export async function attributeEvidenceFlow(
       [answerStep],
     );
 
-  const m = new Matcher((v) => g.varValue[v], options, unitDefaults(g), (v) =>
-    isMessage(g, v) ? readMessage(g.varValue[v], varMetadata(g, v)).text : null,
+  const m = new Matcher(
+    (v) => g.varValue[v],
+    options,
+    unitDefaults(g),
+    (v) => (isMessage(g, v) ? readMessage(g.varValue[v], varMetadata(g, v)).text : null),
   );
   const pieces = evidence.map((ev) => ({ ev, e: evidenceFor(g, ev, c, m) }));
   const best = Math.max(0, ...pieces.map((p) => coverage(p.e) ?? 0));
@@ -389,7 +392,11 @@ export async function attributeEvidenceFlow(
   // Units in the middle band go to the judge (a model), then the evidence is followed again.
   const judged = m.pendingCount;
   if (judged > 0) {
-    hooks.onEvent?.({ type: 'step', step: pieces.length + 1, note: `asking ${m.options.judge?.label} about ${judged} memory unit(s)` });
+    hooks.onEvent?.({
+      type: 'step',
+      step: pieces.length + 1,
+      note: `asking ${m.options.judge?.label} about ${judged} memory unit(s)`,
+    });
     const spent = await m.decidePending(hooks.signal);
     cost.llm_calls += spent.llm_calls;
     cost.input_tokens += spent.input_tokens;
@@ -399,7 +406,10 @@ export async function attributeEvidenceFlow(
   if (losses.length === 0 && unsupported > 0 && best === 0)
     return none(
       `No decisive memory error found: the evidence (${evidence.map((v) => g.varId[v]).join(', ')}) does not state the golden answer itself (it must be inferred), and no memory or context holds it.`,
-      [...evidence.map((v) => ({ var_id: g.varId[v], note: 'evidence; does not state the answer' })), answerStep],
+      [
+        ...evidence.map((v) => ({ var_id: g.varId[v], note: 'evidence; does not state the answer' })),
+        answerStep,
+      ],
     );
   const response: Candidate = {
     op_id: g.opId[cx.answerOp],

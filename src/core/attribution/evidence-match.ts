@@ -13,8 +13,8 @@
  *   by word vectors.
  */
 
-import { contentTerms, contentTokens, type Term } from '../text/terms.ts';
 import { hasTemporalCue } from '../text/temporal.ts';
+import { contentTerms, contentTokens, type Term } from '../text/terms.ts';
 import { parseValue } from '../trace/pyrepr.ts';
 import type { CarryJudge, CarryQuestion } from './carry-judge.ts';
 import { type CriticalInfo, type CriticalOptions, criticalInfo, judgeText, keepsAnswer } from './critical.ts';
@@ -58,7 +58,17 @@ function leaves(v: unknown, out: string[], depth = 0, key = '') {
 }
 
 /** Fields that hold a record's text, its day and its speaker (Mem0, EverMemOS, LangChain shapes). */
-const TEXT_FIELDS = ['memory', 'content', 'text', 'fact', 'summary', 'episode', 'data', 'page_content', 'message'];
+const TEXT_FIELDS = [
+  'memory',
+  'content',
+  'text',
+  'fact',
+  'summary',
+  'episode',
+  'data',
+  'page_content',
+  'message',
+];
 const DAY_FIELDS = ['created_at', 'timestamp', 'date', 'time', 'updated_at', 'session_date'];
 const SPEAKER_FIELDS = ['speaker', 'name', 'role', 'user'];
 
@@ -98,7 +108,8 @@ function unitText(x: unknown): string {
 function isRecord(d: Dict): boolean {
   const values = Object.values(d);
   if (values.length === 0 || values.length > 20) return false;
-  if (TEXT_FIELDS.some((k) => typeof d[k] === 'string') && values.filter((x) => !short(x)).length <= 2) return true;
+  if (TEXT_FIELDS.some((k) => typeof d[k] === 'string') && values.filter((x) => !short(x)).length <= 2)
+    return true;
   return values.every(short) && values.some((x) => typeof x !== 'string');
 }
 
@@ -252,9 +263,15 @@ export function makeEvidence(
     answerTokens,
     keyTokens,
     length: words.length,
-    critical: normalised ? criticalInfo(said ?? { text: core, day: null, speaker: null }, question, goldenAnswers, o) : null,
+    critical: normalised
+      ? criticalInfo(said ?? { text: core, day: null, speaker: null }, question, goldenAnswers, o)
+      : null,
     terms: normalised ? contentTerms(core) : [],
-    shown: { question, goldenAnswers, evidence: said ? `${said.speaker ? `${said.speaker}: ` : ''}${said.text}` : core },
+    shown: {
+      question,
+      goldenAnswers,
+      evidence: said ? `${said.speaker ? `${said.speaker}: ` : ''}${said.text}` : core,
+    },
   };
 }
 
@@ -432,7 +449,10 @@ export class Matcher {
   /** Cheap necessary condition of the critical-information test: the names and a time expression are there. */
   private criticalPossible(low: string, speaker: string | null, c: CriticalInfo): boolean {
     if (!c.supported) return false;
-    if (c.entities.length && !c.entities.some((n) => low.includes(n.slice(0, 3)) || speaker?.includes(n.slice(0, 3))))
+    if (
+      c.entities.length &&
+      !c.entities.some((n) => low.includes(n.slice(0, 3)) || speaker?.includes(n.slice(0, 3)))
+    )
       return false;
     if ((c.answerSpan || c.answerRelative) && !hasTemporalCue(low)) return false;
     return true;
@@ -508,7 +528,8 @@ export class Matcher {
     const low = this.lowerOf(v);
     const d = this.defaultsOf(v);
     const possible =
-      this.lexicalPossible(low, e) || (e.critical !== null && this.criticalPossible(low, d.speaker, e.critical));
+      this.lexicalPossible(low, e) ||
+      (e.critical !== null && this.criticalPossible(low, d.speaker, e.critical));
     if (!possible) return -1;
     const texts = this.unitTexts(v);
     for (let i = 0; i < texts.length; i++) if (this.unitCarries(v, i, e)) return i;

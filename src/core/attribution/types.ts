@@ -39,6 +39,8 @@ export interface Attribution {
   /** Ranked candidate ops (the first is the answer); agents in prior mode start here. */
   candidates: Candidate[];
   cost: AttributionCost;
+  /** Agents: the budget preset the run used (`agents/runtime.ts` AGENT_PRESETS). */
+  preset?: 'paper' | 'window-scaled';
 }
 
 export type AttributionEvent =

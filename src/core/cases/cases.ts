@@ -111,8 +111,11 @@ function isJudge(g: TraceGraph, op: number, judgeOp: string | undefined): boolea
   if (judgeOp !== undefined) return g.opName[op] === judgeOp;
   if (g.opName[op] === JUDGE_OP_NAME && g.opCategory[op] === JUDGE_OP_CATEGORY) return true;
   const s = opStructure(g, op);
-  const verdict = (v: number) => g.vars[v].class_name === 'judge_score' || g.vars[v].class_name === 'judge_response';
-  return s.outputs.some(verdict) && [...s.inputs, ...s.intermediates].some((v) => g.vars[v].class_name === 'query');
+  const verdict = (v: number) =>
+    g.vars[v].class_name === 'judge_score' || g.vars[v].class_name === 'judge_response';
+  return (
+    s.outputs.some(verdict) && [...s.inputs, ...s.intermediates].some((v) => g.vars[v].class_name === 'query')
+  );
 }
 
 /** Every judged question that failed, plus every annotated question, in execution order of their judge. */

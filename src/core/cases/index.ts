@@ -1,2 +1,3 @@
 export * from './cases.ts';
+export * from './path.ts';
 export * from './system.ts';

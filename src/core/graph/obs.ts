@@ -41,13 +41,24 @@ export function renderObsBlock(g: TraceGraph, op: number, blockNumber: number): 
   return lines.join('\n');
 }
 
-/** Sentinel ops are left out: they carry no work of the memory system. */
-export function renderObsLog(g: TraceGraph): ObsLog {
+/**
+ * Ops sorted by (created_at, op_id), as the paper's OBS orders blocks (`g.opOrder` breaks
+ * created_at ties by file order instead).
+ */
+export function opOrderByIdTies(g: TraceGraph): Int32Array {
+  const order = Array.from(g.opOrder);
+  const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+  order.sort((a, b) => cmp(g.opCreatedAt[a], g.opCreatedAt[b]) || cmp(g.opId[a], g.opId[b]));
+  return Int32Array.from(order);
+}
+
+/** Sentinel ops are left out: they carry no work of the memory system. `order`: default execution order. */
+export function renderObsLog(g: TraceGraph, order: ArrayLike<number> = g.opOrder): ObsLog {
   const parts: string[] = [];
   const blocks: ObsBlock[] = [];
   let offset = 0;
   let n = 0;
-  for (const op of g.opOrder) {
+  for (const op of Array.from(order)) {
     if (isSentinelOp(g, op)) continue;
     const text = renderObsBlock(g, op, ++n);
     blocks.push({ op, start: offset, end: offset + text.length });

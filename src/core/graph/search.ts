@@ -74,3 +74,41 @@ export function searchValues(g: TraceGraph, query: string, options: SearchOption
   }
   return out;
 }
+
+/**
+ * A snippet around the first place one of `words` occurs in a value (case-insensitive;
+ * words tried in order), for hits of a word index that gives no positions. `at` is the
+ * match inside the snippet, -1 when no word occurs (the value's head is shown).
+ */
+export function wordSnippet(
+  value: string,
+  words: string[],
+  context = 80,
+): { snippet: string; at: number; length: number } {
+  const lower = value.toLowerCase();
+  for (const w of words) {
+    const at = w ? lower.indexOf(w.toLowerCase()) : -1;
+    if (at < 0) continue;
+    const s = snippetAround(value, at, w.length, context);
+    return { snippet: s.snippet, at: s.snippetOffset, length: w.length };
+  }
+  return { snippet: value.slice(0, 2 * context), at: -1, length: 0 };
+}
+
+/**
+ * Variables grouped by logical variable (version chain), groups in the order of their
+ * first variable in `vars`, versions inside a group in version order.
+ */
+export function groupByLineage(g: TraceGraph, vars: Iterable<number>): { lineage: number; vars: number[] }[] {
+  const groups = new Map<number, number[]>();
+  for (const v of vars) {
+    const l = g.varLineage[v];
+    const list = groups.get(l);
+    if (list) list.push(v);
+    else groups.set(l, [v]);
+  }
+  return Array.from(groups, ([lineage, list]) => ({
+    lineage,
+    vars: list.sort((a, b) => g.vars[a].version - g.vars[b].version || a - b),
+  }));
+}

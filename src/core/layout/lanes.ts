@@ -1,10 +1,15 @@
 /**
  * The whole-graph time-ordered lane layout.
  *
- * x is execution order: an op sits at column `opRank[op]`. y is a lane per logical
+ * x is execution order: an op sits at column `opRank[op]`. A lane is a logical
  * variable (a lineage: all versions of one `full_name`), so a version chain is one
- * line. An op is a vertical connector at its column joining the lanes of its
- * variables. Sentinel variables and ops are hidden (row / column -1).
+ * line. Lanes are grouped into **bands** a person can read at a glance: the raw
+ * messages of a session, memory units of one kind (each chain its own lane), the
+ * variables of the questions, and the other single-version variables by kind. Inside a
+ * band, lanes whose lifetimes never overlap may share a **slot** (one drawn row); how
+ * many rows a band takes depends on whether it is expanded (`laneRows`). An op is a
+ * vertical connector at its column joining the rows of its variables. Sentinel
+ * variables and ops are hidden (slot / column -1).
  *
  * Everything is numeric and typed so the layout can be computed in a worker and
  * transferred (`laneLayoutTransferables`). O(V + E + L log L) for L lanes.
@@ -16,15 +21,25 @@ export const ROLE_INPUT = 1;
 export const ROLE_OUTPUT = 2;
 export const ROLE_INTERMEDIATE = 3;
 
+/** Band kinds, in the order bands are stacked. */
+export const BAND_MESSAGES = 0;
+export const BAND_UNITS = 1;
+export const BAND_OTHER = 2;
+export const BAND_QUESTIONS = 3;
+
+/** Variables of these classes belong to a question (the paper's judge reads them by class). */
+const QUESTION_CLASSES = new Set(['query', 'prediction', 'golden_answers', 'judge_response', 'judge_score']);
+
 export interface LaneLayoutOptions {
   /**
-   * Share a row between lanes whose lifetimes do not overlap (greedy interval
-   * packing, lowest free row first). Keeps a lane per logical variable but makes
-   * the drawing far shorter on graphs with many short-lived variables. Default false.
+   * Share a slot (a drawn row) between lanes of one band whose lifetimes do not overlap
+   * (greedy interval packing, lowest free slot first). Default false: a slot per lane.
    */
   pack?: boolean;
-  /** Columns of empty space required between two lanes packed into one row. Default 1. */
+  /** Columns of empty space required between two lanes packed into one slot. Default 1. */
   packGap?: number;
+  /** Group lanes into bands (default true); false: every lane is its own band. */
+  bands?: boolean;
 }
 
 export interface LaneLayout {
@@ -32,16 +47,16 @@ export interface LaneLayout {
   columns: number;
   /** Visible lanes (logical variables). */
   lanes: number;
-  /** Drawn rows (= lanes unless packed). */
-  rows: number;
+  /** Slots (rows when every band is expanded). */
+  slots: number;
+  bands: number;
 
   /** Column of each op (its execution rank), -1 for hidden (sentinel) ops. */
   opColumn: Int32Array;
   /** Op at each column, -1 when the op there is hidden. */
   columnOp: Int32Array;
-  /** Vertical extent of each op's connector in rows; -1 when it touches no visible variable. */
-  opRowMin: Int32Array;
-  opRowMax: Int32Array;
+  /** Time of the op at each column in ms (its `created_at` read as UTC), NaN when unreadable. */
+  columnTime: Float64Array;
   /** Visible variables of each op (unique, first appearance), CSR with a role per item. */
   opVarOffsets: Int32Array;
   opVarItems: Int32Array;
@@ -50,27 +65,40 @@ export interface LaneLayout {
 
   /** Lane of each variable, -1 when hidden. */
   varLane: Int32Array;
-  /** Row of each variable, -1 when hidden. */
-  varRow: Int32Array;
+  /** Slot of each variable, -1 when hidden. */
+  varSlot: Int32Array;
   /** Where a version starts and ends on its lane, in columns (halves allowed). */
   varX0: Float64Array;
   varX1: Float64Array;
   varCategory: Uint16Array;
 
-  /** Lineage index shown on each lane, in lane order (lanes sorted by first appearance). */
+  /** Lineage shown on each lane; lanes are in band order, then by first appearance. */
   laneLineage: Int32Array;
-  laneRow: Int32Array;
+  laneBand: Int32Array;
+  laneSlot: Int32Array;
   laneX0: Float64Array;
   laneX1: Float64Array;
 
-  /** Variables of each row sorted by x (x0 and x1 both non-decreasing), for culling. */
-  rowVarOffsets: Int32Array;
-  rowVarItems: Int32Array;
+  /** Variables of each slot sorted by x (x0 and x1 both non-decreasing), for culling. */
+  slotVarOffsets: Int32Array;
+  slotVarItems: Int32Array;
+  slotBand: Int32Array;
 
-  /** Category names indexed by opCategory / varCategory. */
+  /** BAND_* of each band. */
+  bandKind: Uint8Array;
+  /** Slots of band b: bandSlotOffsets[b] .. bandSlotOffsets[b+1]. */
+  bandSlotOffsets: Int32Array;
+  bandLaneCount: Int32Array;
+  /** Category code (into `categories`) that names the band's kind; -1 when mixed. */
+  bandCategory: Int32Array;
+  bandX0: Float64Array;
+  bandX1: Float64Array;
+
+  /** Category names indexed by opCategory / varCategory / bandCategory. */
   categories: string[];
   /** Labels and ids, so a transferred layout can be drawn and hit-tested alone. */
   laneName: string[];
+  bandName: string[];
   opId: string[];
   opName: string[];
   varId: string[];
@@ -86,6 +114,31 @@ function columnOfTime(g: TraceGraph, createdAt: string): number {
     else hi = mid;
   }
   return lo;
+}
+
+/**
+ * `YYYY-MM-DD HH:MM:SS.mmm` as milliseconds (read as UTC; only differences are shown),
+ * NaN otherwise. A scan of the digits, no regex: it runs once per op.
+ */
+export function timeOf(stamp: string): number {
+  const part = [0, 0, 0, 0, 0, 0, 0];
+  let k = 0;
+  let digits = 0;
+  let msDigits = 0;
+  for (let i = 0; i < stamp.length && k < 7; i++) {
+    const c = stamp.charCodeAt(i);
+    if (c >= 48 && c <= 57) {
+      part[k] = part[k] * 10 + (c - 48);
+      digits++;
+      if (k === 6) msDigits++;
+    } else if (digits > 0) {
+      k++;
+      digits = 0;
+    } else return Number.NaN;
+  }
+  if (k < 5 || (k === 5 && digits === 0)) return Number.NaN;
+  const ms = msDigits === 0 ? 0 : msDigits === 1 ? part[6] * 100 : msDigits === 2 ? part[6] * 10 : part[6];
+  return Date.UTC(part[0], part[1] - 1, part[2], part[3], part[4], part[5], ms);
 }
 
 function categoryTable(): { names: string[]; code: (name: string) => number } {
@@ -105,7 +158,9 @@ function categoryTable(): { names: string[]; code: (name: string) => number } {
   };
 }
 
-/** Lays out the whole graph as time-ordered lanes (see the module comment). */
+const isMessage = (category: string) => category === 'message';
+
+/** Lays out the whole graph as time-ordered lanes in bands (see the module comment). */
 export function laneLayout(g: TraceGraph, options: LaneLayoutOptions = {}): LaneLayout {
   const nv = g.varId.length;
   const no = g.opId.length;
@@ -114,12 +169,14 @@ export function laneLayout(g: TraceGraph, options: LaneLayoutOptions = {}): Lane
   // Ops: column = execution rank, sentinels hidden.
   const opColumn = new Int32Array(no);
   const columnOp = new Int32Array(no);
+  const columnTime = new Float64Array(no);
   const opCategory = new Uint16Array(no);
   for (let c = 0; c < no; c++) {
     const o = g.opOrder[c];
     const hidden = isSentinelOp(g, o);
     opColumn[o] = hidden ? -1 : c;
     columnOp[c] = hidden ? -1 : o;
+    columnTime[c] = timeOf(g.opCreatedAt[o]);
     opCategory[o] = cats.code(g.opCategory[o]);
   }
 
@@ -129,6 +186,7 @@ export function laneLayout(g: TraceGraph, options: LaneLayoutOptions = {}): Lane
   const x0 = new Float64Array(nv);
   const x1 = new Float64Array(nv);
   const useMax = new Float64Array(nv);
+  const producer = new Int32Array(nv).fill(-1); // first visible producing op
   for (let v = 0; v < nv; v++) {
     hiddenVar[v] = isSentinelVar(g, v) ? 1 : 0;
     varCategory[v] = cats.code(g.varCategory[v]);
@@ -138,7 +196,10 @@ export function laneLayout(g: TraceGraph, options: LaneLayoutOptions = {}): Lane
     for (const e of row(g.varInEdges, v)) {
       const c = opColumn[g.edgeOp[e]];
       if (c < 0) continue;
-      if (c < prod) prod = c;
+      if (c < prod) {
+        prod = c;
+        producer[v] = g.edgeOp[e];
+      }
       if (c > last) last = c;
     }
     for (const e of row(g.varOutEdges, v)) {
@@ -158,16 +219,21 @@ export function laneLayout(g: TraceGraph, options: LaneLayoutOptions = {}): Lane
 
   // Lanes: one per lineage with a visible version; versions made monotone along the chain.
   const nl = g.lineageNames.length;
-  const lineageLane = new Int32Array(nl).fill(-1);
   const laneLineageTmp: number[] = [];
   const laneStart: number[] = [];
   const laneEnd: number[] = [];
+  const laneFirst: number[] = [];
+  const laneVersions: number[] = [];
   for (let l = 0; l < nl; l++) {
     const chain = row(g.lineages, l);
     let prev = -1;
+    let first = -1;
+    let versions = 0;
     for (let k = 0; k < chain.length; k++) {
       const v = chain[k];
       if (hiddenVar[v]) continue;
+      versions++;
+      if (first < 0) first = v;
       if (prev >= 0) {
         if (x0[v] < x0[prev]) x0[v] = x0[prev];
         x1[prev] = x0[v];
@@ -176,70 +242,185 @@ export function laneLayout(g: TraceGraph, options: LaneLayoutOptions = {}): Lane
     }
     if (prev < 0) continue;
     x1[prev] = Math.max(useMax[prev], x0[prev] + 0.5);
-    let first = -1;
-    for (let k = 0; k < chain.length && first < 0; k++) if (!hiddenVar[chain[k]]) first = chain[k];
-    lineageLane[l] = laneLineageTmp.length;
     laneLineageTmp.push(l);
     laneStart.push(x0[first]);
     laneEnd.push(x1[prev]);
+    laneFirst.push(first);
+    laneVersions.push(versions);
   }
-
-  // Lane order: first appearance, lineage index breaking ties (keys are exact in a double).
   const lanes = laneLineageTmp.length;
+
+  // Bands: a key per lane (numbers: kind, category, session or producer name), bands
+  // ordered by kind then first appearance.
+  const question = questionVariables(g, hiddenVar);
+  const sessionCode = new Map<string, number>();
+  const opNameCode = new Map<string, number>();
+  const codeOf = (m: Map<string, number>, key: string) => {
+    let c = m.get(key);
+    if (c === undefined) {
+      c = m.size;
+      m.set(key, c);
+    }
+    return c;
+  };
+  const oneSession = g.sessions.length === 1 ? g.sessions[0].session_id : undefined;
+  const bandOfKey = new Map<number, number>();
+  const bandKey: number[] = [];
+  const bandKindTmp: number[] = [];
+  const bandNameTmp: string[] = [];
+  const bandCat: number[] = [];
+  const bandStart: number[] = [];
+  const laneBandTmp = new Int32Array(lanes);
+  const grouped = options.bands ?? true;
+  for (let i = 0; i < lanes; i++) {
+    const v = laneFirst[i];
+    const category = g.varCategory[v];
+    const cat = varCategory[v];
+    let kind: number;
+    let key: number; // kind · 2^44 + a · 2^22 + b, exact in a double
+    let session = '';
+    let op = '';
+    if (!grouped) {
+      kind = laneVersions[i] > 1 ? BAND_UNITS : BAND_OTHER;
+      key = -1 - i;
+    } else if (laneVersions[i] > 1) {
+      kind = BAND_UNITS;
+      key = kind * 2 ** 44 + cat * 2 ** 22;
+    } else if (question[v]) {
+      kind = BAND_QUESTIONS;
+      key = kind * 2 ** 44;
+    } else if (isMessage(category)) {
+      // With one session there is nothing to tell apart (and the record need not be read).
+      const id = oneSession ?? g.vars[v].session_id;
+      session = typeof id === 'string' ? id : '';
+      kind = BAND_MESSAGES;
+      key = kind * 2 ** 44 + codeOf(sessionCode, session);
+    } else {
+      op = producer[v] >= 0 ? g.opName[producer[v]] || g.opCategory[producer[v]] : '';
+      kind = BAND_OTHER;
+      key = kind * 2 ** 44 + cat * 2 ** 22 + codeOf(opNameCode, op);
+    }
+    let b = bandOfKey.get(key);
+    if (b === undefined) {
+      b = bandKey.length;
+      bandOfKey.set(key, b);
+      bandKey.push(key);
+      bandKindTmp.push(kind);
+      bandNameTmp.push(
+        !grouped
+          ? g.lineageNames[laneLineageTmp[i]]
+          : kind === BAND_UNITS
+            ? category
+            : kind === BAND_QUESTIONS
+              ? 'questions'
+              : kind === BAND_MESSAGES
+                ? `messages · ${sessionName(g, session)}`
+                : op
+                  ? `${category} · ${op}`
+                  : `${category} · read only`,
+      );
+      bandCat.push(kind === BAND_QUESTIONS ? -1 : varCategory[v]);
+      bandStart.push(laneStart[i]);
+    } else if (laneStart[i] < bandStart[b]) bandStart[b] = laneStart[i];
+    laneBandTmp[i] = b;
+  }
+  const nb = bandKey.length;
+  const bandOrder = Array.from({ length: nb }, (_, b) => b).sort(
+    (a, b) => bandKindTmp[a] - bandKindTmp[b] || bandStart[a] - bandStart[b] || a - b,
+  );
+  const bandRank = new Int32Array(nb);
+  bandOrder.forEach((b, k) => {
+    bandRank[b] = k;
+  });
+
+  // Lane order: band (counting sort), then first appearance, lineage index breaking ties
+  // (keys exact in a double, sorted per band as typed arrays).
+  const bandFill = new Int32Array(nb + 1);
+  for (let i = 0; i < lanes; i++) bandFill[bandRank[laneBandTmp[i]] + 1]++;
+  for (let b = 0; b < nb; b++) bandFill[b + 1] += bandFill[b];
+  const bandBegin = bandFill.slice();
   const keys = new Float64Array(lanes);
-  for (let i = 0; i < lanes; i++) keys[i] = (laneStart[i] * 2 + 2) * 2 ** 22 + i;
-  keys.sort();
+  for (let i = 0; i < lanes; i++)
+    keys[bandFill[bandRank[laneBandTmp[i]]]++] = (laneStart[i] * 2 + 2) * 2 ** 22 + i;
+  for (let b = 0; b < nb; b++) keys.subarray(bandBegin[b], bandBegin[b + 1]).sort();
   const laneLineage = new Int32Array(lanes);
+  const laneBand = new Int32Array(lanes);
   const laneX0 = new Float64Array(lanes);
   const laneX1 = new Float64Array(lanes);
+  const lineageLane = new Int32Array(nl).fill(-1);
   for (let k = 0; k < lanes; k++) {
     const i = keys[k] % 2 ** 22;
     laneLineage[k] = laneLineageTmp[i];
+    laneBand[k] = bandRank[laneBandTmp[i]];
     laneX0[k] = laneStart[i];
     laneX1[k] = laneEnd[i];
     lineageLane[laneLineage[k]] = k;
   }
 
-  const laneRow = options.pack ? packRows(laneX0, laneX1, options.packGap ?? 1) : identityRows(lanes);
-  let rows = 0;
-  for (let k = 0; k < lanes; k++) if (laneRow[k] + 1 > rows) rows = laneRow[k] + 1;
+  // Slots: per band, a slot per lane or lanes packed; bands keep their order.
+  const laneSlot = new Int32Array(lanes);
+  const bandSlotOffsets = new Int32Array(nb + 1);
+  const bandLaneCount = new Int32Array(nb);
+  const bandX0 = new Float64Array(nb).fill(Number.POSITIVE_INFINITY);
+  const bandX1 = new Float64Array(nb).fill(Number.NEGATIVE_INFINITY);
+  for (let k = 0; k < lanes; ) {
+    const b = laneBand[k];
+    let end = k;
+    while (end < lanes && laneBand[end] === b) end++;
+    const local = options.pack
+      ? packRows(laneX0.subarray(k, end), laneX1.subarray(k, end), options.packGap ?? 1)
+      : identityRows(end - k);
+    let slots = 0;
+    for (let i = k; i < end; i++) {
+      const s = local[i - k];
+      laneSlot[i] = bandSlotOffsets[b] + s;
+      if (s + 1 > slots) slots = s + 1;
+      if (laneX0[i] < bandX0[b]) bandX0[b] = laneX0[i];
+      if (laneX1[i] > bandX1[b]) bandX1[b] = laneX1[i];
+    }
+    bandLaneCount[b] = end - k;
+    bandSlotOffsets[b + 1] = bandSlotOffsets[b] + slots;
+    k = end;
+  }
+  const slots = bandSlotOffsets[nb];
+  const slotBand = new Int32Array(slots);
+  for (let b = 0; b < nb; b++)
+    for (let s = bandSlotOffsets[b]; s < bandSlotOffsets[b + 1]; s++) slotBand[s] = b;
 
   const varLane = new Int32Array(nv).fill(-1);
-  const varRow = new Int32Array(nv).fill(-1);
+  const varSlot = new Int32Array(nv).fill(-1);
   for (let v = 0; v < nv; v++) {
     if (hiddenVar[v]) continue;
     varLane[v] = lineageLane[g.varLineage[v]];
-    varRow[v] = laneRow[varLane[v]];
+    varSlot[v] = laneSlot[varLane[v]];
   }
 
-  // Row index: lanes in lane order are sorted by start and never overlap inside a row, so
-  // appending each lane's chain in order keeps every row sorted by x.
-  const rowVarOffsets = new Int32Array(rows + 1);
-  for (let v = 0; v < nv; v++) if (varRow[v] >= 0) rowVarOffsets[varRow[v] + 1]++;
-  for (let r = 0; r < rows; r++) rowVarOffsets[r + 1] += rowVarOffsets[r];
-  const fill = rowVarOffsets.slice(0, rows);
-  const rowVarItems = new Int32Array(rowVarOffsets[rows]);
+  // Slot index: lanes in lane order are sorted by start and never overlap inside a slot, so
+  // appending each lane's chain in order keeps every slot sorted by x.
+  const slotVarOffsets = new Int32Array(slots + 1);
+  for (let v = 0; v < nv; v++) if (varSlot[v] >= 0) slotVarOffsets[varSlot[v] + 1]++;
+  for (let r = 0; r < slots; r++) slotVarOffsets[r + 1] += slotVarOffsets[r];
+  const fill = slotVarOffsets.slice(0, slots);
+  const slotVarItems = new Int32Array(slotVarOffsets[slots]);
   for (let k = 0; k < lanes; k++) {
-    const r = laneRow[k];
-    for (const v of row(g.lineages, laneLineage[k])) if (!hiddenVar[v]) rowVarItems[fill[r]++] = v;
+    const r = laneSlot[k];
+    for (const v of row(g.lineages, laneLineage[k])) if (!hiddenVar[v]) slotVarItems[fill[r]++] = v;
   }
 
-  // Op connectors: unique visible variables with their role, and the rows they span.
+  // Op connectors: unique visible variables with their role.
   const opVarOffsets = new Int32Array(no + 1);
   const items: number[] = [];
   const roles: number[] = [];
-  const opRowMin = new Int32Array(no).fill(-1);
-  const opRowMax = new Int32Array(no).fill(-1);
-  const slot = new Int32Array(nv).fill(-1); // position in `items` for the current op
+  const seen = new Int32Array(nv).fill(-1); // position in `items` for the current op
   for (let o = 0; o < no; o++) {
     const begin = items.length;
     const add = (v: number, bit: number) => {
       if (hiddenVar[v]) return;
-      if (slot[v] >= begin) {
-        roles[slot[v]] |= bit;
+      if (seen[v] >= begin) {
+        roles[seen[v]] |= bit;
         return;
       }
-      slot[v] = items.length;
+      seen[v] = items.length;
       items.push(v);
       roles.push(bit);
     };
@@ -248,12 +429,6 @@ export function laneLayout(g: TraceGraph, options: LaneLayoutOptions = {}): Lane
       add(g.edgeDst[e], ROLE_OUTPUT);
     }
     opVarOffsets[o + 1] = items.length;
-    if (opColumn[o] < 0) continue;
-    for (let i = begin; i < items.length; i++) {
-      const r = varRow[items[i]];
-      if (opRowMin[o] < 0 || r < opRowMin[o]) opRowMin[o] = r;
-      if (r > opRowMax[o]) opRowMax[o] = r;
-    }
   }
 
   const laneName = new Array<string>(lanes);
@@ -262,32 +437,77 @@ export function laneLayout(g: TraceGraph, options: LaneLayoutOptions = {}): Lane
   return {
     columns: no,
     lanes,
-    rows,
+    slots,
+    bands: nb,
     opColumn,
     columnOp,
-    opRowMin,
-    opRowMax,
+    columnTime,
     opVarOffsets,
     opVarItems: Int32Array.from(items),
     opVarRole: Uint8Array.from(roles),
     opCategory,
     varLane,
-    varRow,
+    varSlot,
     varX0: x0,
     varX1: x1,
     varCategory,
     laneLineage,
-    laneRow,
+    laneBand,
+    laneSlot,
     laneX0,
     laneX1,
-    rowVarOffsets,
-    rowVarItems,
+    slotVarOffsets,
+    slotVarItems,
+    slotBand,
+    bandKind: Uint8Array.from(bandOrder.map((b) => bandKindTmp[b])),
+    bandSlotOffsets,
+    bandLaneCount,
+    bandCategory: Int32Array.from(bandOrder.map((b) => bandCat[b])),
+    bandX0,
+    bandX1,
     categories: cats.names,
     laneName,
+    bandName: bandOrder.map((b) => bandNameTmp[b]),
     opId: g.opId,
     opName: g.opName,
     varId: g.varId,
   };
+}
+
+function sessionName(g: TraceGraph, id: string): string {
+  const s = g.sessions.find((x) => x.session_id === id);
+  return typeof s?.session_name === 'string' && s.session_name ? s.session_name : id || 'no session';
+}
+
+/**
+ * Variables of the questions: those of the judge's classes, and the single-version
+ * outputs of ops that read one (in execution order, so a retrieval's results and the
+ * answer's context follow their query). Memory units (version chains) never are.
+ */
+function questionVariables(g: TraceGraph, hidden: Uint8Array): Uint8Array {
+  const out = new Uint8Array(g.varId.length);
+  const lo = g.lineages.offsets;
+  const single = (v: number) => lo[g.varLineage[v] + 1] - lo[g.varLineage[v]] === 1;
+  for (let v = 0; v < g.varId.length; v++) {
+    // full_name is `class_name:name`: the record (slow to read on 100k parsed objects) is
+    // looked at only when the full name starts like one of the classes.
+    const full = g.varFullName[v];
+    const colon = full.indexOf(':');
+    if (colon < 0 || hidden[v] || !QUESTION_CLASSES.has(full.slice(0, colon))) continue;
+    if (g.vars[v].class_name === full.slice(0, colon)) out[v] = 1;
+  }
+  const eo = g.opEdges.offsets;
+  const items = g.opEdges.items;
+  for (const o of g.opOrder) {
+    let reads = false;
+    for (let k = eo[o]; k < eo[o + 1] && !reads; k++) if (out[g.edgeSrc[items[k]]]) reads = true;
+    if (!reads) continue;
+    for (let k = eo[o]; k < eo[o + 1]; k++) {
+      const t = g.edgeDst[items[k]];
+      if (!hidden[t] && single(t)) out[t] = 1;
+    }
+  }
+  return out;
 }
 
 function identityRows(n: number): Int32Array {
@@ -373,40 +593,41 @@ export function laneLayoutTransferables(l: LaneLayout): ArrayBuffer[] {
   const arrays = [
     l.opColumn,
     l.columnOp,
-    l.opRowMin,
-    l.opRowMax,
+    l.columnTime,
     l.opVarOffsets,
     l.opVarItems,
     l.opVarRole,
     l.opCategory,
     l.varLane,
-    l.varRow,
+    l.varSlot,
     l.varX0,
     l.varX1,
     l.varCategory,
     l.laneLineage,
-    l.laneRow,
+    l.laneBand,
+    l.laneSlot,
     l.laneX0,
     l.laneX1,
-    l.rowVarOffsets,
-    l.rowVarItems,
+    l.slotVarOffsets,
+    l.slotVarItems,
+    l.slotBand,
+    l.bandKind,
+    l.bandSlotOffsets,
+    l.bandLaneCount,
+    l.bandCategory,
+    l.bandX0,
+    l.bandX1,
   ];
   return arrays.map((a) => a.buffer as ArrayBuffer);
 }
 
-/** Rows of the lanes spanned by an op's connector, or null when it is hidden. */
-export function opSpan(l: LaneLayout, op: number): { column: number; rowMin: number; rowMax: number } | null {
-  if (l.opColumn[op] < 0 || l.opRowMin[op] < 0) return null;
-  return { column: l.opColumn[op], rowMin: l.opRowMin[op], rowMax: l.opRowMax[op] };
-}
-
-/** Index of the first variable in row r (a position in rowVarItems) whose x1 ≥ x. */
-export function firstInRow(l: LaneLayout, r: number, x: number): number {
-  let lo = l.rowVarOffsets[r];
-  let hi = l.rowVarOffsets[r + 1];
+/** Index of the first variable in slot s (a position in slotVarItems) whose x1 ≥ x. */
+export function firstInSlot(l: LaneLayout, s: number, x: number): number {
+  let lo = l.slotVarOffsets[s];
+  let hi = l.slotVarOffsets[s + 1];
   while (lo < hi) {
     const mid = (lo + hi) >> 1;
-    if (l.varX1[l.rowVarItems[mid]] < x) lo = mid + 1;
+    if (l.varX1[l.slotVarItems[mid]] < x) lo = mid + 1;
     else hi = mid;
   }
   return lo;

@@ -10,6 +10,8 @@ export const NODE_VAR = 0;
 export const NODE_OP = 1;
 export const EDGE_DATA = 0;
 export const EDGE_LINEAGE = 1;
+/** A data edge the importer inferred (`metadata.inferred`, e.g. from OpenTelemetry spans), not recorded. */
+export const EDGE_INFERRED = 2;
 
 export interface NeighbourhoodSeeds {
   ops?: Iterable<number>;
@@ -23,6 +25,12 @@ export interface NeighbourhoodOptions {
   maxNodes?: number;
   /** Step along version chains too (a version to the previous / next one). Default true. */
   lineage?: boolean;
+  /**
+   * A shared constant — a variable no op wrote, or a prompt / config, read by more than
+   * this many ops — is drawn but not expanded (its readers would flood the drawing with
+   * sibling ops). Default 4; Infinity expands everything.
+   */
+  sharedReaders?: number;
 }
 
 export interface Neighbourhood {
@@ -34,19 +42,25 @@ export interface Neighbourhood {
   depth: Int32Array;
   edgeSrc: Int32Array;
   edgeDst: Int32Array;
-  /** EDGE_DATA or EDGE_LINEAGE per edge. */
+  /** EDGE_DATA, EDGE_LINEAGE or EDGE_INFERRED per edge. */
   edgeKind: Uint8Array;
   /** Execution-time key of each node (op rank; a variable just after its producer). */
   time: Float64Array;
+  /** Ops reading each variable that was collapsed as a shared constant (0: not collapsed). */
+  shared: Int32Array;
   /** True when maxNodes cut the neighbourhood. */
   truncated: boolean;
 }
+
+const CONSTANT_CATEGORIES = /(^|[\s&])(prompt|config|configuration|setting)s?($|[\s&])/i;
 
 /** Collects the neighbourhood of the seeds by breadth-first search (see the module comment). */
 export function neighbourhood(g: TraceGraph, seeds: NeighbourhoodSeeds, options: NeighbourhoodOptions = {}) {
   const maxDepth = options.depth ?? 2;
   const maxNodes = options.maxNodes ?? 150;
   const followLineage = options.lineage ?? true;
+  const sharedReaders = options.sharedReaders ?? 4;
+  const shared: number[] = [];
   const nv = g.varId.length;
   const varLocal = new Map<number, number>();
   const opLocal = new Map<number, number>();
@@ -66,7 +80,16 @@ export function neighbourhood(g: TraceGraph, seeds: NeighbourhoodSeeds, options:
     kind.push(k);
     index.push(i);
     depth.push(d);
+    shared.push(0);
     return true;
+  };
+  /** Readers of v when it is a shared constant (not a seed) to leave unexpanded, else 0. */
+  const constantReaders = (v: number): number => {
+    const readers = new Set<number>();
+    for (const e of row(g.varOutEdges, v)) readers.add(g.edgeOp[e]);
+    if (readers.size <= sharedReaders) return 0;
+    const written = g.varInEdges.offsets[v + 1] > g.varInEdges.offsets[v];
+    return !written || CONSTANT_CATEGORIES.test(g.varCategory[v]) ? readers.size : 0;
   };
   for (const o of seeds.ops ?? []) add(NODE_OP, o, 0);
   for (const v of seeds.vars ?? []) add(NODE_VAR, v, 0);
@@ -80,6 +103,10 @@ export function neighbourhood(g: TraceGraph, seeds: NeighbourhoodSeeds, options:
         add(NODE_VAR, g.edgeDst[e], d + 1);
       }
     } else {
+      if (d > 0) {
+        shared[h] = constantReaders(i);
+        if (shared[h] > 0) continue;
+      }
       for (const e of row(g.varInEdges, i)) add(NODE_OP, g.edgeOp[e], d + 1);
       for (const e of row(g.varOutEdges, i)) add(NODE_OP, g.edgeOp[e], d + 1);
       if (followLineage) {
@@ -98,7 +125,9 @@ export function neighbourhood(g: TraceGraph, seeds: NeighbourhoodSeeds, options:
   const linked = new Set<number>(); // variable pairs joined by a shown op, as a * nv + b
   for (const [o, lo] of opLocal) {
     const bits = new Map<number, number>();
+    const inferred = new Set<number>();
     for (const e of row(g.opEdges, o)) {
+      if (g.edges[e].metadata?.inferred) inferred.add(g.edgeSrc[e]);
       bits.set(g.edgeSrc[e], (bits.get(g.edgeSrc[e]) ?? 0) | 1);
       bits.set(g.edgeDst[e], (bits.get(g.edgeDst[e]) ?? 0) | 2);
       linked.add(g.edgeSrc[e] * nv + g.edgeDst[e]);
@@ -109,7 +138,7 @@ export function neighbourhood(g: TraceGraph, seeds: NeighbourhoodSeeds, options:
       const input = b === 1;
       src.push(input ? lv : lo);
       dst.push(input ? lo : lv);
-      ek.push(EDGE_DATA);
+      ek.push(input && inferred.has(v) ? EDGE_INFERRED : EDGE_DATA);
     }
   }
   if (followLineage) {
@@ -147,6 +176,7 @@ export function neighbourhood(g: TraceGraph, seeds: NeighbourhoodSeeds, options:
     edgeDst: Int32Array.from(dst),
     edgeKind: Uint8Array.from(ek),
     time,
+    shared: Int32Array.from(shared),
     truncated,
   } satisfies Neighbourhood;
 }
@@ -208,9 +238,36 @@ export function previewText(text: string, n: number): string {
   return `${one.slice(0, n - 1)}…`;
 }
 
+/**
+ * What a version changed, in one line: `+ added text` (or `− removed text`) around the
+ * first place it differs from the version before, so versions of one unit read apart.
+ */
+export function changePreview(before: string, after: string, n: number): string {
+  let p = 0;
+  const max = Math.min(before.length, after.length);
+  while (p < max && before.charCodeAt(p) === after.charCodeAt(p)) p++;
+  if (p === before.length && p === after.length) return previewText(after, n);
+  let sb = before.length;
+  let sa = after.length;
+  while (sb > p && sa > p && before.charCodeAt(sb - 1) === after.charCodeAt(sa - 1)) {
+    sb--;
+    sa--;
+  }
+  // Start a little before the change, at a word boundary when there is one.
+  const from = (text: string) => Math.max(0, text.lastIndexOf(' ', Math.max(0, p - 4)) + 1);
+  return sa > p
+    ? `+ ${previewText(after.slice(from(after), sa + 4 * n), n - 2)}`
+    : `− ${previewText(before.slice(from(before), sb + 4 * n), n - 2)}`;
+}
+
 export interface NeighbourhoodDrawingOptions extends NeighbourhoodLayoutOptions {
   /** Longest value preview of a variable, in characters (default maxLabelChars + 2). */
   previewChars?: number;
+  /**
+   * The panel it is drawn in (px): with a fit, fewer hops and nodes are shown until the
+   * drawing fits at full size (text readable, nothing clipped). Default: no fit.
+   */
+  fit?: { width: number; height: number };
 }
 
 /**
@@ -226,13 +283,58 @@ export interface NeighbourhoodDrawing {
   ids: string[];
   seeds: number[];
   categories: string[];
+  /** One line per variable: its value, or for a later version what changed. */
   values: string[];
+  /** Longer text per node for its tooltip (name, category, value head). */
+  tips: string[];
+  /** Hops shown (less than asked when the drawing was reduced to fit). */
+  depth: number;
+  /** Fewer hops or nodes than asked, to fit the panel. */
+  reduced: boolean;
+}
+
+/** Fits at full size in the panel, with the view's padding (24 px a side). */
+function fits(layout: LayeredLayout, fit: { width: number; height: number }): boolean {
+  return layout.totalWidth + 48 <= fit.width && layout.totalHeight + 48 <= fit.height;
 }
 
 export function neighbourhoodDrawing(
   g: TraceGraph,
   seeds: NeighbourhoodSeeds,
   options: NeighbourhoodDrawingOptions = {},
+): NeighbourhoodDrawing {
+  const asked = { depth: options.depth ?? 2, maxNodes: options.maxNodes ?? 150 };
+  let attempt = drawingOf(g, seeds, { ...options, ...asked });
+  const fit = options.fit;
+  if (fit) {
+    // Fewer hops, then fewer nodes (nearest kept), until it fits or only the seeds and their neighbours remain.
+    // Labels are shortened a little first (narrower nodes), and to 14 characters last.
+    let depth = asked.depth;
+    let maxNodes = asked.maxNodes;
+    let chars = options.maxLabelChars ?? 28;
+    while (!fits(attempt.layout, fit) && (depth > 1 || maxNodes > 6 || chars > 14)) {
+      if (chars > 20) chars -= 4;
+      else if (depth > 1) depth--;
+      else if (maxNodes > 6) maxNodes = Math.max(6, Math.floor(maxNodes * 0.7));
+      else chars -= 3;
+      attempt = drawingOf(g, seeds, {
+        ...options,
+        depth,
+        maxNodes,
+        maxLabelChars: chars,
+        previewChars: chars + 2,
+      });
+      attempt.depth = depth;
+      attempt.reduced = true;
+    }
+  }
+  return attempt;
+}
+
+function drawingOf(
+  g: TraceGraph,
+  seeds: NeighbourhoodSeeds,
+  options: NeighbourhoodDrawingOptions,
 ): NeighbourhoodDrawing {
   const nb = neighbourhood(g, seeds, options);
   const previewChars = options.previewChars ?? (options.maxLabelChars ?? 28) + 2;
@@ -241,15 +343,38 @@ export function neighbourhoodDrawing(
   const ids: string[] = new Array(n);
   const categories: string[] = new Array(n);
   const values: string[] = new Array(n);
+  const tips: string[] = new Array(n);
   const seedLocals: number[] = [];
   for (let l = 0; l < n; l++) {
     const i = nb.index[l];
     const op = nb.kind[l] === NODE_OP;
     ids[l] = op ? g.opId[i] : g.varId[i];
     categories[l] = op ? g.opCategory[i] : g.varCategory[i];
-    values[l] = op ? '' : previewText(g.varValue[i], previewChars);
+    if (op) values[l] = '';
+    else {
+      const chain = row(g.lineages, g.varLineage[i]);
+      const k = chain.indexOf(i);
+      values[l] =
+        k > 0
+          ? changePreview(g.varValue[chain[k - 1]], g.varValue[i], previewChars)
+          : previewText(g.varValue[i], previewChars);
+    }
+    const kind = op ? `op · ${categories[l]}` : `variable · ${categories[l]}`;
+    const extra = nb.shared[l] ? `\nshared: read by ${nb.shared[l]} ops (not expanded)` : '';
+    tips[l] = `${labels[l]}\n${kind}${extra}${op ? '' : `\n${previewText(g.varValue[i], 200)}`}`;
     if (nb.depth[l] === 0) seedLocals.push(l);
   }
   const layout = layOut(nb, labels, values, options);
-  return { nb, layout, labels, ids, seeds: seedLocals, categories, values };
+  return {
+    nb,
+    layout,
+    labels,
+    ids,
+    seeds: seedLocals,
+    categories,
+    values,
+    tips,
+    depth: options.depth ?? 2,
+    reduced: false,
+  };
 }

@@ -2,6 +2,7 @@
 import { LlmError } from './errors.ts';
 import { redact } from './redact.ts';
 import type { ChatModel, Usage } from './types.ts';
+import { spentOfError, spentOfResponse } from './usage.ts';
 
 export interface CallRecord {
   provider: string;
@@ -13,13 +14,19 @@ export interface CallRecord {
   ok: boolean;
   /** Served from the response cache: cost nothing. */
   cached: boolean;
+  /** Requests that reached the endpoint for this call (retries and failed attempts included). */
+  requests: number;
+  /** Tokens counted for this call (of a failed call: of the replies it received and could not use). */
   usage?: Usage;
   error?: { kind: string; message: string };
 }
 
 export interface UsageTotals {
+  /** Requests that reached the endpoint: every attempt, retries and failed calls included. */
   calls: number;
+  /** Calls that ended in an error. */
   failed: number;
+  /** Calls answered from the response cache (no request). */
   cached: number;
   inputTokens: number;
   outputTokens: number;
@@ -32,7 +39,7 @@ export function emptyUsageTotals(): UsageTotals {
   return { calls: 0, failed: 0, cached: 0, inputTokens: 0, outputTokens: 0, estimated: false };
 }
 
-/** Collects call records; `totals()` sums the calls that reached the model (cached calls cost nothing). */
+/** Collects call records; `totals()` sums the requests that reached the endpoint (cached calls cost nothing). */
 export class UsageMeter {
   private readonly list: CallRecord[] = [];
   private readonly listeners = new Set<(r: CallRecord) => void>();
@@ -54,7 +61,7 @@ export class UsageMeter {
   totals(): UsageTotals {
     const t = emptyUsageTotals();
     for (const r of this.list) {
-      t.calls++;
+      t.calls += r.requests;
       if (!r.ok) t.failed++;
       if (r.cached) t.cached++;
       else if (r.usage) {
@@ -87,15 +94,26 @@ export function metered(
       const base = { provider: model.provider, model: model.model, label: opts.label, startedAt };
       try {
         const res = await model.complete(req);
-        meter.add({ ...base, ms: now() - startedAt, ok: true, cached: !!res.cached, usage: res.usage });
+        const requests = spentOfResponse(res).calls;
+        meter.add({
+          ...base,
+          ms: now() - startedAt,
+          ok: true,
+          cached: !!res.cached,
+          requests,
+          usage: res.usage,
+        });
         return res;
       } catch (e) {
         const err = e instanceof LlmError ? e : new LlmError('bad-response', redact(String(e)));
+        const { calls: requests, ...usage } = spentOfError(e);
         meter.add({
           ...base,
           ms: now() - startedAt,
           ok: false,
           cached: false,
+          requests,
+          usage,
           error: { kind: err.kind, message: err.message },
         });
         throw e;

@@ -1,6 +1,16 @@
 /** Anthropic Messages API over raw fetch, streaming via its SSE events. */
 import { LlmError } from './errors.ts';
-import { type HttpContext, joinUrl, postJson, readJson, streamError } from './http.ts';
+import {
+  type HttpContext,
+  joinUrl,
+  postJson,
+  readJson,
+  readLimits,
+  readText,
+  snippet,
+  streamError,
+} from './http.ts';
+import { malformed } from './openai-reply.ts';
 import { readSse } from './sse.ts';
 import type {
   ChatMessage,
@@ -30,6 +40,10 @@ export interface AnthropicOptions {
   contextWindow?: number;
   fetch?: FetchLike;
   now?: () => number;
+  /** An answer may be at most this many bytes (default 32 MiB). */
+  maxResponseBytes?: number;
+  /** A stream that sends nothing for this long fails (default 60 s; 0 = no limit). */
+  idleTimeoutMs?: number;
 }
 
 type Block =
@@ -115,6 +129,7 @@ export class AnthropicChatModel implements ChatModel {
       secrets: opts.apiKey ? [opts.apiKey] : [],
       fetch: f,
       now: opts.now ?? Date.now,
+      limits: readLimits(opts),
     };
   }
 
@@ -164,18 +179,37 @@ export class AnthropicChatModel implements ChatModel {
 
   async complete(req: ChatRequest): Promise<ChatResponse> {
     const res = await postJson(this.http, this.headers(), this.body(req), req.signal);
-    if (req.stream) return this.readStream(req, res);
+    const where = `Anthropic at ${this.http.url}`;
+    if (req.stream) {
+      const type = res.headers.get('content-type') ?? '';
+      if (type.includes('text/event-stream')) return this.readStream(req, res);
+      const body = await readText(this.http, res, req.signal);
+      throw new LlmError(
+        'bad-response',
+        `${where} answered a streaming request with ${type || 'no content type'}, not server-sent events: ${snippet(body)}`,
+        { secrets: this.http.secrets, retryable: true },
+      );
+    }
     const j = await readJson<AResponse>(this.http, res, req.signal);
-    if (!Array.isArray(j.content))
-      throw new LlmError('bad-response', `Anthropic at ${this.http.url} returned no content.`, {
+    if (!Array.isArray(j?.content))
+      throw new LlmError('bad-response', `${where} returned no content.`, {
         retryable: true,
       });
     let text = '';
     const toolCalls: ToolCall[] = [];
-    for (const b of j.content) {
-      if (b.type === 'text') text += b.text;
-      else if (b.type === 'tool_use')
-        toolCalls.push({ id: b.id, name: b.name, arguments: JSON.stringify(b.input ?? {}) });
+    for (const [i, b] of j.content.entries()) {
+      if (b?.type === 'text') {
+        if (typeof b.text !== 'string') throw malformed(where, `content[${i}].text`, b.text, 'a string');
+        text += b.text;
+      } else if (b?.type === 'tool_use') {
+        if (typeof b.name !== 'string' || !b.name)
+          throw malformed(where, `content[${i}].name`, b.name, 'the name of a tool');
+        toolCalls.push({
+          id: String(b.id ?? `toolu_${i}`),
+          name: b.name,
+          arguments: JSON.stringify(b.input ?? {}),
+        });
+      }
     }
     return chatResponse(req, {
       text,
@@ -187,16 +221,15 @@ export class AnthropicChatModel implements ChatModel {
   }
 
   private async readStream(req: ChatRequest, res: Response): Promise<ChatResponse> {
-    if (!res.body)
-      throw new LlmError('bad-response', 'The streaming response had no body.', { retryable: true });
     let text = '';
     let model = this.model;
     let stop: string | null | undefined;
+    let stopped = false;
     let input: number | undefined;
     let output: number | undefined;
     const blocks = new Map<number, { id: string; name: string; arguments: string }>();
     try {
-      for await (const ev of readSse(res.body)) {
+      for await (const ev of readSse(this.http, res, req.signal)) {
         // biome-ignore lint/suspicious/noExplicitAny: SSE payloads are checked field by field
         let d: any;
         try {
@@ -214,7 +247,14 @@ export class AnthropicChatModel implements ChatModel {
         } else if (type === 'content_block_start' && d.content_block?.type === 'tool_use') {
           blocks.set(d.index, { id: d.content_block.id, name: d.content_block.name, arguments: '' });
         } else if (type === 'content_block_delta') {
-          if (d.delta?.type === 'text_delta' && d.delta.text) {
+          if (d.delta?.type === 'text_delta' && d.delta.text !== undefined) {
+            if (typeof d.delta.text !== 'string')
+              throw malformed(
+                `Anthropic at ${this.http.url}`,
+                'content_block_delta.delta.text',
+                d.delta.text,
+                'a string',
+              );
             text += d.delta.text;
             req.onToken?.(d.delta.text);
           } else if (d.delta?.type === 'input_json_delta') {
@@ -231,11 +271,20 @@ export class AnthropicChatModel implements ChatModel {
             retryable: true,
             secrets: this.http.secrets,
           });
-        } else if (type === 'message_stop') break;
+        } else if (type === 'message_stop') {
+          stopped = true;
+          break;
+        }
       }
     } catch (e) {
       throw streamError(e, req.signal);
     }
+    if (!stopped && stop === undefined)
+      throw new LlmError(
+        'bad-response',
+        `Anthropic at ${this.http.url}: the stream ended before the answer was complete (no stop reason, no message_stop) after ${text.length} characters.`,
+        { retryable: true },
+      );
     const toolCalls = [...blocks.values()].map((b) => ({ ...b, arguments: b.arguments || '{}' }));
     return chatResponse(req, {
       text,

@@ -89,11 +89,15 @@ export function cached(model: ChatModel, store: CacheStore, opts: CachedOptions 
       }
       if (hit && hit.request === request) {
         if (req.stream && hit.response.text) req.onToken?.(hit.response.text);
-        return { ...hit.response, cached: true };
+        return { ...hit.response, cached: true, calls: 0 };
       }
       const response = await model.complete(req);
       try {
-        await store.set(key, { request, response: { ...response, cached: undefined }, createdAt: now() });
+        await store.set(key, {
+          request,
+          response: { ...response, cached: undefined, calls: undefined },
+          createdAt: now(),
+        });
       } catch {
         /* best effort */
       }

@@ -1,5 +1,6 @@
 /** Typed LLM errors with messages a person can act on. Messages never contain keys. */
 import { redact } from './redact.ts';
+import type { Spent } from './types.ts';
 
 export type LlmErrorKind =
   | 'auth' // 401/403: the key
@@ -23,17 +24,35 @@ export class LlmError extends Error {
   readonly retryable: boolean;
   /** From Retry-After / retry-after-ms, when the server sent one. */
   readonly retryAfterMs?: number;
+  /**
+   * What the failed call cost before it failed (requests sent, tokens of replies it could not
+   * use). Absent = one request, no tokens known; `calls: 0` = the request never left.
+   */
+  readonly spent?: Spent;
 
   constructor(
     kind: LlmErrorKind,
     message: string,
-    opts: { status?: number; retryable?: boolean; retryAfterMs?: number; secrets?: readonly string[] } = {},
+    opts: {
+      status?: number;
+      retryable?: boolean;
+      retryAfterMs?: number;
+      secrets?: readonly string[];
+      spent?: Spent;
+    } = {},
   ) {
     super(redact(message, opts.secrets));
     this.kind = kind;
     this.status = opts.status;
     this.retryable = opts.retryable ?? (kind === 'rate-limit' || kind === 'server' || kind === 'network');
     this.retryAfterMs = opts.retryAfterMs;
+    if (opts.spent) this.spent = { ...opts.spent };
+  }
+
+  /** The same error, noting that the failed call cost `spent` in all (errors are shared: never mutated). */
+  costing(spent: Spent): LlmError {
+    const { status, retryable, retryAfterMs } = this;
+    return new LlmError(this.kind, this.message, { status, retryable, retryAfterMs, spent });
   }
 }
 

@@ -3,18 +3,22 @@
  * llama.cpp server, LM Studio. One attempt per call; wrap with `robust()` for retries.
  */
 import { LlmError } from './errors.ts';
-import { type HttpContext, joinUrl, postJson, readJson, streamError } from './http.ts';
+import {
+  type HttpContext,
+  joinUrl,
+  postJson,
+  readJson,
+  readLimits,
+  readText,
+  snippet,
+  streamError,
+} from './http.ts';
+import { ChunkAccumulator, openAIFinish, readCompletion } from './openai-reply.ts';
 import { readSse } from './sse.ts';
-import type {
-  ChatMessage,
-  ChatModel,
-  ChatRequest,
-  ChatResponse,
-  FetchLike,
-  FinishReason,
-  ToolCall,
-} from './types.ts';
+import type { ChatMessage, ChatModel, ChatRequest, ChatResponse, FetchLike } from './types.ts';
 import { chatResponse } from './usage.ts';
+
+export { openAIFinish } from './openai-reply.ts';
 
 export interface OpenAIOptions {
   /** e.g. `https://api.openai.com/v1`, `http://127.0.0.1:11434/v1` (Ollama), `https://openrouter.ai/api/v1`. */
@@ -33,6 +37,10 @@ export interface OpenAIOptions {
   headers?: Record<string, string>;
   fetch?: FetchLike;
   now?: () => number;
+  /** An answer may be at most this many bytes (default 32 MiB). */
+  maxResponseBytes?: number;
+  /** A stream that sends nothing for this long fails (default 60 s; 0 = no limit). */
+  idleTimeoutMs?: number;
 }
 
 type OAMessage = {
@@ -42,26 +50,6 @@ type OAMessage = {
   tool_call_id?: string;
   name?: string;
 };
-
-interface OAResponse {
-  model?: string;
-  choices?: { message?: OAMessage; finish_reason?: string | null }[];
-  usage?: { prompt_tokens?: number; completion_tokens?: number } | null;
-  error?: { message?: string };
-}
-
-interface OAChunk {
-  model?: string;
-  choices?: {
-    delta?: {
-      content?: string | null;
-      tool_calls?: { index?: number; id?: string; function?: { name?: string; arguments?: string } }[];
-    };
-    finish_reason?: string | null;
-  }[];
-  usage?: { prompt_tokens?: number; completion_tokens?: number } | null;
-  error?: { message?: string };
-}
 
 export function toOpenAIMessages(messages: readonly ChatMessage[]): OAMessage[] {
   return messages.map((m) => {
@@ -78,13 +66,6 @@ export function toOpenAIMessages(messages: readonly ChatMessage[]): OAMessage[] 
       };
     return { role: m.role, content: m.content };
   });
-}
-
-export function openAIFinish(r: string | null | undefined): FinishReason {
-  if (r === 'stop' || r === 'length' || r === 'tool_calls' || r === 'content_filter') return r;
-  if (r === 'function_call') return 'tool_calls';
-  if (r === 'eos' || r === 'end_turn') return 'stop';
-  return 'unknown';
 }
 
 export class OpenAICompatibleChatModel implements ChatModel {
@@ -115,6 +96,7 @@ export class OpenAICompatibleChatModel implements ChatModel {
       secrets: opts.apiKey ? [opts.apiKey] : [],
       fetch: f,
       now: opts.now ?? Date.now,
+      limits: readLimits(opts),
     };
   }
 
@@ -156,83 +138,78 @@ export class OpenAICompatibleChatModel implements ChatModel {
 
   async complete(req: ChatRequest): Promise<ChatResponse> {
     const res = await postJson(this.http, this.headers(), this.body(req), req.signal);
-    if (req.stream) return this.readStream(req, res);
-    const j = await readJson<OAResponse>(this.http, res, req.signal);
-    if (j.error)
-      throw new LlmError('server', `${this.http.provider}: ${j.error.message}`, {
-        secrets: this.http.secrets,
-      });
-    const choice = j.choices?.[0];
-    if (!choice?.message)
-      throw new LlmError('bad-response', `${this.http.provider} at ${this.http.url} returned no choices.`, {
-        retryable: true,
-      });
-    const text = choice.message.content ?? '';
-    const toolCalls: ToolCall[] | undefined = choice.message.tool_calls?.map((c, i) => ({
-      id: c.id || `call_${i}`,
-      name: c.function.name,
-      arguments: c.function.arguments ?? '',
-    }));
+    const where = `${this.http.provider} at ${this.http.url}`;
+    if (req.stream) {
+      const type = res.headers.get('content-type') ?? '';
+      if (type.includes('text/event-stream')) return this.readStream(req, res, where);
+      // Asked for a stream, got something else: a whole completion is fine, anything else is not.
+      const body = await readText(this.http, res, req.signal);
+      let j: unknown;
+      try {
+        j = JSON.parse(body);
+      } catch {
+        throw new LlmError(
+          'bad-response',
+          `${where} answered a streaming request with ${type || 'no content type'}, not server-sent events: ${snippet(body)}`,
+          { secrets: this.http.secrets, retryable: true },
+        );
+      }
+      return this.fromCompletion(req, where, j, true);
+    }
+    return this.fromCompletion(req, where, await readJson<unknown>(this.http, res, req.signal), false);
+  }
+
+  private fromCompletion(req: ChatRequest, where: string, j: unknown, stream: boolean): ChatResponse {
+    const r = readCompletion(where, j);
+    if (stream && r.text) req.onToken?.(r.text);
     return chatResponse(req, {
-      text,
-      toolCalls,
-      reported: { input: j.usage?.prompt_tokens, output: j.usage?.completion_tokens },
-      model: j.model ?? this.model,
-      finishReason: openAIFinish(choice.finish_reason),
+      text: r.text,
+      toolCalls: r.toolCalls,
+      reported: { input: r.usage?.prompt_tokens, output: r.usage?.completion_tokens },
+      model: r.model ?? this.model,
+      finishReason: openAIFinish(r.finish),
     });
   }
 
-  private async readStream(req: ChatRequest, res: Response): Promise<ChatResponse> {
-    if (!res.body)
-      throw new LlmError('bad-response', 'The streaming response had no body.', { retryable: true });
-    let text = '';
-    let model = this.model;
-    let finish: string | null | undefined;
-    let usage: OAChunk['usage'];
-    const calls: { id: string; name: string; arguments: string }[] = [];
+  private async readStream(req: ChatRequest, res: Response, where: string): Promise<ChatResponse> {
+    const acc = new ChunkAccumulator(where);
+    let done = false;
     try {
-      for await (const ev of readSse(res.body)) {
-        if (ev.data === '[DONE]') break;
-        let chunk: OAChunk;
+      for await (const ev of readSse(this.http, res, req.signal)) {
+        if (ev.data === '[DONE]') {
+          done = true;
+          break;
+        }
+        let chunk: unknown;
         try {
-          chunk = JSON.parse(ev.data) as OAChunk;
+          chunk = JSON.parse(ev.data);
         } catch {
-          throw new LlmError('bad-response', `Unreadable stream chunk: ${ev.data.slice(0, 200)}`, {
-            retryable: true,
-          });
+          throw new LlmError(
+            'bad-response',
+            `${where} sent an unreadable stream chunk: ${snippet(ev.data)}`,
+            {
+              retryable: true,
+            },
+          );
         }
-        if (chunk.error)
-          throw new LlmError('server', `${this.http.provider}: ${chunk.error.message ?? 'error in stream'}`, {
-            secrets: this.http.secrets,
-          });
-        if (chunk.model) model = chunk.model;
-        if (chunk.usage) usage = chunk.usage;
-        const ch = chunk.choices?.[0];
-        if (!ch) continue;
-        const d = ch.delta?.content;
-        if (d) {
-          text += d;
-          req.onToken?.(d);
-        }
-        for (const tc of ch.delta?.tool_calls ?? []) {
-          const i = tc.index ?? calls.length;
-          calls[i] ??= { id: '', name: '', arguments: '' };
-          if (tc.id) calls[i].id = tc.id;
-          if (tc.function?.name) calls[i].name += tc.function.name;
-          if (tc.function?.arguments) calls[i].arguments += tc.function.arguments;
-        }
-        if (ch.finish_reason) finish = ch.finish_reason;
+        acc.add(chunk, req.onToken);
       }
     } catch (e) {
       throw streamError(e, req.signal);
     }
-    const toolCalls = calls.filter(Boolean).map((c, i) => ({ ...c, id: c.id || `call_${i}` }));
+    // Ended without [DONE] and without a finish reason: the connection was cut mid-answer.
+    if (!done && acc.finish === undefined)
+      throw new LlmError(
+        'bad-response',
+        `${where}: the stream ended before the answer was complete (no finish reason, no [DONE]) after ${acc.text.length} characters.`,
+        { retryable: true },
+      );
     return chatResponse(req, {
-      text,
-      toolCalls,
-      reported: { input: usage?.prompt_tokens, output: usage?.completion_tokens },
-      model,
-      finishReason: openAIFinish(finish),
+      text: acc.text,
+      toolCalls: acc.toolCalls(),
+      reported: { input: acc.usage?.prompt_tokens, output: acc.usage?.completion_tokens },
+      model: acc.model ?? this.model,
+      finishReason: openAIFinish(acc.finish),
     });
   }
 }

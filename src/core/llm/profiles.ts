@@ -36,6 +36,10 @@ export const ProviderProfileSchema = z.object({
   streamUsage: z.optional(z.boolean()),
   contextWindow: z.optional(z.int().check(z.positive())),
   timeoutMs: z.optional(z.int().check(z.nonnegative())),
+  /** A stream that sends nothing for this long fails (default 60 s; 0 = no limit). */
+  idleTimeoutMs: z.optional(z.int().check(z.nonnegative())),
+  /** An answer may be at most this many bytes (default 32 MiB). */
+  maxResponseBytes: z.optional(z.int().check(z.positive())),
   retries: z.optional(z.int().check(z.minimum(0), z.maximum(10))),
   concurrency: z.optional(z.int().check(z.minimum(1), z.maximum(64))),
 });
@@ -138,6 +142,8 @@ export function createProvider(profile: ProviderProfile, opts: CreateOptions = {
         streamUsage: profile.streamUsage,
         contextWindow: profile.contextWindow,
         fetch: opts.fetch,
+        idleTimeoutMs: profile.idleTimeoutMs,
+        maxResponseBytes: profile.maxResponseBytes,
       });
     case 'anthropic':
       return new AnthropicChatModel({
@@ -147,6 +153,8 @@ export function createProvider(profile: ProviderProfile, opts: CreateOptions = {
         contextWindow: profile.contextWindow,
         browser: opts.browser,
         fetch: opts.fetch,
+        idleTimeoutMs: profile.idleTimeoutMs,
+        maxResponseBytes: profile.maxResponseBytes,
       });
     case 'webllm': {
       if (!opts.engine)

@@ -86,6 +86,6 @@ export class ReplayChatModel implements ChatModel {
         `Replay: no recorded answer of ${this.provider} "${this.model}" for this request.`,
       );
     if (req.stream && hit.response.text) req.onToken?.(hit.response.text);
-    return { ...hit.response, cached: true };
+    return { ...hit.response, cached: true, calls: 0 };
   }
 }

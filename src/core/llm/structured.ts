@@ -15,6 +15,7 @@ import type {
   ToolCall,
   Usage,
 } from './types.ts';
+import { addSpent, noSpend, spentOfError, spentOfResponse, withSpent } from './usage.ts';
 
 export interface StructuredOptions {
   /** Repair rounds after the first answer (default 2). */
@@ -27,7 +28,7 @@ export interface StructuredResult<T> {
   value: T;
   /** The last response (the one that validated). */
   response: ChatResponse;
-  /** Model calls made, repairs included. */
+  /** Requests that reached the endpoint, repairs and retries included. */
   calls: number;
   /** Usage summed over all calls. */
   usage: Usage;
@@ -60,14 +61,6 @@ export function extractJson(text: string): unknown {
   const end = t.lastIndexOf(open === '{' ? '}' : ']');
   if (end <= start) throw new SyntaxError('the JSON object is not closed');
   return JSON.parse(t.slice(start, end + 1));
-}
-
-function addUsage(a: Usage, b: Usage): Usage {
-  return {
-    inputTokens: a.inputTokens + b.inputTokens,
-    outputTokens: a.outputTokens + b.outputTokens,
-    estimated: a.estimated || b.estimated,
-  };
 }
 
 function describe(e: unknown): string {
@@ -105,17 +98,24 @@ async function loop<T>(
   maxRepairs: number,
 ): Promise<StructuredResult<T>> {
   let messages = req.messages;
-  let usage: Usage = { inputTokens: 0, outputTokens: 0, estimated: false };
+  // Every reply costs, also the ones that cannot be used: a failure carries the sum as `spent`.
+  const spent = noSpend();
   let lastError = '';
   for (let call = 1; call <= maxRepairs + 1; call++) {
-    const res = await model.complete({ ...req, messages });
-    usage = addUsage(usage, res.usage);
+    let res: ChatResponse;
+    try {
+      res = await model.complete({ ...req, messages });
+    } catch (e) {
+      throw withSpent(e, addSpent(spentOfError(e), spent));
+    }
+    addSpent(spent, spentOfResponse(res));
     let a: Attempted | undefined;
     try {
       a = read(res);
-      return { value: validate(a), response: res, calls: call, usage };
+      const { calls, ...usage } = spent;
+      return { value: validate(a), response: res, calls, usage };
     } catch (e) {
-      if (e instanceof LlmError) throw e;
+      if (e instanceof LlmError) throw withSpent(e, spent);
       lastError = describe(e);
       const fix = 'Reply again with only the corrected JSON, nothing else.';
       const badCall = a?.call ?? (e as { call?: ToolCall }).call;
@@ -142,6 +142,7 @@ async function loop<T>(
   throw new LlmError(
     'invalid-output',
     `${model.provider} model "${model.model}" gave no valid structured answer after ${maxRepairs + 1} tries. Last problem: ${lastError}`,
+    { spent },
   );
 }
 

@@ -62,6 +62,16 @@ export interface ChatResponse {
   finishReason: FinishReason;
   /** Set by the response cache when this answer was replayed from it. */
   cached?: boolean;
+  /**
+   * Requests this answer took at the endpoint, failed attempts and retries included (set by
+   * `robust()`; 0 for a cache hit). Absent = 1. `usage` holds the tokens of the answers received.
+   */
+  calls?: number;
+}
+
+/** What one or more calls cost: requests that reached the endpoint, and the tokens counted. */
+export interface Spent extends Usage {
+  calls: number;
 }
 
 export type ProviderKind = 'openai' | 'anthropic' | 'webllm' | 'scripted';

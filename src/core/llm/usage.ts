@@ -1,6 +1,8 @@
-/** Usage from provider counts, or estimated from the text when the provider sent none. */
+/** Usage from provider counts (estimated from the text when the provider sent none), and what calls cost. */
+
+import { LlmError } from './errors.ts';
 import { estimateRequestTokens, estimateTokens } from './tokens.ts';
-import type { ChatRequest, ChatResponse, FinishReason, ToolCall, Usage } from './types.ts';
+import type { ChatRequest, ChatResponse, FinishReason, Spent, ToolCall, Usage } from './types.ts';
 
 export function resolveUsage(
   reported: { input?: number | null; output?: number | null } | undefined,
@@ -38,4 +40,43 @@ export function chatResponse(
     model: r.model,
     finishReason: r.finishReason,
   };
+}
+
+/** Nothing spent yet. */
+export function noSpend(): Spent {
+  return { calls: 0, inputTokens: 0, outputTokens: 0, estimated: false };
+}
+
+/** Adds `b` into `a` (mutating `a`) and returns `a`. */
+export function addSpent(a: Spent, b: Spent): Spent {
+  a.calls += b.calls;
+  a.inputTokens += b.inputTokens;
+  a.outputTokens += b.outputTokens;
+  a.estimated ||= b.estimated;
+  return a;
+}
+
+/** What an answer cost: its `calls` (default 1) and its usage; nothing when it came from a cache. */
+export function spentOfResponse(r: Pick<ChatResponse, 'usage' | 'calls' | 'cached'>): Spent {
+  return r.cached ? { ...noSpend(), calls: r.calls ?? 0 } : { calls: r.calls ?? 1, ...r.usage };
+}
+
+/**
+ * What a failed call cost: the error's note (`spent`); without one, an LlmError is one request
+ * with no tokens known (a provider's failure), any other error nothing.
+ */
+export function spentOfError(e: unknown): Spent {
+  const s = (e as { spent?: Spent } | null)?.spent;
+  if (s && typeof s.calls === 'number') return { ...s };
+  return { ...noSpend(), calls: e instanceof LlmError ? 1 : 0 };
+}
+
+/**
+ * `e` noting that the failed work cost `s` in all: a copy of an LlmError (those may be shared,
+ * e.g. an abort reason); another Error gets a `spent` property; anything else is returned as is.
+ */
+export function withSpent<E>(e: E, s: Spent): E {
+  if (e instanceof LlmError) return e.costing(s) as E;
+  if (e instanceof Error) Object.defineProperty(e, 'spent', { value: { ...s }, configurable: true });
+  return e;
 }

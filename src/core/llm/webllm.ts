@@ -11,9 +11,10 @@ import type {
 } from '@mlc-ai/web-llm';
 import { LlmError } from './errors.ts';
 import { abortError } from './http.ts';
-import { openAIFinish, toOpenAIMessages } from './openai.ts';
+import { toOpenAIMessages } from './openai.ts';
+import { ChunkAccumulator, openAIFinish } from './openai-reply.ts';
 import { estimateRequestTokens } from './tokens.ts';
-import type { ChatModel, ChatRequest, ChatResponse, ToolCall } from './types.ts';
+import type { ChatModel, ChatRequest, ChatResponse } from './types.ts';
 import { chatResponse } from './usage.ts';
 
 /** The part of `MLCEngineInterface` this provider uses (the real engine satisfies it; see below). */
@@ -99,44 +100,28 @@ export class WebLLMChatModel implements ChatModel {
     const signal = req.signal;
     const onAbort = () => this.engine.interruptGenerate();
     signal?.addEventListener('abort', onAbort, { once: true });
-    let text = '';
-    let finish: string | null | undefined;
-    let usage: ChatCompletionChunk['usage'];
-    const calls: ToolCall[] = [];
+    // WebLLM streams OpenAI-shaped chunks: one accumulator for both paths (openai-reply.ts).
+    const acc = new ChunkAccumulator(`WebLLM (${this.model})`);
     try {
       const stream = await this.engine.chat.completions.create(this.request(req));
       for await (const chunk of stream) {
-        if (chunk.usage) usage = chunk.usage;
-        const ch = chunk.choices[0];
-        if (!ch) continue;
-        const d = ch.delta?.content;
-        if (d) {
-          text += d;
-          req.onToken?.(d);
-        }
-        for (const tc of ch.delta?.tool_calls ?? []) {
-          const i = tc.index ?? calls.length;
-          calls[i] ??= { id: tc.id ?? `call_${i}`, name: '', arguments: '' };
-          if (tc.function?.name) calls[i].name += tc.function.name;
-          if (tc.function?.arguments) calls[i].arguments += tc.function.arguments;
-        }
-        if (ch.finish_reason) finish = ch.finish_reason;
+        acc.add(chunk, req.onToken);
         if (signal?.aborted) break;
       }
     } catch (e) {
       if (signal?.aborted) throw abortError(signal);
+      if (e instanceof LlmError) throw e;
       throw webllmError(e, this.model);
     } finally {
       signal?.removeEventListener('abort', onAbort);
     }
     if (signal?.aborted) throw abortError(signal);
-    const toolCalls = calls.filter(Boolean);
     return chatResponse(req, {
-      text,
-      toolCalls,
-      reported: { input: usage?.prompt_tokens, output: usage?.completion_tokens },
+      text: acc.text,
+      toolCalls: acc.toolCalls(),
+      reported: { input: acc.usage?.prompt_tokens, output: acc.usage?.completion_tokens },
       model: this.model,
-      finishReason: openAIFinish(finish),
+      finishReason: openAIFinish(acc.finish),
     });
   }
 }

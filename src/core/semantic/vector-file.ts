@@ -74,12 +74,15 @@ export function decodeVectorFile(bytes: Uint8Array): DecodedVectors {
   const decoder = new TextDecoder();
   for (let i = 0; i < count; i++) {
     const end = bytes.indexOf(NEWLINE, pos);
-    if (end < 0) throw new Error(`word-vector file is truncated in its vocabulary (word ${i + 1} of ${count})`);
+    if (end < 0)
+      throw new Error(`word-vector file is truncated in its vocabulary (word ${i + 1} of ${count})`);
     words[i] = decoder.decode(bytes.subarray(pos, end));
     pos = end + 1;
   }
   if (bytes.length - pos < count * dims)
-    throw new Error(`word-vector file is truncated: ${count * dims} vector bytes expected, ${bytes.length - pos} found`);
+    throw new Error(
+      `word-vector file is truncated: ${count * dims} vector bytes expected, ${bytes.length - pos} found`,
+    );
   const rows = new Int8Array(bytes.buffer, bytes.byteOffset + pos, count * dims);
   return { header, words, rows };
 }

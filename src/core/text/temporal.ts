@@ -40,7 +40,8 @@ export function hasTemporalCue(text: string): boolean {
 
 const RELATIVE =
   /\b(?:yesterday|today|tonight|tomorrow|ago|last|next|this|few|recently|earlier|later|weekend)\b/i;
-const LOOSE = /\b(?:last|next|this)\s+(?:week|weekend|mon|tue|wed|thu|fri|sat|sun)|\bfew\b|\bweekends?\b|\bweeks?\s+ago\b/i;
+const LOOSE =
+  /\b(?:last|next|this)\s+(?:week|weekend|mon|tue|wed|thu|fri|sat|sun)|\bfew\b|\bweekends?\b|\bweeks?\s+ago\b/i;
 
 function toDay(iso: string | undefined): number | null {
   if (!iso) return null;
@@ -105,7 +106,7 @@ export function temporalMentions(text: string, today: number | null): TemporalMe
       const start = toDay(d.dates?.start);
       const end = toDay(d.dates?.end) ?? start;
       if (start === null || end === null) continue;
-      const words = d.text.replace(/[\s\W]+$/, "").trim();
+      const words = d.text.replace(/[\s\W]+$/, '').trim();
       const relative = RELATIVE.test(words) ? words.toLowerCase() : null;
       out.push({
         text: words,
@@ -126,7 +127,9 @@ export function referenceDay(text: string): number | null {
     const t = Date.UTC(Number(iso[1]), Number(iso[2]) - 1, Number(iso[3]));
     return Number.isFinite(t) ? Math.floor(t / DAY_MS) : null;
   }
-  const found = temporalMentions(text, null).find((m) => m.span && m.relative === null && m.span.end === m.span.start);
+  const found = temporalMentions(text, null).find(
+    (m) => m.span && m.relative === null && m.span.end === m.span.start,
+  );
   return found?.span?.start ?? null;
 }
 

@@ -1,13 +1,35 @@
-/** Reads smartcomment / MemTraceBench JSON text into a validated document. Never throws on bad input. */
+/**
+ * Reads smartcomment / MemTraceBench JSON text into a validated document. Span formats
+ * (OTLP/JSON and JSON Lines, Phoenix rows, Langfuse exports: `otel/`) are detected and
+ * mapped to the same document first. Never throws on bad input.
+ */
 
 import { IssueCollector, type TraceIssue } from './issues.ts';
 import { findJsonSyntaxError } from './json-syntax.ts';
+import {
+  detectSpanFormat,
+  jsonLinesFormat,
+  type OtelImportSummary,
+  readJsonLines,
+  readSpans,
+  type SpanFile,
+  spansToTrace,
+  summaryText,
+} from './otel/index.ts';
+import type { OtelSpan } from './otel/span.ts';
 import type { TraceDocument } from './types.ts';
 import { validateDocument } from './validate.ts';
 
 export type ImportResult =
-  | { ok: true; doc: TraceDocument; issues: TraceIssue[] }
-  | { ok: false; issues: TraceIssue[] };
+  | { ok: true; doc: TraceDocument; issues: TraceIssue[]; summary?: ImportSummary }
+  | { ok: false; issues: TraceIssue[]; summary?: ImportSummary };
+
+/** What a span file was mapped to (absent for smartcomment files). */
+export interface ImportSummary {
+  /** One line for people, e.g. `OTLP/JSON: 1 span → 1 op, …; no cases …`. */
+  text: string;
+  otel: OtelImportSummary;
+}
 
 export interface ImportOptions {
   /** Name used in every message (a path or the dropped file's name). */
@@ -27,6 +49,9 @@ export function parseTraceText(text: string, options: ImportOptions): ImportResu
   try {
     value = JSON.parse(stripBom(text));
   } catch (e) {
+    const lines = jsonLinesFormat(stripBom(text));
+    if (lines)
+      return fromSpans({ format: lines, spans: readJsonLines(stripBom(text), lines, issues) }, issues);
     const syntax = findJsonSyntaxError(stripBom(text));
     if (syntax) {
       issues.add('error', 'json-syntax', `invalid JSON: ${syntax.message}`, {
@@ -39,7 +64,29 @@ export function parseTraceText(text: string, options: ImportOptions): ImportResu
     }
     return { ok: false, issues: issues.finish() };
   }
+  const format = detectSpanFormat(value);
+  if (format) {
+    const spans: OtelSpan[] = [];
+    readSpans(value, format, '', issues, spans);
+    value = undefined; // the spans hold what is needed; let the parsed tree go before mapping
+
+    return fromSpans({ format, spans }, issues);
+  }
   return validateParsed(value, issues);
+}
+
+function fromSpans(file: SpanFile, issues: IssueCollector): ImportResult {
+  let mapped: ReturnType<typeof spansToTrace>;
+  try {
+    mapped = spansToTrace(file, issues);
+  } catch (e) {
+    issues.error('internal', `the spans could not be mapped: ${e instanceof Error ? e.message : String(e)}`);
+    mapped = null;
+  }
+  if (!mapped) return { ok: false, issues: issues.finish() };
+  const summary = { text: summaryText(mapped.summary), otel: mapped.summary };
+  const r = validateParsed(mapped.doc, issues);
+  return { ...r, summary };
 }
 
 /** Validates an already-parsed value (e.g. from a streaming parser). */

@@ -5,3 +5,4 @@ export * from './issues.ts';
 export * from './json-syntax.ts';
 export * from './pyrepr.ts';
 export * from './types.ts';
+export * from './utf8.ts';

@@ -88,7 +88,43 @@ const COMMON: [string, Kind][] = [
   ['metadata', 'object'],
 ];
 
+/**
+ * Deepest nesting accepted inside a record's field. Rendering and export use JSON.stringify,
+ * which recurses: a value nested thousands of levels deep overflows the stack (no real trace
+ * comes near this).
+ */
+export const MAX_NESTING = 256;
+
+/** Whether a value nests objects/lists more than `limit` levels (iterative: the check cannot overflow). */
+function nestsDeeperThan(v: unknown, limit: number): boolean {
+  const stack: [unknown, number][] = [[v, 1]];
+  while (stack.length > 0) {
+    const [x, depth] = stack.pop()!;
+    if (typeof x !== 'object' || x === null) continue;
+    if (depth > limit) return true;
+    for (const child of Array.isArray(x) ? x : Object.values(x))
+      if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
+/** Fatal: a field nested deeper than MAX_NESTING. Returns whether the record is fine. */
+function nesting(issues: IssueCollector, rec: Record<string, unknown>, path: string): boolean {
+  let ok = true;
+  for (const [key, v] of Object.entries(rec))
+    if (typeof v === 'object' && v !== null && nestsDeeperThan(v, MAX_NESTING)) {
+      issues.error(
+        'too-deep',
+        `${key} nests more than ${MAX_NESTING} levels deep; such a file cannot be shown or exported`,
+        `${path}.${key}`,
+      );
+      ok = false;
+    }
+  return ok;
+}
+
 function commonFields(issues: IssueCollector, rec: Record<string, unknown>, path: string) {
+  nesting(issues, rec, path);
   for (const [key, kind] of COMMON) field(issues, rec, key, kind, path, false);
   const ts = own(rec, 'created_at');
   if (typeof ts === 'string' && !TIMESTAMP.test(ts))
@@ -129,8 +165,6 @@ export function validateDocument(value: unknown, issues: IssueCollector): value 
     issues.error('not-a-graph', `the top level is ${typeName(value)}; expected a smartcomment graph object`);
     return false;
   }
-  field(issues, value, 'graph_id', 'string', '$', false);
-  field(issues, value, 'metadata', 'object', '$', false);
   const data = own(value, 'data');
   if (!isObject(data)) {
     issues.error(
@@ -140,6 +174,10 @@ export function validateDocument(value: unknown, issues: IssueCollector): value 
     );
     return false;
   }
+  graphId(issues, own(value, 'graph_id'));
+  const { data: _records, ...top } = value;
+  nesting(issues, top, '$');
+  field(issues, value, 'metadata', 'object', '$', false);
   const lists: Record<string, unknown[]> = {};
   for (const name of LISTS) {
     const list = own(data, name);
@@ -240,6 +278,26 @@ export function validateDocument(value: unknown, issues: IssueCollector): value 
   return !issues.hasErrors;
 }
 
+/** Longest graph_id accepted (it is the stored trace's key and part of its address). */
+export const MAX_GRAPH_ID_LENGTH = 512;
+
+/** The graph's identity: a non-empty string without control characters, at most MAX_GRAPH_ID_LENGTH long. */
+function graphId(issues: IssueCollector, v: unknown) {
+  const expected = `expected a non-empty string of at most ${MAX_GRAPH_ID_LENGTH} characters (the trace's identity)`;
+  let problem: string | null = null;
+  if (v === undefined) problem = 'is missing';
+  else if (typeof v !== 'string') problem = `is ${typeName(v)}`;
+  else if (v.trim() === '') problem = 'is empty';
+  else if (v.length > MAX_GRAPH_ID_LENGTH) problem = `is ${v.length} characters long`;
+  else if (/[\u0000-\u001f\u007f]/.test(v)) problem = 'holds a control character';
+  if (problem)
+    issues.error(
+      v === undefined ? 'missing-field' : 'bad-graph-id',
+      `graph_id ${problem}; ${expected}`,
+      '$.graph_id',
+    );
+}
+
 function validateAnnotations(list: unknown, ids: ValidatedIds, issues: IssueCollector) {
   if (list === undefined) return;
   if (!Array.isArray(list)) {
@@ -256,6 +314,7 @@ function validateAnnotations(list: unknown, ids: ValidatedIds, issues: IssueColl
       issues.warn('not-a-record', `annotation is ${typeName(rec)}; expected an object — ignored`, path);
       return;
     }
+    nesting(issues, rec, path);
     if (field(issues, rec, 'query_id', 'string', path, false) && !ids.nodeIds.has(rec.query_id as string))
       issues.warn(
         'dangling-annotation',

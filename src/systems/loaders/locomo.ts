@@ -5,7 +5,9 @@
  * The LLM-written texts of the data set ride along: each turn's observations (`recorded`)
  * and each session's summary.
  */
+import { z } from 'zod';
 import type { Conversation, ConversationSession, Question, Turn } from '../types.ts';
+import { parseAs } from './format.ts';
 
 export const LOCOMO_CATEGORIES: Record<number, string> = {
   1: 'multi-hop',
@@ -15,15 +17,57 @@ export const LOCOMO_CATEGORIES: Record<number, string> = {
   5: 'adversarial',
 };
 
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
-
 export interface LocomoOptions {
   /** Id for a flattened file (e.g. from its name: `26.json` → `conv-26`). */
   id?: string;
   /** Keep adversarial (category 5) questions; off by default, as in Mem0's and EverMemOS's evaluations. */
   includeAdversarial?: boolean;
 }
+
+const LocomoTurn = z.looseObject({
+  speaker: z.string(),
+  dia_id: z.string(),
+  text: z.string(),
+  blip_caption: z.string().optional(),
+});
+
+const Qa = z.looseObject({
+  question: z.string(),
+  answer: z.union([z.string(), z.number()]).nullish(),
+  adversarial_answer: z.union([z.string(), z.number()]).nullish(),
+  evidence: z.array(z.string()).optional(),
+  category: z.number().optional(),
+});
+
+const SESSION_KEY = /^session_(\d+)$/;
+
+/** The speakers and `session_N` turn lists (checked key by key: their number varies). */
+const LocomoConversation = z
+  .looseObject({ speaker_a: z.string(), speaker_b: z.string() })
+  .superRefine((conv, ctx) => {
+    const keys = Object.keys(conv).filter((k) => SESSION_KEY.test(k));
+    if (keys.length === 0)
+      ctx.addIssue({ code: 'custom', message: 'expected session_1, session_2, … turn lists' });
+    for (const k of keys) {
+      const r = z.array(LocomoTurn).safeParse(conv[k]);
+      if (!r.success) for (const i of r.error.issues) ctx.addIssue({ ...i, path: [k, ...i.path] } as never);
+    }
+  });
+type LocomoConversation = z.infer<typeof LocomoConversation>;
+
+const Sample = z.looseObject({
+  sample_id: z.string().optional(),
+  conversation: LocomoConversation,
+  qa: z.array(Qa),
+});
+const Samples = z.array(Sample).min(1);
+const Flattened = z.intersection(
+  LocomoConversation,
+  z.looseObject({ sample_id: z.string().optional(), qa: z.array(Qa) }),
+);
+
+type Obj = Record<string, unknown>;
+const isObj = (x: unknown): x is Obj => typeof x === 'object' && x !== null && !Array.isArray(x);
 
 /** Where a sample keeps its LLM-written texts: `observation` / `session_summary` (canonical) or top-level keys (v2). */
 function recordedSource(sample: Obj): { observation: Obj; summary: Obj } {
@@ -66,34 +110,25 @@ function attachRecorded(session: ConversationSession, n: number, rec: { observat
 }
 
 function sessionsOf(
-  conv: Obj,
+  conv: LocomoConversation,
   rec: { observation: Obj; summary: Obj },
-): {
-  sessions: ConversationSession[];
-  speakers: string[];
-} {
-  const speakers = [conv.speaker_a, conv.speaker_b].filter((s): s is string => typeof s === 'string');
+): { sessions: ConversationSession[]; speakers: string[] } {
+  const speakers = [conv.speaker_a, conv.speaker_b];
   const numbers = Object.keys(conv)
-    .map((k) => /^session_(\d+)$/.exec(k))
+    .map((k) => SESSION_KEY.exec(k))
     .filter((m): m is RegExpExecArray => m !== null)
     .map((m) => Number(m[1]))
     .sort((a, b) => a - b);
   const sessions: ConversationSession[] = [];
   for (const n of numbers) {
-    const raw = conv[`session_${n}`];
-    if (!Array.isArray(raw) || raw.length === 0) continue;
-    const turns: Turn[] = [];
-    for (const t of raw) {
-      if (!isObj(t) || typeof t.dia_id !== 'string' || typeof t.text !== 'string') continue;
-      const speaker = typeof t.speaker === 'string' ? t.speaker : '';
-      const caption = typeof t.blip_caption === 'string' ? ` [shares a photo: ${t.blip_caption}]` : '';
-      turns.push({
-        id: t.dia_id,
-        speaker,
-        role: speaker === speakers[0] ? 'user' : 'assistant',
-        text: t.text + caption,
-      });
-    }
+    const raw = conv[`session_${n}`] as z.infer<typeof LocomoTurn>[];
+    if (raw.length === 0) continue;
+    const turns: Turn[] = raw.map((t) => ({
+      id: t.dia_id,
+      speaker: t.speaker,
+      role: t.speaker === speakers[0] ? 'user' : 'assistant',
+      text: t.text + (t.blip_caption ? ` [shares a photo: ${t.blip_caption}]` : ''),
+    }));
     const date = conv[`session_${n}_date_time`];
     const session = { index: n, id: `session_${n}`, dateTime: typeof date === 'string' ? date : '', turns };
     attachRecorded(session, n, rec);
@@ -105,12 +140,15 @@ function sessionsOf(
   return { sessions, speakers };
 }
 
-function questionsOf(id: string, qa: unknown, after: number, options: LocomoOptions): Question[] {
-  if (!Array.isArray(qa)) return [];
+function questionsOf(
+  id: string,
+  qa: z.infer<typeof Qa>[],
+  after: number,
+  options: LocomoOptions,
+): Question[] {
   const out: Question[] = [];
   qa.forEach((q, i) => {
-    if (!isObj(q) || typeof q.question !== 'string') return;
-    const cat = typeof q.category === 'number' ? q.category : 0;
+    const cat = q.category ?? 0;
     if (cat === 5 && !options.includeAdversarial) return;
     const answer = q.answer ?? q.adversarial_answer;
     if (answer === undefined || answer === null) return;
@@ -118,9 +156,7 @@ function questionsOf(id: string, qa: unknown, after: number, options: LocomoOpti
       id: `${id}-qa-${i}`,
       question: q.question,
       answers: [String(answer)],
-      evidence: Array.isArray(q.evidence)
-        ? q.evidence.flatMap((e) => (typeof e === 'string' ? e.split(/[;,]\s*/) : [])).map((e) => e.trim())
-        : [],
+      evidence: (q.evidence ?? []).flatMap((e) => e.split(/[;,]\s*/)).map((e) => e.trim()),
       category: LOCOMO_CATEGORIES[cat] ?? String(cat),
       askedBefore: after,
     });
@@ -128,7 +164,13 @@ function questionsOf(id: string, qa: unknown, after: number, options: LocomoOpti
   return out;
 }
 
-function one(id: string, sample: Obj, conv: Obj, qa: unknown, options: LocomoOptions): Conversation {
+function one(
+  id: string,
+  sample: Obj,
+  conv: LocomoConversation,
+  qa: z.infer<typeof Qa>[],
+  options: LocomoOptions,
+): Conversation {
   const { sessions, speakers } = sessionsOf(conv, recordedSource(sample));
   return {
     dataset: 'locomo',
@@ -139,35 +181,19 @@ function one(id: string, sample: Obj, conv: Obj, qa: unknown, options: LocomoOpt
   };
 }
 
-/** Parses either layout (already JSON-parsed). */
+/** Parses either layout (already JSON-parsed); a file of another shape fails naming the first mismatch. */
 export function loadLocomo(data: unknown, options: LocomoOptions = {}): Conversation[] {
+  // The layout is chosen by shape first, so a mismatch is reported inside it (not as "no layout fits").
   if (Array.isArray(data))
-    return data.filter(isObj).map((s, i) => {
-      const id = typeof s.sample_id === 'string' ? s.sample_id : `conv-${i}`;
-      return one(id, s, isObj(s.conversation) ? s.conversation : {}, s.qa, options);
-    });
-  if (isObj(data)) {
-    if (isObj(data.conversation))
-      return [
-        one(
-          typeof data.sample_id === 'string' ? data.sample_id : (options.id ?? 'conv'),
-          data,
-          data.conversation,
-          data.qa,
-          options,
-        ),
-      ];
-    return [
-      one(
-        typeof data.sample_id === 'string' ? data.sample_id : (options.id ?? 'conv'),
-        data,
-        data,
-        data.qa,
-        options,
-      ),
-    ];
+    return parseAs(Samples, data, 'LoCoMo').map((s, i) =>
+      one(s.sample_id ?? `conv-${i}`, s, s.conversation, s.qa, options),
+    );
+  if (typeof data === 'object' && data !== null && 'conversation' in data) {
+    const s = parseAs(Sample, data, 'LoCoMo');
+    return [one(s.sample_id ?? options.id ?? 'conv', s, s.conversation, s.qa, options)];
   }
-  throw new Error('not a LoCoMo file: expected a list of samples or one flattened conversation');
+  const f = parseAs(Flattened, data, 'LoCoMo');
+  return [one(f.sample_id ?? options.id ?? 'conv', f, f, f.qa, options)];
 }
 
 /** `…/v2/26.json` → `conv-26`. */

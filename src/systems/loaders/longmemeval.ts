@@ -3,32 +3,50 @@
  * one conversation — its haystack sessions, then one question asked after all of them.
  * Evidence = turns marked `has_answer`, else every turn of the answer sessions.
  */
+import { z } from 'zod';
 import type { Conversation, Question, Turn } from '../types.ts';
+import { parseAs } from './format.ts';
 
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+const Instance = z.looseObject({
+  question_id: z.string(),
+  question_type: z.string().optional(),
+  question: z.string(),
+  answer: z.union([z.string(), z.number()]),
+  question_date: z.string().optional(),
+  haystack_session_ids: z.array(z.union([z.string(), z.number()])).optional(),
+  haystack_dates: z.array(z.string()).optional(),
+  haystack_sessions: z.array(
+    z.array(
+      z.looseObject({
+        role: z.enum(['user', 'assistant']),
+        content: z.string(),
+        has_answer: z.boolean().optional(),
+      }),
+    ),
+  ),
+  answer_session_ids: z.array(z.union([z.string(), z.number()])).optional(),
+});
 
+/** A list of instances or one instance (already JSON-parsed); another shape fails naming the first mismatch. */
 export function loadLongMemEval(data: unknown): Conversation[] {
-  const list = Array.isArray(data) ? data : [data];
-  return list.filter(isObj).map((inst, n) => {
-    const qid = typeof inst.question_id === 'string' ? inst.question_id : `lme-${n}`;
-    const ids = Array.isArray(inst.haystack_session_ids) ? inst.haystack_session_ids.map(String) : [];
-    const dates = Array.isArray(inst.haystack_dates) ? inst.haystack_dates.map(String) : [];
-    const raw = Array.isArray(inst.haystack_sessions) ? inst.haystack_sessions : [];
-    const answerSessions = new Set(
-      Array.isArray(inst.answer_session_ids) ? inst.answer_session_ids.map(String) : [],
-    );
+  const list = Array.isArray(data)
+    ? parseAs(z.array(Instance).min(1), data, 'LongMemEval')
+    : [parseAs(Instance, data, 'LongMemEval')];
+  return list.map((inst) => {
+    const qid = inst.question_id;
+    const ids = (inst.haystack_session_ids ?? []).map(String);
+    const dates = inst.haystack_dates ?? [];
+    const answerSessions = new Set((inst.answer_session_ids ?? []).map(String));
     const marked: string[] = [];
     const inAnswerSessions: string[] = [];
-    const sessions = raw.map((s, i) => {
+    const sessions = inst.haystack_sessions.map((s, i) => {
       const sid = ids[i] ?? `session_${i + 1}`;
-      const turns: Turn[] = (Array.isArray(s) ? s : []).filter(isObj).map((t, j) => {
-        const role = t.role === 'assistant' ? 'assistant' : 'user';
+      const turns: Turn[] = s.map((t, j) => {
         const turn: Turn = {
           id: `${sid}:${j}`,
-          speaker: role === 'user' ? 'User' : 'Assistant',
-          role,
-          text: typeof t.content === 'string' ? t.content : '',
+          speaker: t.role === 'user' ? 'User' : 'Assistant',
+          role: t.role,
+          text: t.content,
         };
         if (t.has_answer === true) marked.push(turn.id);
         if (answerSessions.has(sid)) inAnswerSessions.push(turn.id);
@@ -36,15 +54,15 @@ export function loadLongMemEval(data: unknown): Conversation[] {
       });
       return { index: i + 1, id: sid, dateTime: dates[i] ?? '', turns };
     });
-    const type = typeof inst.question_type === 'string' ? inst.question_type : 'unknown';
+    const type = inst.question_type ?? 'unknown';
     const question: Question = {
       id: qid,
-      question: typeof inst.question === 'string' ? inst.question : '',
-      answers: [inst.answer === undefined || inst.answer === null ? '' : String(inst.answer)],
+      question: inst.question,
+      answers: [String(inst.answer)],
       evidence: marked.length ? marked : inAnswerSessions,
       category: qid.endsWith('_abs') ? `${type} (abstention)` : type,
       askedBefore: sessions.length + 1,
-      ...(typeof inst.question_date === 'string' ? { date: inst.question_date } : {}),
+      ...(inst.question_date !== undefined ? { date: inst.question_date } : {}),
     };
     return {
       dataset: 'longmemeval',

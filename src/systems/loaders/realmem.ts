@@ -5,11 +5,36 @@
  * its source session whose text overlaps that memory most. The session's `extracted_memory`
  * (LLM-written) is put on the turns it came from (`recorded`).
  */
+import { z } from 'zod';
 import { overlap } from '../text.ts';
 import type { Conversation, ConversationSession, Question, Turn } from '../types.ts';
+import { parseAs } from './format.ts';
+
+const MemoryUsed = z.looseObject({ session_uuid: z.string(), content: z.string() });
+const DialogueTurn = z.looseObject({
+  speaker: z.string(),
+  content: z.string(),
+  is_query: z.boolean().optional(),
+  query_id: z.string().nullish(),
+  category_name: z.string().nullish(),
+  memory_used: z.array(MemoryUsed).nullish(),
+});
+const RealmemFile = z.looseObject({
+  _metadata: z.looseObject({ person_name: z.string().optional() }).optional(),
+  dialogues: z
+    .array(
+      z.looseObject({
+        session_uuid: z.string().optional(),
+        session_identifier: z.string().optional(),
+        current_time: z.string().optional(),
+        dialogue_turns: z.array(DialogueTurn),
+      }),
+    )
+    .min(1),
+});
 
 type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isObj = (x: unknown): x is Obj => typeof x === 'object' && x !== null && !Array.isArray(x);
 
 /**
  * The turn an extracted memory came from: the turn whose text is its `source_content_snapshot`
@@ -46,55 +71,47 @@ function attachExtracted(session: ConversationSession, extracted: unknown) {
   }
 }
 
+/** One persona's file (already JSON-parsed); a file of another shape fails naming the first mismatch. */
 export function loadRealmem(data: unknown, options: { id?: string } = {}): Conversation {
-  if (!isObj(data) || !Array.isArray(data.dialogues))
-    throw new Error('not a RealMem file: expected {dialogues: [...]}');
-  const meta = isObj(data._metadata) ? data._metadata : {};
-  const person = typeof meta.person_name === 'string' ? meta.person_name : 'user';
+  const file = parseAs(RealmemFile, data, 'RealMem');
+  const person = file._metadata?.person_name ?? 'user';
   const id = options.id ?? person;
   const sessions: ConversationSession[] = [];
   const questions: Question[] = [];
   const byUuid = new Map<string, ConversationSession>();
   const pending: { q: Question; used: { uuid: string; content: string }[] }[] = [];
-  for (const d of data.dialogues) {
-    if (!isObj(d) || !Array.isArray(d.dialogue_turns)) continue;
-    const uuid = typeof d.session_uuid === 'string' ? d.session_uuid : `s${sessions.length + 1}`;
+  for (const d of file.dialogues) {
+    const uuid = d.session_uuid ?? `s${sessions.length + 1}`;
     const session: ConversationSession = {
       index: sessions.length + 1,
-      id: typeof d.session_identifier === 'string' ? d.session_identifier : uuid,
-      dateTime: typeof d.current_time === 'string' ? d.current_time : '',
+      id: d.session_identifier ?? uuid,
+      dateTime: d.current_time ?? '',
       turns: [],
     };
-    const raw = d.dialogue_turns.filter(isObj);
+    const raw = d.dialogue_turns;
     raw.forEach((t, i) => {
-      const speaker = typeof t.speaker === 'string' ? t.speaker : '';
-      const text = typeof t.content === 'string' ? t.content : '';
       const turn: Turn = {
         id: `${uuid}:${i}`,
-        speaker: speaker === 'User' ? person : speaker,
-        role: speaker === 'User' ? 'user' : 'assistant',
-        text,
+        speaker: t.speaker === 'User' ? person : t.speaker,
+        role: t.speaker === 'User' ? 'user' : 'assistant',
+        text: t.content,
       };
       session.turns.push(turn);
       if (t.is_query === true) {
         const reply = raw[i + 1];
-        const used = isObj(reply) && Array.isArray(reply.memory_used) ? reply.memory_used.filter(isObj) : [];
         const q: Question = {
-          id: `${id}-${typeof t.query_id === 'string' ? t.query_id : `q${questions.length}`}`,
-          question: text,
-          answers: [isObj(reply) && typeof reply.content === 'string' ? reply.content : ''],
+          id: `${id}-${t.query_id ?? `q${questions.length}`}`,
+          question: t.content,
+          answers: [reply?.content ?? ''],
           evidence: [],
-          category: typeof t.category_name === 'string' ? t.category_name : 'unknown',
+          category: t.category_name ?? 'unknown',
           askedBefore: session.index,
           date: session.dateTime,
         };
         questions.push(q);
         pending.push({
           q,
-          used: used.map((u) => ({
-            uuid: typeof u.session_uuid === 'string' ? u.session_uuid : '',
-            content: typeof u.content === 'string' ? u.content : '',
-          })),
+          used: (reply?.memory_used ?? []).map((u) => ({ uuid: u.session_uuid, content: u.content })),
         });
       }
     });

@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import type { TraceGraph } from '../../graph/graph.ts';
-import { blockAt, type ObsBlock, type ObsLog, renderObsLog } from '../../graph/obs.ts';
+import { blockAt, type ObsBlock, type ObsLog, opOrderByIdTies, renderObsLog } from '../../graph/obs.ts';
 import { pageOf } from '../../graph/paging.ts';
 import { compilePattern } from '../../graph/search.ts';
 import type { ActionSpec } from '../../llm/structured.ts';
@@ -67,14 +67,14 @@ ${CHECKLIST}
 
 How you work: the execution graph is flattened into a log of operation blocks in execution order. Each block shows an operation's name, category, created_at, comment, metadata and its input / intermediate / output variables with their values. Use overview, grep, window and view_op to read it; grep, window and view_op tell you the op_id of each block. Judge operations against their own job in execution order and give the final answer with the op_id of the decisive faulty operation. Give one action per reply.`;
 
-const logs = new WeakMap<TraceGraph, ObsLog>();
+const logs = { op_id: new WeakMap<TraceGraph, ObsLog>(), file: new WeakMap<TraceGraph, ObsLog>() };
 
-/** The graph's operation-block log, rendered once per graph. */
-export function obsLogOf(g: TraceGraph): ObsLog {
-  let log = logs.get(g);
+/** The graph's operation-block log, rendered once per graph and tie order (`Budgets.obsTies`). */
+export function obsLogOf(g: TraceGraph, ties: Budgets['obsTies'] = 'op_id'): ObsLog {
+  let log = logs[ties].get(g);
   if (!log) {
-    log = renderObsLog(g);
-    logs.set(g, log);
+    log = renderObsLog(g, ties === 'op_id' ? opOrderByIdTies(g) : g.opOrder);
+    logs[ties].set(g, log);
   }
   return log;
 }
@@ -89,7 +89,7 @@ function blockLabel(g: TraceGraph, log: ObsLog, b: ObsBlock): string {
 }
 
 export function obsTools(g: TraceGraph, b: Budgets) {
-  const log = obsLogOf(g);
+  const log = obsLogOf(g, b.obsTies);
   const blockText = (bl: ObsBlock) => log.text.slice(bl.start, bl.end);
   const blockNumber = new Map<number, number>(log.blocks.map((bl, i) => [bl.op, i]));
   return {
@@ -242,7 +242,7 @@ export async function attributeObs(
   return startAgent('obs', input, deps, hooks, {
     env: (b, text) => obsEnv(input, b, text),
     begin(cp, prior, b, text) {
-      const log = obsLogOf(g);
+      const log = obsLogOf(g, b.obsTies);
       const parts = [
         text,
         `The operation-block log has ${log.blocks.length} blocks, ${log.text.length} characters.`,

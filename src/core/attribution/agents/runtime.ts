@@ -10,7 +10,8 @@ import { isSentinelOp } from '../../graph/graph.ts';
 import { LlmError } from '../../llm/errors.ts';
 import { type ActionSpec, completeAction } from '../../llm/structured.ts';
 import { estimateTokens } from '../../llm/tokens.ts';
-import type { ChatMessage, ChatModel, Usage } from '../../llm/types.ts';
+import type { ChatMessage, ChatModel, ChatResponse, Spent } from '../../llm/types.ts';
+import { spentOfError, spentOfResponse, withSpent } from '../../llm/usage.ts';
 import { ERROR_TYPES, type ErrorType, isErrorType } from '../../trace/types.ts';
 import {
   type Attribution,
@@ -23,22 +24,35 @@ import {
 
 export type AgentMethod = 'memtrace' | 'obs';
 
-/** Knobs of both agents; every field has the paper's default. */
+/**
+ * Named budget sets. `paper` (the default) is the paper's released values: compress past 272k
+ * tokens, summarise at most 1M, pages of 128k and windows of 32k characters, OBS blocks tied
+ * on created_at ordered by op id. `window-scaled` fits a smaller model: compress at 80 % of its
+ * context window, summarise at most 90 % of it, pages and windows at most ~30 % of it, OBS ties
+ * in file order.
+ */
+export type AgentPreset = 'paper' | 'window-scaled';
+export const AGENT_PRESETS: readonly AgentPreset[] = ['paper', 'window-scaled'];
+
+/** Knobs of both agents: a preset (default `paper`), and any field set here overrides it. */
 export interface AgentOptions {
+  preset?: AgentPreset;
   /** Reasoning iterations (default 200). */
   maxSteps?: number;
   /** Sampling temperature (default 1.0). */
   temperature?: number;
   /** Context window in tokens; default the model's `capabilities.contextWindow`, else 272k. */
   contextWindow?: number;
-  /** Compress when the conversation passes this many tokens (default 80 % of the window). */
+  /** Compress when the conversation passes this many tokens (paper: 272k; window-scaled: 80 % of the window). */
   compressAt?: number;
-  /** At most this many tokens of history are summarised in one call (default min(1M, 90 % of the window)). */
+  /** At most this many tokens of history are summarised in one call (paper: 1M; window-scaled: min(1M, 90 %)). */
   compressCap?: number;
-  /** Characters per page of an explore view or value (default 128k, less on small windows). */
+  /** Characters per page of an explore view or value (paper: 128k; window-scaled: less on small windows). */
   pageChars?: number;
-  /** OBS window size in characters (default 32k, less on small windows). */
+  /** OBS window size in characters (paper: 32k; window-scaled: less on small windows). */
   windowChars?: number;
+  /** OBS blocks with the same created_at: by op id (paper) or in file order (window-scaled). */
+  obsTies?: 'op_id' | 'file';
   /** Add the per-system prior text when the system is known (default true). */
   systemPriors?: boolean;
   /** How the model picks actions: `auto` uses native tools when the provider has them. */
@@ -89,11 +103,15 @@ export interface AgentCheckpoint {
 }
 
 export const DEFAULT_CONTEXT_WINDOW = 272_000;
+/** The paper's compression threshold and summarisation cap, in tokens. */
+export const PAPER_COMPRESS_AT = 272_000;
+export const PAPER_COMPRESS_CAP = 1_000_000;
 export const MAX_STEPS = 200;
 export const MAX_BAD_REPLIES = 3;
 export const KEEP_RECENT = 3;
 
 export interface Budgets {
+  preset: AgentPreset;
   maxSteps: number;
   temperature: number;
   window: number;
@@ -103,22 +121,30 @@ export interface Budgets {
   windowChars: number;
   systemPriors: boolean;
   mode: 'auto' | 'json' | 'tool';
+  obsTies: 'op_id' | 'file';
 }
 
+/** The budgets of a run: the preset's values, with any field of `o` overriding them. */
 export function budgetsOf(model: ChatModel, o: AgentOptions = {}): Budgets {
+  const preset = o.preset ?? 'paper';
+  if (!AGENT_PRESETS.includes(preset)) throw new RangeError(`unknown agent preset "${preset}"`);
   const window = o.contextWindow ?? model.capabilities.contextWindow ?? DEFAULT_CONTEXT_WINDOW;
   // ~4 characters per token; one view may take at most ~30 % of the window.
   const viewChars = Math.max(4_000, Math.floor(window * 4 * 0.3));
+  const scaled = preset === 'window-scaled';
   return {
+    preset,
     maxSteps: o.maxSteps ?? MAX_STEPS,
     temperature: o.temperature ?? 1.0,
     window,
-    compressAt: o.compressAt ?? Math.floor(window * 0.8),
-    compressCap: o.compressCap ?? Math.min(1_000_000, Math.floor(window * 0.9)),
-    pageChars: o.pageChars ?? Math.min(128_000, viewChars),
-    windowChars: o.windowChars ?? Math.min(32_000, viewChars),
+    compressAt: o.compressAt ?? (scaled ? Math.floor(window * 0.8) : PAPER_COMPRESS_AT),
+    compressCap:
+      o.compressCap ?? (scaled ? Math.min(PAPER_COMPRESS_CAP, Math.floor(window * 0.9)) : PAPER_COMPRESS_CAP),
+    pageChars: o.pageChars ?? (scaled ? Math.min(128_000, viewChars) : 128_000),
+    windowChars: o.windowChars ?? (scaled ? Math.min(32_000, viewChars) : 32_000),
     systemPriors: o.systemPriors ?? true,
     mode: o.mode ?? 'auto',
+    obsTies: o.obsTies ?? (scaled ? 'file' : 'op_id'),
   };
 }
 
@@ -190,11 +216,22 @@ export function conversationTokens(messages: readonly ChatMessage[]): number {
   return n;
 }
 
-function addUsage(u: AgentUsage, x: Usage, calls: number) {
-  u.input_tokens += x.inputTokens;
-  u.output_tokens += x.outputTokens;
-  u.llm_calls += calls;
-  u.estimated ||= x.estimated;
+/** Adds what calls cost to the run's usage (every request that reached the endpoint). */
+function charge(u: AgentUsage, s: Spent) {
+  u.input_tokens += s.inputTokens;
+  u.output_tokens += s.outputTokens;
+  u.llm_calls += s.calls;
+  u.estimated ||= s.estimated;
+}
+
+/** The run's usage so far as a `Spent` (noted on an error that ends the run). */
+function spentSoFar(u: AgentUsage): Spent {
+  return {
+    calls: u.llm_calls,
+    inputTokens: u.input_tokens,
+    outputTokens: u.output_tokens,
+    estimated: u.estimated,
+  };
 }
 
 function render(m: ChatMessage): string {
@@ -242,15 +279,21 @@ async function maybeCompress(a: RunArgs, tick: () => void): Promise<boolean> {
   if (keepFrom <= 1) return false; // nothing worth summarising
   const old = conv.slice(0, keepFrom);
   const keep = conv.slice(keepFrom);
-  const res = await model.complete({
-    messages: [
-      { role: 'system', content: SUMMARY_SYSTEM },
-      { role: 'user', content: `History to summarise:\n\n${transcriptOf(old, budgets.compressCap)}` },
-    ],
-    temperature: budgets.temperature,
-    signal: hooks.signal,
-  });
-  addUsage(cp.usage, res.usage, 1);
+  let res: ChatResponse;
+  try {
+    res = await model.complete({
+      messages: [
+        { role: 'system', content: SUMMARY_SYSTEM },
+        { role: 'user', content: `History to summarise:\n\n${transcriptOf(old, budgets.compressCap)}` },
+      ],
+      temperature: budgets.temperature,
+      signal: hooks.signal,
+    });
+  } catch (e) {
+    charge(cp.usage, spentOfError(e));
+    throw e;
+  }
+  charge(cp.usage, spentOfResponse(res));
   cp.compressions++;
   const summary = `${a.env.caseText}\n\n# Summary of the exploration so far (history compressed ${cp.compressions}×)\n${res.text}`;
   const first = keep[0];
@@ -300,11 +343,23 @@ function finish(
     path: [...a.env.path(cp), ...(fields.op_id ? [{ op_id: fields.op_id, note: 'decisive error' }] : [])],
     candidates,
     cost,
+    preset: a.budgets.preset,
   };
 }
 
-/** Runs (or resumes) an agent until it answers, the budget ends, or the signal aborts. */
+/**
+ * Runs (or resumes) an agent until it answers, the budget ends, or the signal aborts. An
+ * LlmError that ends the run notes (`spent`) everything the run cost up to it.
+ */
 export async function runAgent(a: RunArgs): Promise<Attribution> {
+  try {
+    return await loop(a);
+  } catch (e) {
+    throw withSpent(e, spentSoFar(a.cp.usage));
+  }
+}
+
+async function loop(a: RunArgs): Promise<Attribution> {
   const { input, model, env, cp, budgets, hooks } = a;
   const g = input.graph;
   if (cp.result) return cp.result;
@@ -351,10 +406,11 @@ export async function runAgent(a: RunArgs): Promise<Attribution> {
         actions,
         { mode: budgets.mode },
       );
-      addUsage(cp.usage, r.usage, r.calls);
+      charge(cp.usage, { calls: r.calls, ...r.usage });
       chosen = r.value as { action: string; args: unknown };
       toolCallId = r.response.toolCalls?.[0]?.id;
     } catch (e) {
+      charge(cp.usage, spentOfError(e)); // the replies that could not be used cost too
       if (!(e instanceof LlmError) || e.kind !== 'invalid-output') throw e;
       throwIfAborted(hooks.signal);
       cp.step++;

@@ -1,0 +1,237 @@
+/**
+ * `memtrace optimize`: the closed prompt-optimisation loop over a reference memory system
+ * in LLM mode, with an acceptance test on held-out conversations. Every round is saved in
+ * the output folder (`state.json`, `iteration_N/round.json` and `iteration_N/update_results.json`
+ * in the paper's shape); `--resume` continues an interrupted run; calls are cached in
+ * `<out>/cache` (or --cache-dir), so a resumed round replays its calls free.
+ */
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { AttributionMethod } from '../../core/attribution/types.ts';
+import {
+  type OptimizeState,
+  type OptimizeStore,
+  optimizePrompts,
+  updateResults,
+} from '../../systems/optimize/index.ts';
+import { referenceTarget } from '../../systems/optimize/target.ts';
+import { SYSTEM_NAMES, type SystemName } from '../../systems/system.ts';
+import { METHODS } from '../attribution-setup.ts';
+import type { Command, Values } from '../command.ts';
+import { CliError, type CliIO } from '../io.ts';
+import { chatModelFromFlags, PROVIDER_FLAGS, PROVIDER_USAGE } from '../provider-flags.ts';
+import { DATA_FLAGS, readDataArgs } from './run.ts';
+
+async function writeJson(path: string, value: unknown) {
+  const tmp = `${path}.tmp`;
+  await writeFile(tmp, `${JSON.stringify(value, null, 2)}\n`);
+  await rename(tmp, path);
+}
+
+/** The run's folder: the state, and per round the record and the paper's update_results.json. */
+export function folderStore(dir: string): OptimizeStore {
+  return {
+    async load() {
+      let text: string;
+      try {
+        text = await readFile(join(dir, 'state.json'), 'utf8');
+      } catch {
+        return null;
+      }
+      try {
+        return JSON.parse(text) as OptimizeState;
+      } catch (e) {
+        throw new CliError(
+          `${join(dir, 'state.json')}: not JSON (${(e as Error).message}); remove it to start over`,
+        );
+      }
+    },
+    async save(state) {
+      await mkdir(dir, { recursive: true });
+      for (const r of state.rounds) {
+        const it = join(dir, `iteration_${r.round}`);
+        await mkdir(it, { recursive: true });
+        await writeJson(join(it, 'round.json'), r);
+        await writeJson(join(it, 'update_results.json'), updateResults(r.prompts_after, state.allowed));
+      }
+      await writeJson(join(dir, 'update_results.json'), updateResults(state.prompts, state.allowed));
+      await writeJson(join(dir, 'state.json'), state);
+    },
+  };
+}
+
+function int(values: Values, name: string, min: number): number | undefined {
+  const v = values[name];
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < min)
+    throw new CliError(`--${name} must be an integer ≥ ${min} (got "${v}")`, 2);
+  return n;
+}
+
+function list(values: Values, name: string): string[] | undefined {
+  const v = values[name];
+  return typeof v === 'string'
+    ? v
+        .split(',')
+        .map((x) => x.trim())
+        .filter(Boolean)
+    : undefined;
+}
+
+export const optimize: Command = {
+  name: 'optimize',
+  summary:
+    'rewrite the prompts behind attributed failures, round by round, keeping a rewrite only if held-out does not drop',
+  usage:
+    'memtrace optimize --system mem0|rag|long-context|evermemos --dataset locomo|realmem|longmemeval --data FILE ' +
+    '--train ID[,ID…] --held-out ID[,ID…] -o DIR [--rounds 3] [--train-questions N] [--held-out-questions N] [--sessions N] ' +
+    '[--prompts NAME,…] [--method evidence|memtrace|obs] [--max-tokens N] [--max-round-tokens N] [--seed N] [--resume] ' +
+    `[--qa-model M] [--judge-model M] [--attribution-model M] [--optimizer-model M] ${PROVIDER_USAGE}`,
+  args: { min: 0, max: 0, name: '' },
+  options: {
+    ...DATA_FLAGS,
+    ...PROVIDER_FLAGS,
+    out: { type: 'string', short: 'o', value: 'DIR', help: 'the folder the run is saved in (required)' },
+    train: { type: 'string', value: 'ID[,ID…]', help: 'conversations the feedback comes from (required)' },
+    'held-out': {
+      type: 'string',
+      value: 'ID[,ID…]',
+      help: 'conversations a rewrite must not make worse (required; never used for feedback)',
+    },
+    rounds: { type: 'string', value: 'N', help: 'rounds of attribute → feedback → rewrite (default 3)' },
+    'train-questions': {
+      type: 'string',
+      value: 'N',
+      help: 'questions per training conversation (default: all)',
+    },
+    'held-out-questions': {
+      type: 'string',
+      value: 'N',
+      help: 'questions per held-out conversation (default: all)',
+    },
+    prompts: { type: 'string', value: 'NAME,…', help: 'the prompts that may change (default: every prompt)' },
+    method: {
+      type: 'string',
+      default: 'evidence',
+      value: 'evidence|memtrace|obs',
+      help: 'the attribution engine used on the failures',
+    },
+    'max-tokens': {
+      type: 'string',
+      value: 'N',
+      help: 'stop before a call would pass this many tokens in all',
+    },
+    'max-round-tokens': {
+      type: 'string',
+      value: 'N',
+      help: 'stop a round before it passes this many tokens',
+    },
+    seed: { type: 'string', value: 'N', help: 'seed of the question sampling (default 0)' },
+    resume: { type: 'boolean', default: false, help: 'continue the run saved in -o DIR from its last round' },
+    'qa-model': { type: 'string', value: 'M', help: 'model that runs the memory system (default --model)' },
+    'judge-model': { type: 'string', value: 'M', help: 'model of the LLM judge (default --model)' },
+    'attribution-model': {
+      type: 'string',
+      value: 'M',
+      help: 'model of the attribution agents (default --model)',
+    },
+    'optimizer-model': {
+      type: 'string',
+      value: 'M',
+      help: 'model that writes feedback and rewrites (default --model)',
+    },
+  },
+  async run({ values }, io: CliIO) {
+    const out = values.out;
+    if (typeof out !== 'string') throw new CliError('-o DIR is required (the run is saved there)', 2);
+    const system = String(values.system ?? '') as SystemName;
+    if (!SYSTEM_NAMES.includes(system))
+      throw new CliError(`--system must be one of ${SYSTEM_NAMES.join('|')}`, 2);
+    const method = values.method as AttributionMethod;
+    if (!METHODS.includes(method)) throw new CliError(`--method must be one of ${METHODS.join(', ')}`, 2);
+    if (values.provider === undefined && !io.env.MEMTRACE_PROVIDER)
+      throw new CliError(`optimize needs a model: ${PROVIDER_USAGE}`, 2);
+    const args = await readDataArgs({ ...values, conversation: undefined });
+    const pick = (flag: string) => {
+      const ids = list(values, flag);
+      if (!ids?.length) throw new CliError(`--${flag} ID[,ID…] is required`, 2);
+      return ids.map((id) => {
+        const c = args.conversations.find((x) => x.id === id);
+        if (!c)
+          throw new CliError(
+            `${values.data}: no conversation "${id}" (${args.conversations
+              .slice(0, 8)
+              .map((x) => x.id)
+              .join(', ')}${args.conversations.length > 8 ? ', …' : ''})`,
+          );
+        return c;
+      });
+    };
+    const train = pick('train');
+    const heldOut = pick('held-out');
+    const overlap = train.filter((c) => heldOut.includes(c));
+    if (overlap.length)
+      throw new CliError(`--train and --held-out share ${overlap.map((c) => c.id).join(', ')}`, 2);
+
+    const store = folderStore(out);
+    const saved = await store.load();
+    if (saved && !values.resume)
+      throw new CliError(
+        `${out} already holds a run (${saved.rounds.length} round(s), ${saved.status}); pass --resume to continue it`,
+      );
+
+    const cacheDir = (values['cache-dir'] as string | undefined) ?? join(out, 'cache');
+    const model = (role: string, flag: string) =>
+      chatModelFromFlags(
+        { ...values, 'cache-dir': cacheDir, model: (values[flag] as string | undefined) ?? values.model },
+        io,
+        { label: role },
+      );
+    const target = referenceTarget(system);
+    const allowed = list(values, 'prompts');
+    for (const p of allowed ?? [])
+      if (!(p in target.prompts))
+        throw new CliError(
+          `--prompts: ${system} has no prompt "${p}" (${Object.keys(target.prompts).join(', ')})`,
+          2,
+        );
+    const state = await optimizePrompts(
+      target,
+      {
+        train,
+        heldOut,
+        rounds: int(values, 'rounds', 1) ?? 3,
+        trainQuestions: int(values, 'train-questions', 1),
+        heldOutQuestions: int(values, 'held-out-questions', 1),
+        maxSessions: args.maxSessions,
+        prompts: allowed,
+        method,
+        seed: int(values, 'seed', 0),
+        budget: {
+          maxTokens: int(values, 'max-tokens', 1),
+          maxRoundTokens: int(values, 'max-round-tokens', 1),
+        },
+        models: {
+          qa: model('qa', 'qa-model'),
+          judge: model('judge', 'judge-model'),
+          optimizer: model('optimizer', 'optimizer-model'),
+          attribution: method === 'evidence' ? undefined : model('attribution', 'attribution-model'),
+        },
+      },
+      store,
+      { onProgress: (m) => io.stderr.write(`${m}\n`) },
+    );
+    for (const r of state.rounds) {
+      const tokens = Object.values(r.cost).reduce((s, c) => s + c.inputTokens + c.outputTokens, 0);
+      const calls = Object.values(r.cost).reduce((s, c) => s + c.calls, 0);
+      io.stderr.write(
+        `round ${r.round} (${r.conversation}): ${r.decision} — ${r.reason}; ${calls} call(s), ${tokens} tokens\n`,
+      );
+    }
+    io.stderr.write(
+      `${state.status}: ${state.message}; ${state.tokens_used} tokens in all; ${join(out, 'update_results.json')}\n`,
+    );
+    return state.status === 'done' ? 0 : 1;
+  },
+};

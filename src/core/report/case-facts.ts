@@ -1,0 +1,396 @@
+/**
+ * Reads what the report needs about one attributed failure from its graph, once: the
+ * evidence texts, the faulty op (name, category, the prompt behind it, its values before
+ * and after) and the case features. The attribution comes in as data, so any engine's
+ * output — or a file written by the paper's tools — can be reported the same way.
+ */
+import { contentTokens, evidenceText, isPrompt, splitUnits } from '../attribution/index.ts';
+import type { TraceCase } from '../cases/cases.ts';
+import { systemOf } from '../cases/system.ts';
+import { isSentinelVar, row, type TraceGraph, varMetadata } from '../graph/graph.ts';
+import { consumersOf, lineageOf, opStructure, producersOf } from '../graph/queries.ts';
+import { prettyValue } from '../trace/pyrepr.ts';
+import { type ErrorType, isErrorType } from '../trace/types.ts';
+import { textFeatures } from './features.ts';
+import type { ReportCase, ValueExcerpt } from './types.ts';
+
+/** An attribution as plain data (an engine's `Attribution`, or a record read from a file). */
+export interface AttributedInput {
+  error_type: string | null;
+  op_id: string | null;
+  reason: string;
+  method: string;
+}
+
+export interface CaseFactsOptions {
+  /** The graph file as given; names the case and helps find the system. */
+  file?: string | null;
+  /** The memory system when the caller knows it better than the trace does. */
+  system?: string | null;
+  /** Longest excerpt of a value, in characters (default 400). */
+  excerptChars?: number;
+}
+
+/** Longer values are shown as stored: pretty-printing a whole store per case costs more than it helps an excerpt. */
+const PRETTY_LIMIT = 20_000;
+
+/** The text of a value as people read it: unquoted strings, pretty JSON / Python literals. */
+function readable(value: string): string {
+  return value.length > PRETTY_LIMIT ? value : prettyValue(value);
+}
+
+/** `text`, or a window of it around the first focus word when it is longer than `limit`. */
+export function excerpt(text: string, focus: readonly string[], limit: number): string {
+  if (text.length <= limit) return text;
+  const low = text.toLowerCase();
+  let at = -1;
+  for (const w of focus) {
+    const i = low.indexOf(w);
+    if (i >= 0) {
+      at = i;
+      break;
+    }
+  }
+  const start = at < 0 ? 0 : Math.max(0, Math.min(text.length - limit, at - Math.floor(limit / 3)));
+  const end = Math.min(text.length, start + limit);
+  return `${start > 0 ? '…' : ''}${text.slice(start, end)}${end < text.length ? '…' : ''}`;
+}
+
+function focusWords(c: TraceCase, evidence: string[]): string[] {
+  const byLength = (xs: string[]) => [...new Set(xs)].sort((a, b) => b.length - a.length || (a < b ? -1 : 1));
+  return [...byLength(c.goldenAnswers.flatMap(contentTokens)), ...byLength(evidence.flatMap(contentTokens))];
+}
+
+interface SessionIndex {
+  rank: Map<string, number>;
+  /** created_at of the construction sessions, ascending. */
+  starts: string[];
+}
+
+const sessionIndexes = new WeakMap<TraceGraph, SessionIndex>();
+
+/** Construction sessions in time order (search sessions, which add nothing to memory, are left out). */
+function sessionIndex(g: TraceGraph): SessionIndex {
+  let s = sessionIndexes.get(g);
+  if (s) return s;
+  const list = g.sessions
+    .map((r, i) => ({ r, i }))
+    .filter(
+      ({ r }) =>
+        typeof r.session_id === 'string' &&
+        r.category !== 'sentinel' &&
+        r.category !== 'memory_search' &&
+        r.session_id !== '__none__',
+    )
+    .sort((a, b) => {
+      const x = String(a.r.created_at ?? '');
+      const y = String(b.r.created_at ?? '');
+      return x < y ? -1 : x > y ? 1 : a.i - b.i;
+    });
+  s = {
+    rank: new Map(list.map(({ r }, k) => [r.session_id, k])),
+    starts: list.map(({ r }) => String(r.created_at ?? '')),
+  };
+  sessionIndexes.set(g, s);
+  return s;
+}
+
+/** Sessions between the farthest evidence message and the question; null when the trace does not say. */
+function sessionsBack(g: TraceGraph, query: number | undefined, evidence: number[]): number | null {
+  if (query === undefined || evidence.length === 0) return null;
+  const s = sessionIndex(g);
+  if (s.starts.length === 0) return null;
+  const asked = g.varCreatedAt[query];
+  // Construction sessions that started before the question was asked.
+  let before = 0;
+  while (before < s.starts.length && s.starts[before] <= asked) before++;
+  let farthest: number | null = null;
+  for (const v of evidence) {
+    const k = s.rank.get(g.vars[v].session_id);
+    if (k === undefined) continue;
+    const back = Math.max(0, before - 1 - k);
+    farthest = farthest === null ? back : Math.max(farthest, back);
+  }
+  return farthest;
+}
+
+interface UnitIndex {
+  keys: string[];
+  keyed: boolean;
+  single: boolean;
+  texts: string[];
+  /** Content words per unit, made when first needed. */
+  tokens: (Set<string> | undefined)[];
+}
+
+const unitIndexes = new WeakMap<TraceGraph, Map<number, UnitIndex>>();
+
+/** A variable's units and their content words, computed once per graph (cases of one trace share the store). */
+function unitIndex(g: TraceGraph, v: number): UnitIndex {
+  let m = unitIndexes.get(g);
+  if (!m) {
+    m = new Map();
+    unitIndexes.set(g, m);
+  }
+  let u = m.get(v);
+  if (!u) {
+    const s = splitUnits(g.varValue[v]);
+    u = {
+      keys: s.keys,
+      keyed: s.keyed,
+      single: s.kind === 'text' && s.texts.length === 1,
+      texts: s.texts,
+      tokens: new Array(s.texts.length),
+    };
+    m.set(v, u);
+  }
+  return u;
+}
+
+/** The unit of a variable holding most (60 %) of the evidence's content words, with its key in a dict. */
+function holdingUnit(
+  g: TraceGraph,
+  v: number,
+  words: Set<string>,
+): { key: string | null; text: string; single: boolean; probe: string } | null {
+  if (words.size === 0 || g.varValue[v].length > UPDATE_MAX_CHARS) return null;
+  const low = g.varValue[v].toLowerCase();
+  let present = 0;
+  for (const w of words) if (low.includes(w)) present++;
+  if (present < 0.6 * words.size) return null;
+  const u = unitIndex(g, v);
+  for (let i = 0; i < u.texts.length; i++) {
+    const lowUnit = u.texts[i].toLowerCase();
+    let near = 0;
+    for (const w of words) if (lowUnit.includes(w)) near++;
+    if (near < 0.6 * words.size) continue;
+    const tokens = u.tokens[i] ?? new Set(contentTokens(u.texts[i]));
+    u.tokens[i] = tokens;
+    let hit = 0;
+    for (const w of words) if (tokens.has(w)) hit++;
+    if (hit >= 0.6 * words.size)
+      return {
+        key: u.keyed ? u.keys[i] : null,
+        text: u.texts[i],
+        single: u.single,
+        probe: probeOf(u.texts[i]),
+      };
+  }
+  return null;
+}
+
+const UPDATE_DEPTH = 3;
+const UPDATE_VISITS = 80;
+/** Larger values (a whole index) are not examined: the report stays fast, and such stores are read through the units they hold. */
+const UPDATE_MAX_CHARS = 100_000;
+
+/** The longest stretch of a text with no quote, backslash or line break: found verbatim in any repr that holds the text. */
+function probeOf(text: string): string {
+  let best = '';
+  for (const part of text.split(/['"\\\n\r\t]+/)) if (part.length > best.length) best = part;
+  return best;
+}
+
+/**
+ * Did a memory unit holding an evidence message get a different later version before
+ * the question? For each evidence message: a few hops downstream along edges, then along
+ * each holder's version chain to the first version that no longer holds the unit; a unit
+ * handed on before it was dropped (a buffer flushed into a chunk, then cleared) does not count.
+ */
+function unitUpdated(g: TraceGraph, query: number | undefined, evidence: number[], texts: string[]): boolean {
+  if (query === undefined) return false;
+  return evidence.some((m, i) => evidenceUnitUpdated(g, g.varCreatedAt[query], m, texts[i]));
+}
+
+function evidenceUnitUpdated(g: TraceGraph, asked: string, message: number, text: string): boolean {
+  const words = new Set(contentTokens(text));
+  const probe = probeOf(text);
+  const seen = new Set<number>([message]);
+  const walked = new Set<number>();
+  let frontier = [message];
+  for (let depth = 0; depth < UPDATE_DEPTH && frontier.length > 0 && seen.size < UPDATE_VISITS; depth++) {
+    const next: number[] = [];
+    for (const v of frontier)
+      for (const e of row(g.varOutEdges, v)) {
+        const w = g.edgeDst[e];
+        if (seen.has(w) || g.varCreatedAt[w] > asked || isSentinelVar(g, w)) continue;
+        seen.add(w);
+        next.push(w);
+      }
+    for (const v of next) {
+      if (walked.has(g.varLineage[v])) continue;
+      const unit = holdingUnit(g, v, words);
+      if (unit === null) continue;
+      walked.add(g.varLineage[v]);
+      // Versions up to the question, in order; a unit once dropped is taken to stay dropped, so the
+      // first version without it is found by bisection (a window's chain has thousands of versions).
+      const chain = lineageOf(g, v);
+      const from = chain.indexOf(v);
+      let to = from;
+      while (to + 1 < chain.length && g.varCreatedAt[chain[to + 1]] <= asked) to++;
+      const value = g.varValue[v];
+      const held = (i: number) =>
+        g.varValue[chain[i]] === value || stillHeld(g.varValue[chain[i]], unit, probe);
+      if (to === from || held(to)) continue;
+      let lo = from;
+      let hi = to;
+      while (hi - lo > 1) {
+        const mid = (lo + hi) >> 1;
+        if (held(mid)) lo = mid;
+        else hi = mid;
+      }
+      if (!handedOn(g, chain[hi - 1], words)) return true;
+    }
+    frontier = next;
+  }
+  return false;
+}
+
+/**
+ * The later value still holds the unit unchanged: the same dict entry with the same text;
+ * for a single-text unit (a memory entry), the same text; for list items and lines (a
+ * buffer, a window), the unit somewhere verbatim (a cheap substring probe first).
+ */
+function stillHeld(
+  value: string,
+  unit: { key: string | null; text: string; single: boolean; probe: string },
+  probe: string,
+): boolean {
+  // Cheap first (no parse of a 20 kB value per version): the message text or the unit's own text is still there.
+  if (
+    (probe.length >= 12 && value.includes(probe)) ||
+    (unit.probe.length >= 12 && value.includes(unit.probe))
+  )
+    return true;
+  const u = splitUnits(value);
+  if (unit.key !== null) {
+    const i = u.keys.indexOf(unit.key);
+    return i >= 0 && u.texts[i] === unit.text;
+  }
+  if (unit.single) return u.texts.length === 1 && u.texts[0] === unit.text;
+  return u.texts.some((t) => t.includes(unit.text));
+}
+
+/** An op that read the last holding version wrote the evidence elsewhere (a buffer flushed into a chunk before it was cleared). */
+function handedOn(g: TraceGraph, lastHolder: number, words: Set<string>): boolean {
+  const chain = g.varLineage[lastHolder];
+  for (const op of consumersOf(g, lastHolder)) {
+    const s = opStructure(g, op);
+    if (s.outputs.some((o) => g.varLineage[o] !== chain && holdingUnit(g, o, words) !== null)) return true;
+  }
+  return false;
+}
+
+function promptsOf(g: TraceGraph, op: number): number[] {
+  const s = opStructure(g, op);
+  return [...s.inputs, ...s.intermediates].filter((v) => isPrompt(g, v));
+}
+
+/** Store writes may apply a decision a model made one op earlier (Mem0's update decision). */
+const APPLIES_UPSTREAM_DECISION: ReadonlySet<string> = new Set([
+  'ExtractionError',
+  'UpdateError',
+  'DeletionError',
+]);
+
+/**
+ * The prompt behind a faulty op: one it reads; else, for a store write (extraction,
+ * update, deletion), one read by the op that wrote one of its inputs — the decision it
+ * applied. A retrieval or an answer is never blamed on the prompt of whoever wrote its inputs.
+ */
+export function promptBehind(
+  g: TraceGraph,
+  op: number,
+  errorType: string | null,
+): { v: number; via: 'op' | 'upstream' } | null {
+  const direct = promptsOf(g, op);
+  if (direct.length > 0) return { v: direct[0], via: 'op' };
+  if (errorType === null || !APPLIES_UPSTREAM_DECISION.has(errorType)) return null;
+  for (const input of opStructure(g, op).inputs) {
+    if (isSentinelVar(g, input)) continue;
+    for (const p of producersOf(g, input)) {
+      if (p === op || g.opRank[p] > g.opRank[op]) continue;
+      const up = promptsOf(g, p);
+      if (up.length > 0) return { v: up[0], via: 'upstream' };
+    }
+  }
+  return null;
+}
+
+/** The faulty op's values: an output's earlier version (else the inputs but the question) before, its outputs after. */
+function beforeAfter(g: TraceGraph, op: number): { before: number[]; after: number[] } {
+  const s = opStructure(g, op);
+  const inputs = s.inputs.filter((v) => !isSentinelVar(g, v) && !isPrompt(g, v));
+  const outputs = s.outputs.filter((v) => !isSentinelVar(g, v));
+  const lineages = new Set(outputs.map((v) => g.varLineage[v]));
+  const earlier = inputs.filter((v) => lineages.has(g.varLineage[v]));
+  if (earlier.length > 0) {
+    const chains = new Set(earlier.map((v) => g.varLineage[v]));
+    return { before: earlier, after: outputs.filter((v) => chains.has(g.varLineage[v])) };
+  }
+  const notQuery = inputs.filter((v) => g.vars[v].class_name !== 'query');
+  return { before: notQuery.length > 0 ? notQuery : inputs, after: outputs };
+}
+
+const MAX_VALUES = 2;
+
+/** One attributed failure as the report sees it (see ReportCase). */
+export function reportCase(
+  g: TraceGraph,
+  c: TraceCase,
+  a: AttributedInput,
+  options: CaseFactsOptions = {},
+): ReportCase {
+  const limit = options.excerptChars ?? 400;
+  const file = options.file ?? null;
+  const traceId = typeof g.doc.graph_id === 'string' ? g.doc.graph_id : '';
+  const evidenceVars = c.evidenceIds
+    .map((id) => g.varIndex.get(id))
+    .filter((v): v is number => v !== undefined);
+  const evidenceTexts = evidenceVars.map((v) => evidenceText(g.varValue[v]));
+  const focus = focusWords(c, evidenceTexts);
+  const excerptOf = (v: number, text = readable(g.varValue[v])): ValueExcerpt => ({
+    id: g.varId[v],
+    text: excerpt(text, focus, limit),
+    chars: text.length,
+  });
+  const query = g.varIndex.get(c.queryId);
+  const category = query === undefined ? undefined : varMetadata(g, query).category;
+  const op = a.op_id === null ? undefined : g.opIndex.get(a.op_id);
+  const prompt = op === undefined ? null : promptBehind(g, op, a.error_type);
+  const values = op === undefined ? { before: [], after: [] } : beforeAfter(g, op);
+  const evidenceWords = evidenceTexts.reduce((n, t) => n + contentTokens(t).length, 0);
+  const back = sessionsBack(g, query, evidenceVars);
+  const errorType: ErrorType | null = isErrorType(a.error_type) ? a.error_type : null;
+  return {
+    case_id: `${file ?? traceId}#${c.queryId}`,
+    trace_id: traceId,
+    file,
+    query_id: c.queryId,
+    system: options.system ?? systemOf(g.doc, file ?? '') ?? 'unknown',
+    question: c.question,
+    golden_answers: c.goldenAnswers,
+    prediction: c.prediction,
+    question_category:
+      typeof category === 'string' || typeof category === 'number' ? String(category) : 'unknown',
+    error_type: errorType,
+    op_id: errorType === null ? null : a.op_id,
+    op_name: op === undefined || errorType === null ? null : g.opName[op] || '(unnamed)',
+    op_category: op === undefined || errorType === null ? null : g.opCategory[op],
+    prompt: prompt && errorType ? g.varFullName[prompt.v] : null,
+    prompt_id: prompt && errorType ? g.varId[prompt.v] : null,
+    prompt_via: prompt && errorType ? prompt.via : null,
+    reason: a.reason,
+    method: a.method,
+    label: c.label ? { error_type: c.label.errorType, op_id: c.label.opId } : null,
+    evidence: evidenceVars.map((v, i) => excerptOf(v, evidenceTexts[i])),
+    before: values.before.slice(0, MAX_VALUES).map((v) => excerptOf(v)),
+    after: values.after.slice(0, MAX_VALUES).map((v) => excerptOf(v)),
+    features: textFeatures(
+      { evidence: evidenceTexts, goldenAnswers: c.goldenAnswers, evidenceWords },
+      { sessionsBack: back, unitUpdated: unitUpdated(g, query, evidenceVars, evidenceTexts) },
+    ),
+    evidence_words: evidenceWords,
+    sessions_back: back,
+  };
+}

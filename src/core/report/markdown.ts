@@ -1,0 +1,215 @@
+/**
+ * The report as Markdown. Trace text is escaped: inline text has Markdown and HTML
+ * characters neutralised, values go in fenced code blocks whose fence is longer than
+ * any backtick run inside, so nothing from a trace renders as markup.
+ */
+import { ERROR_TYPES } from '../trace/types.ts';
+import { FEATURES } from './features.ts';
+import { ci, featureLabel, findings, pct, SMALL_SAMPLE, times } from './findings.ts';
+import type { ErrorReport, Exemplar, ValueExcerpt } from './types.ts';
+
+/** Inline trace text: one line, Markdown specials backslash-escaped, HTML specials as entities. */
+export function mdText(text: string): string {
+  return text
+    .replace(/\s*\n\s*/g, ' ')
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/[\\`*_[\]|~#!]/g, '\\$&');
+}
+
+/** A fenced code block that no backtick run in `text` can close early. */
+export function mdBlock(text: string): string {
+  const longest = Math.max(0, ...(text.match(/`+/g) ?? []).map((r) => r.length));
+  const fence = '`'.repeat(Math.max(3, longest + 1));
+  return `${fence}text\n${text}\n${fence}`;
+}
+
+const SHORT: Record<string, string> = {
+  ExtractionError: 'Extraction',
+  UpdateError: 'Update',
+  DeletionError: 'Deletion',
+  RetrievalError: 'Retrieval',
+  ResponseError: 'Response',
+};
+
+function table(head: string[], rows: string[][]): string {
+  return [
+    `| ${head.join(' | ')} |`,
+    `| ${head.map(() => '---').join(' | ')} |`,
+    ...rows.map((r) => `| ${r.join(' | ')} |`),
+  ].join('\n');
+}
+
+function values(title: string, list: ValueExcerpt[]): string[] {
+  return list.flatMap((v) => [
+    `${title} \`${mdText(v.id).replace(/`/g, '')}\`${v.chars > v.text.length ? ` (excerpt of ${v.chars} characters)` : ''}:`,
+    '',
+    mdBlock(v.text),
+    '',
+  ]);
+}
+
+function exemplar(e: Exemplar): string[] {
+  return [
+    `#### ${mdText(e.case_id)}`,
+    '',
+    `- Question: ${mdText(e.question)}`,
+    `- Golden answer: ${mdText(e.golden_answers.join(' | ') || '–')}`,
+    `- Prediction: ${mdText(e.prediction ?? '–')}`,
+    `- Faulty op: ${e.op_id ? mdText(e.op_id) : '–'}`,
+    `- Why: ${mdText(e.reason || '–')}`,
+    '',
+    ...values('Evidence', e.evidence),
+    ...values('Before', e.before),
+    ...values('After', e.after),
+  ];
+}
+
+/** The whole report as a Markdown document. */
+export function reportMarkdown(r: ErrorReport, options: { title?: string } = {}): string {
+  const n = r.cases;
+  const out: string[] = [
+    `# ${mdText(options.title ?? 'Error report')}`,
+    '',
+    `${n} failed case(s); ${r.attributed} attributed to an error type, ${r.no_decisive_error} with no decisive memory error. ` +
+      `Attribution: ${
+        Object.entries(r.methods)
+          .map(([m, k]) => `${mdText(m)} (${k})`)
+          .join(', ') || '–'
+      }.${r.generated_at ? ` Generated ${mdText(r.generated_at)}.` : ''}`,
+    '',
+    `Rates are shares of all ${n} failed cases; brackets are 95 % Wilson intervals, wide when the sample is small. ` +
+      `Lift = how many times as frequent an error type is among the cases with a feature as among all cases.`,
+    '',
+  ];
+  const f = findings(r);
+  if (f.length) {
+    out.push('## Findings', '', ...f.slice(0, 12).map((x) => `- ${mdText(x.text)}`), '');
+  }
+  out.push(
+    '## Error types',
+    '',
+    table(
+      ['error type', 'cases', 'rate', '95 % interval'],
+      [
+        ...r.error_type_rates.map((t) => [
+          t.error_type,
+          String(t.count),
+          pct(t.rate),
+          ci(t.ci_low, t.ci_high),
+        ]),
+        [
+          'no decisive memory error',
+          String(r.no_decisive_error),
+          pct(n ? r.no_decisive_error / n : null),
+          '',
+        ],
+      ],
+    ),
+    '',
+    '## By system',
+    '',
+    table(
+      ['system', 'cases', ...ERROR_TYPES.map((t) => SHORT[t]), 'none'],
+      Object.entries(r.by_system).map(([s, row]) => [
+        mdText(s),
+        String(row.cases),
+        ...ERROR_TYPES.map((t) => String(row.by_error_type[t])),
+        String(row.no_decisive_error),
+      ]),
+    ),
+    '',
+    '## Faulty operations',
+    '',
+    table(
+      ['op', 'category', 'cases', 'rate', '95 % interval', ...ERROR_TYPES.map((t) => SHORT[t])],
+      r.by_op.map((o) => [
+        mdText(o.op_name),
+        mdText(o.op_category),
+        String(o.count),
+        pct(o.rate),
+        ci(o.ci_low, o.ci_high),
+        ...ERROR_TYPES.map((t) => String(o.by_error_type[t])),
+      ]),
+    ),
+    '',
+    '## Prompts behind the faulty operations',
+    '',
+    'The prompt variable (category `prompt`) the faulty op reads, or — for a store write — the one read by the op whose decision it applied. ' +
+      'Failures without one cannot be fixed by rewriting a prompt ("not optimisable").',
+    '',
+    table(
+      ['prompt', 'cases', 'rate', '95 % interval', ...ERROR_TYPES.map((t) => SHORT[t])],
+      r.by_prompt.map((p) => [
+        p.prompt === null ? 'not optimisable' : mdText(p.prompt),
+        String(p.count),
+        pct(p.rate),
+        ci(p.ci_low, p.ci_high),
+        ...ERROR_TYPES.map((t) => String(p.by_error_type[t])),
+      ]),
+    ),
+    '',
+    '## Question categories',
+    '',
+    table(
+      ['category', 'cases', ...ERROR_TYPES.map((t) => SHORT[t])],
+      r.by_question_category.map((c) => [
+        mdText(c.category),
+        String(c.cases),
+        ...ERROR_TYPES.map((t) => String(c.by_error_type[t])),
+      ]),
+    ),
+    '',
+    '## Case features',
+    '',
+    `Per feature: the cases that have it, then per error type "count (lift)". Fewer than ${SMALL_SAMPLE} cases with a feature: read with care.`,
+    '',
+    table(
+      ['feature', 'cases with it', ...ERROR_TYPES.map((t) => SHORT[t])],
+      r.feature_prevalence.map((p) => [
+        mdText(p.label),
+        `${p.count} (${pct(p.rate)})`,
+        ...ERROR_TYPES.map((t) => {
+          const row = r.features.find((x) => x.feature === p.feature && x.error_type === t);
+          return row && row.with_feature > 0 ? `${row.count} (${times(row.lift)})` : '–';
+        }),
+      ]),
+    ),
+    '',
+    '## Clusters',
+    '',
+  );
+  r.clusters.forEach((c, i) => {
+    out.push(
+      `### ${i + 1}. ${mdText(c.id)}: ${c.count} case(s), ${pct(c.rate)} ${ci(c.ci_low, c.ci_high)}`,
+      '',
+      `Systems: ${Object.entries(c.systems)
+        .map(([s, k]) => `${mdText(s)} ${k}`)
+        .join(', ')}. Prompt: ${c.prompt ? mdText(c.prompt) : 'none'}.` +
+        (c.features.length
+          ? ` More frequent here: ${c.features.map((x) => `${mdText(featureLabel(x.feature))} (${x.count}, ${times(x.lift)})`).join('; ')}.`
+          : ''),
+      '',
+      ...c.exemplars.flatMap(exemplar),
+    );
+  });
+  if (r.narrative) {
+    const nv = r.narrative;
+    out.push(
+      '## Narrative',
+      '',
+      `Written by ${mdText(nv.provider)} model ${mdText(nv.model)}${nv.source === 'file' ? ' (read from error\\_analysis\\_report.json)' : ''}: ` +
+        `${nv.batches} batch(es) of up to ${nv.batch_size} cases, ${nv.cost.calls} call(s) (${nv.cost.cached} cached), ` +
+        `${nv.cost.inputTokens} input and ${nv.cost.outputTokens} output tokens${nv.cost.estimated ? ' (partly estimated)' : ''}. ` +
+        `${nv.dropped_citations.length} citation(s) of cases the model was not shown were removed.`,
+      '',
+      ...nv.text.split(/\n\s*\n/).flatMap((p) => [mdText(p), '']),
+      ...(nv.citations.length
+        ? ['Cited cases:', '', ...nv.citations.map((x) => `- ${x.ref}: ${mdText(x.case_id)}`), '']
+        : []),
+    );
+  }
+  out.push('## Definitions', '', ...FEATURES.map((x) => `- ${mdText(x.label)}: ${mdText(x.rule)}.`), '');
+  return out.join('\n');
+}

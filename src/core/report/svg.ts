@@ -1,0 +1,113 @@
+/**
+ * Small SVG charts as strings, for the self-contained HTML report (no scripts, no
+ * external assets; core has no DOM). Every label goes through `escapeHtml`.
+ */
+
+export function escapeHtml(text: string): string {
+  return text
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&#39;');
+}
+
+/** One colour per error type (and grey for "none"), readable on paper. */
+export const TYPE_COLOURS: Record<string, string> = {
+  ExtractionError: '#4e79a7',
+  UpdateError: '#f28e2b',
+  DeletionError: '#e15759',
+  RetrievalError: '#76b7b2',
+  ResponseError: '#59a14f',
+  none: '#bab0ac',
+};
+
+const FONT = 'font-family="system-ui, sans-serif" font-size="12"';
+const n2 = (x: number) => (Math.round(x * 10) / 10).toString();
+
+export interface RateBar {
+  label: string;
+  rate: number;
+  low: number;
+  high: number;
+  note: string;
+  colour?: string;
+}
+
+/** Horizontal bars of rates (0–100 %) with their intervals as whiskers. */
+export function rateBars(bars: RateBar[], width = 640): string {
+  const labelW = 220;
+  const noteW = 150;
+  const row = 24;
+  const top = 8;
+  const plotW = width - labelW - noteW;
+  const h = top + bars.length * row + 24;
+  const x = (v: number) => labelW + v * plotW;
+  const parts = [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${h}" viewBox="0 0 ${width} ${h}" role="img" ${FONT}>`,
+  ];
+  for (const t of [0, 0.25, 0.5, 0.75, 1]) {
+    parts.push(
+      `<line x1="${n2(x(t))}" x2="${n2(x(t))}" y1="${top}" y2="${top + bars.length * row}" stroke="#ddd"/>`,
+      `<text x="${n2(x(t))}" y="${top + bars.length * row + 16}" text-anchor="middle" fill="#666">${t * 100} %</text>`,
+    );
+  }
+  bars.forEach((b, i) => {
+    const y = top + i * row;
+    const mid = y + row / 2;
+    parts.push(
+      `<text x="${labelW - 8}" y="${mid}" dy="0.35em" text-anchor="end" fill="#222">${escapeHtml(b.label)}</text>`,
+      `<rect x="${labelW}" y="${y + 5}" width="${n2(Math.max(0, b.rate) * plotW)}" height="${row - 10}" fill="${b.colour ?? '#4e79a7'}"/>`,
+      `<line x1="${n2(x(b.low))}" x2="${n2(x(b.high))}" y1="${mid}" y2="${mid}" stroke="#222" stroke-width="1.5"/>`,
+      `<line x1="${n2(x(b.low))}" x2="${n2(x(b.low))}" y1="${mid - 5}" y2="${mid + 5}" stroke="#222"/>`,
+      `<line x1="${n2(x(b.high))}" x2="${n2(x(b.high))}" y1="${mid - 5}" y2="${mid + 5}" stroke="#222"/>`,
+      `<text x="${width - noteW + 8}" y="${mid}" dy="0.35em" fill="#444">${escapeHtml(b.note)}</text>`,
+    );
+  });
+  parts.push('</svg>');
+  return parts.join('');
+}
+
+export interface StackRow {
+  label: string;
+  parts: { key: string; value: number }[];
+}
+
+/** Horizontal stacked bars of counts, one colour per key, with a legend. */
+export function stackedBars(rows: StackRow[], keys: string[], width = 640): string {
+  const labelW = 160;
+  const row = 24;
+  const top = 26;
+  const max = Math.max(1, ...rows.map((r) => r.parts.reduce((s, p) => s + p.value, 0)));
+  const plotW = width - labelW - 60;
+  const h = top + rows.length * row + 8;
+  const out = [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${h}" viewBox="0 0 ${width} ${h}" role="img" ${FONT}>`,
+  ];
+  keys.forEach((k, i) => {
+    const lx = labelW + i * 92;
+    out.push(
+      `<rect x="${lx}" y="4" width="10" height="10" fill="${TYPE_COLOURS[k] ?? '#999'}"/>`,
+      `<text x="${lx + 14}" y="13" fill="#444">${escapeHtml(k.replace(/Error$/, ''))}</text>`,
+    );
+  });
+  rows.forEach((r, i) => {
+    const y = top + i * row;
+    let x = labelW;
+    out.push(
+      `<text x="${labelW - 8}" y="${y + row / 2}" dy="0.35em" text-anchor="end" fill="#222">${escapeHtml(r.label)}</text>`,
+    );
+    for (const p of r.parts) {
+      if (p.value <= 0) continue;
+      const w = (p.value / max) * plotW;
+      out.push(
+        `<rect x="${n2(x)}" y="${y + 5}" width="${n2(w)}" height="${row - 10}" fill="${TYPE_COLOURS[p.key] ?? '#999'}"><title>${escapeHtml(`${p.key}: ${p.value}`)}</title></rect>`,
+      );
+      x += w;
+    }
+    const total = r.parts.reduce((s, p) => s + p.value, 0);
+    out.push(`<text x="${n2(x + 6)}" y="${y + row / 2}" dy="0.35em" fill="#444">${total}</text>`);
+  });
+  out.push('</svg>');
+  return out.join('');
+}

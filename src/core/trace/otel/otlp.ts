@@ -1,0 +1,134 @@
+/**
+ * OTLP/JSON readers: one `ExportTraceServiceRequest` object (`{resourceSpans: [...]}`), or
+ * JSON Lines of them (the file exporter of the Collector writes one request per line).
+ */
+import type { IssueCollector } from '../issues.ts';
+import type { OtelSpan, SpanEvent } from './span.ts';
+import { decodeKeyValues, normalizeId, normalizeTime } from './values.ts';
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** True when the value looks like an OTLP trace request. */
+export function isOtlpRequest(v: unknown): v is { resourceSpans: unknown } {
+  return isObject(v) && Object.hasOwn(v, 'resourceSpans');
+}
+
+const KIND_NAMES: Record<string, number> = {
+  SPAN_KIND_UNSPECIFIED: 0,
+  SPAN_KIND_INTERNAL: 1,
+  SPAN_KIND_SERVER: 2,
+  SPAN_KIND_CLIENT: 3,
+  SPAN_KIND_PRODUCER: 4,
+  SPAN_KIND_CONSUMER: 5,
+};
+
+function spanKind(v: unknown): number | null {
+  if (typeof v === 'number') return v;
+  if (typeof v === 'string') return KIND_NAMES[v] ?? (/^\d$/.test(v) ? Number(v) : null);
+  return null;
+}
+
+/**
+ * Appends the spans of one request to `out`. Problems are warnings naming the place
+ * (`line 3: resourceSpans[0].scopeSpans[1].spans[2].spanId`); a span without a usable
+ * span id is skipped.
+ */
+export function readOtlpRequest(
+  value: unknown,
+  prefix: string,
+  issues: IssueCollector,
+  out: OtelSpan[],
+): void {
+  if (!isOtlpRequest(value)) {
+    issues.error('otlp-shape', 'expected an object with "resourceSpans"', prefix || undefined);
+    return;
+  }
+  const at = (p: string) => (prefix ? `${prefix}: ${p}` : p);
+  if (!Array.isArray(value.resourceSpans)) {
+    issues.error('otlp-shape', 'resourceSpans is not a list', at('resourceSpans'));
+    return;
+  }
+  const resourceSpans = value.resourceSpans;
+  for (let i = 0; i < resourceSpans.length; i++) {
+    const rs = resourceSpans[i];
+    const rsPath = `resourceSpans[${i}]`;
+    if (!isObject(rs)) {
+      issues.warn('otlp-shape', 'not an object; skipped', at(rsPath));
+      continue;
+    }
+    const resource = decodeKeyValues(isObject(rs.resource) ? rs.resource.attributes : undefined);
+    const scopeSpans = rs.scopeSpans ?? rs.instrumentationLibrarySpans;
+    if (!Array.isArray(scopeSpans)) {
+      issues.warn('otlp-shape', 'scopeSpans is not a list; skipped', at(`${rsPath}.scopeSpans`));
+      continue;
+    }
+    for (let j = 0; j < scopeSpans.length; j++) {
+      const ss = scopeSpans[j];
+      const ssPath = `${rsPath}.scopeSpans[${j}]`;
+      if (!isObject(ss)) {
+        issues.warn('otlp-shape', 'not an object; skipped', at(ssPath));
+        continue;
+      }
+      const scopeObj = ss.scope ?? ss.instrumentationLibrary;
+      const scope = isObject(scopeObj) && typeof scopeObj.name === 'string' ? scopeObj.name : null;
+      if (!Array.isArray(ss.spans)) {
+        issues.warn('otlp-shape', 'spans is not a list; skipped', at(`${ssPath}.spans`));
+        continue;
+      }
+      for (let k = 0; k < ss.spans.length; k++) {
+        const span = readSpan(ss.spans[k], at(`${ssPath}.spans[${k}]`), issues);
+        if (span) out.push({ ...span, resource, scope });
+      }
+    }
+  }
+}
+
+function readSpan(
+  s: unknown,
+  place: string,
+  issues: IssueCollector,
+): Omit<OtelSpan, 'resource' | 'scope'> | null {
+  if (!isObject(s)) {
+    issues.warn('otlp-shape', 'span is not an object; skipped', place);
+    return null;
+  }
+  const spanId = normalizeId(s.spanId, 8);
+  if (!spanId) {
+    issues.warn('otlp-span-id', 'spanId is missing or not a string; span skipped', `${place}.spanId`);
+    return null;
+  }
+  const traceId = normalizeId(s.traceId, 16) ?? '';
+  const start = normalizeTime(s.startTimeUnixNano);
+  if (start === null && s.startTimeUnixNano !== undefined)
+    issues.warn(
+      'otlp-time',
+      'startTimeUnixNano is not a time; span placed by file order',
+      `${place}.startTimeUnixNano`,
+    );
+  const events: SpanEvent[] = Array.isArray(s.events)
+    ? s.events.filter(isObject).map((e) => ({
+        name: typeof e.name === 'string' ? e.name : '',
+        time: normalizeTime(e.timeUnixNano),
+        attributes: decodeKeyValues(e.attributes),
+      }))
+    : [];
+  const status = isObject(s.status) ? s.status : {};
+  return {
+    traceId,
+    spanId,
+    parentSpanId: normalizeId(s.parentSpanId, 8),
+    name: typeof s.name === 'string' ? s.name : '',
+    kind: spanKind(s.kind),
+    start,
+    end: normalizeTime(s.endTimeUnixNano),
+    attributes: decodeKeyValues(s.attributes),
+    events,
+    status: {
+      code: typeof status.code === 'number' || typeof status.code === 'string' ? status.code : null,
+      message: typeof status.message === 'string' ? status.message : null,
+    },
+    place,
+  };
+}

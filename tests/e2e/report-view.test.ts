@@ -1,0 +1,118 @@
+/**
+ * The Report view in Debian's Chromium: import the six real smartcomment files, build the
+ * report in the analysis worker (evidence-flow), compare its counts with the same report
+ * computed here in Node, follow an exemplar to its case workspace, import the paper's
+ * results file written by `memtrace attribute --format memtrace` and build from it, and
+ * export the self-contained HTML.
+ */
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { main } from '../../src/cli/main.ts';
+import { evidenceFlowEngine } from '../../src/core/attribution/engines.ts';
+import { listCases } from '../../src/core/cases/cases.ts';
+import { buildGraph } from '../../src/core/graph/graph.ts';
+import { buildReport, type ErrorReport, reportCase } from '../../src/core/report/index.ts';
+import { corpusFromGraph } from '../../src/core/retrieval/corpus.ts';
+import { RetrievalIndex } from '../../src/core/retrieval/retrieval-index.ts';
+import { parseTraceText } from '../../src/core/trace/import.ts';
+import { ERROR_TYPES } from '../../src/core/trace/types.ts';
+import { DATA, openApp, type Session, SIX } from './harness.ts';
+
+let s: Session;
+let expected: ErrorReport;
+
+async function nodeReport(): Promise<ErrorReport> {
+  const cases = [];
+  for (const f of SIX) {
+    const parsed = parseTraceText(readFileSync(join(DATA, f), 'utf8'), { file: f });
+    if (!parsed.ok) throw new Error(f);
+    const g = buildGraph(parsed.doc);
+    const deps = { index: await RetrievalIndex.build(corpusFromGraph(g, 'messages')) };
+    for (const c of listCases(g).filter((x) => x.failed || x.label))
+      cases.push(reportCase(g, c, await evidenceFlowEngine({ graph: g, case: c }, deps)));
+  }
+  return buildReport(cases);
+}
+
+beforeAll(async () => {
+  [s, expected] = await Promise.all([openApp(), nodeReport()]);
+}, 240_000);
+afterAll(async () => {
+  await s?.close();
+});
+
+describe('Report view in Chromium', () => {
+  it('builds the report in the worker with the counts Node computes, links cases, imports paper results, exports HTML', async () => {
+    const { page } = s;
+    await page.getByTestId('empty-state').waitFor();
+    await page.setInputFiles(
+      '[data-testid=file-input]',
+      SIX.map((f) => join(DATA, f)),
+    );
+    await page.waitForFunction(
+      (n) => document.querySelectorAll('[data-testid=trace-row]').length === n,
+      SIX.length,
+      {
+        timeout: 60_000,
+      },
+    );
+    await page.getByTestId('nav-report').click();
+    await page.getByTestId('report-empty').waitFor();
+    await page.getByTestId('report-build').click();
+    await page.getByTestId('report-cases').waitFor({ timeout: 120_000 });
+    expect(await page.getByTestId('report-cases').innerText()).toBe(`${expected.cases} failed case(s)`);
+    // The prompt table: one row per prompt, counts as Node's.
+    const rows = await page.locator('[data-testid=report-prompts] tbody tr').allInnerTexts();
+    expect(rows).toHaveLength(expected.by_prompt.length);
+    for (const p of expected.by_prompt) {
+      const row = rows.find((r) => r.startsWith(p.prompt ?? 'not optimisable'));
+      expect(row?.split('\t').slice(3).map(Number)).toEqual(ERROR_TYPES.map((t) => p.by_error_type[t]));
+    }
+    expect(await page.locator('[data-testid=report-cluster]').count()).toBe(expected.clusters.length);
+    expect(await page.locator('[data-testid=chart-types] rect').count()).toBe(ERROR_TYPES.length);
+
+    // An exemplar opens its case workspace.
+    const link = page.getByTestId('report-case-link').first();
+    const target = (await link.getAttribute('href')) ?? '';
+    expect(target).toMatch(/^#\/t\/[^/]+\/case\//);
+
+    // Export: the self-contained HTML, as the CLI writes it.
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByTestId('export-html').click(),
+    ]);
+    const html = readFileSync((await download.path())!, 'utf8');
+    expect(html).toContain(`${expected.cases} failed case(s)`);
+    expect(html).not.toMatch(/<script/i);
+
+    await link.click();
+    await page.waitForFunction((h) => location.hash === h, target);
+
+    // The paper's results of one file, imported as a run and used as the report's attributions.
+    const dir = mkdtempSync(join(tmpdir(), 'memtrace-report-e2e-'));
+    let out = '';
+    const code = await main(['attribute', join(DATA, SIX[2]), '--format', 'memtrace'], {
+      stdout: { write: (x: string) => (out += x) },
+      stderr: { write: () => true },
+      env: {},
+    });
+    expect(code).toBe(0);
+    const results = JSON.parse(out);
+    writeFileSync(join(dir, 'results.json'), out);
+    await page.getByTestId('nav-report').click();
+    await page.setInputFiles('[data-testid=report-import]', join(dir, 'results.json'));
+    await page.getByTestId('report-notice').waitFor();
+    expect(await page.getByTestId('report-notice').innerText()).toContain(
+      `${results.results.length} record(s) matched`,
+    );
+    await page.getByTestId('report-build').click();
+    await page.waitForFunction(
+      (n) => document.querySelector('[data-testid=report-cases]')?.textContent === `${n} failed case(s)`,
+      results.results.length,
+      { timeout: 60_000 },
+    );
+    expect(s.errors).toEqual([]);
+  });
+});

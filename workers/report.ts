@@ -1,0 +1,212 @@
+/**
+ * The error report inside the analysis worker: failed cases of stored traces, attributed
+ * by evidence-flow or taken from an imported attribution file (the paper's `{results}`,
+ * stored as a `runs` row of kind `imported-attributions`), read into report cases and
+ * aggregated (core/report). The optional narrative runs here too, with the page's chat
+ * model behind a port (keys stay in the page). Progress per case; `cancel()` stops after
+ * the current case.
+ */
+
+import { listCases } from '../src/core/cases/cases.ts';
+import type { TraceGraph } from '../src/core/graph/graph.ts';
+import {
+  type AttributedInput,
+  type AttributionRecord,
+  buildReport,
+  type ErrorReport,
+  type GraphKey,
+  matchRecords,
+  type NarrativeCase,
+  narrativeCase,
+  parseAttributionFile,
+  type ReportCase,
+  reportCase,
+  writeNarrative,
+} from '../src/core/report/index.ts';
+import { isErrorType } from '../src/core/trace/types.ts';
+import type { MemtraceDb, RunRow } from '../src/db/schema.ts';
+import { PortChatModel } from './agent-runs.ts';
+import type { ModelInfo, ModelPort } from './api.ts';
+import { attributeOne } from './evaluation.ts';
+
+/** traceId of runs that span traces: imported attribution files and reports. */
+export const IMPORTED_RUNS = '*imported';
+export const REPORT_RUNS = '*report';
+
+export interface ImportedAttributions extends RunRow {
+  kind: 'imported-attributions';
+  /** The file name as picked. */
+  file: string;
+  /** Records matched to stored traces. */
+  records: (AttributionRecord & { trace_id: string })[];
+  unmatched: number;
+}
+
+export type ReportSource = { kind: 'evidence' } | { kind: 'imported'; runId: number };
+
+export interface ReportRequest {
+  traceIds: string[];
+  source: ReportSource;
+}
+
+export interface ReportProgress {
+  done: number;
+  total: number;
+  traceId: string;
+}
+
+export interface StoredReport extends RunRow {
+  kind: 'report';
+  parameters: ReportRequest;
+  result: ErrorReport;
+}
+
+const yieldToMessages = () => new Promise<void>((r) => setTimeout(r, 0));
+
+export class ReportRunner {
+  #cancelled = false;
+  #running = false;
+  /** Narrative inputs of the last report (they need the graphs, which stay here). */
+  #narrativeCases: NarrativeCase[] = [];
+
+  constructor(
+    private readonly db: MemtraceDb,
+    private readonly open: (traceId: string) => Promise<TraceGraph>,
+  ) {}
+
+  cancel(): void {
+    if (this.#running) this.#cancelled = true;
+  }
+
+  /** Reads an attribution file and keeps the records that match stored traces, as a run row. */
+  async importAttributions(blob: Blob, name: string): Promise<ImportedAttributions> {
+    const records = parseAttributionFile(await blob.text(), name);
+    const traces = await this.db.traces.toArray();
+    const keys: GraphKey[] = [];
+    for (const t of traces) {
+      const rows = await this.db.cases.where('traceId').equals(t.id).toArray();
+      keys.push({
+        path: t.path || t.file,
+        graphId: t.id,
+        benchName: t.file,
+        queryIds: new Set(rows.map((r) => r.queryId)),
+      });
+    }
+    const matched: ImportedAttributions['records'] = [];
+    let unmatched = 0;
+    for (const r of records) {
+      try {
+        const [i] = matchRecords([r], keys, name);
+        matched.push({ ...r, trace_id: keys[i].graphId });
+      } catch {
+        unmatched++;
+      }
+    }
+    const row: ImportedAttributions = {
+      traceId: IMPORTED_RUNS,
+      queryId: '',
+      kind: 'imported-attributions',
+      method: 'memtrace-file',
+      status: 'done',
+      createdAt: Date.now(),
+      file: name,
+      records: matched,
+      unmatched,
+    };
+    row.id = (await this.db.runs.add(row)) as number;
+    return row;
+  }
+
+  async build(request: ReportRequest, onProgress: (p: ReportProgress) => void): Promise<StoredReport | null> {
+    if (this.#running) throw new Error('a report is already being built');
+    this.#running = true;
+    this.#cancelled = false;
+    try {
+      const imported =
+        request.source.kind === 'imported'
+          ? ((await this.db.runs.get(request.source.runId)) as ImportedAttributions | undefined)
+          : undefined;
+      if (request.source.kind === 'imported' && !imported)
+        throw new Error('the imported attribution file is no longer stored');
+      const work: { traceId: string; total: number }[] = [];
+      for (const traceId of request.traceIds) {
+        const n = imported
+          ? imported.records.filter((r) => r.trace_id === traceId).length
+          : (await this.db.cases.where('traceId').equals(traceId).toArray()).filter(
+              (r) => r.failed || r.errorType,
+            ).length;
+        if (n > 0) work.push({ traceId, total: n });
+      }
+      const total = work.reduce((s, w) => s + w.total, 0);
+      const cases: ReportCase[] = [];
+      const narrative: NarrativeCase[] = [];
+      onProgress({ done: 0, total, traceId: '' });
+      for (const { traceId } of work) {
+        const g = await this.open(traceId);
+        const meta = await this.db.traces.get(traceId);
+        const all = listCases(g, { includePassed: true });
+        const jobs: { c: (typeof all)[number]; a: AttributedInput | null }[] = imported
+          ? imported.records
+              .filter((r) => r.trace_id === traceId)
+              .map((r) => ({ c: all.find((x) => x.queryId === r.query_id)!, a: r }))
+              .filter((j) => j.c)
+          : listCases(g)
+              .filter((c) => c.failed || c.label)
+              .map((c) => ({ c, a: null }));
+        for (const j of jobs) {
+          await yieldToMessages();
+          if (this.#cancelled) return null;
+          let a = j.a;
+          if (!a) {
+            const e = await attributeOne(traceId, g, j.c, meta?.system ?? null, null);
+            a = {
+              error_type: isErrorType(e.predicted_type) ? e.predicted_type : null,
+              op_id: e.predicted_op,
+              reason: e.reason,
+              method: e.method,
+            };
+          }
+          const rc = reportCase(g, j.c, a, { system: meta?.system ?? null });
+          cases.push(rc);
+          narrative.push(narrativeCase(g, j.c, rc));
+          onProgress({ done: cases.length, total, traceId });
+        }
+      }
+      this.#narrativeCases = narrative;
+      const row: StoredReport = {
+        traceId: REPORT_RUNS,
+        queryId: '',
+        kind: 'report',
+        method: request.source.kind === 'imported' ? 'memtrace-file' : 'evidence',
+        status: 'done',
+        createdAt: Date.now(),
+        parameters: request,
+        result: buildReport(cases, { generatedAt: new Date().toISOString() }),
+      };
+      row.id = (await this.db.runs.add(row)) as number;
+      return row;
+    } finally {
+      this.#running = false;
+      this.#cancelled = false;
+    }
+  }
+
+  /** Writes the narrative of a stored report with the page's model (after `build` in this worker). */
+  async narrate(
+    runId: number,
+    info: ModelInfo,
+    port: ModelPort,
+    onBatch: (done: number, total: number) => void,
+  ): Promise<StoredReport> {
+    const row = (await this.db.runs.get(runId)) as StoredReport | undefined;
+    if (!row) throw new Error(`no report ${runId}`);
+    if (this.#narrativeCases.length !== row.result.cases)
+      throw new Error('build the report again in this session before writing its narrative');
+    row.result.narrative = await writeNarrative(this.#narrativeCases, {
+      model: new PortChatModel(info, port),
+      onBatch: (d, t) => onBatch(d, t),
+    });
+    await this.db.runs.put(row);
+    return row;
+  }
+}
