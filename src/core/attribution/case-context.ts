@@ -6,6 +6,7 @@
  */
 import type { TraceCase } from '../cases/cases.ts';
 import { isSentinelVar, row, type TraceGraph } from '../graph/graph.ts';
+import { causalCone } from '../cases/path.ts';
 import { closure, consumersOf, lineageOf, opStructure, producersOf, versionsOf } from '../graph/queries.ts';
 import { splitUnits } from './evidence-match.ts';
 import { readSaid } from './said.ts';
@@ -150,8 +151,8 @@ function removedFromIndex(g: TraceGraph, units: number[], limit: string): Map<nu
     const lists = (w: number) =>
       names.some((n) => g.varValue[w].includes(n)) && names.some((n) => namesOf(w).has(n));
     const indexes = new Set<number>();
+    // An index is another chain: the unit's own next version is no index of it.
     for (const op of consumersOf(g, u))
-      // An index is another chain: the unit's own next version is no index of it.
       for (const w of opStructure(g, op).outputs)
         if (g.varLineage[w] !== g.varLineage[u] && lineageOf(g, w).length > 1) indexes.add(g.varLineage[w]);
     for (const l of indexes) {
@@ -221,13 +222,16 @@ export function caseContext(g: TraceGraph, c: TraceCase): CaseContext {
   const answerOp = producers.length ? producers.sort((a, b) => g.opRank[b] - g.opRank[a])[0] : -1;
   const answerInputs = answerOp >= 0 ? opStructure(g, answerOp).inputs : [];
   const context = answerInputs.filter((v) => v !== query && !isPrompt(g, v) && !isSentinelVar(g, v));
-  const cone = closure(g, context, { direction: 'upstream' });
+  // What led to the answer's inputs, walked back in time from the answer (causalCone): a
+  // content-named value another question also wrote, or a chain written on after the
+  // answer, does not pull that question's or later ops in.
+  const untilRank = answerOp < 0 ? g.opOrder.length - 1 : g.opRank[answerOp] - 1;
+  const cone = causalCone(g, context, untilRank);
   // The answer op's rank bounds the cone in time: later versions reached through lineage do not count.
-  const before = (op: number) => answerOp < 0 || g.opRank[op] < g.opRank[answerOp];
   const questionOps: number[] = [];
   const store = new Set<number>();
   for (const v of context) if (!queryDerived.has(v)) store.add(v);
-  for (const op of cone.ops.filter(before)) {
+  for (const op of cone.ops) {
     const s = opStructure(g, op);
     if (!s.inputs.some((v) => queryDerived.has(v))) continue;
     questionOps.push(op);
@@ -253,8 +257,8 @@ export function caseContext(g: TraceGraph, c: TraceCase): CaseContext {
     ),
   );
   const written = (v: number) => isMessageVar(g, v) || producersOf(g, v).length > 0;
-  if (blind.length > 0 && ![...store].some(written))
-    for (const v of inferStore(g, context, queryDerived, limit)) store.add(v);
+  const untraced = blind.length > 0 && ![...store].some(written);
+  if (untraced) for (const v of inferStore(g, context, queryDerived, limit)) store.add(v);
   const read = [...store];
   for (const v of storePeers(g, read, answerOp, queryDerived)) store.add(v);
   // Once per version chain: a store of peers may hold every version of a long chain.
@@ -272,11 +276,12 @@ export function caseContext(g: TraceGraph, c: TraceCase): CaseContext {
   for (const v of removed.keys()) current.delete(v);
   // Everything that built the store, not only what the search picked: a unit the search
   // missed may be exactly where the evidence was lost.
-  const storeCone = closure(g, [...context, ...current, ...removed.keys()], { direction: 'upstream' });
-  const coneVars = new Set(storeCone.vars);
-  const coneOps = storeCone.ops.filter(before);
+  const storeCone = causalCone(g, [...context, ...current, ...removed.keys()], untilRank);
+  const coneVars = storeCone.vars;
+  const coneOps = storeCone.ops;
   const evidence = c.evidenceIds.map((id) => g.varIndex.get(id)).filter((v): v is number => v !== undefined);
-  const untracedInputs = new Map(blind.map((op) => [op, [...current]]));
+  // Only the searches of an untraced store read it: a query rewrite next to a traced one does not.
+  const untracedInputs = new Map(untraced ? blind.map((op) => [op, [...current]]) : []);
   return {
     untracedInputs,
     query,

@@ -58,46 +58,65 @@ export function casePath(g: TraceGraph, c: Pick<TraceCase, 'queryId' | 'judgeOpI
   const judgeOp = c.judgeOpId ? (g.opIndex.get(c.judgeOpId) ?? -1) : -1;
   const prediction = predictionOf(g, c);
   const answerOp = prediction < 0 ? -1 : lastWriterBefore(g, prediction, judgeOp);
-  const ops: number[] = [];
-  if (answerOp >= 0) {
-    // pending[v]: a cause read v and the op that wrote it for that read is not found yet.
-    const pending = new Uint8Array(g.varId.length);
-    const position = chainPositions(g);
-    const previous = (v: number) => {
-      const k = position[v];
-      return k > 0 ? row(g.lineages, g.varLineage[v])[k - 1] : -1;
-    };
-    const written = (v: number) => g.varInEdges.offsets[v + 1] > g.varInEdges.offsets[v];
-    const need = (v: number) => {
-      // A version no op wrote (a non-strict change) still comes from the version before it.
-      for (let w = v; w >= 0 && !pending[w]; w = written(w) ? -1 : previous(w)) pending[w] = 1;
-    };
-    need(prediction);
-    for (let rank = g.opRank[answerOp]; rank >= 0; rank--) {
-      const o = g.opOrder[rank];
-      const edges = row(g.opEdges, o);
-      let writes = false;
-      for (const e of edges) if (pending[g.edgeDst[e]]) writes = true;
-      if (!writes) continue;
-      if (!isSentinelOp(g, o)) ops.push(o);
-      // The latest writer before a read is the one that read it: earlier writers of the
-      // same variable (a content-named value another question also produced) are not.
-      const read = new Set<number>();
-      for (const e of edges) read.add(g.edgeSrc[e]);
-      for (const e of edges) {
-        const v = g.edgeDst[e];
-        if (!pending[v]) continue;
-        pending[v] = 0;
-        // Written without reading its own previous version: that version still led here.
-        const before = previous(v);
-        if (before >= 0 && !read.has(before)) need(before);
-      }
-      for (const e of edges) need(g.edgeSrc[e]);
-    }
-    ops.reverse();
-  }
+  const ops = answerOp >= 0 ? causalCone(g, [prediction], g.opRank[answerOp]).ops : [];
   if (judgeOp >= 0) ops.push(judgeOp);
   return { ops, answerOp, judgeOp };
+}
+
+/** What led to some variables: the ops that wrote them (and what those read, and so on), and those variables. */
+export interface CausalCone {
+  /** Op indices in execution order (sentinel ops left out). */
+  ops: number[];
+  /** Every variable a cause read or wrote toward the targets, the targets included. */
+  vars: Set<number>;
+}
+
+/**
+ * The causes of `targets` as they stood when the op of execution rank `untilRank` ran:
+ * walking ops from that rank down, an op is a cause when it wrote a variable a later cause
+ * (or the caller) needs, and the latest such writer is the one that counts — an earlier
+ * writer of the same variable (a content-named value another question also produced) is not.
+ */
+export function causalCone(g: TraceGraph, targets: Iterable<number>, untilRank: number): CausalCone {
+  // pending[v]: v is needed and the op that wrote it for that read is not found yet.
+  const pending = new Uint8Array(g.varId.length);
+  const vars = new Set<number>();
+  const ops: number[] = [];
+  const position = chainPositions(g);
+  const previous = (v: number) => {
+    const k = position[v];
+    return k > 0 ? row(g.lineages, g.varLineage[v])[k - 1] : -1;
+  };
+  const written = (v: number) => g.varInEdges.offsets[v + 1] > g.varInEdges.offsets[v];
+  const need = (v: number) => {
+    // A version no op wrote (a non-strict change) still comes from the version before it.
+    for (let w = v; w >= 0 && !pending[w]; w = written(w) ? -1 : previous(w)) {
+      pending[w] = 1;
+      vars.add(w);
+    }
+  };
+  for (const v of targets) need(v);
+  for (let rank = Math.min(untilRank, g.opOrder.length - 1); rank >= 0; rank--) {
+    const o = g.opOrder[rank];
+    const edges = row(g.opEdges, o);
+    let writes = false;
+    for (const e of edges) if (pending[g.edgeDst[e]]) writes = true;
+    if (!writes) continue;
+    if (!isSentinelOp(g, o)) ops.push(o);
+    const read = new Set<number>();
+    for (const e of edges) read.add(g.edgeSrc[e]);
+    for (const e of edges) {
+      const v = g.edgeDst[e];
+      if (!pending[v]) continue;
+      pending[v] = 0;
+      // Written without reading its own previous version: that version still led here.
+      const before = previous(v);
+      if (before >= 0 && !read.has(before)) need(before);
+    }
+    for (const e of edges) need(g.edgeSrc[e]);
+  }
+  ops.reverse();
+  return { ops, vars };
 }
 
 /** Position of every variable in its version chain. */

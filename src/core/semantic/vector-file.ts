@@ -52,7 +52,9 @@ export function encodeVectorFile(
   const out = new Uint8Array(text.length + words.length * dims);
   out.set(text, 0);
   const body = new Int8Array(out.buffer, text.length);
-  rows.forEach((r, i) => body.set(r, i * dims));
+  rows.forEach((r, i) => {
+    body.set(r, i * dims);
+  });
   return out;
 }
 

