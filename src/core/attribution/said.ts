@@ -16,7 +16,7 @@ export interface Said {
 }
 
 const HEAD = /^\s*\[?([^|\n\]]{4,40}?)\]?\s*(?:\||:(?=\s))\s*/;
-const SPEAKER = /^\s*([A-Z][\p{L}'.-]*(?: [A-Z][\p{L}'.-]*)?):\s+/u;
+const SPEAKER = /^\s*([A-Z][\p{L}\p{N}_'.-]*(?: [A-Z][\p{L}\p{N}_'.-]*)?):\s+/u;
 
 /**
  * Splits the heads a unit line may start with: a date ("… | " or "…: ") and a
