@@ -1,0 +1,14 @@
+import { openTraceFile } from '../src/cli/files.ts';
+import { Matcher } from '../src/core/attribution/evidence-match.ts';
+const r = await openTraceFile('bench/out/faultbench/evermemos/Kenta_Tanaka-base.json'); if (!r.ok) throw 1;
+const g = r.graph;
+const m = new Matcher(v => g.varValue[v]);
+const buf = g.varIndex.get('memcell-buffer@11')!, cell = g.varIndex.get('memcell-1@1')!;
+const bb = m.bodiesOf(buf), cb = m.bodiesOf(cell);
+console.log(bb.length, cb.length);
+const target = bb.find(b => b.includes('really know how to proceed'))!;
+console.log(JSON.stringify(target.slice(0, 200)));
+console.log(cb[0].includes(target), JSON.stringify(cb[0].slice(0, 300)));
+const i = cb[0].indexOf('really know how');
+console.log(JSON.stringify(cb[0].slice(i - 30, i + 400)));
+console.log(JSON.stringify(target.slice(0, 430)));
