@@ -249,8 +249,12 @@ export class AnalysisService implements AnalysisApi {
     return attributeOne(traceId, g, c, row?.system ?? null, label);
   }
 
-  evaluate(traceIds: string[], onProgress: (p: EvalProgress) => void): Promise<EvalResult> {
-    return this.#evaluator.evaluate(traceIds, onProgress);
+  evaluate(
+    traceIds: string[],
+    onProgress: (p: EvalProgress) => void,
+    labelChoice?: string,
+  ): Promise<EvalResult> {
+    return this.#evaluator.evaluate(traceIds, onProgress, labelChoice);
   }
 
   cancelEvaluation(): void {

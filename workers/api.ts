@@ -13,6 +13,7 @@ import type {
 import type { ChatCapabilities, ChatRequest, ChatResponse, ProviderKind } from '../src/core/llm/types.ts';
 import type { TraceIssue } from '../src/core/trace/issues.ts';
 import type { AgentProgress, AgentRunRow } from '../src/db/agent-runs.ts';
+import type { ReattachReport } from '../src/db/labels.ts';
 import type { SystemName } from '../src/systems/system.ts';
 import type { DatasetName } from '../src/systems/types.ts';
 import type { EvalProgress, EvalResult, EvaluatedCase } from './evaluation.ts';
@@ -56,6 +57,8 @@ export interface FileResult {
   warningCount: number;
   /** Why a file failed to store (quota, …), in words for people. */
   message?: string;
+  /** A replaced trace: which of the person's / imported labels stayed attached (by query id). */
+  labels?: ReattachReport;
 }
 
 export interface ImportOptions {
@@ -71,6 +74,8 @@ export interface ImportApi {
   ): Promise<FileResult[]>;
   /** Stops the running import after the current step; nothing half-written is kept. */
   cancel(): void;
+  /** Restores file labels a v1 correction overwrote (traces marked by the database upgrade); returns how many traces. */
+  restoreFileLabels(): Promise<number>;
 }
 
 // ---------- running a reference memory system ----------
@@ -320,12 +325,17 @@ export interface AnalysisApi {
    */
   attributeCase(traceId: string, queryId: string): Promise<EvaluatedCase>;
   /**
-   * Runs the evidence-flow attributor over every labelled case (the stored label: a
-   * workbench annotation or the file's) of these traces, reporting progress after each
-   * case. `cancelEvaluation()` stops it after the current case (status `cancelled`,
-   * the cases done so far kept).
+   * Runs the evidence-flow attributor over every case of these traces that has a label under
+   * `labelChoice` (core/labels: `file` — the default, the file's own — `source:<s>` or
+   * `annotator:<name>`), scoring against that label, reporting progress after each case.
+   * `cancelEvaluation()` stops it after the current case (status `cancelled`, the cases
+   * done so far kept).
    */
-  evaluate(traceIds: string[], onProgress: (p: EvalProgress) => void): Promise<EvalResult>;
+  evaluate(
+    traceIds: string[],
+    onProgress: (p: EvalProgress) => void,
+    labelChoice?: string,
+  ): Promise<EvalResult>;
   cancelEvaluation(): void;
   /**
    * Runs (or resumes, from its stored checkpoint) the LLM agent of a stored `runs` row of
