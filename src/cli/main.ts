@@ -1,6 +1,7 @@
 /** `memtrace` — the workbench's core from the command line. */
 import { parseArgs } from 'node:util';
 import type { Command } from './command.ts';
+import { agreement } from './commands/agreement.ts';
 import { attribute } from './commands/attribute.ts';
 import { bench } from './commands/bench.ts';
 import { cases } from './commands/cases.ts';
@@ -24,6 +25,7 @@ export const COMMANDS: Command[] = [
   bench,
   run,
   inject,
+  agreement,
 ];
 
 function help(): string {

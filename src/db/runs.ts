@@ -27,7 +27,8 @@ export type RunStatus = 'running' | 'done' | 'cancelled' | 'failed';
 export interface EvaluationRun extends RunRow {
   kind: 'evaluation';
   status: RunStatus;
-  parameters: { traceIds: string[]; engine: string };
+  /** `labelChoice`: which labels it scored against (core/labels; absent in older rows = `file`). */
+  parameters: { traceIds: string[]; engine: string; labelChoice?: string };
   finishedAt: number | null;
   result: { summary: BenchSummary; cases: EvaluatedCase[]; missing: string[] } | null;
   error: string | null;

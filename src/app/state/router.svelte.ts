@@ -5,7 +5,7 @@ export type Route =
   | { name: 'traces' }
   | { name: 'cases'; system: string; label: string; labelled: 'all' | 'labelled' | 'unlabelled' }
   | { name: 'search'; trace: string; q: string; regex: boolean }
-  | { name: 'eval'; only: 'all' | 'wrong' }
+  | { name: 'eval'; only: 'all' | 'wrong'; labels: string }
   | { name: 'settings' }
   | { name: 'run' }
   | { name: 'trace'; traceId: string }
@@ -22,8 +22,8 @@ export const href = {
   cases: (f: { system?: string; label?: string; labelled?: string } = {}) => `#/cases${query(f)}`,
   search: (f: { trace?: string; q?: string; regex?: boolean } = {}) =>
     `#/search${query({ trace: f.trace, q: f.q, regex: f.regex ? '1' : undefined })}`,
-  evaluation: (f: { only?: 'all' | 'wrong' } = {}) =>
-    `#/eval${query({ only: f.only === 'wrong' ? 'wrong' : undefined })}`,
+  evaluation: (f: { only?: 'all' | 'wrong'; labels?: string } = {}) =>
+    `#/eval${query({ only: f.only === 'wrong' ? 'wrong' : undefined, labels: f.labels && f.labels !== 'file' ? f.labels : undefined })}`,
   settings: () => '#/settings',
   run: () => '#/run',
   trace: (id: string) => `#/t/${enc(id)}`,
@@ -70,7 +70,7 @@ export function parseHash(hash: string): Route {
   if (parts[0] === 'settings' && parts.length === 1) return { name: 'settings' };
   if (parts[0] === 'run' && parts.length === 1) return { name: 'run' };
   if (parts[0] === 'eval' && parts.length === 1)
-    return { name: 'eval', only: p('only') === 'wrong' ? 'wrong' : 'all' };
+    return { name: 'eval', only: p('only') === 'wrong' ? 'wrong' : 'all', labels: p('labels') || 'file' };
   if (parts[0] === 't' && parts.length >= 2) {
     const traceId = parts[1];
     if (parts.length === 2) return { name: 'trace', traceId };

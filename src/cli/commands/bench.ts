@@ -3,6 +3,9 @@ import { engineFor } from '../../core/attribution/engines.ts';
 import { type ScoredCase, summarize } from '../../core/bench/metrics.ts';
 import { listCases } from '../../core/cases/cases.ts';
 import { systemOf } from '../../core/cases/system.ts';
+import { FILE_CHOICE, labelsFor } from '../../core/labels/choose.ts';
+import { fileLabels } from '../../core/labels/file-labels.ts';
+import { caseKey, type LabelRecord } from '../../core/labels/record.ts';
 import { UsageMeter } from '../../core/llm/index.ts';
 import { formatIssue } from '../../core/trace/issues.ts';
 import {
@@ -17,15 +20,27 @@ import {
 import { type Command, JSON_FLAG } from '../command.ts';
 import { collectTraceFiles, openTraceFile } from '../files.ts';
 import { CliError, printJson } from '../io.ts';
+import { LABEL_SOURCE_USAGE, labelChoiceOf, readLabelPaths } from '../labels.ts';
 
 export const bench: Command = {
   name: 'bench',
   summary: 'score an attribution method on labelled traces (ETA / OIA, micro and macro, confusion, cost)',
-  usage: `memtrace bench <files or dirs…> ${ATTRIBUTION_USAGE} [--concurrency N] [--out results.json] [--json]`,
-  options: { ...JSON_FLAG, out: { type: 'string' }, ...ATTRIBUTION_FLAGS },
+  usage: `memtrace bench <files or dirs…> ${ATTRIBUTION_USAGE} [--concurrency N] ${LABEL_SOURCE_USAGE} [--out results.json] [--json]`,
+  options: {
+    ...JSON_FLAG,
+    out: { type: 'string' },
+    'label-source': { type: 'string' },
+    labels: { type: 'string', multiple: true },
+    ...ATTRIBUTION_FLAGS,
+  },
   async run({ positionals, values }, io) {
     if (positionals.length === 0) throw new CliError('bench needs labelled trace files or folders');
     const method = methodOf(values);
+    const choice = labelChoiceOf(values);
+    // Labels from annotations files (a team's, adjudicated ones) join each graph's own.
+    const extra = Array.isArray(values.labels)
+      ? (await readLabelPaths(values.labels.map(String))).labels
+      : [];
     const files = await collectTraceFiles(positionals);
     const meter = new UsageMeter();
     const model = modelFor(method, values, io, meter);
@@ -40,19 +55,29 @@ export const bench: Command = {
         for (const issue of r.issues.slice(0, 5)) io.stderr.write(`${formatIssue(issue)}\n`);
         continue;
       }
-      const labelled = listCases(r.graph).filter((c) => c.label);
+      const records: LabelRecord[] = [
+        ...fileLabels(r.graph.doc),
+        ...extra.filter((l) => l.graphId === r.graph.doc.graph_id),
+      ];
+      const chosen = labelsFor(records, choice);
+      const labelled = listCases(r.graph, { includePassed: choice !== FILE_CHOICE })
+        .map((c) => ({
+          c,
+          label: chosen.get(caseKey({ graphId: r.graph.doc.graph_id, queryId: c.queryId })),
+        }))
+        .filter((x): x is { c: (typeof x)['c']; label: LabelRecord } => x.label !== undefined);
       io.stderr.write(`[${i + 1}/${files.length}] ${file}: ${labelled.length} labelled case(s)\n`);
       if (labelled.length === 0) continue;
       const system = systemOf(r.graph.doc, file);
       const deps = await depsFor(r.graph, { model, prior: Boolean(values.prior) });
-      const scored = await pool(labelled, concurrency, async (c) => {
+      const scored = await pool(labelled, concurrency, async ({ c, label }) => {
         const a = await engine({ graph: r.graph, case: c, system }, deps);
         return {
           file,
           query_id: c.queryId,
           system,
-          label_type: c.label!.errorType,
-          label_op: c.label!.opId,
+          label_type: label.errorType,
+          label_op: label.opId,
           predicted_type: a.error_type,
           predicted_op: a.op_id,
           input_tokens: a.cost.input_tokens,
@@ -66,6 +91,7 @@ export const bench: Command = {
     const summary = {
       method,
       prior: Boolean(values.prior),
+      label_source: choice,
       ...summarize(perCase),
       unreadable_files: unreadable,
     };
