@@ -6,6 +6,7 @@ import { attribute } from './commands/attribute.ts';
 import { bench } from './commands/bench.ts';
 import { cases } from './commands/cases.ts';
 import { chat } from './commands/chat.ts';
+import { compare } from './commands/compare.ts';
 import { exportCommand } from './commands/export.ts';
 import { inject } from './commands/inject.ts';
 import { run } from './commands/run.ts';
@@ -26,6 +27,7 @@ export const COMMANDS: Command[] = [
   run,
   inject,
   agreement,
+  compare,
 ];
 
 function help(): string {

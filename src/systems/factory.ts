@@ -5,14 +5,23 @@ import { Mem0 } from './mem0.ts';
 import { NaiveRag } from './rag.ts';
 import type { MemorySystem, SystemName } from './system.ts';
 
-export function createSystem(name: SystemName): MemorySystem {
+/** Settings a run can change (the systems' defaults otherwise). */
+export interface SystemSettings {
+  /** Retrieval depth of `rag` and `mem0` (default 10). */
+  topK?: number;
+}
+
+/** Systems whose retrieval depth `topK` sets. */
+export const TOP_K_SYSTEMS: readonly SystemName[] = ['rag', 'mem0'];
+
+export function createSystem(name: SystemName, settings: SystemSettings = {}): MemorySystem {
   switch (name) {
     case 'rag':
-      return new NaiveRag();
+      return new NaiveRag({ topK: settings.topK });
     case 'long-context':
       return new LongContext();
     case 'mem0':
-      return new Mem0();
+      return new Mem0(settings.topK);
     case 'evermemos':
       return new EverMemOS();
   }

@@ -12,6 +12,7 @@ import {
   SPLIT_OF,
   SYSTEM_NAMES,
   type SystemName,
+  TOP_K_SYSTEMS,
 } from '../../systems/index.ts';
 import type { Command, Values } from '../command.ts';
 import { CliError, type CliIO } from '../io.ts';
@@ -31,6 +32,19 @@ export interface DataArgs {
   dataset: DatasetName;
   conversations: Conversation[];
   maxSessions?: number;
+}
+
+/** `--top-k N`: the retrieval depth of rag and mem0 (their default, 10, when absent). */
+function topKOf(values: Values, system: SystemName): number | undefined {
+  if (values['top-k'] === undefined) return undefined;
+  const topK = Number(values['top-k']);
+  if (!(Number.isInteger(topK) && topK > 0)) throw new CliError('--top-k must be a positive integer', 2);
+  if (!TOP_K_SYSTEMS.includes(system))
+    throw new CliError(
+      `--top-k sets the retrieval depth of ${TOP_K_SYSTEMS.join(' and ')}; ${system} has none`,
+      2,
+    );
+  return topK;
 }
 
 /** Reads --system, --dataset, --data, --conversation and --sessions. */
@@ -74,12 +88,18 @@ export const run: Command = {
   summary: 'run a reference memory system on a data set conversation and write its execution graph',
   usage:
     'memtrace run --system rag|long-context|mem0|evermemos --dataset locomo|realmem|longmemeval --data FILE ' +
-    `[--conversation ID] [--sessions N] [--offline | ${PROVIDER_USAGE}] -o OUT.json`,
-  options: { ...DATA_FLAGS, ...PROVIDER_FLAGS, out: { type: 'string', short: 'o' } },
+    `[--conversation ID] [--sessions N] [--top-k N] [--offline | ${PROVIDER_USAGE}] -o OUT.json`,
+  options: {
+    ...DATA_FLAGS,
+    'top-k': { type: 'string' },
+    ...PROVIDER_FLAGS,
+    out: { type: 'string', short: 'o' },
+  },
   async run({ values }, io) {
     const out = values.out;
     if (typeof out !== 'string') throw new CliError('-o OUT.json is required', 2);
     const args = await readDataArgs(values);
+    const topK = topKOf(values, args.system);
     if (args.conversations.length !== 1)
       throw new CliError(
         `${args.conversations.length} conversations in the file; pick one with --conversation (${args.conversations
@@ -103,10 +123,11 @@ export const run: Command = {
         conversation: conv.id,
         mode: llm ? 'llm' : 'offline',
         llm_model: llm ? llm.model : 'offline-deterministic',
+        ...(topK !== undefined ? { top_k: topK } : {}),
       },
     });
     const started = Date.now();
-    const result = await runSystem(createSystem(args.system), conv, {
+    const result = await runSystem(createSystem(args.system, { topK }), conv, {
       tracer,
       llm,
       maxSessions: args.maxSessions,
