@@ -3,6 +3,7 @@
  * and answers the views' questions — op inspector, variable history, diffs, case
  * context, search, graph data for drawing. Runs inside the analysis worker.
  */
+
 import { Index } from 'flexsearch';
 import { listCases } from '../src/core/cases/cases.ts';
 import {
@@ -51,6 +52,7 @@ import type {
   VarView,
   VersionDiff,
 } from './api.ts';
+import { type CompareProgress, type CompareResult, Comparer, type MemoryComparison } from './compare-runs.ts';
 import { diffLines } from './diff.ts';
 import {
   attributeOne,
@@ -73,10 +75,33 @@ export class AnalysisService implements AnalysisApi {
   readonly #open = new Map<string, Promise<Opened>>();
   readonly #evaluator: Evaluator;
   readonly #agents: AgentRunner;
+  readonly #comparer: Comparer;
 
   constructor(private readonly db: MemtraceDb) {
     this.#evaluator = new Evaluator(db, async (id) => (await this.#get(id)).graph);
     this.#agents = new AgentRunner(db, async (id) => (await this.#get(id)).graph);
+    this.#comparer = new Comparer(async (id) => (await this.#get(id)).graph);
+  }
+
+  compareTraces(
+    traceA: string,
+    traceB: string,
+    onProgress: (p: CompareProgress) => void,
+  ): Promise<CompareResult> {
+    return this.#comparer.compare(traceA, traceB, onProgress);
+  }
+
+  cancelCompare(): void {
+    this.#comparer.cancel();
+  }
+
+  compareMemory(
+    traceA: string,
+    traceB: string,
+    queryA: string | null,
+    queryB: string | null,
+  ): Promise<MemoryComparison> {
+    return this.#comparer.memoryAt(traceA, traceB, queryA, queryB);
   }
 
   forget(traceId: string): void {

@@ -16,9 +16,18 @@ import type { AgentProgress, AgentRunRow } from '../src/db/agent-runs.ts';
 import type { ReattachReport } from '../src/db/labels.ts';
 import type { SystemName } from '../src/systems/system.ts';
 import type { DatasetName } from '../src/systems/types.ts';
+import type { CompareProgress, CompareResult, MemoryComparison, RunComparison } from './compare-runs.ts';
 import type { EvalProgress, EvalResult, EvaluatedCase } from './evaluation.ts';
 
-export type { EvalProgress, EvalResult, EvaluatedCase };
+export type {
+  CompareProgress,
+  CompareResult,
+  EvalProgress,
+  EvalResult,
+  EvaluatedCase,
+  MemoryComparison,
+  RunComparison,
+};
 
 // ---------- import ----------
 
@@ -352,6 +361,24 @@ export interface AnalysisApi {
   ): Promise<AgentRunRow>;
   /** Aborts a running agent (its row becomes `cancelled`). */
   cancelAgent(runId: number): void;
+  /**
+   * Compares two stored traces of one conversation (core/compare `compareRuns`): questions
+   * paired by identity, outcome flips, first divergence, memory at the last question.
+   * Progress after questions; `cancelCompare()` (or a newer comparison) stops it.
+   */
+  compareTraces(
+    traceA: string,
+    traceB: string,
+    onProgress: (p: CompareProgress) => void,
+  ): Promise<CompareResult>;
+  cancelCompare(): void;
+  /** The memory at one question's time in both traces (a query id of either side). */
+  compareMemory(
+    traceA: string,
+    traceB: string,
+    queryA: string | null,
+    queryB: string | null,
+  ): Promise<MemoryComparison>;
 }
 
 // ---------- agent runs ----------

@@ -247,10 +247,24 @@ describe('agreement(records)', () => {
     expect(({} as Record<string, unknown>).constructor).toBe(Object);
   });
 
-  it('can leave annotators out (e.g. adjudicated final labels)', () => {
-    const r = agreement([...two, { ...label('judge', 2, 'UpdateError'), source: 'adjudicated' }], {
-      exclude: (a) => a === 'judge',
-    });
+  it('leaves adjudicated labels out of the numbers and shows them on the case they settle', () => {
+    const final = {
+      ...label('ann', 2, 'UpdateError', 'op-a', '2026-05-01T00:00:00Z'),
+      source: 'adjudicated',
+    };
+    const r = agreement([...two, final]);
     expect(r.annotators).toEqual(['ann', 'bob']);
+    expect(r.pairs[0].type_disagreement).toBeCloseTo(2 / 6, 12);
+    const q2 = r.disputed.find((d) => d.query_id === 'query:q2@1')!;
+    expect(q2.adjudicated).toMatchObject({
+      annotator: 'ann',
+      error_type: 'UpdateError',
+      label_source: 'adjudicated',
+    });
+    expect(r.disputed.find((d) => d.query_id === 'query:q3@1')!.adjudicated).toBeNull();
+  });
+
+  it('can leave annotators out', () => {
+    expect(agreement(two, { exclude: (a) => a === 'bob' }).annotators).toEqual(['ann']);
   });
 });

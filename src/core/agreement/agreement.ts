@@ -4,8 +4,18 @@
  * Per pair: how many cases both labelled, how often they disagree on the op and on the
  * type, Cohen's κ on the type, and the confusion matrix of their types. Over all: Fleiss' κ,
  * disagreement per error type, and the disputed cases with everyone's label and reason.
+ * Adjudicated labels (source `adjudicated`) are final decisions, not one more opinion: they
+ * are left out of the numbers and shown on the disputed case they settle.
  */
-import { annotatorOf, type LabelRecord, latestByAnnotator, splitCaseKey } from '../labels/record.ts';
+import {
+  ADJUDICATED_SOURCE,
+  annotatorOf,
+  caseKey,
+  type LabelRecord,
+  latestByAnnotator,
+  oldestFirst,
+  splitCaseKey,
+} from '../labels/record.ts';
 import { cohenKappa, fleissKappa } from './kappa.ts';
 
 export interface PairAgreement {
@@ -46,6 +56,8 @@ export interface DisputedCase {
   type_disputed: boolean;
   op_disputed: boolean;
   labels: DisputedLabel[];
+  /** The newest adjudicated label of the case, if it was settled. */
+  adjudicated: DisputedLabel | null;
 }
 
 export interface AgreementReport {
@@ -65,9 +77,20 @@ export interface AgreementOptions {
 
 const share = (k: number, n: number) => (n === 0 ? null : k / n);
 
+const disputedLabel = (annotator: string, l: LabelRecord): DisputedLabel => ({
+  annotator,
+  error_type: l.errorType,
+  op_id: l.opId,
+  reason: l.reason,
+  label_source: l.source,
+  created_at: l.createdAt,
+});
+
 /** The agreement report of a set of label records. */
 export function agreement(records: readonly LabelRecord[], options: AgreementOptions = {}): AgreementReport {
-  const keep = records.filter((r) => !options.exclude?.(annotatorOf(r)));
+  const keep = records.filter((r) => r.source !== ADJUDICATED_SOURCE && !options.exclude?.(annotatorOf(r)));
+  const settled = new Map<string, LabelRecord>();
+  for (const r of oldestFirst(records)) if (r.source === ADJUDICATED_SOURCE) settled.set(caseKey(r), r);
   const byCase = latestByAnnotator(keep);
   const annotators = [...new Set(keep.map(annotatorOf))].sort();
 
@@ -113,6 +136,7 @@ export function agreement(records: readonly LabelRecord[], options: AgreementOpt
     }
     if (!typeDisputed && !opDisputed) continue;
     const { graphId, queryId } = splitCaseKey(key);
+    const final = settled.get(key);
     disputed.push({
       graph_id: graphId,
       query_id: queryId,
@@ -120,14 +144,8 @@ export function agreement(records: readonly LabelRecord[], options: AgreementOpt
       op_disputed: opDisputed,
       labels: [...labels]
         .sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0))
-        .map(([annotator, l]) => ({
-          annotator,
-          error_type: l.errorType,
-          op_id: l.opId,
-          reason: l.reason,
-          label_source: l.source,
-          created_at: l.createdAt,
-        })),
+        .map(([annotator, l]) => disputedLabel(annotator, l)),
+      adjudicated: final ? disputedLabel(annotatorOf(final), final) : null,
     });
   }
   disputed.sort((x, y) =>

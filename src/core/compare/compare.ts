@@ -46,10 +46,9 @@ export interface RunComparison {
   };
 }
 
-export interface CompareOptions {
-  /** Checked between questions. */
-  signal?: AbortSignal;
-  onProgress?: (done: number, total: number) => void;
+export interface CompareProgress {
+  done: number;
+  total: number;
 }
 
 const labelJson = (c: TraceCase | null): CaseLabelJson | null =>
@@ -58,13 +57,24 @@ const labelJson = (c: TraceCase | null): CaseLabelJson | null =>
     : null;
 
 /** Compares run A with run B. */
-export function compareRuns(ga: TraceGraph, gb: TraceGraph, options: CompareOptions = {}): RunComparison {
+export function compareRuns(ga: TraceGraph, gb: TraceGraph): RunComparison {
+  const steps = compareSteps(ga, gb);
+  for (;;) {
+    const s = steps.next();
+    if (s.done) return s.value;
+  }
+}
+
+/**
+ * `compareRuns` one question at a time: yields progress after each question (a worker host
+ * yields to its event loop there, so a cancel gets through), returns the comparison.
+ */
+export function* compareSteps(ga: TraceGraph, gb: TraceGraph): Generator<CompareProgress, RunComparison> {
   const a = new RunSide(ga);
   const b = new RunSide(gb);
   const pairs = pairQuestions(ga, gb);
   const questions: QuestionComparison[] = [];
   for (const [i, p] of pairs.entries()) {
-    options.signal?.throwIfAborted();
     questions.push({
       query: p.query,
       query_id_a: p.a?.queryId ?? null,
@@ -79,7 +89,7 @@ export function compareRuns(ga: TraceGraph, gb: TraceGraph, options: CompareOpti
       label_a: labelJson(p.a),
       label_b: labelJson(p.b),
     });
-    options.onProgress?.(i + 1, pairs.length);
+    yield { done: i + 1, total: pairs.length + 1 };
   }
   const both = pairs.filter((p) => p.a && p.b);
   const last = both.reduce<(typeof both)[number] | null>((best, p) => {

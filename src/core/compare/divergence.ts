@@ -14,8 +14,8 @@
  */
 import { isPrompt } from '../attribution/case-context.ts';
 import type { TraceCase } from '../cases/cases.ts';
-import { isSentinelVar, type TraceGraph } from '../graph/graph.ts';
-import { closure, opStructure, previousVersion, producersOf } from '../graph/queries.ts';
+import { isSentinelVar, row, type TraceGraph } from '../graph/graph.ts';
+import { nextVersion, opStructure, previousVersion } from '../graph/queries.ts';
 import { ValueHashes } from './value-hash.ts';
 
 export interface Divergence {
@@ -128,6 +128,23 @@ export class RunSide {
   }
 }
 
+const inputCache = new WeakMap<TraceGraph, (number[] | undefined)[]>();
+
+/** An op's inputs (`opStructure`), cached per graph: cones of many questions share most ops. */
+function opInputs(g: TraceGraph, op: number): number[] {
+  let cache = inputCache.get(g);
+  if (!cache) {
+    cache = [];
+    inputCache.set(g, cache);
+  }
+  let inputs = cache[op];
+  if (!inputs) {
+    inputs = opStructure(g, op).inputs;
+    cache[op] = inputs;
+  }
+  return inputs;
+}
+
 /** The variable a question's judge read as the prediction (-1 when none). */
 function predictionOf(g: TraceGraph, c: TraceCase): number {
   const judge = c.judgeOpId ? g.opIndex.get(c.judgeOpId) : undefined;
@@ -151,24 +168,58 @@ export interface QuestionPath {
  * is its cause), and earlier versions of its chain. In execution order.
  */
 export function causalCone(g: TraceGraph, start: number, before: number): number[] {
-  const bound = new Map<number, number>(); // var → latest rank it is read at
-  const ops = new Set<number>();
-  const queue: [number, number][] = [[start, before]];
-  for (let head = 0; head < queue.length; head++) {
-    const [v, rank] = queue[head];
-    if ((bound.get(v) ?? -1) >= rank) continue;
-    bound.set(v, rank);
+  const bound = new Int32Array(g.varValue.length).fill(-1); // latest rank each var is read at
+  const seen = new Uint8Array(g.ops.length);
+  const ops: number[] = [];
+  const queue: number[] = [start, before];
+  for (let head = 0; head < queue.length; head += 2) {
+    const v = queue[head];
+    const rank = queue[head + 1];
+    if (bound[v] >= rank) continue;
+    bound[v] = rank;
     let writer = -1;
-    for (const o of producersOf(g, v))
+    for (const e of row(g.varInEdges, v)) {
+      const o = g.edgeOp[e];
       if (g.opRank[o] < rank && (writer < 0 || g.opRank[o] > g.opRank[writer])) writer = o;
-    if (writer >= 0) {
-      ops.add(writer);
-      for (const w of opStructure(g, writer).inputs) queue.push([w, g.opRank[writer]]);
     }
+    if (writer >= 0) {
+      if (!seen[writer]) {
+        seen[writer] = 1;
+        ops.push(writer);
+      }
+      for (const w of opInputs(g, writer)) queue.push(w, g.opRank[writer]);
+    }
+    // The previous version is a cause as of when this one was written.
     const prev = previousVersion(g, v);
-    if (prev >= 0) queue.push([prev, rank]);
+    if (prev >= 0) queue.push(prev, writer >= 0 ? g.opRank[writer] : rank);
   }
-  return [...ops].sort((a, b) => g.opRank[a] - g.opRank[b]);
+  return ops.sort((a, b) => g.opRank[a] - g.opRank[b]);
+}
+
+/** Marks of the ops downstream of some variables (edges and later versions), as `closure` but with typed arrays. */
+function downstreamOps(g: TraceGraph, start: number[]): Uint8Array {
+  const seenVar = new Uint8Array(g.varValue.length);
+  const ops = new Uint8Array(g.ops.length);
+  const queue = start.filter((v) => {
+    if (seenVar[v]) return false;
+    seenVar[v] = 1;
+    return true;
+  });
+  const visit = (w: number) => {
+    if (w >= 0 && !seenVar[w]) {
+      seenVar[w] = 1;
+      queue.push(w);
+    }
+  };
+  for (let head = 0; head < queue.length; head++) {
+    const v = queue[head];
+    for (const e of row(g.varOutEdges, v)) {
+      ops[g.edgeOp[e]] = 1;
+      visit(g.edgeDst[e]);
+    }
+    visit(nextVersion(g, v));
+  }
+  return ops;
 }
 
 /**
@@ -182,8 +233,8 @@ export function questionPath(g: TraceGraph, c: TraceCase): QuestionPath {
   const cone = causalCone(g, pred, g.opRank[judge]);
   const ev = c.evidenceIds.map((id) => g.varIndex.get(id)).filter((v): v is number => v !== undefined);
   if (ev.length === 0) return { cone, evidence: cone };
-  const down = new Set(closure(g, ev, { direction: 'downstream' }).ops);
-  const evidence = cone.filter((o) => down.has(o));
+  const down = downstreamOps(g, ev);
+  const evidence = cone.filter((o) => down[o] === 1);
   return { cone, evidence: evidence.length ? evidence : cone };
 }
 
