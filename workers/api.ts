@@ -16,7 +16,13 @@ import type { AgentProgress, AgentRunRow } from '../src/db/agent-runs.ts';
 import type { ReattachReport } from '../src/db/labels.ts';
 import type { SystemName } from '../src/systems/system.ts';
 import type { DatasetName } from '../src/systems/types.ts';
-import type { CompareProgress, CompareResult, MemoryComparison, RunComparison } from './compare-runs.ts';
+import type {
+  CompareProgress,
+  CompareResult,
+  MemoryComparison,
+  QuestionComparison,
+  RunComparison,
+} from './compare-runs.ts';
 import type { EvalProgress, EvalResult, EvaluatedCase } from './evaluation.ts';
 
 export type {
@@ -26,6 +32,7 @@ export type {
   EvalResult,
   EvaluatedCase,
   MemoryComparison,
+  QuestionComparison,
   RunComparison,
 };
 

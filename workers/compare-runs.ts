@@ -3,12 +3,17 @@
  * time, yielding to the worker's event loop between questions so `cancel()` gets through,
  * with progress after each.
  */
-import { compareMemoryAt, compareSteps, type RunComparison } from '../src/core/compare/compare.ts';
+import {
+  compareMemoryAt,
+  compareSteps,
+  type QuestionComparison,
+  type RunComparison,
+} from '../src/core/compare/compare.ts';
 import type { MemoryComparison } from '../src/core/compare/memory.ts';
 import { pairQuestions } from '../src/core/compare/questions.ts';
 import type { TraceGraph } from '../src/core/graph/graph.ts';
 
-export type { MemoryComparison, RunComparison };
+export type { MemoryComparison, QuestionComparison, RunComparison };
 
 export interface CompareProgress {
   done: number;

@@ -8,12 +8,14 @@ import {
   type AnnotationsFile,
   annotatorOf,
   classifyIncoming,
+  ENGINE_SOURCE,
   type IncomingLabel,
   type LabelContext,
   type LabelRecord,
   PERSON_SOURCE,
   toAnnotationsFile,
 } from '../core/labels/index.ts';
+import type { CaseRun, EvaluationRun } from './runs.ts';
 import type { CaseRow, LabelRow, MemtraceDb } from './schema.ts';
 
 /** A label made in the workbench. */
@@ -212,4 +214,48 @@ export async function replaceFileLabels(
       errorType: r.errorType,
     }));
   return { kept: others.length - detached.length, detached };
+}
+
+/** The annotator name an attribution engine takes part in agreement under (as `memtrace agreement --engine`). */
+export const engineAnnotator = (method: string) => `engine:${method}`;
+
+/**
+ * The attribution engines' stored answers as label records (source `engine`), so agreement
+ * between an engine and people is the same computation: per case, the newest one-case run of
+ * each method, else the case's result in the newest evaluation run.
+ */
+export async function engineLabels(db: MemtraceDb): Promise<LabelRecord[]> {
+  const rows = (await db.runs.toArray()).sort((a, b) => (a.id ?? 0) - (b.id ?? 0));
+  const out = new Map<string, LabelRecord>();
+  const put = (
+    graphId: string,
+    queryId: string,
+    method: string,
+    type: string | null,
+    op: string | null,
+    reason: string,
+  ) => {
+    out.set(JSON.stringify([graphId, queryId, method]), {
+      graphId,
+      queryId,
+      errorType: type ?? 'none',
+      opId: op,
+      reason,
+      source: ENGINE_SOURCE,
+      annotator: engineAnnotator(method),
+      createdAt: '',
+      origin: 'imported',
+    });
+  };
+  const evaluation = rows.filter((r) => r.kind === 'evaluation' && r.status !== 'running').at(-1) as
+    | EvaluationRun
+    | undefined;
+  for (const c of evaluation?.result?.cases ?? [])
+    put(c.trace_id, c.query_id, c.method, c.predicted_type, c.predicted_op, c.reason);
+  for (const r of rows)
+    if (r.kind === 'attribution' && r.status === 'done') {
+      const c = (r as CaseRun).result;
+      put(c.trace_id, c.query_id, c.method, c.predicted_type, c.predicted_op, c.reason);
+    }
+  return [...out.values()];
 }

@@ -8,6 +8,8 @@ export type Route =
   | { name: 'eval'; only: 'all' | 'wrong'; labels: string }
   | { name: 'settings' }
   | { name: 'run' }
+  | { name: 'labels' }
+  | { name: 'compare'; a: string; b: string; q: string; show: 'flipped' | 'all' }
   | { name: 'trace'; traceId: string }
   | { name: 'case'; traceId: string; queryId: string; op: string | null }
   | { name: 'op'; traceId: string; opId: string }
@@ -26,6 +28,10 @@ export const href = {
     `#/eval${query({ only: f.only === 'wrong' ? 'wrong' : undefined, labels: f.labels && f.labels !== 'file' ? f.labels : undefined })}`,
   settings: () => '#/settings',
   run: () => '#/run',
+  labels: () => '#/labels',
+  /** Compare two traces (A, B); `q`: a question (query id of A, else of B) opened. */
+  compare: (f: { a?: string; b?: string; q?: string; show?: 'flipped' | 'all' } = {}) =>
+    `#/compare${query({ a: f.a, b: f.b, q: f.q, show: f.show === 'all' ? 'all' : undefined })}`,
   trace: (id: string) => `#/t/${enc(id)}`,
   case: (id: string, queryId: string, op?: string | null) =>
     `#/t/${enc(id)}/case/${enc(queryId)}${query({ op })}`,
@@ -69,6 +75,15 @@ export function parseHash(hash: string): Route {
     return { name: 'search', trace: p('trace'), q: p('q'), regex: p('regex') === '1' };
   if (parts[0] === 'settings' && parts.length === 1) return { name: 'settings' };
   if (parts[0] === 'run' && parts.length === 1) return { name: 'run' };
+  if (parts[0] === 'labels' && parts.length === 1) return { name: 'labels' };
+  if (parts[0] === 'compare' && parts.length === 1)
+    return {
+      name: 'compare',
+      a: p('a'),
+      b: p('b'),
+      q: p('q'),
+      show: p('show') === 'all' ? 'all' : 'flipped',
+    };
   if (parts[0] === 'eval' && parts.length === 1)
     return { name: 'eval', only: p('only') === 'wrong' ? 'wrong' : 'all', labels: p('labels') || 'file' };
   if (parts[0] === 't' && parts.length >= 2) {
