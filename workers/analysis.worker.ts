@@ -19,6 +19,9 @@ const api = {
   cancelEvaluation: service.cancelEvaluation.bind(service),
   runAgent: service.runAgent.bind(service),
   cancelAgent: service.cancelAgent.bind(service),
+  compareTraces: service.compareTraces.bind(service),
+  cancelCompare: service.cancelCompare.bind(service),
+  compareMemory: service.compareMemory.bind(service),
   async laneLayout(traceId: string, options?: LaneLayoutOptions) {
     const layout = await service.laneLayout(traceId, options);
     return Comlink.transfer(layout, laneLayoutTransferables(layout));
