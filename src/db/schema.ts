@@ -133,18 +133,21 @@ export type MemtraceDb = Dexie & {
 
 export const DB_NAME = 'memtrace-workbench';
 
+/** The version-1 schema (kept: Dexie upgrades from every declared version). */
+export const V1_STORES = {
+  traces: '&id, importedAt',
+  blobs: '&traceId',
+  cases: '[traceId+queryId], traceId',
+  runs: '++id, traceId, [traceId+queryId]',
+  annotations: '++id, traceId, [traceId+queryId]',
+  indexes: '[traceId+kind], traceId',
+  settings: '&key',
+};
+
 /** Opens (or creates) the workbench database. Each caller owns its instance. */
 export function openDb(name: string = DB_NAME): MemtraceDb {
   const db = new Dexie(name) as MemtraceDb;
-  db.version(1).stores({
-    traces: '&id, importedAt',
-    blobs: '&traceId',
-    cases: '[traceId+queryId], traceId',
-    runs: '++id, traceId, [traceId+queryId]',
-    annotations: '++id, traceId, [traceId+queryId]',
-    indexes: '[traceId+kind], traceId',
-    settings: '&key',
-  });
+  db.version(1).stores(V1_STORES);
   db.version(2)
     .stores({ labels: '++id, graphId, [graphId+queryId]' })
     .upgrade((tx) => migrateToLabels(tx));

@@ -20,7 +20,7 @@ import {
   saveLabel,
   storeImported,
 } from '../../src/db/labels.ts';
-import { type MemtraceDb, openDb } from '../../src/db/schema.ts';
+import { type MemtraceDb, openDb, V1_STORES } from '../../src/db/schema.ts';
 import { ImportService } from '../../workers/import-service.ts';
 
 const DATA = new URL('../../../shared/data/smartcomment/', import.meta.url);
@@ -270,15 +270,7 @@ describe('the v1 → v3 upgrade', () => {
     const cases = await scratch.cases.toArray();
     const name = `labels-v1-${process.pid}-${n++}`;
     const v1 = new Dexie(name);
-    v1.version(1).stores({
-      traces: '&id, importedAt',
-      blobs: '&traceId',
-      cases: '[traceId+queryId], traceId',
-      runs: '++id, traceId, [traceId+queryId]',
-      annotations: '++id, traceId, [traceId+queryId]',
-      indexes: '[traceId+kind], traceId',
-      settings: '&key',
-    });
+    v1.version(1).stores(V1_STORES);
     const [q0, q1] = [cases[0].queryId, cases[1].queryId];
     // A v1 correction wrote the person's label over q0's file label.
     const overwritten = cases.map((c) =>

@@ -7,19 +7,10 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.ts';
+import { runCli } from '../helpers/cli.ts';
 import { SMARTCOMMENT_DIR } from '../helpers/shared-data.ts';
 
-async function run(...argv: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const code = await main(argv, {
-    stdout: { write: (s: string) => (stdout += s) },
-    stderr: { write: (s: string) => (stderr += s) },
-    env: {},
-  });
-  return { code, stdout, stderr };
-}
+const run = runCli;
 
 const GRAPH = join(SMARTCOMMENT_DIR, 'conv-26-fault-1.json');
 const doc = JSON.parse(readFileSync(GRAPH, 'utf8'));

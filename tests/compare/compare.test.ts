@@ -8,20 +8,11 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.ts';
 import { parseValue } from '../../src/core/trace/pyrepr.ts';
+import { runCli } from '../helpers/cli.ts';
 import { SHARED_DATA, SMARTCOMMENT_DIR } from '../helpers/shared-data.ts';
 
-async function run(...argv: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const code = await main(argv, {
-    stdout: { write: (s: string) => (stdout += s) },
-    stderr: { write: (s: string) => (stderr += s) },
-    env: {},
-  });
-  return { code, stdout, stderr };
-}
+const run = runCli;
 
 interface Raw {
   data: {

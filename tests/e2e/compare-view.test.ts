@@ -34,7 +34,11 @@ describe('Compare view', () => {
     const { page } = s;
     await page.getByTestId('empty-state').waitFor();
     await page.setInputFiles('[data-testid=file-input]', [A, B]);
-    await page.waitForFunction(() => document.querySelectorAll('[data-testid=trace-row]').length === 2, null, { timeout: 60_000 });
+    await page.waitForFunction(
+      () => document.querySelectorAll('[data-testid=trace-row]').length === 2,
+      null,
+      { timeout: 60_000 },
+    );
     const ticks = page.getByTestId('trace-tick');
     // the list is newest first: tick A then B so A is run A
     const rows = await page.getByTestId('trace-row').allInnerTexts();
@@ -46,8 +50,13 @@ describe('Compare view', () => {
     expect(await page.getByTestId('compare-fixed').innerText()).toBe(String(expected.summary.fixed));
     expect(await page.getByTestId('compare-broken').innerText()).toBe(String(expected.summary.broken));
     await page.getByTestId('compare-show-all').click();
-    await page.waitForFunction((n) => document.querySelectorAll('[data-testid=compare-row]').length === n, expected.questions.length);
-    const changes = await page.getByTestId('compare-row').evaluateAll((els) => els.map((e) => e.getAttribute('data-change')));
+    await page.waitForFunction(
+      (n) => document.querySelectorAll('[data-testid=compare-row]').length === n,
+      expected.questions.length,
+    );
+    const changes = await page
+      .getByTestId('compare-row')
+      .evaluateAll((els) => els.map((e) => e.getAttribute('data-change')));
     expect(changes).toEqual(expected.questions.map((q) => q.change));
   });
 
@@ -57,7 +66,9 @@ describe('Compare view', () => {
     const i = expected.questions.indexOf(q);
     await page.getByTestId('compare-open').nth(i).click();
     await page.getByTestId('compare-detail').waitFor();
-    expect(await page.getByTestId('divergence-link-a').getAttribute('href')).toContain(encodeURIComponent(q.first_divergence!.op_a));
+    expect(await page.getByTestId('divergence-link-a').getAttribute('href')).toContain(
+      encodeURIComponent(q.first_divergence!.op_a),
+    );
     await page.getByTestId('compare-memory-counts').waitFor({ timeout: 60_000 });
     const url = page.url();
     await page.reload();

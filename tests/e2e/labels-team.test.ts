@@ -49,7 +49,10 @@ async function labelInQueue(s: Session, picks: Pick[]) {
   await page.getByTestId('queue-bar').waitFor();
   const out: { queryId: string; opId: string; type: string }[] = [];
   for (const [i, p] of picks.entries()) {
-    await page.waitForFunction((n) => document.querySelector('[data-testid=queue-position]')?.textContent?.startsWith(`${n} /`), i + 1);
+    await page.waitForFunction(
+      (n) => document.querySelector('[data-testid=queue-position]')?.textContent?.startsWith(`${n} /`),
+      i + 1,
+    );
     // blind: no engine panel, no file label, no one else's labels
     await page.getByTestId('blind-note').waitFor();
     expect(await page.getByTestId('attribution').count()).toBe(0);
@@ -67,14 +70,20 @@ async function labelInQueue(s: Session, picks: Pick[]) {
     await page.keyboard.press('Enter');
     out.push({ queryId, opId, type: TYPES[Number(p.key) - 1] });
     // saved: the queue moved on to the next case
-    await page.waitForFunction((n) => document.querySelector('[data-testid=queue-position]')?.textContent?.startsWith(`${n} /`), i + 2);
+    await page.waitForFunction(
+      (n) => document.querySelector('[data-testid=queue-position]')?.textContent?.startsWith(`${n} /`),
+      i + 2,
+    );
   }
   return out;
 }
 
 async function exportTo(s: Session, name: string): Promise<string> {
   await s.page.goto(`${s.url}#/labels`);
-  const [dl] = await Promise.all([s.page.waitForEvent('download'), s.page.getByTestId('export-labels').click()]);
+  const [dl] = await Promise.all([
+    s.page.waitForEvent('download'),
+    s.page.getByTestId('export-labels').click(),
+  ]);
   const path = join(tmp, name);
   await dl.saveAs(path);
   return path;
@@ -96,17 +105,36 @@ describe('team labelling in three browser profiles', () => {
       { key: '4', op: 0, reason: 'not retrieved either' },
     ]);
     // her labels survive a reload, signed with her name
-    await ann.page.goto(`${ann.url}#/t/${encodeURIComponent(JSON.parse(readFileSync(FILE, 'utf8')).graph_id)}/case/${encodeURIComponent(annLabels[0].queryId)}`);
+    await ann.page.goto(
+      `${ann.url}#/t/${encodeURIComponent(JSON.parse(readFileSync(FILE, 'utf8')).graph_id)}/case/${encodeURIComponent(annLabels[0].queryId)}`,
+    );
     await ann.page.reload();
     const mine = ann.page.locator('[data-testid=label-record][data-annotator=ann]');
     await mine.waitFor();
     expect(await mine.getAttribute('data-type')).toBe('ResponseError');
     annFile = await exportTo(ann, 'ann.json');
     const file = JSON.parse(readFileSync(annFile, 'utf8'));
-    expect(file.annotations.map((a: { query_id: string; final_op_id: string; final_error_type: string; annotator: string; label_source: string }) => [a.query_id, a.final_op_id, a.final_error_type, a.annotator, a.label_source])).toEqual(
-      annLabels.map((l) => [l.queryId, l.opId, l.type, 'ann', 'person']),
-    );
-    expect(Object.keys(file.annotations[0]).slice(0, 8)).toEqual(['graph_id', 'query_id', 'final_op_id', 'final_error_type', 'reason', 'annotator', 'created_at', 'label_source']);
+    expect(
+      file.annotations.map(
+        (a: {
+          query_id: string;
+          final_op_id: string;
+          final_error_type: string;
+          annotator: string;
+          label_source: string;
+        }) => [a.query_id, a.final_op_id, a.final_error_type, a.annotator, a.label_source],
+      ),
+    ).toEqual(annLabels.map((l) => [l.queryId, l.opId, l.type, 'ann', 'person']));
+    expect(Object.keys(file.annotations[0]).slice(0, 8)).toEqual([
+      'graph_id',
+      'query_id',
+      'final_op_id',
+      'final_error_type',
+      'reason',
+      'annotator',
+      'created_at',
+      'label_source',
+    ]);
     expect(ann.errors).toEqual([]);
   }, 240_000);
 
@@ -154,7 +182,9 @@ describe('team labelling in three browser profiles', () => {
     writeFileSync(broken, '{"annotations": [{"graph_id": "g", "query_id": 7}]}');
     await page.setInputFiles('[data-testid=import-labels]', [broken]);
     await page.getByTestId('import-problem').waitFor();
-    expect(await page.getByTestId('import-problem').innerText()).toMatch(/^broken\.json: annotations\[0\]\.query_id: /);
+    expect(await page.getByTestId('import-problem').innerText()).toMatch(
+      /^broken\.json: annotations\[0\]\.query_id: /,
+    );
 
     // Agreement between ann and bob only (the file's labels left out):
     //   ann [Resp, Ret, Ret] × bob [Resp, Ext, Ret]: type differs on 1 of 3, op on 1 of 3;
@@ -168,9 +198,11 @@ describe('team labelling in three browser profiles', () => {
     expect(await row.getByTestId('pair-op').innerText()).toBe('33.3 %');
     expect(await row.getByTestId('pair-kappa').innerText()).toBe('0.500');
     expect(await page.getByTestId('fleiss-kappa').innerText()).toBe((5 / 11).toFixed(3));
-    expect(await page.getByTestId('disputed-case').evaluateAll((els) => els.map((e) => e.getAttribute('data-query')))).toEqual(
-      [annLabels[1].queryId, annLabels[2].queryId].sort(),
-    );
+    expect(
+      await page
+        .getByTestId('disputed-case')
+        .evaluateAll((els) => els.map((e) => e.getAttribute('data-query'))),
+    ).toEqual([annLabels[1].queryId, annLabels[2].queryId].sort());
     // the file's labels take part as annotators when asked
     await page.getByTestId('agreement-files').check();
     await page.locator('[data-testid=agreement-pair][data-a=ann][data-b=counterfactual]').waitFor();
@@ -181,11 +213,17 @@ describe('team labelling in three browser profiles', () => {
     const { page } = lead;
     await page.getByTestId('agreement-files').uncheck();
     const disputed = page.locator(`[data-testid=disputed-case][data-query="${annLabels[1].queryId}"]`);
-    await disputed.locator('[data-testid=disputed-label][data-annotator=ann] [data-testid=adjudicate-take]').click();
+    await disputed
+      .locator('[data-testid=disputed-label][data-annotator=ann] [data-testid=adjudicate-take]')
+      .click();
     await disputed.getByTestId('adjudicated').waitFor();
     expect(await disputed.getByTestId('adjudicated').innerText()).toBe('adjudicated: RetrievalError by lead');
     // the adjudicated label is not one more opinion: the numbers do not move
-    expect(await page.locator('[data-testid=agreement-pair][data-a=ann][data-b=bob] [data-testid=pair-kappa]').innerText()).toBe('0.500');
+    expect(
+      await page
+        .locator('[data-testid=agreement-pair][data-a=ann][data-b=bob] [data-testid=pair-kappa]')
+        .innerText(),
+    ).toBe('0.500');
 
     await page.goto(`${lead.url}#/eval?labels=source:adjudicated`);
     await page.getByTestId('eval-run').click();
@@ -197,13 +235,29 @@ describe('team labelling in three browser profiles', () => {
     await page.reload();
     await page.getByTestId('agreement-files').uncheck();
     await page.locator('[data-testid=agreement-pair][data-a=ann][data-b=bob]').waitFor();
-    expect(await page.locator('[data-testid=agreement-pair][data-a=ann][data-b=bob] [data-testid=pair-kappa]').innerText()).toBe('0.500');
-    await page.locator(`[data-testid=disputed-case][data-query="${annLabels[1].queryId}"] [data-testid=adjudicated]`).waitFor();
+    expect(
+      await page
+        .locator('[data-testid=agreement-pair][data-a=ann][data-b=bob] [data-testid=pair-kappa]')
+        .innerText(),
+    ).toBe('0.500');
+    await page
+      .locator(`[data-testid=disputed-case][data-query="${annLabels[1].queryId}"] [data-testid=adjudicated]`)
+      .waitFor();
     // in the case workspace the labels are side by side: the file's, ann's, bob's, the final one
     const graphId = JSON.parse(readFileSync(FILE, 'utf8')).graph_id;
-    await page.goto(`${lead.url}#/t/${encodeURIComponent(graphId)}/case/${encodeURIComponent(annLabels[1].queryId)}`);
+    await page.goto(
+      `${lead.url}#/t/${encodeURIComponent(graphId)}/case/${encodeURIComponent(annLabels[1].queryId)}`,
+    );
     await page.locator('[data-testid=label-record][data-source=adjudicated]').waitFor();
-    const records = await page.getByTestId('label-record').evaluateAll((els) => els.map((e) => [e.getAttribute('data-origin'), e.getAttribute('data-annotator'), e.getAttribute('data-type')]));
+    const records = await page
+      .getByTestId('label-record')
+      .evaluateAll((els) =>
+        els.map((e) => [
+          e.getAttribute('data-origin'),
+          e.getAttribute('data-annotator'),
+          e.getAttribute('data-type'),
+        ]),
+      );
     expect(records).toEqual([
       ['file', 'counterfactual', expect.any(String)],
       ['imported', 'ann', 'RetrievalError'],
