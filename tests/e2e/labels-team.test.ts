@@ -58,11 +58,14 @@ async function labelInQueue(s: Session, picks: Pick[]) {
     expect(await page.getByTestId('attribution').count()).toBe(0);
     expect(await page.getByTestId('case-label').count()).toBe(0);
     const queryId = decodeURIComponent(/\/case\/([^?]+)/.exec(page.url())![1]);
+    // this case's path, not the previous one's while it loads
+    await page.locator('[data-testid=case-path]:not([data-stale])').waitFor();
     const op = page.locator('[data-testid=case-path] a').nth(p.op);
     await op.waitFor();
     const opId = (await op.getAttribute('title'))!;
     await op.click();
     await page.waitForFunction((id) => location.hash.includes(`op=${encodeURIComponent(id)}`), opId);
+    await page.getByTestId('queue-op-name').waitFor();
     await page.locator('[data-testid=case-path] [aria-current=true]').focus();
     await page.keyboard.press(p.key);
     await page.keyboard.press('r');
@@ -266,4 +269,18 @@ describe('team labelling in three browser profiles', () => {
     ]);
     expect(lead.errors).toEqual([]);
   }, 240_000);
+
+  it('replacing the stored trace keeps every label on its question and says so', async () => {
+    const { page } = lead;
+    await page.setInputFiles('[data-testid=file-input]', [FILE]);
+    await page.getByRole('button', { name: 'Replace' }).click();
+    await page.getByTestId('import-labels-kept').waitFor({ state: 'attached', timeout: 60_000 });
+    // six imported (ann's and bob's) and the adjudicated one; none detached, so the list stays folded
+    expect((await page.getByTestId('import-labels-kept').textContent())?.trim()).toMatch(
+      /^7 label\(s\) made or imported here kept on their questions\.$/,
+    );
+    await page.reload();
+    await page.locator('[data-testid=label-record][data-source=adjudicated]').waitFor();
+    expect(await page.getByTestId('label-record').count()).toBe(4);
+  }, 120_000);
 });
