@@ -4,6 +4,7 @@
  * with progress after each.
  */
 import {
+  type CompareProgress,
   compareMemoryAt,
   compareSteps,
   type QuestionComparison,
@@ -13,12 +14,7 @@ import type { MemoryComparison } from '../src/core/compare/memory.ts';
 import { pairQuestions } from '../src/core/compare/questions.ts';
 import type { TraceGraph } from '../src/core/graph/graph.ts';
 
-export type { MemoryComparison, QuestionComparison, RunComparison };
-
-export interface CompareProgress {
-  done: number;
-  total: number;
-}
+export type { CompareProgress, MemoryComparison, QuestionComparison, RunComparison };
 
 export type CompareResult = { status: 'done'; comparison: RunComparison } | { status: 'cancelled' };
 

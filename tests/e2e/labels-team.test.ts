@@ -115,6 +115,13 @@ describe('team labelling in three browser profiles', () => {
     const mine = ann.page.locator('[data-testid=label-record][data-annotator=ann]');
     await mine.waitFor();
     expect(await mine.getAttribute('data-type')).toBe('ResponseError');
+    // a person's label can be deleted and the deletion undone; the file's cannot be deleted
+    await mine.getByTestId('label-delete').click();
+    await ann.page.getByTestId('label-undo').waitFor();
+    expect(await mine.count()).toBe(0);
+    await ann.page.getByTestId('label-undo').click();
+    await mine.waitFor();
+    expect(await ann.page.locator('[data-testid=label-record][data-origin=file] [data-testid=label-delete]').count()).toBe(0);
     annFile = await exportTo(ann, 'ann.json');
     const file = JSON.parse(readFileSync(annFile, 'utf8'));
     expect(
