@@ -6,7 +6,8 @@
  * is a MemTraceBench annotation list too. Graph files count as label files: their
  * `data.annotations` under the file's `graph_id`.
  */
-import { z } from 'zod';
+import { en } from 'zod/locales';
+import * as z from 'zod/mini';
 import { findJsonSyntaxError } from '../trace/json-syntax.ts';
 import { contextOf } from './file-labels.ts';
 import { FILE_SOURCE, type LabelRecord } from './record.ts';
@@ -48,16 +49,20 @@ export function toAnnotationsFile(records: readonly LabelRecord[]): AnnotationsF
   };
 }
 
-const text = z.string().min(1, 'expected a non-empty string');
+// zod's tree-shakable `mini` build: the page reads annotations files too, and full zod would
+// sit in its main chunk (bench/bundle-size.ts). English messages, as full zod.
+z.config(en());
+
+const text = z.string().check(z.minLength(1, 'expected a non-empty string'));
 const entrySchema = z.object({
   graph_id: text,
   query_id: text,
   final_error_type: text,
-  final_op_id: text.nullable().optional(),
-  reason: z.string().optional(),
-  annotator: z.string().optional(),
-  created_at: z.string().optional(),
-  label_source: z.string().optional(),
+  final_op_id: z.optional(z.nullable(text)),
+  reason: z.optional(z.string()),
+  annotator: z.optional(z.string()),
+  created_at: z.optional(z.string()),
+  label_source: z.optional(z.string()),
 });
 
 export type LabelFileResult =
