@@ -4,7 +4,7 @@
  * of through comlink), checkpoints land in the `runs` row, a run abandoned mid-way (page
  * closed) resumes from its row to the same result and tokens, a stale runner cannot
  * overwrite a resumed run, cancel marks the row cancelled, and labels from agent runs
- * carry `label_source: 'workbench-agent'`.
+ * carry `label_source: 'agent'` (records of their own).
  */
 import 'fake-indexeddb/auto';
 import { readFileSync } from 'node:fs';
