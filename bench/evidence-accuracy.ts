@@ -182,7 +182,13 @@ for (const set of sets) {
   for (const layer of layers) {
     const outcome = await run(set, layer);
     results.set(layer.name, outcome);
-    lines.push(row(layer.name, summarize(outcome), outcome.map((o) => o.seconds)));
+    lines.push(
+      row(
+        layer.name,
+        summarize(outcome),
+        outcome.map((o) => o.seconds),
+      ),
+    );
     console.log(`${set.name} — ${lines.at(-1)}`);
   }
   // What each layer changed against the one before it.
@@ -210,7 +216,9 @@ for (const set of sets) {
     '',
     `| label \\ predicted | ${predicted.map(short).join(' | ')} |`,
     `| --- | ${predicted.map(() => '---').join(' | ')} |`,
-    ...labels.map((l) => `| ${short(l)} | ${predicted.map((p) => headline.confusion[l][p] ?? 0).join(' | ')} |`),
+    ...labels.map(
+      (l) => `| ${short(l)} | ${predicted.map((p) => headline.confusion[l][p] ?? 0).join(' | ')} |`,
+    ),
   );
   sections.push(lines.join('\n'));
 }

@@ -17,6 +17,8 @@ export interface SyntheticOptions {
   windowChars?: number;
   /** Questions at the end (default 40). */
   questions?: number;
+  /** Exactly this many turns instead of as many as fit `targetBytes` (the same conversation with other settings). */
+  turns?: number;
   seed?: number;
 }
 
@@ -169,7 +171,9 @@ export function* syntheticChunks(options: SyntheticOptions): Generator<string> {
   let firstTurn = 0;
   const evictedBy: string[] = [];
   const reserve = questions * 2 * windowChars + 200_000;
-  for (let t = 0; bytes < options.targetBytes - reserve; t++) {
+  const more = (t: number) =>
+    options.turns === undefined ? bytes < options.targetBytes - reserve : t < options.turns;
+  for (let t = 0; more(t); t++) {
     const speaker = NAMES[t % 2];
     const len = 8 + Math.floor(r() * 30);
     const words: string[] = [];

@@ -1,10 +1,15 @@
 /** Writes the synthetic graph to a file: `tsx bench/write-synthetic.ts OUT [MB]`. */
 import { createWriteStream } from 'node:fs';
-import { syntheticChunks } from './synthetic.ts';
+import { type SyntheticOptions, syntheticChunks } from './synthetic.ts';
 
-export async function writeSynthetic(path: string, megabytes: number): Promise<void> {
+/** Writes a synthetic graph of about `megabytes` MB (other options as `syntheticChunks`, e.g. another window budget). */
+export async function writeSynthetic(
+  path: string,
+  megabytes: number,
+  options: Omit<SyntheticOptions, 'targetBytes'> = {},
+): Promise<void> {
   const out = createWriteStream(path);
-  for (const chunk of syntheticChunks({ targetBytes: megabytes * 1e6 })) {
+  for (const chunk of syntheticChunks({ ...options, targetBytes: megabytes * 1e6 })) {
     if (!out.write(chunk)) await new Promise<void>((r) => out.once('drain', () => r()));
   }
   await new Promise<void>((resolve, reject) => out.end((e?: Error | null) => (e ? reject(e) : resolve())));

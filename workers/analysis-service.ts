@@ -3,6 +3,7 @@
  * and answers the views' questions — op inspector, variable history, diffs, case
  * context, search, graph data for drawing. Runs inside the analysis worker.
  */
+
 import { Index } from 'flexsearch';
 import { listCases, type TraceCase } from '../src/core/cases/cases.ts';
 import { answerOpOf, casePath } from '../src/core/cases/path.ts';
@@ -51,6 +52,7 @@ import type {
   VersionDiff,
 } from './api.ts';
 import { PATH_SHOWN } from './api.ts';
+import { type CompareProgress, type CompareResult, Comparer, type MemoryComparison } from './compare-runs.ts';
 import {
   attributeOne,
   type EvalProgress,
@@ -84,11 +86,34 @@ export class AnalysisService implements AnalysisApi {
   readonly #evaluator: Evaluator;
   readonly #agents: AgentRunner;
   readonly #reports: ReportRunner;
+  readonly #comparer: Comparer;
 
   constructor(private readonly db: MemtraceDb) {
     this.#evaluator = new Evaluator(db, async (id) => (await this.#get(id)).graph);
     this.#agents = new AgentRunner(db, async (id) => (await this.#get(id)).graph);
     this.#reports = new ReportRunner(db, async (id) => (await this.#get(id)).graph);
+    this.#comparer = new Comparer(async (id) => (await this.#get(id)).graph);
+  }
+
+  compareTraces(
+    traceA: string,
+    traceB: string,
+    onProgress: (p: CompareProgress) => void,
+  ): Promise<CompareResult> {
+    return this.#comparer.compare(traceA, traceB, onProgress);
+  }
+
+  cancelCompare(): void {
+    this.#comparer.cancel();
+  }
+
+  compareMemory(
+    traceA: string,
+    traceB: string,
+    queryA: string | null,
+    queryB: string | null,
+  ): Promise<MemoryComparison> {
+    return this.#comparer.memoryAt(traceA, traceB, queryA, queryB);
   }
 
   forget(traceId: string): void {
@@ -275,8 +300,12 @@ export class AnalysisService implements AnalysisApi {
     return attributeOne(traceId, g, c, row?.system ?? null, label);
   }
 
-  evaluate(traceIds: string[], onProgress: (p: EvalProgress) => void): Promise<EvalResult> {
-    return this.#evaluator.evaluate(traceIds, onProgress);
+  evaluate(
+    traceIds: string[],
+    onProgress: (p: EvalProgress) => void,
+    labelChoice?: string,
+  ): Promise<EvalResult> {
+    return this.#evaluator.evaluate(traceIds, onProgress, labelChoice);
   }
 
   cancelEvaluation(): void {

@@ -25,6 +25,9 @@ const api = {
   cancelReport: service.cancelReport.bind(service),
   importAttributions: service.importAttributions.bind(service),
   narrateReport: service.narrateReport.bind(service),
+  compareTraces: service.compareTraces.bind(service),
+  cancelCompare: service.cancelCompare.bind(service),
+  compareMemory: service.compareMemory.bind(service),
   valuePreview: service.valuePreview.bind(service),
   async laneLayout(
     traceId: string,

@@ -20,8 +20,16 @@ import type {
 import type { DiffLine } from '../src/core/text/diff.ts';
 import type { TraceIssue } from '../src/core/trace/issues.ts';
 import type { AgentProgress, AgentRunRow } from '../src/db/agent-runs.ts';
+import type { ReattachReport } from '../src/db/labels.ts';
 import type { SystemName } from '../src/systems/system.ts';
 import type { DatasetName } from '../src/systems/types.ts';
+import type {
+  CompareProgress,
+  CompareResult,
+  MemoryComparison,
+  QuestionComparison,
+  RunComparison,
+} from './compare-runs.ts';
 import type { EvalProgress, EvalResult, EvaluatedCase } from './evaluation.ts';
 import type { OptimizeEvent, OptimizeRequest, OptimizeRun } from './optimize-service.ts';
 import type {
@@ -33,16 +41,21 @@ import type {
 } from './report.ts';
 
 export type {
+  CompareProgress,
+  CompareResult,
   EvalProgress,
   EvalResult,
   EvaluatedCase,
   ImportedAttributions,
+  MemoryComparison,
   OptimizeEvent,
   OptimizeRequest,
   OptimizeRun,
+  QuestionComparison,
   ReportProgress,
   ReportRequest,
   ReportSource,
+  RunComparison,
   StoredReport,
 };
 
@@ -85,6 +98,8 @@ export interface FileResult {
   message?: string;
   /** For span formats (OTLP, OpenInference, Langfuse): what the spans became, in one line. */
   summary?: string;
+  /** A replaced trace: which of the person's / imported labels stayed attached (by query id). */
+  labels?: ReattachReport;
 }
 
 export interface ImportOptions {
@@ -100,6 +115,8 @@ export interface ImportApi {
   ): Promise<FileResult[]>;
   /** Stops the running import after the current step; nothing half-written is kept. */
   cancel(): void;
+  /** Restores file labels a v1 correction overwrote (traces marked by the database upgrade); returns how many traces. */
+  restoreFileLabels(): Promise<number>;
 }
 
 // ---------- running a reference memory system ----------
@@ -454,12 +471,17 @@ export interface AnalysisApi {
    */
   attributeCase(traceId: string, queryId: string): Promise<EvaluatedCase>;
   /**
-   * Runs the evidence-flow attributor over every labelled case (the stored label: a
-   * workbench annotation or the file's) of these traces, reporting progress after each
-   * case. `cancelEvaluation()` stops it after the current case (status `cancelled`,
-   * the cases done so far kept).
+   * Runs the evidence-flow attributor over every case of these traces that has a label under
+   * `labelChoice` (core/labels: `file` — the default, the file's own — `source:<s>` or
+   * `annotator:<name>`), scoring against that label, reporting progress after each case.
+   * `cancelEvaluation()` stops it after the current case (status `cancelled`, the cases
+   * done so far kept).
    */
-  evaluate(traceIds: string[], onProgress: (p: EvalProgress) => void): Promise<EvalResult>;
+  evaluate(
+    traceIds: string[],
+    onProgress: (p: EvalProgress) => void,
+    labelChoice?: string,
+  ): Promise<EvalResult>;
   cancelEvaluation(): void;
   /**
    * Runs (or resumes, from its stored checkpoint) the LLM agent of a stored `runs` row of
@@ -492,6 +514,24 @@ export interface AnalysisApi {
     port: ModelPort,
     onBatch: (done: number, total: number) => void,
   ): Promise<StoredReport>;
+  /**
+   * Compares two stored traces of one conversation (core/compare `compareRuns`): questions
+   * paired by identity, outcome flips, first divergence, memory at the last question.
+   * Progress after questions; `cancelCompare()` (or a newer comparison) stops it.
+   */
+  compareTraces(
+    traceA: string,
+    traceB: string,
+    onProgress: (p: CompareProgress) => void,
+  ): Promise<CompareResult>;
+  cancelCompare(): void;
+  /** The memory at one question's time in both traces (a query id of either side). */
+  compareMemory(
+    traceA: string,
+    traceB: string,
+    queryA: string | null,
+    queryB: string | null,
+  ): Promise<MemoryComparison>;
 }
 
 // ---------- agent runs ----------

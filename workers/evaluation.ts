@@ -1,17 +1,20 @@
 /**
  * Attribution evaluation inside the analysis worker: the evidence-flow attributor over
  * the labelled cases of stored traces, one plain result per case, ready for
- * `summarize` (core/bench). Labels are the stored ones (a workbench annotation, else
- * the file's), so a correction made in the app counts in the next evaluation.
+ * `summarize` (core/bench). Which labels it scores against is the person's choice (core/labels
+ * `LabelChoice`): the file's own by default, or a source (adjudicated, person, …) or one annotator.
  */
 import { type EngineDeps, evidenceFlowEngine } from '../src/core/attribution/engines.ts';
 import type { Attribution } from '../src/core/attribution/types.ts';
 import { listCases, type TraceCase } from '../src/core/cases/cases.ts';
 import type { TraceGraph } from '../src/core/graph/graph.ts';
+import { FILE_CHOICE, type LabelChoice, labelsFor } from '../src/core/labels/choose.ts';
+import { caseKey } from '../src/core/labels/record.ts';
 import { corpusFromGraph } from '../src/core/retrieval/corpus.ts';
 import { RetrievalIndex } from '../src/core/retrieval/retrieval-index.ts';
+import { listLabels } from '../src/db/labels.ts';
 import type { EvaluatedCase } from '../src/db/runs.ts';
-import type { CaseRow, MemtraceDb } from '../src/db/schema.ts';
+import type { MemtraceDb } from '../src/db/schema.ts';
 
 export type { EvaluatedCase };
 
@@ -85,6 +88,12 @@ export function findCase(g: TraceGraph, queryId: string): TraceCase | undefined 
   return listCases(g, { includePassed: true }).find((c) => c.queryId === queryId);
 }
 
+interface LabelledRow {
+  queryId: string;
+  system: string | null;
+  label: { type: string; op: string | null };
+}
+
 const yieldToMessages = () => new Promise<void>((r) => setTimeout(r, 0));
 
 /** Evaluations, one at a time; `cancel()` stops the running one after its current case. */
@@ -101,16 +110,20 @@ export class Evaluator {
     if (this.#running) this.#cancelled = true;
   }
 
-  async evaluate(traceIds: string[], onProgress: (p: EvalProgress) => void): Promise<EvalResult> {
+  async evaluate(
+    traceIds: string[],
+    onProgress: (p: EvalProgress) => void,
+    choice: LabelChoice = FILE_CHOICE,
+  ): Promise<EvalResult> {
     if (this.#running) throw new Error('an evaluation is already running');
     this.#running = true;
     this.#cancelled = false;
     try {
       const missing: string[] = [];
-      const work: { traceId: string; rows: CaseRow[] }[] = [];
+      const work: { traceId: string; rows: LabelledRow[] }[] = [];
       for (const traceId of traceIds) {
         if (!(await this.db.traces.get(traceId))) missing.push(traceId);
-        else work.push({ traceId, rows: await this.labelledRows(traceId) });
+        else work.push({ traceId, rows: await this.labelledRows(traceId, choice) });
       }
       const total = work.reduce((n, w) => n + w.rows.length, 0);
       const cases: EvaluatedCase[] = [];
@@ -124,12 +137,7 @@ export class Evaluator {
           if (this.#cancelled) return { status: 'cancelled', cases, missing };
           const c = byQuery.get(row.queryId);
           if (!c) continue;
-          cases.push(
-            await attributeOne(traceId, g, c, row.system, {
-              type: row.errorType as string,
-              op: row.labelOpId,
-            }),
-          );
+          cases.push(await attributeOne(traceId, g, c, row.system, row.label));
           onProgress({ done: cases.length, total, traceId, queryId: row.queryId });
         }
       }
@@ -140,8 +148,15 @@ export class Evaluator {
     }
   }
 
-  private async labelledRows(traceId: string): Promise<CaseRow[]> {
+  /** The trace's cases that have a label under the choice, in case order. */
+  private async labelledRows(traceId: string, choice: LabelChoice): Promise<LabelledRow[]> {
+    const labels = labelsFor(await listLabels(this.db, [traceId]), choice);
     const rows = await this.db.cases.where('traceId').equals(traceId).toArray();
-    return rows.filter((r) => r.errorType !== null).sort((a, b) => a.order - b.order);
+    return rows
+      .sort((a, b) => a.order - b.order)
+      .flatMap((r) => {
+        const l = labels.get(caseKey({ graphId: traceId, queryId: r.queryId }));
+        return l ? [{ queryId: r.queryId, system: r.system, label: { type: l.errorType, op: l.opId } }] : [];
+      });
   }
 }

@@ -3,12 +3,14 @@
  * store atomically (db). Runs inside the import worker; plain class so Node tests
  * can drive it on fake-indexeddb.
  */
-import { listCases, systemOf } from '../src/core/cases/index.ts';
+import { listCases, systemOf, type TraceCase } from '../src/core/cases/index.ts';
 import { buildGraph } from '../src/core/graph/graph.ts';
+import { fileLabels } from '../src/core/labels/file-labels.ts';
 import { traceStats } from '../src/core/stats/stats.ts';
 import { parseTraceText } from '../src/core/trace/import.ts';
 import type { TraceIssue } from '../src/core/trace/issues.ts';
 import { decodeUtf8 } from '../src/core/trace/utf8.ts';
+import { replaceFileLabels } from '../src/db/labels.ts';
 import { isQuotaError, QUOTA_MESSAGE, storeTrace } from '../src/db/repo.ts';
 import type { CaseRow, MemtraceDb, TraceMeta } from '../src/db/schema.ts';
 import type {
@@ -132,27 +134,9 @@ export class ImportService implements ImportApi {
     const doc = parsed.doc;
     const graph = buildGraph(doc);
     const stats = traceStats(graph);
-    const cases = listCases(graph);
     const system = systemOf(doc, input.path);
     const traceId = doc.graph_id;
-    const caseRows: CaseRow[] = cases.map((c, order) => ({
-      traceId,
-      queryId: c.queryId,
-      order,
-      system,
-      question: c.question,
-      goldenAnswers: c.goldenAnswers,
-      prediction: c.prediction,
-      judgeScore: c.judgeScore,
-      judgeResponse: c.judgeResponse,
-      judgeOpId: c.judgeOpId,
-      failed: c.failed,
-      evidenceIds: c.evidenceIds,
-      errorType: c.label?.errorType ?? null,
-      labelOpId: c.label?.opId ?? null,
-      labelSource: c.label?.source ?? null,
-      labelReason: c.label?.reason ?? null,
-    }));
+    const caseRows = caseRowsOf(traceId, system, listCases(graph));
     const meta: TraceMeta = {
       id: traceId,
       file: input.name,
@@ -172,19 +156,20 @@ export class ImportService implements ImportApi {
     try {
       // The original bytes, verbatim: a later version of the importer can re-read them.
       const original = input.blob.slice(0, input.blob.size, input.blob.type || 'application/json');
-      const outcome = await storeTrace(
+      const stored = await storeTrace(
         this.db,
-        { meta, blob: original, cases: caseRows },
+        { meta, blob: original, cases: caseRows, labels: fileLabels(doc) },
         { replace: options.replace === true },
       );
       return {
         ...base(input),
-        status: outcome,
+        status: stored.outcome,
         traceId,
         issues: parsed.issues,
         errorCount,
         warningCount,
         ...(parsed.summary ? { summary: parsed.summary.text } : {}),
+        ...(stored.labels ? { labels: stored.labels } : {}),
       };
     } catch (e) {
       return {
@@ -198,6 +183,60 @@ export class ImportService implements ImportApi {
       };
     }
   }
+
+  /**
+   * Restores the file labels of traces a v1 correction had overwritten (`fileLabelsPending`,
+   * set by the database upgrade) from their stored originals. Returns how many were restored.
+   */
+  async restoreFileLabels(): Promise<number> {
+    const pending = (await this.db.traces.toArray()).filter((t) => t.fileLabelsPending);
+    let restored = 0;
+    for (const meta of pending) {
+      const blob = (await this.db.blobs.get(meta.id))?.blob;
+      const parsed = blob ? parseTraceText(await blob.text(), { file: meta.path || meta.file }) : null;
+      if (!parsed?.ok) continue;
+      const caseRows = caseRowsOf(meta.id, meta.system, listCases(buildGraph(parsed.doc)));
+      await this.db.transaction('rw', [this.db.traces, this.db.cases, this.db.labels], async () => {
+        await this.db.cases.where('traceId').equals(meta.id).delete();
+        await this.db.cases.bulkPut(caseRows);
+        await replaceFileLabels(
+          this.db,
+          meta.id,
+          fileLabels(parsed.doc),
+          new Set(caseRows.map((c) => c.queryId)),
+        );
+        await this.db.traces.update(meta.id, {
+          fileLabelsPending: false,
+          caseCount: caseRows.length,
+          labelledCount: caseRows.filter((c) => c.errorType !== null).length,
+        });
+      });
+      restored++;
+    }
+    return restored;
+  }
+}
+
+/** Case rows of a trace: its cases in order, each with the file's own label. */
+function caseRowsOf(traceId: string, system: string | null, cases: TraceCase[]): CaseRow[] {
+  return cases.map((c, order) => ({
+    traceId,
+    queryId: c.queryId,
+    order,
+    system,
+    question: c.question,
+    goldenAnswers: c.goldenAnswers,
+    prediction: c.prediction,
+    judgeScore: c.judgeScore,
+    judgeResponse: c.judgeResponse,
+    judgeOpId: c.judgeOpId,
+    failed: c.failed,
+    evidenceIds: c.evidenceIds,
+    errorType: c.label?.errorType ?? null,
+    labelOpId: c.label?.opId ?? null,
+    labelSource: c.label?.source ?? null,
+    labelReason: c.label?.reason ?? null,
+  }));
 }
 
 function base(input: ImportInput): FileResult {

@@ -2,10 +2,12 @@
 import { parseArgs } from 'node:util';
 import { isLlmError } from '../core/llm/errors.ts';
 import { type Command, commandHelp, parseArgsOptions } from './command.ts';
+import { agreement } from './commands/agreement.ts';
 import { attribute } from './commands/attribute.ts';
 import { bench } from './commands/bench.ts';
 import { cases } from './commands/cases.ts';
 import { chat } from './commands/chat.ts';
+import { compare } from './commands/compare.ts';
 import { exportCommand } from './commands/export.ts';
 import { inject } from './commands/inject.ts';
 import { makeBench } from './commands/make-bench.ts';
@@ -31,6 +33,8 @@ export const COMMANDS: Command[] = [
   run,
   inject,
   makeBench,
+  agreement,
+  compare,
 ];
 
 function help(): string {

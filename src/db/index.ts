@@ -1,2 +1,3 @@
+export * from './labels.ts';
 export * from './repo.ts';
 export * from './schema.ts';

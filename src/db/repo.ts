@@ -1,13 +1,23 @@
 /** Repository functions over the workbench database. Writes of one trace are one transaction. */
+import type { LabelRecord } from '../core/labels/record.ts';
+import { type ReattachReport, replaceFileLabels } from './labels.ts';
 import type { BlobRow, CaseRow, MemtraceDb, TraceMeta } from './schema.ts';
 
 export interface StoredTrace {
   meta: TraceMeta;
   blob: Blob;
   cases: CaseRow[];
+  /** The file's own labels (`data.annotations`, core/labels `fileLabels`). */
+  labels: LabelRecord[];
 }
 
 export type StoreOutcome = 'stored' | 'replaced' | 'exists';
+
+export interface StoreResult {
+  outcome: StoreOutcome;
+  /** Replaced traces: which of the person's / imported labels still name one of its cases. */
+  labels?: ReattachReport;
+}
 
 /** True when an error (possibly wrapped by Dexie in `inner`) means the storage quota is used up. */
 export function isQuotaError(e: unknown): boolean {
@@ -23,18 +33,20 @@ export const QUOTA_MESSAGE =
   'The browser refused to store more data (storage quota exceeded). Delete traces you no longer need, or allow this site more storage, then import again. Nothing already stored was changed.';
 
 /**
- * Stores a trace, its original file and its cases atomically. When a trace with the
- * same id exists and `replace` is false, nothing is written and `'exists'` is returned.
- * A failure (quota, abort) rolls the whole transaction back: stored data is untouched.
+ * Stores a trace, its original file, its cases and its file labels atomically. When a trace
+ * with the same id exists and `replace` is false, nothing is written and `'exists'` is
+ * returned. Replacing keeps the person's and imported labels attached by query id and
+ * reports those whose question the new file no longer has. A failure (quota, abort) rolls
+ * the whole transaction back: stored data is untouched.
  */
 export async function storeTrace(
   db: MemtraceDb,
   t: StoredTrace,
   options: { replace?: boolean } = {},
-): Promise<StoreOutcome> {
-  return db.transaction('rw', [db.traces, db.blobs, db.cases, db.indexes], async () => {
+): Promise<StoreResult> {
+  return db.transaction('rw', [db.traces, db.blobs, db.cases, db.indexes, db.labels], async () => {
     const existing = await db.traces.get(t.meta.id);
-    if (existing && !options.replace) return 'exists';
+    if (existing && !options.replace) return { outcome: 'exists' as const };
     if (existing) {
       await db.cases.where('traceId').equals(t.meta.id).delete();
       await db.indexes.where('traceId').equals(t.meta.id).delete();
@@ -43,7 +55,8 @@ export async function storeTrace(
     await db.traces.put(t.meta);
     await db.blobs.put(blobRow);
     await db.cases.bulkPut(t.cases);
-    return existing ? 'replaced' : 'stored';
+    const labels = await replaceFileLabels(db, t.meta.id, t.labels, new Set(t.cases.map((c) => c.queryId)));
+    return existing ? { outcome: 'replaced' as const, labels } : { outcome: 'stored' as const };
   });
 }
 
@@ -95,20 +108,16 @@ export function getCase(db: MemtraceDb, traceId: string, queryId: string): Promi
   return db.cases.get([traceId, queryId]);
 }
 
-/** Deletes a trace and everything stored for it. */
+/** Deletes a trace and everything stored for it (its labels too: they quote its conversation). */
 export async function deleteTrace(db: MemtraceDb, id: string): Promise<void> {
-  await db.transaction(
-    'rw',
-    [db.traces, db.blobs, db.cases, db.runs, db.annotations, db.indexes],
-    async () => {
-      await db.traces.delete(id);
-      await db.blobs.delete(id);
-      await db.cases.where('traceId').equals(id).delete();
-      await db.runs.where('traceId').equals(id).delete();
-      await db.annotations.where('traceId').equals(id).delete();
-      await db.indexes.where('traceId').equals(id).delete();
-    },
-  );
+  await db.transaction('rw', [db.traces, db.blobs, db.cases, db.runs, db.labels, db.indexes], async () => {
+    await db.traces.delete(id);
+    await db.blobs.delete(id);
+    await db.cases.where('traceId').equals(id).delete();
+    await db.runs.where('traceId').equals(id).delete();
+    await db.labels.where('graphId').equals(id).delete();
+    await db.indexes.where('traceId').equals(id).delete();
+  });
 }
 
 export async function getSetting<T>(db: MemtraceDb, key: string): Promise<T | undefined> {

@@ -8,14 +8,23 @@ import { SummaryMemory } from './summary-memory.ts';
 import type { MemorySystem, ShapeName, SystemName } from './system.ts';
 import { VectorMemory } from './vector-memory.ts';
 
-export function createSystem(name: SystemName): MemorySystem {
+/** Settings a run can change (the systems' defaults otherwise). */
+export interface SystemSettings {
+  /** Retrieval depth of `rag` and `mem0` (default 10). */
+  topK?: number;
+}
+
+/** Systems whose retrieval depth `topK` sets. */
+export const TOP_K_SYSTEMS: readonly SystemName[] = ['rag', 'mem0'];
+
+export function createSystem(name: SystemName, settings: SystemSettings = {}): MemorySystem {
   switch (name) {
     case 'rag':
-      return new NaiveRag();
+      return new NaiveRag({ topK: settings.topK });
     case 'long-context':
       return new LongContext();
     case 'mem0':
-      return new Mem0();
+      return new Mem0(settings.topK);
     case 'evermemos':
       return new EverMemOS();
   }

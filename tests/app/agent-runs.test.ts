@@ -4,7 +4,7 @@
  * of through comlink), checkpoints land in the `runs` row, a run abandoned mid-way (page
  * closed) resumes from its row to the same result and tokens, a stale runner cannot
  * overwrite a resumed run, cancel marks the row cancelled, and labels from agent runs
- * carry `label_source: 'workbench-agent'`.
+ * carry `label_source: 'agent'` (records of their own).
  */
 import 'fake-indexeddb/auto';
 import { readFileSync } from 'node:fs';
@@ -21,7 +21,7 @@ import {
   listAgentRuns,
   reopenAgentRun,
 } from '../../src/db/agent-runs.ts';
-import { listAnnotations, saveLabel } from '../../src/db/runs.ts';
+import { caseLabels, saveLabel } from '../../src/db/labels.ts';
 import { type MemtraceDb, openDb } from '../../src/db/schema.ts';
 import { AnalysisService } from '../../workers/analysis-service.ts';
 import type { AgentRunEvent } from '../../workers/api.ts';
@@ -214,7 +214,8 @@ describe('agent runs in the analysis service', () => {
     expect(await reopenAgentRun(db, id)).toBe(2);
   });
 
-  it('an accepted agent result is stored with MemTraceBench fields and label_source workbench-agent', async () => {
+  it('an accepted agent result is its own label record (source agent) with MemTraceBench context; the file label stays', async () => {
+    const before = await db.cases.get([traceId, QUERY]);
     const a = await saveLabel(db, {
       traceId,
       queryId: QUERY,
@@ -223,18 +224,22 @@ describe('agent runs in the analysis service', () => {
       reason: 'The context had the date.',
       decision: 'accepted',
       method: 'obs',
-      labelSource: 'workbench-agent',
+      source: 'agent',
+      annotator: 'ann',
     });
-    expect(a.bench).toMatchObject({
-      query_id: QUERY,
-      final_error_type: 'ResponseError',
-      final_op_id: ANSWER_OP,
-      label_source: 'workbench-agent',
+    expect(a).toMatchObject({
+      graphId: traceId,
+      queryId: QUERY,
+      errorType: 'ResponseError',
+      opId: ANSWER_OP,
+      source: 'agent',
+      annotator: 'ann',
+      origin: 'workbench',
       method: 'obs',
       decision: 'accepted',
     });
-    expect(a.bench?.golden_answers?.length).toBeGreaterThan(0);
-    expect((await listAnnotations(db, traceId, QUERY))[0].bench?.label_source).toBe('workbench-agent');
-    expect((await db.cases.get([traceId, QUERY]))?.labelSource).toBe('workbench-agent');
+    expect(a.context?.golden_answers?.length).toBeGreaterThan(0);
+    expect((await caseLabels(db, traceId, QUERY)).filter((l) => l.origin === 'workbench')).toEqual([a]);
+    expect(await db.cases.get([traceId, QUERY])).toEqual(before);
   });
 });

@@ -3,14 +3,13 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { summarize } from '../../src/core/bench/metrics.ts';
 import { listCaseRows, type MemtraceDb, openDb } from '../../src/db/index.ts';
+import { caseLabels, saveLabel } from '../../src/db/labels.ts';
 import {
   addEvaluationRun,
   finishEvaluationRun,
   latestCaseRun,
-  listAnnotations,
   listEvaluationRuns,
   saveCaseRun,
-  saveLabel,
 } from '../../src/db/runs.ts';
 import { AnalysisService } from '../../workers/analysis-service.ts';
 import { ImportService } from '../../workers/import-service.ts';
@@ -58,7 +57,7 @@ describe('AnalysisService.evaluate and the runs repository', () => {
     expect((await svc.evaluate([traceId], () => {})).status).toBe('done');
   });
 
-  it('saveLabel stores a MemTraceBench annotation that becomes the case label and counts in the next evaluation', async () => {
+  it("saveLabel adds a person's label next to the file's: the file's label still scores by default, the person's when chosen", async () => {
     const [row] = await listCaseRows(db, { traceId, labelled: 'labelled' });
     const one = await svc.attributeCase(traceId, row.queryId);
     await saveCaseRun(db, one);
@@ -72,22 +71,25 @@ describe('AnalysisService.evaluate and the runs repository', () => {
       reason: 'person says so',
       decision: 'corrected',
       method: 'evidence',
+      annotator: 'ann',
     });
-    expect(a.bench).toMatchObject({
-      query_id: row.queryId,
-      query: row.question,
-      golden_answers: row.goldenAnswers,
-      final_error_type: newType,
-      final_op_id: 'op-x',
-      label_source: 'workbench',
-    });
-    expect(await listAnnotations(db, traceId, row.queryId)).toHaveLength(1);
-    const after = await db.cases.get([traceId, row.queryId]);
-    expect(after).toMatchObject({ errorType: newType, labelOpId: 'op-x', labelSource: 'workbench' });
-    const r = await svc.evaluate([traceId], () => {});
-    const c = r.cases.find((x) => x.query_id === row.queryId)!;
-    expect(c.label_type).toBe(newType);
-    expect(c.label_op).toBe('op-x');
+    expect(a).toMatchObject({ source: 'person', annotator: 'ann', errorType: newType, opId: 'op-x' });
+    expect(a.context).toMatchObject({ query: row.question, golden_answers: row.goldenAnswers });
+    const labels = await caseLabels(db, traceId, row.queryId);
+    expect(labels.map((l) => [l.origin, l.errorType])).toEqual([
+      ['file', row.errorType],
+      ['workbench', newType],
+    ]);
+    expect(await db.cases.get([traceId, row.queryId])).toEqual(row);
+    const byFile = (await svc.evaluate([traceId], () => {})).cases.find((x) => x.query_id === row.queryId)!;
+    expect([byFile.label_type, byFile.label_op]).toEqual([row.errorType, row.labelOpId]);
+    const byAnn = await svc.evaluate([traceId], () => {}, 'annotator:ann');
+    expect(byAnn.cases.map((c) => [c.query_id, c.label_type, c.label_op])).toEqual([
+      [row.queryId, newType, 'op-x'],
+    ]);
+    const byPerson = await svc.evaluate([traceId], () => {}, 'source:person');
+    expect(byPerson.cases).toHaveLength(1);
+    expect((await svc.evaluate([traceId], () => {}, 'source:nobody')).cases).toEqual([]);
   });
 
   it('evaluation runs are stored and listed newest first', async () => {

@@ -11,8 +11,8 @@ import { buildGraph } from '../../src/core/graph/graph.ts';
 import { createChatModel, ProviderProfileSchema } from '../../src/core/llm/index.ts';
 import { decodeVectorFile, encodeVectorFile } from '../../src/core/semantic/vector-file.ts';
 import { WordVectors } from '../../src/core/semantic/word-vectors.ts';
-import { contentTerms, numbersAsDigits, termKey } from '../../src/core/text/terms.ts';
 import { referenceDay, spanStates, temporalMentions } from '../../src/core/text/temporal.ts';
+import { contentTerms, numbersAsDigits, termKey } from '../../src/core/text/terms.ts';
 import { DocBuilder } from '../helpers/doc-builder.ts';
 import { useMockLlmServer } from '../llm/mock-llm-server.ts';
 
@@ -126,7 +126,10 @@ function run(fact: string) {
   const search = b.op('search', 'retrieval', [q, unit, other], [ctx]);
   const pred = b.variable('pred-1', py('Not sure.'), { className: 'prediction', category: 'answer' });
   b.op('answer', 'generation', [q, ctx], [pred]);
-  const gold = b.variable('gold-1', `[${py('Running')}]`, { className: 'golden_answers', category: 'golden' });
+  const gold = b.variable('gold-1', `[${py('Running')}]`, {
+    className: 'golden_answers',
+    category: 'golden',
+  });
   const score = b.variable('score-1', '0.0', { className: 'judge_score', category: 'judge' });
   b.op('llm-judge', 'evaluation', [q, pred, gold], [score]);
   const g = buildGraph(b.doc);
@@ -138,7 +141,13 @@ describe('the middle band, decided by an LLM over HTTP', () => {
   const judge = () =>
     llmCarryJudge(
       createChatModel(
-        ProviderProfileSchema.parse({ id: 't', name: 't', kind: 'openai', baseUrl: server.openaiBase, model: 'j' }),
+        ProviderProfileSchema.parse({
+          id: 't',
+          name: 't',
+          kind: 'openai',
+          baseUrl: server.openaiBase,
+          model: 'j',
+        }),
       ),
     );
 
@@ -174,7 +183,10 @@ describe('judges named otherwise', () => {
     const q = b.variable('qa-1', py('Who?'), { className: 'query', category: 'message & query' });
     const pred = b.variable('pred-1', py('Bob'), { className: 'prediction', category: 'answer' });
     b.op('answer', 'generation', [q], [pred]);
-    const gold = b.variable('gold-1', `[${py('Alice')}]`, { className: 'golden_answers', category: 'golden' });
+    const gold = b.variable('gold-1', `[${py('Alice')}]`, {
+      className: 'golden_answers',
+      category: 'golden',
+    });
     const score = b.variable('score-1', '0.0', { className: 'judge_score', category: 'judge' });
     b.op(opName, category, [q, pred, gold], [score]);
     return buildGraph(b.doc);

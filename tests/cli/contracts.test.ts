@@ -27,6 +27,8 @@ const [TRACE] = smartcommentFiles();
 const EXTRA: Record<string, string[]> = {
   export: ['-o', join(tmp, 'export-out.json')],
   search: ['--query', 'support group'],
+  // (The bad input is run A; run B is a good trace.)
+  compare: [TRACE],
   run: ['--system', 'rag', '-o', join(tmp, 'run-out.json')],
   inject: ['--system', 'rag', '--out', join(tmp, 'inject-out'), '--per-type', '1'],
   // (A base URL nothing listens on: the data file fails before any request.)

@@ -120,43 +120,45 @@ describe('LLM agent runs in the case workspace', () => {
     for (const r of server.received) expect(r.authorization).toBe(`Bearer ${KEY}`);
   });
 
-  it('Accept stores the result as a workbench-agent label that shows after a reload', async () => {
+  it("Accept stores the result as an agent label record beside the file's, shown after a reload", async () => {
     const { page } = s;
     await panel().getByTestId('agent-accept').click();
-    await panel().getByTestId('agent-annotation').waitFor();
+    const a = page.locator('[data-testid=label-record][data-source=agent]');
+    await a.waitFor();
     await page.reload();
     await waitStatus('done');
-    const a = panel().getByTestId('agent-annotation');
     await a.waitFor();
     expect(await a.count()).toBe(1);
     expect(await a.getAttribute('data-op')).toBe(ANSWER_OP);
+    expect(await a.getAttribute('data-type')).toBe('ResponseError');
     expect(await a.innerText()).toContain('accepted');
-    expect(await page.getByTestId('case-label').innerText()).toBe('ResponseError');
-    expect(await page.getByTestId('case-panel').innerText()).toContain('(workbench-agent)');
-    const bench = await page.evaluate(async () => {
+    expect(await a.innerText()).toContain('obs');
+    // the file's own label is untouched
+    expect(await page.locator('[data-testid=label-record][data-origin=file]').count()).toBe(1);
+    expect(await page.getByTestId('case-panel').innerText()).not.toContain('workbench-agent');
+    const rows = await page.evaluate(async () => {
       const db: IDBDatabase = await new Promise((res, rej) => {
         const r = indexedDB.open('memtrace-workbench');
         r.onsuccess = () => res(r.result);
         r.onerror = () => rej(r.error);
       });
-      const rows: unknown[] = await new Promise((res) => {
-        const r = db.transaction('annotations').objectStore('annotations').getAll();
+      const all: unknown[] = await new Promise((res) => {
+        const r = db.transaction('labels').objectStore('labels').getAll();
         r.onsuccess = () => res(r.result);
       });
       db.close();
-      return rows.map((x) => (x as { bench: Record<string, unknown> }).bench);
+      return all.filter((x) => (x as { origin: string }).origin === 'workbench') as Record<string, unknown>[];
     });
-    expect(bench).toHaveLength(1);
-    expect(bench[0]).toMatchObject({
-      query_id: QUERY,
-      final_error_type: 'ResponseError',
-      final_op_id: ANSWER_OP,
-      label_source: 'workbench-agent',
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({
+      queryId: QUERY,
+      errorType: 'ResponseError',
+      opId: ANSWER_OP,
+      source: 'agent',
       decision: 'accepted',
       method: 'obs',
     });
-    expect(Array.isArray(bench[0].golden_answers)).toBe(true);
-    expect(typeof bench[0].prediction).toBe('string');
+    expect(Array.isArray((rows[0].context as { golden_answers: unknown }).golden_answers)).toBe(true);
   });
 
   it('a second run is cancelled mid-way and stays cancelled after a reload', async () => {

@@ -200,7 +200,7 @@ describe('evaluation in Chromium', () => {
     expect(await page.getByTestId('op-inspector').innerText()).toContain(first.predicted_op!);
   });
 
-  it('correcting stores a workbench annotation that is the case label after a reload and counts in the next evaluation', async () => {
+  it("correcting stores a person's label next to the file's, kept after a reload; Evaluation scores against the file's label unless the person's source is chosen", async () => {
     const { page } = s;
     const target = opened;
     const newType = ERROR_TYPES.find((t) => t !== target.label_type)!;
@@ -215,48 +215,61 @@ describe('evaluation in Chromium', () => {
     await panel.getByTestId('correct-op').selectOption(newOp);
     await panel.getByTestId('correct-note').fill('the memory write <b>lost</b> it');
     await panel.getByTestId('correct-save').click();
-    await page.getByTestId('annotation').first().waitFor();
+    const mine = page.locator('[data-testid=label-record][data-origin=workbench]');
+    await mine.first().waitFor();
     await page.reload();
-    await page.getByTestId('case-label').waitFor();
-    expect(await page.getByTestId('case-label').innerText()).toBe(newType);
-    expect(await page.getByTestId('case-panel').innerText()).toContain('(workbench)');
-    expect(await page.getByTestId('case-panel').innerText()).toContain('the memory write <b>lost</b> it');
-    expect(await page.getByTestId('annotation').count()).toBe(1);
+    await mine.first().waitFor();
+    // the file's label is still the case's label; the person's is its own record beside it
+    expect(await page.getByTestId('case-label').innerText()).toBe(target.label_type);
+    expect(await mine.count()).toBe(1);
+    expect(await mine.getAttribute('data-type')).toBe(newType);
+    expect(await mine.getAttribute('data-source')).toBe('person');
+    expect(await mine.innerText()).toContain('the memory write <b>lost</b> it');
+    const fileLabel = page.locator('[data-testid=label-record][data-origin=file]');
+    expect(await fileLabel.getAttribute('data-type')).toBe(target.label_type);
     const stored = await page.evaluate(
       () =>
         new Promise<unknown[]>((resolve, reject) => {
           const open = indexedDB.open('memtrace-workbench');
           open.onerror = () => reject(open.error);
           open.onsuccess = () => {
-            const req = open.result.transaction('annotations').objectStore('annotations').getAll();
-            req.onsuccess = () => resolve(req.result.map((r: { bench: unknown }) => r.bench));
+            const req = open.result.transaction('labels').objectStore('labels').getAll();
+            req.onsuccess = () =>
+              resolve(req.result.filter((r: { origin: string }) => r.origin === 'workbench'));
             req.onerror = () => reject(req.error);
           };
         }),
     );
     expect(stored).toEqual([
       expect.objectContaining({
-        query_id: target.queryId,
-        query: target.question,
-        final_error_type: newType,
-        final_op_id: newOp,
-        label_source: 'workbench',
-        golden_answers: expect.any(Array),
-        prediction: expect.any(String),
-        source_evidence_ids: expect.any(Array),
+        graphId: target.traceId,
+        queryId: target.queryId,
+        errorType: newType,
+        opId: newOp,
+        source: 'person',
+        decision: 'corrected',
+        context: expect.objectContaining({ query: target.question, golden_answers: expect.any(Array) }),
       }),
     ]);
-    // the case list shows the new label
-    await page.goto(`${s.url}#/cases?labelled=labelled&label=${newType}`);
+    // the case list still filters by the file's label
+    await page.goto(`${s.url}#/cases?labelled=labelled&label=${target.label_type}`);
     await page.getByTestId('case-row').first().waitFor();
     expect(await page.getByTestId('case-table').innerText()).toContain(target.question.slice(0, 40));
-    // and the next evaluation scores against it
+    // the next evaluation scores against the file's labels by default…
     await runEvaluation();
-    const corrected = cases.map((c) => (c === target ? { ...c, label_type: newType, label_op: newOp } : c));
-    await expectShown(summarize(corrected));
+    await expectShown(summarize(cases));
+    // …and against the person's label when that source is chosen
+    await page.getByTestId('label-source').selectOption('source:person');
+    await page.getByTestId('eval-run').waitFor();
+    await page.getByTestId('eval-run').click();
+    await page.locator('[data-testid=eval-status][data-status=done]').waitFor({ timeout: 120_000 });
+    await page.waitForFunction(
+      () => document.querySelector('[data-testid=metric-total]')?.textContent === '1',
+    );
+    await expectShown(summarize([{ ...target, label_type: newType, label_op: newOp }]));
   });
 
-  it('accepting stores the attribution as the label', async () => {
+  it('accepting stores the attribution as a label record of its own', async () => {
     const { page } = s;
     const target = cases.find((c) => c !== opened && c.predicted_type && c.predicted_op)!;
     await page.goto(
@@ -265,12 +278,14 @@ describe('evaluation in Chromium', () => {
     const panel = page.getByTestId('attribution');
     await panel.getByTestId('attribution-type').waitFor({ timeout: 30_000 });
     await panel.getByTestId('attribution-accept').click();
-    await page.getByTestId('annotation').first().waitFor();
+    const mine = page.locator('[data-testid=label-record][data-origin=workbench]');
+    await mine.first().waitFor();
     await page.reload();
-    await page.getByTestId('annotation').first().waitFor();
-    expect(await page.getByTestId('case-label').innerText()).toBe(target.predicted_type);
-    expect(await page.getByTestId('case-panel').innerText()).toContain('(workbench)');
-    expect(await page.getByTestId('annotation').first().innerText()).toContain('accepted');
+    await mine.first().waitFor();
+    expect(await page.getByTestId('case-label').innerText()).toBe(target.label_type);
+    expect(await mine.getAttribute('data-type')).toBe(target.predicted_type);
+    expect(await mine.getAttribute('data-op')).toBe(target.predicted_op);
+    expect(await mine.innerText()).toContain('accepted');
     expect(s.errors).toEqual([]);
   });
 });

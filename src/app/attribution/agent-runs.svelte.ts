@@ -5,11 +5,12 @@
  * in this page (settings.chatModel → a comlink proxy of `modelPort`), so keys never
  * leave it. A row left `running` by a closed page shows as interrupted and can be
  * resumed from its checkpoint; a result can be accepted or corrected as a label
- * (`label_source: 'workbench-agent'`).
+ * (`label_source: 'agent'`, a record of its own next to the case's other labels).
  */
 import * as Comlink from 'comlink';
 import type { AgentRunEvent } from '../../../workers/api.ts';
 import type { AgentMethod } from '../../core/attribution/agents/runtime.ts';
+import { AGENT_SOURCE } from '../../core/labels/record.ts';
 import {
   type AgentModelInfo,
   type AgentProgress,
@@ -19,15 +20,15 @@ import {
   listAgentRuns,
   reopenAgentRun,
 } from '../../db/agent-runs.ts';
-import { saveLabel } from '../../db/runs.ts';
-import type { AnnotationRow } from '../../db/schema.ts';
+import { saveLabel } from '../../db/labels.ts';
+import type { LabelRow } from '../../db/schema.ts';
 import { useLlm } from '../llm/context.ts';
 import type { LlmSettings } from '../llm/settings.svelte.ts';
 import { type Services, useServices } from '../state/services.ts';
 import { modelInfo, modelPort } from './model-port.ts';
 import { applyEvent } from './progress.ts';
 
-export const AGENT_LABEL_SOURCE = 'workbench-agent';
+export const AGENT_LABEL_SOURCE = AGENT_SOURCE;
 export const METHODS: { id: AgentMethod; label: string }[] = [
   { id: 'memtrace', label: 'MemTrace' },
   { id: 'obs', label: 'MemTrace-OBS' },
@@ -159,12 +160,13 @@ export class AgentRuns {
     void this.services.analysis.cancelAgent(v.id);
   }
 
-  /** Stores the run's result (accepted) or a correction as the case's label. */
+  /** Stores the run's result (accepted) or a correction as a label of the case, by `annotator`. */
   async label(
     v: AgentRunView,
     decision: 'accepted' | 'corrected',
-    correction?: { errorType: string; opId: string; reason: string },
-  ): Promise<AnnotationRow> {
+    correction: { errorType: string; opId: string; reason: string } | undefined,
+    annotator: string,
+  ): Promise<LabelRow> {
     const r = v.row.result;
     if (!r) throw new Error('the run has no result');
     const errorType = decision === 'accepted' ? r.predicted_type : correction?.errorType;
@@ -182,7 +184,8 @@ export class AgentRuns {
             `Corrected from ${r.predicted_type ?? 'none'} at ${r.predicted_op ?? '—'} (${r.method}).`,
       decision,
       method: r.method,
-      labelSource: AGENT_LABEL_SOURCE,
+      source: AGENT_LABEL_SOURCE,
+      annotator,
     });
   }
 

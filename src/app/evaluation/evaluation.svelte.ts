@@ -7,6 +7,7 @@ import * as Comlink from 'comlink';
 import { getContext, setContext } from 'svelte';
 import type { EvalProgress } from '../../../workers/api.ts';
 import { summarize } from '../../core/bench/metrics.ts';
+import { FILE_CHOICE } from '../../core/labels/choose.ts';
 import {
   addEvaluationRun,
   type EvaluationRun,
@@ -81,14 +82,14 @@ export class Evaluation {
     this.#loaded = true;
   }
 
-  /** Evaluates every labelled case of these traces and stores the run. */
-  async start(traceIds: string[]): Promise<void> {
+  /** Evaluates every case of these traces labelled under `labelChoice` (default: the file's own) and stores the run. */
+  async start(traceIds: string[], labelChoice: string = FILE_CHOICE): Promise<void> {
     if (this.#running) return;
     const { db, analysis } = this.services;
     this.#running = true;
     this.#error = null;
     this.#progress = null;
-    const parameters = { traceIds: [...traceIds], engine: ENGINE };
+    const parameters = { traceIds: [...traceIds], engine: ENGINE, labelChoice };
     let id: number | null = null;
     try {
       id = await addEvaluationRun(db, parameters);
@@ -98,6 +99,7 @@ export class Evaluation {
         Comlink.proxy((p: EvalProgress) => {
           this.#progress = p;
         }),
+        labelChoice,
       );
       const result = { summary: summarize(out.cases), cases: out.cases, missing: out.missing };
       await finishEvaluationRun(db, id, { status: out.status, result, error: null });

@@ -13,7 +13,6 @@ import type {
   ReportSource,
   StoredReport,
 } from '../../../workers/api.ts';
-import { errorAnalysisReportJson, reportHtml, reportMarkdown } from '../../core/report/index.ts';
 import { modelInfo, modelPort } from '../attribution/model-port.ts';
 import type { LlmSettings } from '../llm/settings.svelte.ts';
 import type { Services } from '../state/services.ts';
@@ -146,9 +145,13 @@ export class ReportState {
   }
 
   /** The report as a file: Markdown, HTML, JSON, or the paper's error_analysis_report.json. */
-  file(format: ExportFormat): { name: string; type: string; text: string } | null {
+  async file(format: ExportFormat): Promise<{ name: string; type: string; text: string } | null> {
     const r = this.report;
     if (!r) return null;
+    // The writers (and the narrative's schema, with full zod) load with the first export, not with the page.
+    const { errorAnalysisReportJson, reportHtml, reportMarkdown } = await import(
+      '../../core/report/index.ts'
+    );
     if (format === 'md') return { name: 'error-report.md', type: 'text/markdown', text: reportMarkdown(r) };
     if (format === 'html') return { name: 'error-report.html', type: 'text/html', text: reportHtml(r) };
     if (format === 'json')

@@ -32,11 +32,15 @@ export type Route =
       only: 'all' | 'wrong';
       /** A confusion-matrix cell, `label|predicted` (`none` for no prediction): its cases are listed. */
       cell: string;
+      /** The label source scored against (a `LabelChoice`; `file` when absent from the URL). */
+      labels: string;
     }
   | { name: 'settings' }
   | { name: 'run' }
   | { name: 'report' }
   | { name: 'optimize' }
+  | { name: 'labels' }
+  | { name: 'compare'; a: string; b: string; q: string; show: 'flipped' | 'all' }
   | { name: 'trace'; traceId: string }
   | { name: 'case'; traceId: string; queryId: string; op: string | null }
   | { name: 'op'; traceId: string; opId: string }
@@ -60,12 +64,20 @@ export const href = {
       mode: f.mode === 'ranked' ? 'ranked' : undefined,
       case: f.kase,
     })}`,
-  evaluation: (f: { only?: 'all' | 'wrong'; cell?: string } = {}) =>
-    `#/eval${query({ only: f.only === 'wrong' ? 'wrong' : undefined, cell: f.cell })}`,
+  evaluation: (f: { only?: 'all' | 'wrong'; cell?: string; labels?: string } = {}) =>
+    `#/eval${query({
+      only: f.only === 'wrong' ? 'wrong' : undefined,
+      cell: f.cell,
+      labels: f.labels && f.labels !== 'file' ? f.labels : undefined,
+    })}`,
   settings: () => '#/settings',
   run: () => '#/run',
   report: () => '#/report',
   optimize: () => '#/optimize',
+  labels: () => '#/labels',
+  /** Compare two traces (A, B); `q`: a question (query id of A, else of B) opened. */
+  compare: (f: { a?: string; b?: string; q?: string; show?: 'flipped' | 'all' } = {}) =>
+    `#/compare${query({ a: f.a, b: f.b, q: f.q, show: f.show === 'all' ? 'all' : undefined })}`,
   trace: (id: string) => `#/t/${enc(id)}`,
   case: (id: string, queryId: string, op?: string | null) =>
     `#/t/${enc(id)}/case/${enc(queryId)}${query({ op })}`,
@@ -124,8 +136,22 @@ export function parseHash(hash: string): Route {
   if (parts[0] === 'run' && parts.length === 1) return { name: 'run' };
   if (parts[0] === 'report' && parts.length === 1) return { name: 'report' };
   if (parts[0] === 'optimize' && parts.length === 1) return { name: 'optimize' };
+  if (parts[0] === 'labels' && parts.length === 1) return { name: 'labels' };
+  if (parts[0] === 'compare' && parts.length === 1)
+    return {
+      name: 'compare',
+      a: p('a'),
+      b: p('b'),
+      q: p('q'),
+      show: p('show') === 'all' ? 'all' : 'flipped',
+    };
   if (parts[0] === 'eval' && parts.length === 1)
-    return { name: 'eval', only: p('only') === 'wrong' ? 'wrong' : 'all', cell: p('cell') };
+    return {
+      name: 'eval',
+      only: p('only') === 'wrong' ? 'wrong' : 'all',
+      cell: p('cell'),
+      labels: p('labels') || 'file',
+    };
   if (parts[0] === 't' && parts.length >= 2) {
     const traceId = parts[1];
     if (parts.length === 2) return { name: 'trace', traceId };

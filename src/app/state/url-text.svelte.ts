@@ -19,6 +19,8 @@ export class UrlText {
       if (q !== this.#typedFor) this.text = q;
       this.#typedFor = q;
     });
+    // A write still waiting when the view goes away would pull the person back to it.
+    $effect(() => () => clearTimeout(this.#timer));
   }
 
   /** Call on input: writes the text to the URL once typing pauses. */

@@ -2,6 +2,9 @@ import { writeFile } from 'node:fs/promises';
 import { type ScoredCase, summarize } from '../../core/bench/metrics.ts';
 import { listCases } from '../../core/cases/cases.ts';
 import { systemOf } from '../../core/cases/system.ts';
+import { FILE_CHOICE, labelsFor } from '../../core/labels/choose.ts';
+import { fileLabels } from '../../core/labels/file-labels.ts';
+import { caseKey, type LabelRecord } from '../../core/labels/record.ts';
 import { UsageMeter } from '../../core/llm/index.ts';
 import {
   ATTRIBUTION_FLAGS,
@@ -20,20 +23,38 @@ import {
 import { type Command, JSON_FLAG } from '../command.ts';
 import { collectTraceFiles, openTraceFile, outputFile, problemLine } from '../files.ts';
 import { CliError, printJson } from '../io.ts';
+import { LABEL_SOURCE_USAGE, labelChoiceOf, readLabelPaths } from '../labels.ts';
 import { usageJson, usageLine } from '../provider-flags.ts';
 
 export const bench: Command = {
   name: 'bench',
   summary: 'score an attribution method on labelled traces (ETA / OIA, micro and macro, confusion, cost)',
-  usage: `memtrace bench <files or dirs…> ${ATTRIBUTION_USAGE} [--concurrency N] [--out results.json] [--json]`,
+  usage: `memtrace bench <files or dirs…> ${ATTRIBUTION_USAGE} [--concurrency N] ${LABEL_SOURCE_USAGE} [--out results.json] [--json]`,
   args: { min: 1, max: Number.POSITIVE_INFINITY, name: '<files or dirs…>' },
   options: {
     ...JSON_FLAG,
     out: { type: 'string', value: 'FILE', help: 'also write the summary and every case to this JSON file' },
+    'label-source': {
+      type: 'string',
+      value: 'SOURCE',
+      default: 'file',
+      help: "labels to score against: file (each case's first annotation in its file), a label_source (adjudicated, fault-injection, …) or annotator:NAME",
+    },
+    labels: {
+      type: 'string',
+      multiple: true,
+      value: 'FILE_OR_DIR',
+      help: "annotations files or graph files whose labels join each graph's own (repeatable)",
+    },
     ...ATTRIBUTION_FLAGS,
   },
   async run({ positionals, values }, io) {
     const method = methodOf(values);
+    const choice = labelChoiceOf(values);
+    // Labels from annotations files (a team's, adjudicated ones) join each graph's own.
+    const extra = Array.isArray(values.labels)
+      ? (await readLabelPaths(values.labels.map(String))).labels
+      : [];
     const files = await collectTraceFiles(positionals);
     if (files.length === 0) throw new CliError(`no .json trace files in ${positionals.join(', ')}`);
     if (typeof values.out === 'string') await outputFile(values.out, '--out');
@@ -58,24 +79,38 @@ export const bench: Command = {
         io.stderr.write(`${problemLine(file, r.issues)}\n`);
         continue;
       }
-      const labelled = listCases(r.graph).filter((c) => c.label);
+      const records: LabelRecord[] = [
+        ...fileLabels(r.graph.doc),
+        ...extra.filter((l) => l.graphId === r.graph.doc.graph_id),
+      ];
+      const chosen = labelsFor(records, choice);
+      const labelled = listCases(r.graph, { includePassed: choice !== FILE_CHOICE })
+        .map((c) => ({
+          c,
+          label: chosen.get(caseKey({ graphId: r.graph.doc.graph_id, queryId: c.queryId })),
+        }))
+        .filter((x): x is { c: (typeof x)['c']; label: LabelRecord } => x.label !== undefined);
       io.stderr.write(`[${i + 1}/${files.length}] ${file}: ${labelled.length} labelled case(s)\n`);
       if (labelled.length === 0) continue;
       const system = systemOf(r.graph.doc, file);
       const deps = await depsFor(
         r.graph,
         { model, prior: Boolean(values.prior), agent, evidenceFlow: setup.evidenceFlow },
-        startPointEmbedder(method, labelled, setup),
+        startPointEmbedder(
+          method,
+          labelled.map((x) => x.c),
+          setup,
+        ),
       );
-      const scored = await pool(labelled, concurrency, async (c) => {
+      const scored = await pool(labelled, concurrency, async ({ c, label }) => {
         const { result: a, error } = await attributeCase(method, { graph: r.graph, case: c, system }, deps);
         if (error) io.stderr.write(`${file} ${c.queryId} failed: ${error.kind}: ${error.message}\n`);
         return {
           file,
           query_id: c.queryId,
           system,
-          label_type: c.label!.errorType,
-          label_op: c.label!.opId,
+          label_type: label.errorType,
+          label_op: label.opId,
           predicted_type: a.error_type,
           predicted_op: a.op_id,
           input_tokens: a.cost.input_tokens,
@@ -97,6 +132,7 @@ export const bench: Command = {
       method,
       prior: Boolean(values.prior),
       ...(model ? { preset: agent.preset ?? 'paper' } : {}),
+      label_source: choice,
       ...summarize(perCase),
       unreadable_files: unreadable,
       failed_cases: failed,

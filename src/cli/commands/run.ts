@@ -17,6 +17,7 @@ import {
   SPLIT_OF,
   SYSTEM_NAMES,
   type SystemName,
+  TOP_K_SYSTEMS,
   withinSessions,
 } from '../../systems/index.ts';
 import type { Command, Options, Values } from '../command.ts';
@@ -61,6 +62,19 @@ export interface DataArgs<N extends string = SystemName> {
   dataset: DatasetName;
   conversations: Conversation[];
   maxSessions?: number;
+}
+
+/** `--top-k N`: the retrieval depth of rag and mem0 (their default, 10, when absent). */
+function topKOf(values: Values, system: string): number | undefined {
+  if (values['top-k'] === undefined) return undefined;
+  const topK = Number(values['top-k']);
+  if (!(Number.isInteger(topK) && topK > 0)) throw new CliError('--top-k must be a positive integer', 2);
+  if (!(TOP_K_SYSTEMS as readonly string[]).includes(system))
+    throw new CliError(
+      `--top-k sets the retrieval depth of ${TOP_K_SYSTEMS.join(' and ')}; ${system} has none`,
+      2,
+    );
+  return topK;
 }
 
 /** Reads --system (one of `names`), --dataset, --data, --conversation and --sessions. */
@@ -116,11 +130,16 @@ export const run: Command = {
   summary: 'run a reference memory system on a data set conversation and write its execution graph',
   usage:
     'memtrace run --system rag|long-context|mem0|evermemos|fact-store|session-summary|vector-store ' +
-    '[--dataset locomo|realmem|longmemeval] --data FILE [--conversation ID] [--sessions N] [--memories offline|recorded] ' +
+    '[--dataset locomo|realmem|longmemeval] --data FILE [--conversation ID] [--sessions N] [--top-k N] [--memories offline|recorded] ' +
     `[--offline | ${PROVIDER_USAGE}] [--format smartcomment|otlp|openinference [--standard-only]] -o OUT.json`,
   args: { min: 0, max: 0, name: '' },
   options: {
     ...DATA_FLAGS,
+    'top-k': {
+      type: 'string',
+      value: 'N',
+      help: 'retrieval depth of rag and mem0 (default: 10; other systems have none)',
+    },
     ...PROVIDER_FLAGS,
     out: { type: 'string', short: 'o', value: 'OUT.json', help: 'the execution graph to write (required)' },
     memories: {
@@ -153,6 +172,7 @@ export const run: Command = {
       throw new CliError('--memories must be offline or recorded', 2);
     const args = await readDataArgs<SystemName | ShapeName>(values, [...SYSTEM_NAMES, ...SHAPE_NAMES]);
     const system = args.system;
+    const topK = topKOf(values, system);
     if (args.conversations.length !== 1)
       throw new CliError(
         `${args.conversations.length} conversations in the file; pick one with --conversation (${args.conversations
@@ -186,12 +206,13 @@ export const run: Command = {
         mode: llm ? 'llm' : 'offline',
         llm_model: llm ? llm.model : 'offline-deterministic',
         memories,
+        ...(topK !== undefined ? { top_k: topK } : {}),
       },
     });
     const started = Date.now();
     let result: Awaited<ReturnType<typeof runSystem>>;
     try {
-      result = await runSystem(isShape(system) ? createShape(system) : createSystem(system), conv, {
+      result = await runSystem(isShape(system) ? createShape(system) : createSystem(system, { topK }), conv, {
         tracer,
         llm,
         memories,

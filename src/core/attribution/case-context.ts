@@ -5,8 +5,8 @@
  * classes and the `prompt` category only — never from op names.
  */
 import type { TraceCase } from '../cases/cases.ts';
-import { isSentinelVar, row, type TraceGraph } from '../graph/graph.ts';
 import { causalCone } from '../cases/path.ts';
+import { isSentinelVar, row, type TraceGraph } from '../graph/graph.ts';
 import { closure, consumersOf, lineageOf, opStructure, producersOf, versionsOf } from '../graph/queries.ts';
 import { splitUnits } from './evidence-match.ts';
 import { readSaid } from './said.ts';

@@ -130,7 +130,8 @@ export function splitUnits(value: string): ValueUnits {
 }
 
 /** A line that starts a record of a chunk or window: "date | speaker: …", "[date] …", "Speaker: …". */
-const RECORD_HEAD = /^\s*(?:\[[^\]\n]{4,40}\]|[^|\n]{4,40}\s\|\s|[A-Z][\p{L}\p{N}_'.-]*(?: [A-Z][\p{L}\p{N}_'.-]*)?:\s)/u;
+const RECORD_HEAD =
+  /^\s*(?:\[[^\]\n]{4,40}\]|[^|\n]{4,40}\s\|\s|[A-Z][\p{L}\p{N}_'.-]*(?: [A-Z][\p{L}\p{N}_'.-]*)?:\s)/u;
 
 /**
  * Lines of a text, with the continuation lines of a multi-line message kept with the

@@ -80,15 +80,30 @@ export function latestVersion(g: TraceGraph, fullName: string): number | undefin
   return last;
 }
 
+const lineagePositions = new WeakMap<TraceGraph, Int32Array>();
+
+/** Each variable's position in its lineage, computed once per graph (a 50k-version chain made indexOf quadratic). */
+function lineagePosition(g: TraceGraph): Int32Array {
+  let pos = lineagePositions.get(g);
+  if (!pos) {
+    pos = new Int32Array(g.varValue.length).fill(-1);
+    const { offsets, items } = g.lineages;
+    for (let l = 0; l + 1 < offsets.length; l++)
+      for (let i = offsets[l]; i < offsets[l + 1]; i++) pos[items[i]] = i - offsets[l];
+    lineagePositions.set(g, pos);
+  }
+  return pos;
+}
+
 /** Next/previous version of v in its lineage, or -1. */
 export function nextVersion(g: TraceGraph, v: number): number {
   const chain = lineageOf(g, v);
-  const k = chain.indexOf(v);
+  const k = lineagePosition(g)[v];
   return k >= 0 && k + 1 < chain.length ? chain[k + 1] : -1;
 }
 export function previousVersion(g: TraceGraph, v: number): number {
   const chain = lineageOf(g, v);
-  const k = chain.indexOf(v);
+  const k = lineagePosition(g)[v];
   return k > 0 ? chain[k - 1] : -1;
 }
 

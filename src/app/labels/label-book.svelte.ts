@@ -1,0 +1,92 @@
+/**
+ * The person's side of labelling: their annotator name (kept in `settings`), saving, deleting
+ * and undoing labels, and a version every view showing labels re-reads on. Labels themselves
+ * live in storage (src/db/labels.ts); this class only writes through it.
+ */
+import { getContext, setContext } from 'svelte';
+import { deleteLabel, type LabelInput, restoreLabel, saveAdjudication, saveLabel } from '../../db/labels.ts';
+import { getSetting, setSetting } from '../../db/repo.ts';
+import type { LabelRow } from '../../db/schema.ts';
+import type { Services } from '../state/services.ts';
+
+const ANNOTATOR_KEY = 'annotator';
+
+export class LabelBook {
+  #annotator = $state('');
+  #version = $state(0);
+  /** The last label deleted here, so the deletion can be undone. */
+  #lastDeleted = $state.raw<LabelRow | null>(null);
+
+  constructor(private readonly services: Services) {}
+
+  /** The name labels made here are signed with ('' until set in Settings). */
+  get annotator(): string {
+    return this.#annotator;
+  }
+  /** Bumped on every change to labels. */
+  get version(): number {
+    return this.#version;
+  }
+  get lastDeleted(): LabelRow | null {
+    return this.#lastDeleted;
+  }
+
+  async load(): Promise<void> {
+    this.#annotator = (await getSetting<string>(this.services.db, ANNOTATOR_KEY)) ?? '';
+  }
+
+  async setAnnotator(name: string): Promise<void> {
+    const clean = name.trim().slice(0, 80);
+    await setSetting(this.services.db, ANNOTATOR_KEY, clean);
+    this.#annotator = clean;
+  }
+
+  /** Saves a label signed with the annotator name. */
+  async save(input: Omit<LabelInput, 'annotator'>): Promise<LabelRow> {
+    const row = await saveLabel(this.services.db, { ...input, annotator: this.#annotator });
+    this.changed();
+    return row;
+  }
+
+  async adjudicate(input: {
+    graphId: string;
+    queryId: string;
+    errorType: string;
+    opId: string | null;
+    reason: string;
+  }): Promise<LabelRow> {
+    const row = await saveAdjudication(this.services.db, { ...input, annotator: this.#annotator });
+    this.changed();
+    return row;
+  }
+
+  async remove(row: LabelRow): Promise<void> {
+    if (row.id === undefined) return;
+    await deleteLabel(this.services.db, row.id);
+    this.#lastDeleted = row;
+    this.changed();
+  }
+
+  async undo(): Promise<void> {
+    const row = this.#lastDeleted;
+    if (row?.id === undefined) return;
+    await restoreLabel(this.services.db, row.id);
+    this.#lastDeleted = null;
+    this.changed();
+  }
+
+  /** Tells the views that labels changed (after an import, an agent label, …). */
+  changed(): void {
+    this.#version++;
+  }
+}
+
+const KEY = Symbol('label-book');
+export function setupLabelBook(services: Services): LabelBook {
+  const book = new LabelBook(services);
+  void book.load();
+  return setContext(KEY, book);
+}
+export function useLabelBook(): LabelBook {
+  return getContext<LabelBook>(KEY);
+}

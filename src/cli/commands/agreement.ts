@@ -1,0 +1,98 @@
+/** `memtrace agreement`: how far annotators (people, files, engines) agree on the labelled failures. */
+import { agreement as agreementOf } from '../../core/agreement/agreement.ts';
+import { evidenceFlowEngine } from '../../core/attribution/engines.ts';
+import { listCases } from '../../core/cases/cases.ts';
+import { systemOf } from '../../core/cases/system.ts';
+import { ENGINE_SOURCE, type LabelRecord } from '../../core/labels/record.ts';
+import { depsFor } from '../attribution-setup.ts';
+import { type Command, JSON_FLAG } from '../command.ts';
+import { openTraceFile, problemLine } from '../files.ts';
+import { CliError, printJson } from '../io.ts';
+import { readLabelPaths } from '../labels.ts';
+
+const ENGINE_ANNOTATOR = 'engine:evidence';
+
+/** The evidence-flow engine as one more annotator: its attribution of every labelled case of the graph files. */
+async function engineLabels(
+  files: string[],
+  labels: LabelRecord[],
+  io: { stderr: { write(s: string): unknown } },
+) {
+  const wanted = new Set(labels.map((l) => `${l.graphId}\u0000${l.queryId}`));
+  const out: LabelRecord[] = [];
+  for (const file of files) {
+    const r = await openTraceFile(file);
+    if (!r.ok) throw new CliError(`--engine needs graph files it can open: ${problemLine(file, r.issues)}`);
+    const graphId = typeof r.graph.doc.graph_id === 'string' ? r.graph.doc.graph_id : '';
+    const cases = listCases(r.graph, { includePassed: true }).filter((c) =>
+      wanted.has(`${graphId}\u0000${c.queryId}`),
+    );
+    if (cases.length === 0) continue;
+    const deps = await depsFor(r.graph, {});
+    const system = systemOf(r.graph.doc, file);
+    for (const c of cases) {
+      const a = await evidenceFlowEngine({ graph: r.graph, case: c, system }, deps);
+      out.push({
+        graphId,
+        queryId: c.queryId,
+        errorType: a.error_type ?? 'none',
+        opId: a.op_id,
+        reason: a.reason,
+        source: ENGINE_SOURCE,
+        annotator: ENGINE_ANNOTATOR,
+        createdAt: '',
+        origin: 'imported',
+      });
+    }
+    io.stderr.write(`${file}: evidence-flow attributed ${cases.length} labelled case(s)\n`);
+  }
+  return out;
+}
+
+export const agreement: Command = {
+  name: 'agreement',
+  summary:
+    'agreement between annotators: per pair n, op / type disagreement, Cohen κ; Fleiss κ; disputed cases',
+  usage: 'memtrace agreement <annotations files, graph files or dirs…> [--engine evidence] [--json]',
+  args: { min: 1, max: Number.POSITIVE_INFINITY, name: '<annotations files, graph files or dirs…>' },
+  options: {
+    ...JSON_FLAG,
+    engine: {
+      type: 'string',
+      value: 'evidence',
+      help: "add the evidence-flow attributor as one more annotator of the graph files' labelled cases (no model)",
+    },
+  },
+  async run({ positionals, values }, io) {
+    if (values.engine !== undefined && values.engine !== 'evidence')
+      throw new CliError('--engine must be evidence (the deterministic attributor; no model)', 2);
+    const { labels, files, graphFiles } = await readLabelPaths(positionals);
+    if (files === 0) throw new CliError(`${positionals.join(', ')}: no .json files to read labels from`);
+    io.stderr.write(`${labels.length} label(s) in ${files} file(s)\n`);
+    if (values.engine) {
+      if (graphFiles.length === 0)
+        throw new CliError('--engine needs graph files among the inputs (it attributes their cases)', 2);
+      labels.push(...(await engineLabels(graphFiles, labels, io)));
+    }
+    const report = agreementOf(labels);
+    if (values.json) {
+      printJson(io, report);
+      return 0;
+    }
+    const num = (x: number | null, pct = false) =>
+      x === null ? '—' : pct ? `${(100 * x).toFixed(1)} %` : x.toFixed(3);
+    io.stdout.write(
+      `${report.annotators.length} annotator(s): ${report.annotators.join(', ')}\n${report.shared_cases} case(s) labelled by two or more · Fleiss κ ${num(report.fleiss_kappa)}\n`,
+    );
+    for (const p of report.pairs)
+      io.stdout.write(
+        `${p.a} × ${p.b}: n ${p.n}  type disagreement ${num(p.type_disagreement, true)}  op disagreement ${num(p.op_disagreement, true)}  Cohen κ ${num(p.cohen_kappa)}\n`,
+      );
+    io.stdout.write(`${report.disputed.length} disputed case(s)\n`);
+    for (const d of report.disputed)
+      io.stdout.write(
+        `  ${d.graph_id} ${d.query_id}: ${d.labels.map((l) => `${l.annotator}=${l.error_type}@${l.op_id ?? '-'}`).join('  ')}\n`,
+      );
+    return 0;
+  },
+};

@@ -1,0 +1,57 @@
+/** `memtrace compare`: what changed between two runs of one conversation, in memory terms. */
+import { compareMemoryAt, compareRuns } from '../../core/compare/compare.ts';
+import { pairQuestions } from '../../core/compare/questions.ts';
+import { type Command, JSON_FLAG } from '../command.ts';
+import { CliError, printJson } from '../io.ts';
+import { loadGraph } from './load.ts';
+
+export const compare: Command = {
+  name: 'compare',
+  summary:
+    'compare two runs: flipped questions (fixed / broken / same), first divergence, memory at question time',
+  usage: 'memtrace compare A.json B.json [--question QUERY_ID] [--json]',
+  args: { min: 2, max: 2, name: 'two trace files <A.json> <B.json>' },
+  options: {
+    ...JSON_FLAG,
+    question: {
+      type: 'string',
+      value: 'QUERY_ID',
+      help: 'the memory at the time of this question (its query id in either run) instead of the last one',
+    },
+  },
+  async run({ positionals, values }, io) {
+    const graphs = [];
+    for (const file of positionals) graphs.push(await loadGraph(file, io));
+    const [ga, gb] = graphs;
+    const out = compareRuns(ga, gb);
+    if (typeof values.question === 'string') {
+      // The memory at the time of one question (named by its query id in either run).
+      const q = values.question;
+      const pair = pairQuestions(ga, gb).find((p) => p.a?.queryId === q || p.b?.queryId === q);
+      if (!pair) throw new CliError(`no question ${q} in either run`);
+      out.memory = {
+        ...compareMemoryAt(ga, gb, pair.a, pair.b),
+        at: pair.a && pair.b ? { query_id_a: pair.a.queryId, query_id_b: pair.b.queryId } : null,
+      };
+    }
+    if (values.json) {
+      printJson(io, out);
+      return 0;
+    }
+    const s = out.summary;
+    io.stdout.write(
+      `${s.questions} question(s): ${s.fixed} fixed, ${s.broken} broken, ${s.same} same (${s.still_wrong} still wrong); ${s.diverged} with a first divergence\n`,
+    );
+    for (const q of out.questions.filter((x) => x.change !== 'same'))
+      io.stdout.write(
+        `${q.change.padEnd(6)} ${q.outcome_a} → ${q.outcome_b}  ${q.query.replace(/\s+/g, ' ').slice(0, 80)}${
+          q.first_divergence ? `  (diverges at ${q.first_divergence.op_a} / ${q.first_divergence.op_b})` : ''
+        }\n`,
+      );
+    const m = out.memory;
+    io.stdout.write(
+      `memory at the last question: ${m.only_a.length} only in A, ${m.only_b.length} only in B, ${m.changed.length} changed, ${m.same} same\n`,
+    );
+    return 0;
+  },
+};

@@ -1,0 +1,2 @@
+export * from './agreement.ts';
+export * from './kappa.ts';

@@ -1,0 +1,5 @@
+export * from './compare.ts';
+export * from './divergence.ts';
+export * from './memory.ts';
+export * from './questions.ts';
+export * from './value-hash.ts';

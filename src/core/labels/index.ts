@@ -1,0 +1,5 @@
+export * from './annotations-file.ts';
+export * from './choose.ts';
+export * from './file-labels.ts';
+export * from './incoming.ts';
+export * from './record.ts';
