@@ -21,6 +21,7 @@ import {
 import type { MemtraceDb } from '../src/db/schema.ts';
 import type { AgentRunEvent, ModelInfo, ModelPort } from './api.ts';
 import { depsOf, evaluatedCase, findCase } from './evaluation.ts';
+import type { Matching } from './matcher.ts';
 
 /** The page's model seen from the worker: requests cross without their signal; aborts are forwarded. */
 export class PortChatModel implements ChatModel {
@@ -67,6 +68,8 @@ export class AgentRunner {
   constructor(
     private readonly db: MemtraceDb,
     private readonly open: (traceId: string) => Promise<TraceGraph>,
+    /** The evidence-flow matcher the prior uses (the same as the attribution panel's). */
+    private readonly matching?: Matching,
   ) {}
 
   cancel(runId: number): void {
@@ -126,7 +129,7 @@ export class AgentRunner {
     const caseRow = await this.db.cases.get([row.traceId, row.queryId]);
     const system = caseRow?.system ?? null;
     const deps = {
-      ...(await depsOf(g)),
+      ...(await depsOf(g, this.matching)),
       model: new PortChatModel(info, port),
       prior: row.parameters.prior,
       agent: { maxSteps: row.parameters.maxSteps },

@@ -68,6 +68,7 @@ import {
   ReportRunner,
   type StoredReport,
 } from './report.ts';
+import { Matching, type MatcherInfo, type MatcherProgress } from './matcher.ts';
 
 interface Opened {
   graph: TraceGraph;
@@ -88,11 +89,27 @@ export class AnalysisService implements AnalysisApi {
   readonly #reports: ReportRunner;
   readonly #comparer: Comparer;
 
-  constructor(private readonly db: MemtraceDb) {
-    this.#evaluator = new Evaluator(db, async (id) => (await this.#get(id)).graph);
-    this.#agents = new AgentRunner(db, async (id) => (await this.#get(id)).graph);
-    this.#reports = new ReportRunner(db, async (id) => (await this.#get(id)).graph);
+  readonly #matching: Matching;
+
+  constructor(
+    private readonly db: MemtraceDb,
+    matching = new Matching(),
+  ) {
+    this.#matching = matching;
+    this.#evaluator = new Evaluator(db, async (id) => (await this.#get(id)).graph, matching);
+    this.#agents = new AgentRunner(db, async (id) => (await this.#get(id)).graph, matching);
+    this.#reports = new ReportRunner(db, async (id) => (await this.#get(id)).graph, matching);
     this.#comparer = new Comparer(async (id) => (await this.#get(id)).graph);
+  }
+
+  /** Where the app serves the word-vector file (the page knows its base URL). */
+  setWordVectors(url: string): void {
+    this.#matching.setSource(url);
+  }
+
+  /** Loads the matcher's word vectors (once; later calls return at once), with progress. */
+  loadMatcher(onProgress?: (p: MatcherProgress) => void): Promise<MatcherInfo> {
+    return this.#matching.load(onProgress);
   }
 
   compareTraces(
@@ -297,7 +314,7 @@ export class AnalysisService implements AnalysisApi {
     if (!c) throw new Error(`no question ${queryId} in trace ${traceId}`);
     const row = await this.db.cases.get([traceId, queryId]);
     const label = row?.errorType ? { type: row.errorType, op: row.labelOpId } : null;
-    return attributeOne(traceId, g, c, row?.system ?? null, label);
+    return attributeOne(traceId, g, c, row?.system ?? null, label, this.#matching);
   }
 
   evaluate(

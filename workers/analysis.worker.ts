@@ -8,6 +8,8 @@ import type { AnalysisApi, LaneLayoutProgress } from './api.ts';
 const service = new AnalysisService(openDb());
 // Lane layouts hold large typed arrays: transfer them instead of copying.
 const api = {
+  setWordVectors: service.setWordVectors.bind(service),
+  loadMatcher: service.loadMatcher.bind(service),
   caseOverview: service.caseOverview.bind(service),
   opDetail: service.opDetail.bind(service),
   varDetail: service.varDetail.bind(service),

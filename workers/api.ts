@@ -39,6 +39,7 @@ import type {
   ReportSource,
   StoredReport,
 } from './report.ts';
+import type { MatcherInfo, MatcherProgress } from './matcher.ts';
 
 export type {
   CompareProgress,
@@ -325,6 +326,10 @@ export interface VarDetail {
 export type { OptimizeState } from '../src/systems/optimize/types.ts';
 export type { DiffLine };
 
+/** Where the app serves the evidence-flow matcher's word vectors, relative to its base URL (emitted by the build). */
+export const WORD_VECTORS_PATH = 'vectors/sg100d-100k.bin';
+export type { MatcherInfo, MatcherProgress } from './matcher.ts';
+
 export interface VersionDiff {
   from: string;
   to: string;
@@ -434,6 +439,13 @@ export interface NeighbourhoodSeedIds {
 export type NeighbourhoodData = NeighbourhoodDrawing;
 
 export interface AnalysisApi {
+  /** Where the app serves the evidence-flow matcher's word-vector file (`WORD_VECTORS_PATH` under the app's base). */
+  setWordVectors(url: string): void;
+  /**
+   * Loads the matcher's word vectors once per worker, with progress (bytes); without them
+   * (no file, a failed fetch) attribution matches one layer down and `note` says why.
+   */
+  loadMatcher(onProgress?: (p: MatcherProgress) => void): Promise<MatcherInfo>;
   /** The case's evidence and the ops that caused its answer (core `casePath`). */
   caseOverview(traceId: string, queryId: string): Promise<CaseOverview>;
   opDetail(traceId: string, opId: string): Promise<OpDetail | null>;

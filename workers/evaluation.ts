@@ -15,6 +15,7 @@ import { RetrievalIndex } from '../src/core/retrieval/retrieval-index.ts';
 import { listLabels } from '../src/db/labels.ts';
 import type { EvaluatedCase } from '../src/db/runs.ts';
 import type { MemtraceDb } from '../src/db/schema.ts';
+import type { Matching } from './matcher.ts';
 
 export type { EvaluatedCase };
 
@@ -32,17 +33,20 @@ export interface EvalResult {
   missing: string[];
 }
 
-const depsCache = new WeakMap<TraceGraph, Promise<EngineDeps>>();
+const indexCache = new WeakMap<TraceGraph, Promise<RetrievalIndex>>();
 
-/** Engine dependencies of a graph, built once: the BM25 index of its messages (as the CLI). */
-export function depsOf(g: TraceGraph): Promise<EngineDeps> {
-  let d = depsCache.get(g);
-  if (!d) {
-    d = RetrievalIndex.build(corpusFromGraph(g, 'messages')).then((index) => ({ index }));
-    depsCache.set(g, d);
-    d.catch(() => depsCache.delete(g));
+/**
+ * Engine dependencies of a graph: the BM25 index of its messages (built once per graph, as
+ * the CLI) and the matcher of the worker (word vectors, as the CLI's default).
+ */
+export async function depsOf(g: TraceGraph, matching?: Matching): Promise<EngineDeps> {
+  let index = indexCache.get(g);
+  if (!index) {
+    index = RetrievalIndex.build(corpusFromGraph(g, 'messages'));
+    indexCache.set(g, index);
+    index.catch(() => indexCache.delete(g));
   }
-  return d;
+  return { index: await index, evidenceFlow: matching ? await matching.options() : undefined };
 }
 
 /** Runs evidence-flow on one case of an opened graph. */
@@ -52,8 +56,9 @@ export async function attributeOne(
   c: TraceCase,
   system: string | null,
   label: { type: string; op: string | null } | null,
+  matching?: Matching,
 ): Promise<EvaluatedCase> {
-  const a = await evidenceFlowEngine({ graph: g, case: c, system }, await depsOf(g));
+  const a = await evidenceFlowEngine({ graph: g, case: c, system }, await depsOf(g, matching));
   return evaluatedCase(a, traceId, c, system, label);
 }
 
@@ -104,6 +109,7 @@ export class Evaluator {
   constructor(
     private readonly db: MemtraceDb,
     private readonly open: (traceId: string) => Promise<TraceGraph>,
+    private readonly matching?: Matching,
   ) {}
 
   cancel(): void {
@@ -137,7 +143,7 @@ export class Evaluator {
           if (this.#cancelled) return { status: 'cancelled', cases, missing };
           const c = byQuery.get(row.queryId);
           if (!c) continue;
-          cases.push(await attributeOne(traceId, g, c, row.system, row.label));
+          cases.push(await attributeOne(traceId, g, c, row.system, row.label, this.matching));
           onProgress({ done: cases.length, total, traceId, queryId: row.queryId });
         }
       }

@@ -28,6 +28,7 @@ import type { MemtraceDb, RunRow } from '../src/db/schema.ts';
 import { PortChatModel } from './agent-runs.ts';
 import type { ModelInfo, ModelPort } from './api.ts';
 import { attributeOne } from './evaluation.ts';
+import type { Matching } from './matcher.ts';
 
 /** traceId of runs that span traces: imported attribution files and reports. */
 export const IMPORTED_RUNS = '*imported';
@@ -72,6 +73,7 @@ export class ReportRunner {
   constructor(
     private readonly db: MemtraceDb,
     private readonly open: (traceId: string) => Promise<TraceGraph>,
+    private readonly matching?: Matching,
   ) {}
 
   cancel(): void {
@@ -158,7 +160,7 @@ export class ReportRunner {
           if (this.#cancelled) return null;
           let a = j.a;
           if (!a) {
-            const e = await attributeOne(traceId, g, j.c, meta?.system ?? null, null);
+            const e = await attributeOne(traceId, g, j.c, meta?.system ?? null, null, this.matching);
             a = {
               error_type: isErrorType(e.predicted_type) ? e.predicted_type : null,
               op_id: e.predicted_op,

@@ -27,8 +27,11 @@ export type RunStatus = 'running' | 'done' | 'cancelled' | 'failed';
 export interface EvaluationRun extends RunRow {
   kind: 'evaluation';
   status: RunStatus;
-  /** `labelChoice`: which labels it scored against (core/labels; absent in older rows = `file`). */
-  parameters: { traceIds: string[]; engine: string; labelChoice?: string };
+  /**
+   * `labelChoice`: which labels it scored against (core/labels; absent in older rows = `file`);
+   * `matcher`: the evidence-flow matcher layer it ran with (absent in older rows: `lexical`).
+   */
+  parameters: { traceIds: string[]; engine: string; labelChoice?: string; matcher?: string };
   finishedAt: number | null;
   result: { summary: BenchSummary; cases: EvaluatedCase[]; missing: string[] } | null;
   error: string | null;

@@ -16,6 +16,8 @@ import { systemOf } from '../../src/core/cases/system.ts';
 import { buildGraph } from '../../src/core/graph/graph.ts';
 import { corpusFromGraph } from '../../src/core/retrieval/corpus.ts';
 import { RetrievalIndex } from '../../src/core/retrieval/retrieval-index.ts';
+import { loadWordVectors } from '../../src/core/semantic/word-vectors.node.ts';
+import { vectorSimilarity } from '../../src/core/semantic/word-vectors.ts';
 import { parseTraceText } from '../../src/core/trace/import.ts';
 import { ERROR_TYPES } from '../../src/core/trace/types.ts';
 import { DATA, openApp, type Session, SIX } from './harness.ts';
@@ -28,6 +30,8 @@ let cases: NodeCase[];
 /** The files the app stores (the demo trace is not preloaded in this test). */
 const files = SIX.map((f) => ({ file: join(DATA, f), path: f }));
 
+const similar = vectorSimilarity(loadWordVectors());
+
 /** The evaluation computed in Node: every labelled case of the stored files, as the CLI's bench. */
 async function nodeCases(): Promise<NodeCase[]> {
   const out: NodeCase[] = [];
@@ -36,7 +40,11 @@ async function nodeCases(): Promise<NodeCase[]> {
     if (!parsed.ok) throw new Error(`${f} does not parse`);
     const g = buildGraph(parsed.doc);
     const system = systemOf(parsed.doc, f);
-    const deps = { index: await RetrievalIndex.build(corpusFromGraph(g, 'messages')) };
+    // The app's matcher: word vectors (the CLI's default), loaded by the analysis worker.
+    const deps = {
+      index: await RetrievalIndex.build(corpusFromGraph(g, 'messages')),
+      evidenceFlow: { layer: 'vectors' as const, similar },
+    };
     for (const c of listCases(g).filter((x) => x.label)) {
       const a = await evidenceFlowEngine({ graph: g, case: c, system }, deps);
       out.push({

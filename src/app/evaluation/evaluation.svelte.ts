@@ -5,7 +5,7 @@
  */
 import * as Comlink from 'comlink';
 import { getContext, setContext } from 'svelte';
-import type { EvalProgress } from '../../../workers/api.ts';
+import type { EvalProgress, MatcherProgress } from '../../../workers/api.ts';
 import { summarize } from '../../core/bench/metrics.ts';
 import { FILE_CHOICE } from '../../core/labels/choose.ts';
 import {
@@ -22,6 +22,8 @@ export const ENGINE = 'evidence-flow';
 export class Evaluation {
   #run = $state.raw<EvaluationRun | null>(null);
   #progress = $state.raw<EvalProgress | null>(null);
+  /** The matcher's word vectors while they load (the first run of a worker). */
+  #matcherLoading = $state.raw<MatcherProgress | null>(null);
   #running = $state(false);
   #loaded = $state(false);
   #error = $state<string | null>(null);
@@ -56,6 +58,9 @@ export class Evaluation {
   get progress(): EvalProgress | null {
     return this.#progress;
   }
+  get matcherLoading(): MatcherProgress | null {
+    return this.#matcherLoading;
+  }
   /** True while this page runs an evaluation. */
   get running(): boolean {
     return this.#running;
@@ -89,9 +94,16 @@ export class Evaluation {
     this.#running = true;
     this.#error = null;
     this.#progress = null;
-    const parameters = { traceIds: [...traceIds], engine: ENGINE, labelChoice };
     let id: number | null = null;
     try {
+      // The same matcher as the case workspace's and the CLI's default (word vectors, loaded once).
+      const matcher = await analysis.loadMatcher(
+        Comlink.proxy((p: MatcherProgress) => {
+          this.#matcherLoading = p;
+        }),
+      );
+      this.#matcherLoading = null;
+      const parameters = { traceIds: [...traceIds], engine: ENGINE, labelChoice, matcher: matcher.layer };
       id = await addEvaluationRun(db, parameters);
       this.#run = (await db.runs.get(id)) as EvaluationRun;
       const out = await analysis.evaluate(

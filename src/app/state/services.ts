@@ -4,7 +4,7 @@
  */
 import * as Comlink from 'comlink';
 import { getContext, setContext } from 'svelte';
-import type { AnalysisApi, ImportApi, SystemsApi } from '../../../workers/api.ts';
+import { type AnalysisApi, type ImportApi, type SystemsApi, WORD_VECTORS_PATH } from '../../../workers/api.ts';
 import type { MemtraceDb } from '../../db/schema.ts';
 import { openDb } from '../../db/schema.ts';
 
@@ -27,12 +27,15 @@ export function createServices(): Services {
     name: 'analysis',
   });
   const db = openDb();
+  const analysis = Comlink.wrap<AnalysisApi>(analysisWorker);
+  // The evidence-flow matcher's word vectors, served by the app next to index.html.
+  void analysis.setWordVectors(new URL(WORD_VECTORS_PATH, document.baseURI).href);
   let systemsWorker: Worker | null = null;
   let systems: Comlink.Remote<SystemsApi> | null = null;
   return {
     db,
     importer: Comlink.wrap<ImportApi>(importWorker),
-    analysis: Comlink.wrap<AnalysisApi>(analysisWorker),
+    analysis,
     get systems() {
       if (!systems) {
         systemsWorker = new Worker(new URL('../../../workers/systems.worker.ts', import.meta.url), {

@@ -1,0 +1,106 @@
+/**
+ * The evidence-flow matcher of the analysis worker: the same layers as the CLI's default
+ * (`vectors`), with the word-vector file the app serves (`vectors/…bin`, emitted by the
+ * build) fetched once per worker, with progress. When the file cannot be had, attribution
+ * still runs, one layer down (`normalised`), and says so.
+ */
+import type { EvidenceFlowOptions } from '../src/core/attribution/evidence-flow.ts';
+import { vectorSimilarity, WordVectors } from '../src/core/semantic/word-vectors.ts';
+
+
+export interface MatcherProgress {
+  /** Bytes of the word-vector file read so far, and its size when the server says. */
+  loaded: number;
+  total: number | null;
+}
+
+export interface MatcherInfo {
+  layer: 'vectors' | 'normalised';
+  /** Words in the vocabulary (0 without vectors). */
+  words: number;
+  /** Why the layer is lower than the default, when it is. */
+  note: string | null;
+}
+
+async function readWithProgress(res: Response, onProgress: (p: MatcherProgress) => void): Promise<Uint8Array> {
+  const total = Number(res.headers.get('content-length')) || null;
+  if (!res.body) return new Uint8Array(await res.arrayBuffer());
+  const reader = res.body.getReader();
+  const parts: Uint8Array[] = [];
+  let loaded = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    parts.push(value);
+    loaded += value.length;
+    onProgress({ loaded, total });
+  }
+  const out = new Uint8Array(loaded);
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
+/** One per worker: loads the word vectors on first use and hands out the matcher options. */
+export class Matching {
+  #url: string | null = null;
+  #loading: Promise<WordVectors | null> | null = null;
+  #note: string | null = null;
+  #listeners = new Set<(p: MatcherProgress) => void>();
+
+  constructor(private readonly fetchFn: typeof fetch = (...a) => fetch(...a)) {}
+
+  /** Where to fetch the vectors from (the page knows the app's base URL). */
+  setSource(url: string): void {
+    if (url !== this.#url) {
+      this.#url = url;
+      this.#loading = null;
+    }
+  }
+
+  /** Loads the vectors once (later calls wait for the same load); progress to `onProgress`. */
+  async load(onProgress?: (p: MatcherProgress) => void): Promise<MatcherInfo> {
+    if (onProgress) this.#listeners.add(onProgress);
+    try {
+      const wv = await this.#vectors();
+      return {
+        layer: wv ? 'vectors' : 'normalised',
+        words: wv?.size ?? 0,
+        note: wv ? null : this.#note,
+      };
+    } finally {
+      if (onProgress) this.#listeners.delete(onProgress);
+    }
+  }
+
+  /** The evidence-flow options: word vectors when they loaded, else the normalised layer. */
+  async options(): Promise<EvidenceFlowOptions> {
+    const wv = await this.#vectors();
+    const now = () => performance.now();
+    return wv ? { layer: 'vectors', similar: vectorSimilarity(wv), now } : { layer: 'normalised', now };
+  }
+
+  #vectors(): Promise<WordVectors | null> {
+    this.#loading ??= (async () => {
+      if (!this.#url) {
+        this.#note = 'no word-vector file configured';
+        return null;
+      }
+      try {
+        const res = await this.fetchFn(this.#url);
+        if (!res.ok) throw new Error(`HTTP ${res.status}`);
+        const bytes = await readWithProgress(res, (p) => {
+          for (const l of this.#listeners) l(p);
+        });
+        return WordVectors.fromBytes(bytes);
+      } catch (e) {
+        this.#note = `word vectors not loaded from ${this.#url} (${(e as Error).message}): matching without them`;
+        return null;
+      }
+    })();
+    return this.#loading;
+  }
+}
