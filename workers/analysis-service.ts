@@ -61,6 +61,7 @@ import {
   Evaluator,
   findCase,
 } from './evaluation.ts';
+import { type MatcherInfo, type MatcherProgress, Matching } from './matcher.ts';
 import {
   type ImportedAttributions,
   type ReportProgress,
@@ -68,7 +69,6 @@ import {
   ReportRunner,
   type StoredReport,
 } from './report.ts';
-import { Matching, type MatcherInfo, type MatcherProgress } from './matcher.ts';
 
 interface Opened {
   graph: TraceGraph;

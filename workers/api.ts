@@ -31,6 +31,7 @@ import type {
   RunComparison,
 } from './compare-runs.ts';
 import type { EvalProgress, EvalResult, EvaluatedCase } from './evaluation.ts';
+import type { MatcherInfo, MatcherProgress } from './matcher.ts';
 import type { OptimizeEvent, OptimizeRequest, OptimizeRun } from './optimize-service.ts';
 import type {
   ImportedAttributions,
@@ -39,7 +40,6 @@ import type {
   ReportSource,
   StoredReport,
 } from './report.ts';
-import type { MatcherInfo, MatcherProgress } from './matcher.ts';
 
 export type {
   CompareProgress,

@@ -7,7 +7,6 @@
 import type { EvidenceFlowOptions } from '../src/core/attribution/evidence-flow.ts';
 import { vectorSimilarity, WordVectors } from '../src/core/semantic/word-vectors.ts';
 
-
 export interface MatcherProgress {
   /** Bytes of the word-vector file read so far, and its size when the server says. */
   loaded: number;
@@ -22,7 +21,10 @@ export interface MatcherInfo {
   note: string | null;
 }
 
-async function readWithProgress(res: Response, onProgress: (p: MatcherProgress) => void): Promise<Uint8Array> {
+async function readWithProgress(
+  res: Response,
+  onProgress: (p: MatcherProgress) => void,
+): Promise<Uint8Array> {
   const total = Number(res.headers.get('content-length')) || null;
   if (!res.body) return new Uint8Array(await res.arrayBuffer());
   const reader = res.body.getReader();

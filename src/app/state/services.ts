@@ -4,7 +4,12 @@
  */
 import * as Comlink from 'comlink';
 import { getContext, setContext } from 'svelte';
-import { type AnalysisApi, type ImportApi, type SystemsApi, WORD_VECTORS_PATH } from '../../../workers/api.ts';
+import {
+  type AnalysisApi,
+  type ImportApi,
+  type SystemsApi,
+  WORD_VECTORS_PATH,
+} from '../../../workers/api.ts';
 import type { MemtraceDb } from '../../db/schema.ts';
 import { openDb } from '../../db/schema.ts';
 
