@@ -129,7 +129,8 @@ export class AgentRunner {
     const caseRow = await this.db.cases.get([row.traceId, row.queryId]);
     const system = caseRow?.system ?? null;
     const deps = {
-      ...(await depsOf(g, this.matching)),
+      // Agents start from the paper's hybrid start points (BM25 + dense).
+      ...(await depsOf(g, this.matching, true)),
       model: new PortChatModel(info, port),
       prior: row.parameters.prior,
       agent: { maxSteps: row.parameters.maxSteps },

@@ -11,6 +11,7 @@ import type { TraceGraph } from '../src/core/graph/graph.ts';
 import { FILE_CHOICE, type LabelChoice, labelsFor } from '../src/core/labels/choose.ts';
 import { caseKey } from '../src/core/labels/record.ts';
 import { corpusFromGraph } from '../src/core/retrieval/corpus.ts';
+import { HashedNgramEmbedder } from '../src/core/retrieval/hashed.ts';
 import { RetrievalIndex } from '../src/core/retrieval/retrieval-index.ts';
 import { listLabels } from '../src/db/labels.ts';
 import type { EvaluatedCase } from '../src/db/runs.ts';
@@ -34,19 +35,31 @@ export interface EvalResult {
 }
 
 const indexCache = new WeakMap<TraceGraph, Promise<RetrievalIndex>>();
+const denseCache = new WeakMap<TraceGraph, Promise<RetrievalIndex>>();
+
+function cachedIndex(
+  cache: WeakMap<TraceGraph, Promise<RetrievalIndex>>,
+  g: TraceGraph,
+  embedder: HashedNgramEmbedder | null,
+): Promise<RetrievalIndex> {
+  let index = cache.get(g);
+  if (!index) {
+    index = RetrievalIndex.build(corpusFromGraph(g, 'messages'), { embedder });
+    cache.set(g, index);
+    index.catch(() => cache.delete(g));
+  }
+  return index;
+}
 
 /**
- * Engine dependencies of a graph: the BM25 index of its messages (built once per graph, as
- * the CLI) and the matcher of the worker (word vectors, as the CLI's default).
+ * Engine dependencies of a graph, as the CLI's: the messages index (BM25; with `dense`, also
+ * the hashed n-gram vectors for hybrid start points — built once per graph, only when a case
+ * names no evidence) and the worker's matcher (word vectors, the CLI's default).
  */
-export async function depsOf(g: TraceGraph, matching?: Matching): Promise<EngineDeps> {
-  let index = indexCache.get(g);
-  if (!index) {
-    index = RetrievalIndex.build(corpusFromGraph(g, 'messages'));
-    indexCache.set(g, index);
-    index.catch(() => indexCache.delete(g));
-  }
-  return { index: await index, evidenceFlow: matching ? await matching.options() : undefined };
+export async function depsOf(g: TraceGraph, matching?: Matching, dense = false): Promise<EngineDeps> {
+  const embedder = dense ? new HashedNgramEmbedder() : null;
+  const index = await cachedIndex(dense ? denseCache : indexCache, g, embedder);
+  return { index, embedder, evidenceFlow: matching ? await matching.options() : undefined };
 }
 
 /** Runs evidence-flow on one case of an opened graph. */
@@ -58,7 +71,8 @@ export async function attributeOne(
   label: { type: string; op: string | null } | null,
   matching?: Matching,
 ): Promise<EvaluatedCase> {
-  const a = await evidenceFlowEngine({ graph: g, case: c, system }, await depsOf(g, matching));
+  const deps = await depsOf(g, matching, c.evidenceIds.length === 0);
+  const a = await evidenceFlowEngine({ graph: g, case: c, system }, deps);
   return evaluatedCase(a, traceId, c, system, label);
 }
 
