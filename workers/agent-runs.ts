@@ -134,6 +134,7 @@ export class AgentRunner {
       model: new PortChatModel(info, port),
       prior: row.parameters.prior,
       agent: { maxSteps: row.parameters.maxSteps },
+      now: () => performance.now(),
     };
     const notes: StepNote[] = [...row.progress.notes];
     const send = (e: AgentRunEvent) => {

@@ -22,6 +22,7 @@ const service = new RetrievalService({
   store: typeof indexedDB === 'undefined' ? undefined : idbIndexStore(),
   wasmPaths: { mjs: abs(ortMjs), wasm: abs(ortWasm) },
   gpu: (navigator as Navigator & { gpu?: GpuProbe }).gpu,
+  now: () => performance.now(),
 });
 
 /** What the UI calls (every method returns a promise through comlink). */

@@ -8,8 +8,10 @@ import { isBuiltin } from 'node:module';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import {
   BROWSER_LAYERS,
+  CLOCK_ADAPTERS,
   FORBIDDEN_PACKAGES,
   HOST_GLOBALS,
+  KNOWN_CYCLES,
   type Layer,
   layerOf,
   MAY_IMPORT,
@@ -84,6 +86,8 @@ export function checkLayers(root: string, options: CheckOptions = {}): Violation
   };
 
   const violations: Violation[] = [];
+  /** Resolved relative imports inside the checked tree, for the cycle check. */
+  const edges: ImportEdge[] = [];
   const pureFiles: { path: string; text: string }[] = [];
   for (const file of files) {
     const layer = layerOf(file);
@@ -103,7 +107,11 @@ export function checkLayers(root: string, options: CheckOptions = {}): Violation
     }
     for (const script of scripts) {
       const facts = factsOf(script);
-      for (const ref of facts.imports) checkImport(file, layer, ref, resolveRelative, add);
+      for (const ref of facts.imports) {
+        checkImport(file, layer, ref, resolveRelative, add);
+        const target = ref.specifier.startsWith('.') ? resolveRelative(file, ref.specifier) : undefined;
+        if (target) edges.push({ from: file, to: target, line: ref.line, typeOnly: ref.typeOnly });
+      }
       if (SHIPPED_LAYERS.has(layer))
         for (const line of facts.requires) add(line, 'no-require', 'uses require / createRequire');
       if (SHIPPED_LAYERS.has(layer))
@@ -125,18 +133,117 @@ export function checkLayers(root: string, options: CheckOptions = {}): Violation
     }
   }
 
-  for (const use of hostGlobalUses(pureFiles, HOST_GLOBALS))
-    violations.push({
-      file: toPosix(relative(absRoot, use.path)),
-      line: use.line,
-      rule: 'host-global',
-      message: `uses the global \`${use.name}\` (take it as a parameter)`,
-    });
+  for (const use of hostGlobalUses(pureFiles, HOST_GLOBALS)) {
+    const file = toPosix(relative(absRoot, use.path));
+    if (use.kind === 'clock' && CLOCK_ADAPTERS.has(file)) continue;
+    violations.push(
+      use.kind === 'clock'
+        ? {
+            file,
+            line: use.line,
+            rule: 'host-clock',
+            message: `reads the clock (\`${use.name}\`): take a \`now\` parameter`,
+          }
+        : {
+            file,
+            line: use.line,
+            rule: 'host-global',
+            message: `uses the global \`${use.name}\` (take it as a parameter)`,
+          },
+    );
+  }
+
+  for (const cycle of importCycles(edges)) {
+    if (KNOWN_CYCLES.some((k) => k.length === cycle.files.length && k.every((f) => cycle.files.includes(f))))
+      continue;
+    const kind = cycle.ring.every((e) => e.typeOnly) ? ' (type-only)' : '';
+    const ring = [...cycle.ring.map((e) => e.from), cycle.ring[0].from].join(' → ');
+    const more = cycle.files.length - cycle.ring.length;
+    const knot = more
+      ? `; ${more} more file(s) in the same knot: ${cycle.files.filter((f) => !cycle.ring.some((e) => e.from === f)).join(', ')}`
+      : '';
+    for (const e of cycle.ring)
+      violations.push({
+        file: e.from,
+        line: e.line,
+        rule: 'import-cycle',
+        message: `is in the import cycle ${ring}${kind}${knot}`,
+      });
+  }
 
   const unique = new Map(violations.map((v) => [`${v.file}:${v.line}:${v.rule}:${v.message}`, v]));
   return [...unique.values()].sort((a, b) =>
     a.file === b.file ? a.line - b.line : a.file < b.file ? -1 : 1,
   );
+}
+
+interface ImportEdge {
+  from: string;
+  to: string;
+  line: number;
+  typeOnly: boolean;
+}
+
+/**
+ * The import cycles of a graph, type-only imports included (a type cycle still ties two
+ * modules together): one ring of edges per strongly connected component (Tarjan), each
+ * ring a shortest way round from the component's first file.
+ */
+export function importCycles(edges: readonly ImportEdge[]): { ring: ImportEdge[]; files: string[] }[] {
+  const out = new Map<string, ImportEdge[]>();
+  for (const e of edges)
+    if (!out.get(e.from)?.some((x) => x.to === e.to)) out.set(e.from, [...(out.get(e.from) ?? []), e]);
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const components: string[][] = [];
+  const strong = (v: string) => {
+    index.set(v, index.size);
+    low.set(v, index.get(v)!);
+    stack.push(v);
+    onStack.add(v);
+    for (const { to } of out.get(v) ?? []) {
+      if (!index.has(to)) {
+        strong(to);
+        low.set(v, Math.min(low.get(v)!, low.get(to)!));
+      } else if (onStack.has(to)) low.set(v, Math.min(low.get(v)!, index.get(to)!));
+    }
+    if (low.get(v) === index.get(v)) {
+      const c: string[] = [];
+      let w: string;
+      do {
+        w = stack.pop()!;
+        onStack.delete(w);
+        c.push(w);
+      } while (w !== v);
+      if (c.length > 1 || out.get(v)?.some((e) => e.to === v)) components.push(c);
+    }
+  };
+  for (const v of [...out.keys()].sort()) if (!index.has(v)) strong(v);
+  return components.map((c) => {
+    const inside = new Set(c);
+    const start = [...c].sort()[0];
+    // Breadth-first from the start back to itself, inside the component.
+    const via = new Map<string, ImportEdge>();
+    const queue = [start];
+    while (queue.length) {
+      const v = queue.shift()!;
+      const next = (out.get(v) ?? []).filter((e) => inside.has(e.to));
+      const back = next.find((e) => e.to === start);
+      if (back) {
+        const ring = [back];
+        for (let at = v; at !== start; at = via.get(at)!.from) ring.unshift(via.get(at)!);
+        return { ring, files: [...c].sort() };
+      }
+      for (const e of next)
+        if (!via.has(e.to) && e.to !== start) {
+          via.set(e.to, e);
+          queue.push(e.to);
+        }
+    }
+    return { ring: [], files: [...c].sort() };
+  });
 }
 
 function checkImport(

@@ -132,15 +132,26 @@ export function factsOf(script: Script): SourceFacts {
   return facts;
 }
 
+/** A use of the host: a global in `names`, or a read of the clock. */
+export interface HostUse {
+  path: string;
+  line: number;
+  /** `process`, `globalThis.navigator`, … or `Date.now`, `performance.now`, `new Date()`. */
+  name: string;
+  kind: 'global' | 'clock';
+}
+
 /**
- * Uses of host globals (`process`, `navigator`, …) in a set of files, found with the
- * TypeScript binder: a program over exactly these files without the standard library
- * resolves every local name, so a name in `names` that resolves to nothing is a global.
+ * Uses of host globals (`process`, `navigator`, …) and reads of the host clock
+ * (`Date.now()`, `performance.now()`, `new Date()` / `Date()` without arguments) in a set
+ * of files, found with the TypeScript binder: a program over exactly these files without
+ * the standard library resolves every local name, so a name that resolves to nothing is a
+ * global. `new Date(x)` is a pure conversion and not reported.
  */
 export function hostGlobalUses(
   files: { path: string; text: string }[],
   names: ReadonlySet<string>,
-): { path: string; line: number; name: string }[] {
+): HostUse[] {
   const texts = new Map(files.map((f) => [f.path, f.text]));
   const options: TS.CompilerOptions = { noLib: true, noResolve: true, types: [], allowJs: false };
   const host = ts.createCompilerHost(options);
@@ -149,12 +160,12 @@ export function hostGlobalUses(
   host.fileExists = (p) => texts.has(p);
   const program = ts.createProgram({ rootNames: [...texts.keys()], options, host });
   const checker = program.getTypeChecker();
-  const out: { path: string; line: number; name: string }[] = [];
+  const out: HostUse[] = [];
   for (const path of texts.keys()) {
     const source = program.getSourceFile(path);
     if (!source) continue;
-    const report = (n: TS.Node, name: string) =>
-      out.push({ path, line: source.getLineAndCharacterOfPosition(n.getStart(source)).line + 1, name });
+    const report = (n: TS.Node, name: string, kind: HostUse['kind'] = 'global') =>
+      out.push({ path, line: source.getLineAndCharacterOfPosition(n.getStart(source)).line + 1, name, kind });
     const unresolved = (id: TS.Identifier) => {
       const p = id.parent;
       const symbol = ts.isShorthandPropertyAssignment(p)
@@ -169,6 +180,22 @@ export function hostGlobalUses(
         const isMemberName =
           (ts.isPropertyAccessExpression(p) && p.name === n) || (ts.isQualifiedName(p) && p.right === n);
         if (!isMemberName && unresolved(n)) report(n, n.text);
+      } else if (
+        ts.isPropertyAccessExpression(n) &&
+        n.name.text === 'now' &&
+        ts.isIdentifier(n.expression) &&
+        (n.expression.text === 'Date' || n.expression.text === 'performance') &&
+        unresolved(n.expression)
+      ) {
+        report(n, `${n.expression.text}.now`, 'clock');
+      } else if (
+        (ts.isNewExpression(n) || ts.isCallExpression(n)) &&
+        ts.isIdentifier(n.expression) &&
+        n.expression.text === 'Date' &&
+        !n.arguments?.length &&
+        unresolved(n.expression)
+      ) {
+        report(n, ts.isNewExpression(n) ? 'new Date()' : 'Date()', 'clock');
       } else if (
         ts.isPropertyAccessExpression(n) &&
         names.has(n.name.text) &&

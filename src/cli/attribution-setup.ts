@@ -1,5 +1,5 @@
 /** Shared by `attribute` and `bench`: method flags, engine dependencies per graph, a bounded pool. */
-import { AGENT_PRESETS, type AgentOptions, type AgentPreset } from '../core/attribution/agents/runtime.ts';
+import { AGENT_PRESETS, type AgentOptions, type AgentPreset } from '../core/attribution/agents/budgets.ts';
 import { type CarryJudge, llmCarryJudge, sentenceModelJudge } from '../core/attribution/carry-judge.ts';
 import { type EngineDeps, engineFor, NEEDS_MODEL } from '../core/attribution/engines.ts';
 import { MATCH_LAYERS, type MatchLayer } from '../core/attribution/evidence-match.ts';
@@ -184,7 +184,7 @@ export async function evidenceSetup(values: Values, io: CliIO, meter?: UsageMete
     );
   else if (modelDir) judge = sentenceModelJudge(embedder);
   return {
-    evidenceFlow: { layer: layer as MatchLayer, similar, judge, now: () => performance.now() },
+    evidenceFlow: { layer: layer as MatchLayer, similar, judge },
     embedder,
   };
 }

@@ -1,4 +1,6 @@
 /** Record ids (`graph-`, `op-`, `edge-`, `session-` + 32 hex digits, like Python's uuid4().hex). */
+import { sha256 } from '@noble/hashes/sha2.js';
+import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 
 /** Returns 32 lower-case hex digits per call. */
 export type IdSource = () => string;
@@ -14,23 +16,12 @@ export const randomIds: IdSource = () => {
   return out;
 };
 
-/** Reproducible ids from a seed (xorshift128+ style mixing); for demo traces and tests. */
+/**
+ * Reproducible ids from a seed, for demo traces and tests: the SHA-256 of `seed:n` for the
+ * n-th call, cut to 32 hex digits. A counter never cycles, so a long run gets no duplicate
+ * (the earlier 32-bit xorshift repeated itself after 4095 ids: a 6-session Mem0 run did not load).
+ */
 export function seededIds(seed: number): IdSource {
-  let s0 = (seed ^ 0x9e3779b9) >>> 0 || 1;
-  let s1 = (seed * 2654435761) >>> 0 || 2;
-  const next = () => {
-    let x = s0;
-    const y = s1;
-    s0 = y;
-    x ^= x << 23;
-    x ^= x >>> 17;
-    x ^= y ^ (y >>> 26);
-    s1 = x >>> 0;
-    return (s0 + s1) >>> 0;
-  };
-  return () => {
-    let out = '';
-    for (let i = 0; i < 4; i++) out += next().toString(16).padStart(8, '0');
-    return out;
-  };
+  let n = 0;
+  return () => bytesToHex(sha256(utf8ToBytes(`${seed}:${n++}`))).slice(0, 32);
 }

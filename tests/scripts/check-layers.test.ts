@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { checkLayers, formatViolation } from '../../scripts/layers/check.ts';
+import { checkLayers, formatViolation, importCycles } from '../../scripts/layers/check.ts';
 import { RULES } from '../../scripts/layers/rules.ts';
 
 const ROOT = join(import.meta.dirname, '../..');
@@ -68,6 +68,25 @@ describe('scripts/check-layers.ts on violating samples (tests/fixtures/layers)',
     expect(status).toBe(1);
     expect(stderr).toContain(`Layer rules broken (${violations.length}):`);
     expect(stderr).toContain('src/core/bad-up.ts:2: [layer-direction] imports "../app/view.ts"');
+  });
+});
+
+describe('importCycles', () => {
+  const e = (from: string, to: string, typeOnly = false) => ({ from, to, line: 1, typeOnly });
+  it('finds one ring per knot, shortest from its first file, and nothing in a tree', () => {
+    const cycles = importCycles([
+      e('a', 'b'),
+      e('b', 'c'),
+      e('c', 'a'),
+      e('b', 'a', true),
+      e('c', 'd'),
+      e('x', 'x'),
+    ]);
+    expect(cycles.map((c) => ({ ring: c.ring.map((r) => `${r.from}>${r.to}`), files: c.files }))).toEqual([
+      { ring: ['a>b', 'b>a'], files: ['a', 'b', 'c'] },
+      { ring: ['x>x'], files: ['x'] },
+    ]);
+    expect(importCycles([e('a', 'b'), e('b', 'c'), e('a', 'c')])).toEqual([]);
   });
 });
 

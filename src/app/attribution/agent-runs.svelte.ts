@@ -9,7 +9,7 @@
  */
 import * as Comlink from 'comlink';
 import type { AgentRunEvent } from '../../../workers/api.ts';
-import type { AgentMethod } from '../../core/attribution/agents/runtime.ts';
+import type { AgentMethod } from '../../core/attribution/types.ts';
 import { AGENT_SOURCE } from '../../core/labels/record.ts';
 import {
   type AgentModelInfo,

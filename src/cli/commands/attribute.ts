@@ -79,6 +79,7 @@ export const attribute: Command = {
         prior: Boolean(values.prior),
         agent: agentOptionsOf(values),
         evidenceFlow: setup.evidenceFlow,
+        now: () => performance.now(),
       },
       startPointEmbedder(method, cases, setup),
     );

@@ -95,7 +95,13 @@ export const bench: Command = {
       const system = systemOf(r.graph.doc, file);
       const deps = await depsFor(
         r.graph,
-        { model, prior: Boolean(values.prior), agent, evidenceFlow: setup.evidenceFlow },
+        {
+          model,
+          prior: Boolean(values.prior),
+          agent,
+          evidenceFlow: setup.evidenceFlow,
+          now: () => performance.now(),
+        },
         startPointEmbedder(
           method,
           labelled.map((x) => x.c),

@@ -2,36 +2,16 @@
  * One interface over every attribution engine, so the CLI, the bench runner and
  * the analysis worker call them alike. Engines that need a model get it here.
  */
-import type { ChatModel } from '../llm/types.ts';
-import type { Embedder } from '../retrieval/embedder.ts';
-import type { RetrievalIndex } from '../retrieval/retrieval-index.ts';
 import { attributeMemTrace } from './agents/memtrace.ts';
 import { attributeObs } from './agents/obs.ts';
-import type { AgentOptions } from './agents/runtime.ts';
-import { attributeEvidenceFlow, type EvidenceFlowOptions } from './evidence-flow.ts';
+import type { AttributionEngine, EngineDeps } from './engine-deps.ts';
+import { attributeEvidenceFlow } from './evidence-flow.ts';
 import { startPointLocator } from './locate.ts';
-import type { Attribution, AttributionInput, AttributionMethod, RunHooks } from './types.ts';
+import type { AttributionInput, AttributionMethod, RunHooks } from './types.ts';
 
-/** What an engine may use, prepared once per graph by the caller. */
-export interface EngineDeps {
-  /** A messages index of the graph (start points, evidence location). */
-  index?: RetrievalIndex;
-  embedder?: Embedder | null;
-  /** The LLM for agent engines. */
-  model?: ChatModel;
-  /** Agents start from the evidence-flow attributor's ranked candidates. */
-  prior?: boolean;
-  evidenceFlow?: EvidenceFlowOptions;
-  /** Budgets and knobs of the agent engines (defaults: the paper's). */
-  agent?: AgentOptions;
-}
+export type { AttributionEngine, EngineDeps } from './engine-deps.ts';
 
-export type AttributionEngine = (
-  input: AttributionInput,
-  deps: EngineDeps,
-  hooks?: RunHooks,
-) => Promise<Attribution>;
-
+/** The deterministic evidence-flow attributor as an engine (start points from `deps.index` when given). */
 export function evidenceFlowEngine(input: AttributionInput, deps: EngineDeps, hooks: RunHooks = {}) {
   const locateEvidence = deps.index
     ? startPointLocator({
@@ -41,7 +21,7 @@ export function evidenceFlowEngine(input: AttributionInput, deps: EngineDeps, ho
         similar: deps.evidenceFlow?.similar,
       })
     : undefined;
-  return attributeEvidenceFlow(input, { locateEvidence, ...deps.evidenceFlow }, hooks);
+  return attributeEvidenceFlow(input, { locateEvidence, now: deps.now, ...deps.evidenceFlow }, hooks);
 }
 
 /** Engines by method name. */
@@ -51,6 +31,7 @@ export const ENGINES: Partial<Record<AttributionMethod, AttributionEngine>> = {
   obs: attributeObs,
 };
 
+/** The engine of a method; throws for a method no engine implements. */
 export function engineFor(method: AttributionMethod): AttributionEngine {
   const engine = ENGINES[method];
   if (!engine) throw new Error(`attribution method "${method}" is not available`);

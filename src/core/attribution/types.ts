@@ -1,8 +1,13 @@
-/** The one result shape every attribution engine returns, and the events it reports while it works. */
+/**
+ * The one result shape every attribution engine returns, the events it reports while it
+ * works, and the agents' checkpoint those events carry (a checkpoint holds the result and
+ * an event holds the checkpoint, so they live in one leaf module).
+ */
 import type { TraceCase } from '../cases/cases.ts';
 import type { TraceGraph } from '../graph/graph.ts';
+import type { ChatMessage } from '../llm/types.ts';
 import type { ErrorType } from '../trace/types.ts';
-import type { AgentCheckpoint } from './agents/runtime.ts';
+import type { AgentPreset } from './agents/budgets.ts';
 
 export type AttributionMethod = 'evidence' | 'memtrace' | 'obs';
 
@@ -39,10 +44,59 @@ export interface Attribution {
   /** Ranked candidate ops (the first is the answer); agents in prior mode start here. */
   candidates: Candidate[];
   cost: AttributionCost;
-  /** Agents: the budget preset the run used (`agents/runtime.ts` AGENT_PRESETS). */
-  preset?: 'paper' | 'window-scaled';
+  /** Agents: the budget preset the run used. */
+  preset?: AgentPreset;
 }
 
+/** The LLM agents (the paper's MemTrace and MemTrace-OBS). */
+export type AgentMethod = 'memtrace' | 'obs';
+
+/** What an agent run has spent so far. */
+export interface AgentUsage {
+  input_tokens: number;
+  output_tokens: number;
+  llm_calls: number;
+  seconds: number;
+  /** Some counts were estimated from text (the provider reported none). */
+  estimated: boolean;
+}
+
+/** The MemTrace agent's to-explore list (`agents/frontier.ts`). */
+export interface FrontierState {
+  /** The variable being explored (full_node_id), or null. */
+  current: string | null;
+  /** The to-explore list, earliest first, without the current one. */
+  list: string[];
+  /** Variables whose exploration was finished, in order. */
+  explored: string[];
+}
+
+/** Everything an agent run needs to continue: a plain JSON object. */
+export interface AgentCheckpoint {
+  version: 1;
+  method: AgentMethod;
+  query_id: string;
+  prior: boolean;
+  /** Iterations done. */
+  step: number;
+  messages: ChatMessage[];
+  usage: AgentUsage;
+  compressions: number;
+  /** Rejected final answers so far. */
+  invalid_answers: number;
+  /** Consecutive replies that were no valid action. */
+  bad_replies: number;
+  /** MemTrace: the frontier. */
+  frontier?: FrontierState;
+  /** Op ids whose full content was shown to the model, in first-shown order. */
+  shown_ops: string[];
+  /** Prior mode: the evidence-flow candidates the run started from. */
+  prior_candidates?: Candidate[];
+  /** Set once the run has answered. */
+  result?: Attribution;
+}
+
+/** What an engine reports while it works (`RunHooks.onEvent`). */
 export type AttributionEvent =
   | { type: 'step'; step: number; note: string }
   | { type: 'explore'; var_id: string }

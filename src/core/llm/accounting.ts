@@ -1,4 +1,5 @@
 /** Token accounting per call and per run. */
+import { realClock } from './clock.ts';
 import { LlmError } from './errors.ts';
 import { redact } from './redact.ts';
 import type { ChatModel, Usage } from './types.ts';
@@ -84,7 +85,7 @@ export function metered(
   meter: UsageMeter,
   opts: { label?: string; now?: () => number } = {},
 ): ChatModel {
-  const now = opts.now ?? Date.now;
+  const now = opts.now ?? realClock.now;
   return {
     provider: model.provider,
     model: model.model,

@@ -1,4 +1,5 @@
 /** Anthropic Messages API over raw fetch, streaming via its SSE events. */
+import { realClock } from './clock.ts';
 import { LlmError } from './errors.ts';
 import {
   type HttpContext,
@@ -128,7 +129,7 @@ export class AnthropicChatModel implements ChatModel {
       model: opts.model,
       secrets: opts.apiKey ? [opts.apiKey] : [],
       fetch: f,
-      now: opts.now ?? Date.now,
+      now: opts.now ?? realClock.now,
       limits: readLimits(opts),
     };
   }

@@ -4,6 +4,7 @@
  * Storage is an interface: memory here, IndexedDB in the app (src/db/llm-cache.ts),
  * a folder in the CLI (cache-folder.node.ts).
  */
+import { realClock } from './clock.ts';
 import { canonicalJson, sha256Hex } from './hash.ts';
 import type { ChatModel, ChatRequest, ChatResponse } from './types.ts';
 
@@ -74,7 +75,7 @@ export interface CachedOptions {
 
 /** Serve repeated requests from `store`; store fresh successful answers. Streams replay the whole text at once. */
 export function cached(model: ChatModel, store: CacheStore, opts: CachedOptions = {}): ChatModel {
-  const now = opts.now ?? Date.now;
+  const now = opts.now ?? realClock.now;
   return {
     provider: model.provider,
     model: model.model,

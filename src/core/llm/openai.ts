@@ -2,6 +2,7 @@
  * OpenAI-compatible chat completions over raw fetch: OpenAI, OpenRouter, vLLM, Ollama,
  * llama.cpp server, LM Studio. One attempt per call; wrap with `robust()` for retries.
  */
+import { realClock } from './clock.ts';
 import { LlmError } from './errors.ts';
 import {
   type HttpContext,
@@ -95,7 +96,7 @@ export class OpenAICompatibleChatModel implements ChatModel {
       model: opts.model,
       secrets: opts.apiKey ? [opts.apiKey] : [],
       fetch: f,
-      now: opts.now ?? Date.now,
+      now: opts.now ?? realClock.now,
       limits: readLimits(opts),
     };
   }

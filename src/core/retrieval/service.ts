@@ -87,7 +87,15 @@ export class RetrievalService {
   private embedder: Embedder | null = null;
   private abort: AbortController | null = null;
 
-  constructor(private readonly deps: { store?: IndexStore; wasmPaths?: WasmPaths; gpu?: GpuProbe } = {}) {}
+  constructor(
+    private readonly deps: {
+      store?: IndexStore;
+      wasmPaths?: WasmPaths;
+      gpu?: GpuProbe;
+      /** A millisecond clock for `IndexInfo.ms` (the worker passes the real one; none: 0 ms). */
+      now?: () => number;
+    } = {},
+  ) {}
 
   /** Cancels the running build or model load. */
   cancel(): void {
@@ -163,7 +171,8 @@ export class RetrievalService {
   async buildIndex(scope: DocScope, onProgress?: (p: ServiceProgress) => void): Promise<IndexInfo> {
     if (!this.graph) throw new Error('no trace is open');
     const signal = this.startTask();
-    const t0 = performance.now();
+    const now = this.deps.now ?? (() => 0);
+    const t0 = now();
     const corpus = corpusFromGraph(this.graph, scope);
     const modelId = this.embedder?.id ?? null;
     const key = indexKey(corpus, modelId);
@@ -188,7 +197,7 @@ export class RetrievalService {
     }
     this.corpus = corpus;
     this.index = index;
-    return { key, scope, docs: corpus.ids.length, modelId, fromStore, ms: performance.now() - t0 };
+    return { key, scope, docs: corpus.ids.length, modelId, fromStore, ms: now() - t0 };
   }
 
   async search(query: string, options: { method?: Method; k?: number } = {}): Promise<ServiceHit[]> {

@@ -299,7 +299,7 @@ export async function optimizePrompts(
       for (const c of failed) {
         const a: Attribution = await engine(
           { graph: g, case: c, system: target.name },
-          { index, model: models.attribution },
+          { index, model: models.attribution, now: Date.now },
           { signal: o.signal },
         );
         const rc = reportCase(g, c, a);

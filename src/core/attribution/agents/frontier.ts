@@ -5,7 +5,7 @@
  * list is full.
  */
 import type { TraceGraph } from '../../graph/graph.ts';
-import type { FrontierState } from './runtime.ts';
+import type { FrontierState } from '../types.ts';
 
 export const MAX_FRONTIER = 16;
 

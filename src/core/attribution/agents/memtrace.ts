@@ -13,8 +13,16 @@ import { renderVariableView } from '../../graph/render.ts';
 import { compilePattern, snippetAround } from '../../graph/search.ts';
 import type { ActionSpec } from '../../llm/structured.ts';
 import { START_POINTS, startPoints } from '../../retrieval/startpoints.ts';
-import type { EngineDeps } from '../engines.ts';
-import type { Attribution, AttributionInput, Candidate, PathStep, RunHooks } from '../types.ts';
+import type { EngineDeps } from '../engine-deps.ts';
+import type {
+  AgentCheckpoint,
+  Attribution,
+  AttributionInput,
+  Candidate,
+  PathStep,
+  RunHooks,
+} from '../types.ts';
+import type { Budgets } from './budgets.ts';
 import {
   addToFrontier,
   finishCurrent,
@@ -25,13 +33,7 @@ import {
 } from './frontier.ts';
 import { cheapestEntry, messagesIndex } from './prior.ts';
 import { CHECKLIST, candidatesText, ERROR_TYPE_TEXT, TASK } from './prompts.ts';
-import {
-  type AgentCheckpoint,
-  type AgentEnv,
-  type Budgets,
-  finalAnswerAction,
-  type Observation,
-} from './runtime.ts';
+import { type AgentEnv, finalAnswerAction, type Observation } from './runtime.ts';
 import { startAgent } from './start.ts';
 
 const page = z.number().int().min(1).optional().describe('1-based page number (default 1)');

@@ -10,16 +10,11 @@ import { blockAt, type ObsBlock, type ObsLog, opOrderByIdTies, renderObsLog } fr
 import { pageOf } from '../../graph/paging.ts';
 import { compilePattern } from '../../graph/search.ts';
 import type { ActionSpec } from '../../llm/structured.ts';
-import type { EngineDeps } from '../engines.ts';
-import type { Attribution, AttributionInput, Candidate, RunHooks } from '../types.ts';
+import type { EngineDeps } from '../engine-deps.ts';
+import type { AgentCheckpoint, Attribution, AttributionInput, Candidate, RunHooks } from '../types.ts';
+import type { Budgets } from './budgets.ts';
 import { CHECKLIST, candidatesText, ERROR_TYPE_TEXT, TASK } from './prompts.ts';
-import {
-  type AgentCheckpoint,
-  type AgentEnv,
-  type Budgets,
-  finalAnswerAction,
-  type Observation,
-} from './runtime.ts';
+import { type AgentEnv, finalAnswerAction, type Observation } from './runtime.ts';
 import { startAgent } from './start.ts';
 
 export const GREP_MAX = 40;

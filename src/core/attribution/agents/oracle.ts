@@ -11,8 +11,8 @@ import { opsTouching, opVariables } from '../../graph/queries.ts';
 import type { ScriptReply } from '../../llm/scripted.ts';
 import { estimateTokens } from '../../llm/tokens.ts';
 import type { ChatRequest } from '../../llm/types.ts';
+import { conversationTokens, messageTokens } from './compress.ts';
 import { MAX_FRONTIER } from './frontier.ts';
-import { conversationTokens, messageTokens } from './runtime.ts';
 
 export interface OracleLabel {
   op_id: string;

@@ -8,7 +8,7 @@ import { renderVariableView } from '../../graph/render.ts';
 import { corpusFromGraph } from '../../retrieval/corpus.ts';
 import { RetrievalIndex } from '../../retrieval/retrieval-index.ts';
 import { isPrompt } from '../case-context.ts';
-import type { EngineDeps } from '../engines.ts';
+import type { EngineDeps } from '../engine-deps.ts';
 import { attributeEvidenceFlow } from '../evidence-flow.ts';
 import { startPointLocator } from '../locate.ts';
 import type { AttributionInput, Candidate, RunHooks } from '../types.ts';

@@ -3,20 +3,20 @@
  * `hooks.resume`, or start a checkpoint — prior candidates in prior mode, the method's
  * first message after its system prompt, a first checkpoint event — then the agent loop.
  */
-import type { EngineDeps } from '../engines.ts';
-import type { Attribution, AttributionInput, Candidate, RunHooks } from '../types.ts';
+import type { EngineDeps } from '../engine-deps.ts';
+import type {
+  AgentCheckpoint,
+  AgentMethod,
+  Attribution,
+  AttributionInput,
+  Candidate,
+  RunHooks,
+} from '../types.ts';
+import { type Budgets, budgetsOf } from './budgets.ts';
+import { checkResume, newCheckpoint } from './checkpoint.ts';
 import { priorCandidates } from './prior.ts';
 import { caseText } from './prompts.ts';
-import {
-  type AgentCheckpoint,
-  type AgentEnv,
-  type AgentMethod,
-  type Budgets,
-  budgetsOf,
-  checkResume,
-  newCheckpoint,
-  runAgent,
-} from './runtime.ts';
+import { type AgentEnv, runAgent } from './runtime.ts';
 
 export interface AgentSetup {
   /** The method's environment (system prompt, actions, status line). */
@@ -52,5 +52,14 @@ export async function startAgent(
     ];
     if (hooks.onEvent) hooks.onEvent({ type: 'checkpoint', checkpoint: structuredClone(cp) });
   }
-  return runAgent({ input, model, env, cp, budgets: b, hooks, extraCandidates: cp.prior_candidates });
+  return runAgent({
+    input,
+    model,
+    env,
+    cp,
+    budgets: b,
+    hooks,
+    extraCandidates: cp.prior_candidates,
+    now: deps.now,
+  });
 }
