@@ -134,6 +134,21 @@ describe('paraphrased memories still carry the evidence', () => {
       op_id: wrongDay.ops.extract,
     });
   });
+  it('answer words the question already says do not count: "gluten-free chocolate cake" does not hold "gluten-free chocolate mousse"', async () => {
+    const run = factRun({
+      evidence: {
+        speaker: 'Ana',
+        text: 'Lemon sorbet is great, but my real weakness is a gluten-free chocolate mousse.',
+        date: '2:10 pm on 4 June, 2023',
+      },
+      facts: ['Ana enjoys gluten-free desserts such as lemon sorbet and a gluten-free chocolate cake.'],
+      others: OTHERS,
+      question: 'Which gluten-free dessert does Ana love besides lemon sorbet?',
+      gold: 'gluten-free chocolate mousse',
+      retrieved: true,
+    });
+    expect(await attribute(run)).toMatchObject({ error_type: 'ExtractionError', op_id: run.ops.extract });
+  });
   it('another memory that states a similar answer does not stand in for the evidence', async () => {
     // The retrieved memory is about a different race; the evidence's unit was not retrieved.
     const run = factRun({

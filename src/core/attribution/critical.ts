@@ -124,6 +124,7 @@ export function criticalInfo(
   const names = questionNames(question);
   const nameSet = new Set(names);
   const mentions = temporalMentions(evidence.text, evidence.day);
+  const questionKeys = new Set(contentTerms(question).map((t) => t.key));
 
   let best: CriticalInfo | null = null;
   for (const golden of goldenAnswers) {
@@ -133,7 +134,12 @@ export function criticalInfo(
         !nameSet.has(t.surface) &&
         !(span && (TIME_WORDS.has(t.surface) || /^\d+(st|nd|rd|th)?$/.test(t.surface))),
     );
-    const answerTerms = gTerms.filter((t) => termPresent(t, evTerms, similar, answerMin));
+    const stated = gTerms.filter((t) => termPresent(t, evTerms, similar, answerMin));
+    // Answer words the question already says ("dairy-free" in "dairy-free chocolate mousse" for
+    // "Nate's favourite dairy-free treat?") tell nothing about whether a text holds the answer:
+    // count only the new ones, when there are any.
+    const novel = stated.filter((t) => !questionKeys.has(t.key));
+    const answerTerms = novel.length ? novel : stated;
     let answerSpan: DaySpan | null = null;
     let answerRelative: string | null = null;
     if (span) {
