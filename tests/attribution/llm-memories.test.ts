@@ -134,6 +134,21 @@ describe('paraphrased memories still carry the evidence', () => {
       op_id: wrongDay.ops.extract,
     });
   });
+  it('a memory keeping the whole answer ("indoor bouldering") needs only one of the question\'s topic words', async () => {
+    const run = factRun({
+      evidence: {
+        speaker: 'Ana',
+        text: "Work has been hectic, but I just started doing indoor bouldering, it's great. Have you tried any new workout classes?",
+        date: '9:20 am on 3 March, 2023',
+      },
+      facts: ['Ana helps out at the library on weekends and recently started indoor bouldering.'],
+      others: OTHERS,
+      question: 'What type of workout class did Ana start doing?',
+      gold: 'indoor bouldering',
+      retrieved: false,
+    });
+    expect(await attribute(run)).toMatchObject({ error_type: 'RetrievalError', op_id: run.ops.search });
+  });
   it('answer words the question already says do not count: "gluten-free chocolate cake" does not hold "gluten-free chocolate mousse"', async () => {
     const run = factRun({
       evidence: {

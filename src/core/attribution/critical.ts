@@ -210,6 +210,16 @@ function topicNeed(c: CriticalInfo): number {
   return Math.ceil(c.topics.length / 2);
 }
 
+/**
+ * A text that keeps every word of a several-word answer ("aerial yoga") ties it to the
+ * question with one topic word: an LLM's memory keeps the fact, not the question's wording.
+ */
+function keepsWholeAnswer(terms: Term[], c: CriticalInfo, options: CriticalOptions): boolean {
+  if (c.answerTerms.length < 2) return false;
+  const min = options.answerSimilarity ?? 0.8;
+  return c.answerTerms.every((t) => termPresent(t, terms, options.similar ?? null, min));
+}
+
 /** Does the text keep the answer: the time the evidence states, and enough of the answer's words? */
 export function keepsAnswer(
   said: Said,
@@ -261,7 +271,7 @@ export function judgeText(
   if (c.topics.length) {
     const min = options.topicSimilarity ?? 0.5;
     const kept = c.topics.filter((t) => termPresent(t, terms, options.similar ?? null, min)).length;
-    topical = kept >= topicNeed(c);
+    topical = kept >= topicNeed(c) || (kept > 0 && keepsWholeAnswer(terms, c, options));
   }
   if (!topical && !options.middleBand) return 'no';
   if (!keepsAnswer(said, c, options, terms)) return 'no';
