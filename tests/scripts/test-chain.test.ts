@@ -1,5 +1,5 @@
 // `npm test`'s chain (scripts/test-chain.mjs), run for real on a tiny temporary project: the real
-// biome and vitest (the worktree's node_modules, linked), stub type and layer checks, a planted
+// biome and vitest (the worktree's node_modules, linked), stub type, layer and TSDoc checks, a planted
 // lint error or failing test, and a stale report from an "earlier run" that claims 340 passed.
 import { spawnSync } from 'node:child_process';
 import {
@@ -36,6 +36,7 @@ function project(
     lint: 'biome lint src',
     typecheck: 'node -e 0',
     'check:layers': 'node -e 0',
+    'check:tsdoc': 'node -e 0',
     'test:vitest': vitestScript,
     test: 'node scripts/test-chain.mjs',
   };

@@ -18,6 +18,10 @@ import {
 } from '../labels/record.ts';
 import { cohenKappa, fleissKappa } from './kappa.ts';
 
+/**
+ * How two annotators agree on the cases both labelled: op and type disagreement rates, Cohen's κ on the
+ * type, and the confusion matrix of their types.
+ */
 export interface PairAgreement {
   a: string;
   b: string;
@@ -31,6 +35,7 @@ export interface PairAgreement {
   confusion: Record<string, Record<string, number>>;
 }
 
+/** Disagreement among the annotators of the cases where at least one of them gave one error type. */
 export interface TypeDisagreement {
   /** Cases labelled by two or more annotators where at least one gave this type. */
   n: number;
@@ -40,6 +45,7 @@ export interface TypeDisagreement {
   op_disagreement: number;
 }
 
+/** One annotator's label of a disputed case, as the agreement report shows it (snake_case for JSON). */
 export interface DisputedLabel {
   annotator: string;
   error_type: string;
@@ -49,6 +55,10 @@ export interface DisputedLabel {
   created_at: string;
 }
 
+/**
+ * A case its annotators disagree on (type, op or both), with everyone's newest label and the adjudicated
+ * one if it was settled.
+ */
 export interface DisputedCase {
   graph_id: string;
   query_id: string;
@@ -60,6 +70,10 @@ export interface DisputedCase {
   adjudicated: DisputedLabel | null;
 }
 
+/**
+ * What `agreement` returns: the annotators, per-pair agreement, Fleiss' κ over all, disagreement per error
+ * type, and the disputed cases.
+ */
 export interface AgreementReport {
   annotators: string[];
   /** Cases labelled by two or more annotators. */
@@ -70,6 +84,7 @@ export interface AgreementReport {
   disputed: DisputedCase[];
 }
 
+/** Options of `agreement`. */
 export interface AgreementOptions {
   /** Leave these annotators out (e.g. the adjudicator's final labels). */
   exclude?: (annotator: string) => boolean;

@@ -11,6 +11,10 @@ import { closure, consumersOf, lineageOf, opStructure, producersOf, versionsOf }
 import { splitUnits } from './evidence-match.ts';
 import { readSaid } from './said.ts';
 
+/**
+ * Where a failed question sits in the graph (variable and op indices): the answer op and what it read, the
+ * question-time ops, the store at question time and what built it.
+ */
 export interface CaseContext {
   query: number;
   prediction: number;
@@ -43,6 +47,10 @@ export interface CaseContext {
   evidence: number[];
 }
 
+/**
+ * Whether a variable is a prompt template (category `prompt`, alone or in an `a & b` list): context, never
+ * memory.
+ */
 export function isPrompt(g: TraceGraph, v: number): boolean {
   return g.varCategory[v] === 'prompt' || g.varCategory[v].split(/\s*&\s*/).includes('prompt');
 }
@@ -95,6 +103,10 @@ function latestBefore(g: TraceGraph, v: number, limit: string): number {
   return best;
 }
 
+/**
+ * How a store unit left an index chain before question time: the last version listing it, the first not
+ * listing it, and what it was merged into if it was.
+ */
 export interface IndexRemoval {
   /** The index version that still listed the unit, and the first one that did not. */
   before: number;
@@ -212,6 +224,11 @@ function inferStore(g: TraceGraph, context: number[], queryDerived: Set<number>,
   return units.length ? units : found;
 }
 
+/**
+ * Finds a case's context from edges, classes and categories: the prediction (via the judge op when known),
+ * the op that wrote it, the question-time ops, the store (peers, inferred behind an untraced search,
+ * latest versions, minus units an index dropped) and the causal cone.
+ */
 export function caseContext(g: TraceGraph, c: TraceCase): CaseContext {
   const query = g.varIndex.get(c.queryId) ?? -1;
   const queryDerived = new Set(

@@ -37,6 +37,10 @@ import {
   ZERO_COST,
 } from './types.ts';
 
+/**
+ * Options of the evidence-flow attributor: how units are matched, how to find evidence when the case names
+ * none, and the clock for its cost.
+ */
 export interface EvidenceFlowOptions extends MatchOptions {
   /**
    * Finds evidence messages when the case names none (e.g. hybrid start points
@@ -336,6 +340,12 @@ async function evidenceOf(
   return options.locateEvidence(g, c);
 }
 
+/**
+ * The deterministic attributor: follows each evidence message forward through the ops and blames the
+ * earliest op where one was lost (type by where it stood at question time), with ranked candidates; no
+ * decisive error when the prediction already holds the golden answer. Makes no model call unless
+ * `options.judge` is given.
+ */
 export async function attributeEvidenceFlow(
   input: AttributionInput,
   options: EvidenceFlowOptions = {},

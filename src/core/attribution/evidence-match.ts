@@ -113,6 +113,10 @@ function isRecord(d: Dict): boolean {
   return values.every(short) && values.some((x) => typeof x !== 'string');
 }
 
+/**
+ * Splits a stored value into memory units: a dict store's entries (keyed), list items, one record, or the
+ * lines of free text (multi-line messages kept together).
+ */
 export function splitUnits(value: string): ValueUnits {
   const v = parseValue(value);
   if (isDict(v) && isRecord(v)) return { kind: 'text', keyed: false, keys: ['0'], texts: [unitText(v)] };
@@ -148,6 +152,10 @@ function groupRecords(lines: string[]): string[] {
   return out;
 }
 
+/**
+ * One evidence message prepared for matching (`makeEvidence`): its content words, three-word runs, answer
+ * and key words, and the critical information for the higher layers.
+ */
 export interface Evidence {
   /** Distinct content words of the evidence. */
   tokens: Set<string>;
@@ -207,8 +215,13 @@ export function evidenceCore(text: string, question: string, goldenAnswers: read
 
 /** How units are compared with the evidence (see the module comment). */
 export type MatchLayer = 'lexical' | 'normalised' | 'vectors';
+/** Every match layer, weakest first (for options and CLI choices). */
 export const MATCH_LAYERS: readonly MatchLayer[] = ['lexical', 'normalised', 'vectors'];
 
+/**
+ * How units are matched against evidence: the layer, a model for the undecided middle band, and the recall
+ * and containment thresholds.
+ */
 export interface MatchOptions extends CriticalOptions {
   /** Default `normalised` (`vectors` when `similar` is given). */
   layer?: MatchLayer;

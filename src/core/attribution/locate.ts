@@ -12,6 +12,7 @@ import { type CriticalOptions, criticalInfo } from './critical.ts';
 import { contentTokens } from './evidence-match.ts';
 import { readMessage } from './said.ts';
 
+/** Options of `startPointLocator`. */
 export interface LocateOptions {
   /** A messages index of this graph (built once per trace by the caller). */
   index: RetrievalIndex;

@@ -9,14 +9,17 @@ import type { ChatMessage } from '../llm/types.ts';
 import type { ErrorType } from '../trace/types.ts';
 import type { AgentPreset } from './agents/budgets.ts';
 
+/** The attribution engines: deterministic evidence flow and the two LLM agents. */
 export type AttributionMethod = 'evidence' | 'memtrace' | 'obs';
 
+/** One step of an attribution's path: an op or variable and what happened there. */
 export interface PathStep {
   op_id?: string;
   var_id?: string;
   note: string;
 }
 
+/** An op an engine suspects, with the error type it would be and why. */
 export interface Candidate {
   op_id: string;
   error_type: ErrorType;
@@ -25,6 +28,7 @@ export interface Candidate {
   reason: string;
 }
 
+/** What one attribution spent: model tokens and calls, and wall-clock seconds. */
 export interface AttributionCost {
   input_tokens: number;
   output_tokens: number;
@@ -32,6 +36,10 @@ export interface AttributionCost {
   llm_calls: number;
 }
 
+/**
+ * An engine's verdict on one failed case: the error type and decisive op (or null), why, the path, ranked
+ * candidates and the cost.
+ */
 export interface Attribution {
   query_id: string;
   method: AttributionMethod;
@@ -106,6 +114,10 @@ export type AttributionEvent =
   /** Agents: the whole run state after every step (plain JSON); pass it back as `RunHooks.resume`. */
   | { type: 'checkpoint'; checkpoint: AgentCheckpoint };
 
+/**
+ * What a caller passes to an engine run: an abort signal, an event listener, and an agent checkpoint to
+ * resume from.
+ */
 export interface RunHooks {
   signal?: AbortSignal;
   onEvent?: (e: AttributionEvent) => void;
@@ -113,6 +125,7 @@ export interface RunHooks {
   resume?: AgentCheckpoint;
 }
 
+/** One case to attribute: the graph, the case and, when known, the memory system kind. */
 export interface AttributionInput {
   graph: TraceGraph;
   case: TraceCase;
@@ -120,8 +133,10 @@ export interface AttributionInput {
   system?: string | null;
 }
 
+/** A cost with nothing spent; copy it before adding to it. */
 export const ZERO_COST: AttributionCost = { input_tokens: 0, output_tokens: 0, seconds: 0, llm_calls: 0 };
 
+/** Throws the signal's reason (or an `AbortError`) once it is aborted; engines call it between steps. */
 export function throwIfAborted(signal?: AbortSignal) {
   if (signal?.aborted)
     throw signal.reason instanceof Error ? signal.reason : new DOMException('Aborted', 'AbortError');

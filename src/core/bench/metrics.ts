@@ -7,6 +7,10 @@
  */
 import { ERROR_TYPES, isErrorType } from '../trace/types.ts';
 
+/**
+ * One attributed case as the benchmark scores it: its system, the label, the prediction and what the run
+ * spent.
+ */
 export interface ScoredCase {
   system: string | null;
   label_type: string;
@@ -18,12 +22,17 @@ export interface ScoredCase {
   seconds: number;
 }
 
+/** Error-type and op-id accuracy (exact match, shares of `total`) over a group of cases. */
 export interface Accuracy {
   total: number;
   error_type_accuracy: number;
   op_id_accuracy: number;
 }
 
+/**
+ * A benchmark run's scores: micro and macro (over error types present) ETA and OIA, per system and per
+ * error type, the type confusion matrix and mean cost per case.
+ */
 export interface BenchSummary {
   total_cases: number;
   error_type_accuracy: number;
@@ -61,6 +70,10 @@ function groupBy(cases: ScoredCase[], key: (c: ScoredCase) => string): Map<strin
 
 const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
 
+/**
+ * Scores cases against their labels (the paper's ETA and OIA, plus macro averages over error types); cases
+ * whose label is not one of the five types are left out and counted.
+ */
 export function summarize(all: ScoredCase[]): BenchSummary {
   const cases = all.filter((c) => isErrorType(c.label_type));
   const overall = accuracy(cases);

@@ -8,6 +8,7 @@ import { opStructure, opVariables, versionsOf } from '../graph/queries.ts';
 import { parseValue, valueStrings, valueText } from '../trace/pyrepr.ts';
 import type { Annotation } from '../trace/types.ts';
 
+/** A case's label from the trace's MemTraceBench annotation: the error type and decisive op. */
 export interface CaseLabel {
   errorType: string;
   /** null when the label names no single op. */
@@ -18,6 +19,10 @@ export interface CaseLabel {
   annotationIndex: number;
 }
 
+/**
+ * One judged (or annotated) question of a trace: the question, golden answers, prediction, judge verdict,
+ * evidence ids and label.
+ */
 export interface TraceCase {
   graphId: string;
   /** full_node_id of the query variable. */
@@ -35,7 +40,9 @@ export interface TraceCase {
   label: CaseLabel | null;
 }
 
+/** Name of the op that judges answers in the paper's traces. */
 export const JUDGE_OP_NAME = 'llm-judge';
+/** Category of the paper's judge op. */
 export const JUDGE_OP_CATEGORY = 'evaluation';
 
 /** A judge score as a number: "0.0", "'0'", "False", "WRONG" → 0; unknown → null. */
@@ -93,6 +100,10 @@ function text(g: TraceGraph, v: number | undefined): string | null {
   return v === undefined ? null : valueText(g.varValue[v]);
 }
 
+/**
+ * Options of `listCases`: also list questions the judge passed, and name a judge op other than
+ * `llm-judge`.
+ */
 export interface ListCasesOptions {
   includePassed?: boolean;
   /**

@@ -10,6 +10,7 @@ import { isSentinelOp, row, type TraceGraph } from '../graph/graph.ts';
 import { closure, opStructure, producersOf } from '../graph/queries.ts';
 import type { TraceCase } from './cases.ts';
 
+/** A case's path (`casePath`): the ops that caused the judged answer, then the judge. */
 export interface CasePath {
   /** Op indices in execution order: the causes of the answer, the answer op, then the judge. */
   ops: number[];

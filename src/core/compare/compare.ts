@@ -9,12 +9,17 @@ import { type Divergence, firstDivergence, RunSide } from './divergence.ts';
 import { compareMemory, type MemoryComparison } from './memory.ts';
 import { type Change, type Outcome, pairQuestions } from './questions.ts';
 
+/** A case's own label from the trace, as compare JSON shows it. */
 export interface CaseLabelJson {
   error_type: string;
   op_id: string | null;
   label_source: string | null;
 }
 
+/**
+ * One question in both runs: ids, outcomes and whether it was fixed or broken, the first point of
+ * divergence, the predictions and the trace's own labels.
+ */
 export interface QuestionComparison {
   query: string;
   query_id_a: string | null;
@@ -32,6 +37,10 @@ export interface QuestionComparison {
   label_b: CaseLabelJson | null;
 }
 
+/**
+ * The comparison of two runs (`compareRuns`): every question paired, the memory at the last question both
+ * asked, and counts of fixed, broken and diverged questions.
+ */
 export interface RunComparison {
   questions: QuestionComparison[];
   /** The memory at the time of the last question both runs asked (`at`). */
@@ -46,6 +55,7 @@ export interface RunComparison {
   };
 }
 
+/** Questions compared so far, of `total`. */
 export interface CompareProgress {
   done: number;
   total: number;

@@ -18,6 +18,10 @@ import { isSentinelVar, row, type TraceGraph } from '../graph/graph.ts';
 import { nextVersion, opStructure, previousVersion } from '../graph/queries.ts';
 import { ValueHashes } from './value-hash.ts';
 
+/**
+ * The first point of divergence of a question: the two corresponding ops (one per run), how they were
+ * matched, and whether their settings (prompts) differed.
+ */
 export interface Divergence {
   op_a: string;
   op_b: string;

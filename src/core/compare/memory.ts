@@ -12,6 +12,7 @@ import type { TraceGraph } from '../graph/graph.ts';
 import { valueText } from '../trace/pyrepr.ts';
 import type { RunSide } from './divergence.ts';
 
+/** A memory unit only one run held at question time, with a short preview of its value. */
 export interface MemoryUnit {
   /** The unit's full name (its identity across versions and runs). */
   unit: string;
@@ -20,6 +21,10 @@ export interface MemoryUnit {
   preview: string;
 }
 
+/**
+ * A unit both runs held with different values: the version ids and the entries, items or lines each side
+ * lacks.
+ */
 export interface ChangedUnit {
   unit: string;
   id_a: string;
@@ -32,6 +37,10 @@ export interface ChangedUnit {
   added_count: number;
 }
 
+/**
+ * The stores of two runs at question time, paired by unit name: units only in A, only in B, changed, and
+ * how many are equal.
+ */
 export interface MemoryComparison {
   only_a: MemoryUnit[];
   only_b: MemoryUnit[];
@@ -40,6 +49,7 @@ export interface MemoryComparison {
   same: number;
 }
 
+/** At most this many removed (and added) entries are listed per changed unit. */
 export const MAX_DIFF = 100;
 const PREVIEW = 160;
 

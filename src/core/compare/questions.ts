@@ -6,9 +6,12 @@
 import { listCases, type TraceCase } from '../cases/cases.ts';
 import type { TraceGraph } from '../graph/graph.ts';
 
+/** A question's outcome in one run: judged correct, judged wrong, or missing (not asked or not scored). */
 export type Outcome = 'correct' | 'wrong' | 'missing';
+/** What happened to a question from run A to run B (see `changeOf`). */
 export type Change = 'fixed' | 'broken' | 'same';
 
+/** One question in both runs (either side null when only one run asked it), with its outcomes and change. */
 export interface QuestionPair {
   query: string;
   a: TraceCase | null;

@@ -21,6 +21,10 @@ export interface Csr {
   items: Int32Array;
 }
 
+/**
+ * A trace indexed for queries (`buildGraph`): per-variable and per-op columns in file order, id → index
+ * maps, edges as CSR rows per op and variable, execution and creation order, and version chains.
+ */
 export interface TraceGraph {
   doc: TraceDocument;
   sessions: SessionRecord[];
@@ -86,6 +90,7 @@ export function buildCsr(rows: number, count: number, rowOf: (item: number) => n
   return { offsets, items };
 }
 
+/** The items of row `r` of a CSR, as a view (no copy). */
 export function row(csr: Csr, r: number): Int32Array {
   return csr.items.subarray(csr.offsets[r], csr.offsets[r + 1]);
 }
@@ -225,19 +230,29 @@ export function buildGraph(doc: TraceDocument): TraceGraph {
   };
 }
 
+/**
+ * Whether variable `v` is the toolkit's sentinel (category `sentinel` or `COMMENT:NONE@1`), which carries
+ * no data.
+ */
 export function isSentinelVar(g: TraceGraph, v: number): boolean {
   return g.varCategory[v] === SENTINEL.category || g.varId[v] === SENTINEL.variable;
 }
 
+/**
+ * Whether op `o` is the toolkit's sentinel op (category `sentinel` or `__none_op__`), which does no work
+ * of the memory system.
+ */
 export function isSentinelOp(g: TraceGraph, o: number): boolean {
   return g.opCategory[o] === SENTINEL.category || g.opId[o] === SENTINEL.operation;
 }
 
+/** A variable's metadata object (`{}` when it is missing or not an object). */
 export function varMetadata(g: TraceGraph, v: number): JsonObject {
   const m = g.vars[v].metadata;
   return isRecord<JsonObject>(m) ? m : {};
 }
 
+/** An op's metadata object (`{}` when it is missing or not an object). */
 export function opMetadata(g: TraceGraph, o: number): JsonObject {
   const m = g.ops[o].metadata;
   return isRecord<JsonObject>(m) ? m : {};

@@ -6,17 +6,23 @@
 import { isSentinelOp, isSentinelVar, opMetadata, type TraceGraph } from './graph.ts';
 import { opStructure } from './queries.ts';
 
+/** One op's block in the OBS log: the op index and its `[start, end)` character range in the log text. */
 export interface ObsBlock {
   op: number;
   start: number;
   end: number;
 }
 
+/** The OBS log: its text and the blocks in it, in log order. */
 export interface ObsLog {
   text: string;
   blocks: ObsBlock[];
 }
 
+/**
+ * One op's OBS block: a numbered header (name, category, created_at), comment, metadata and its input,
+ * intermediate and output variables with values; sentinels left out.
+ */
 export function renderObsBlock(g: TraceGraph, op: number, blockNumber: number): string {
   const rec = g.ops[op];
   const lines = [

@@ -3,10 +3,12 @@ import { type ImportOptions, parseTraceText } from '../trace/import.ts';
 import type { TraceIssue } from '../trace/issues.ts';
 import { buildGraph, type TraceGraph } from './graph.ts';
 
+/** A parsed and indexed trace with its warnings, or the issues that stopped the import. */
 export type OpenResult =
   | { ok: true; graph: TraceGraph; issues: TraceIssue[] }
   | { ok: false; issues: TraceIssue[] };
 
+/** Parses trace text and indexes it: `parseTraceText` then `buildGraph`. */
 export function openTrace(text: string, options: ImportOptions): OpenResult {
   const r = parseTraceText(text, options);
   if (!r.ok) return r;

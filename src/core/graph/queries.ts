@@ -1,8 +1,10 @@
 /** Structural queries over a TraceGraph. All return variable or op indices. */
 import { row, type TraceGraph } from './graph.ts';
 
+/** What a variable is to an op (see `opStructure`). */
 export type Role = 'input' | 'output' | 'intermediate';
 
+/** An op's variables by role, derived from its edges. */
 export interface OpStructure {
   inputs: number[];
   intermediates: number[];
@@ -29,6 +31,7 @@ export function opStructure(g: TraceGraph, op: number): OpStructure {
   return out;
 }
 
+/** The role of variable `v` in an op, or null when the op does not touch it. */
 export function roleOf(s: OpStructure, v: number): Role | null {
   if (s.inputs.includes(v)) return 'input';
   if (s.outputs.includes(v)) return 'output';
@@ -101,12 +104,14 @@ export function nextVersion(g: TraceGraph, v: number): number {
   const k = lineagePosition(g)[v];
   return k >= 0 && k + 1 < chain.length ? chain[k + 1] : -1;
 }
+/** Previous version of v in its lineage, or -1. */
 export function previousVersion(g: TraceGraph, v: number): number {
   const chain = lineageOf(g, v);
   const k = lineagePosition(g)[v];
   return k > 0 ? chain[k - 1] : -1;
 }
 
+/** Options of `closure`: the direction, a depth limit, and whether version chains connect. */
 export interface ClosureOptions {
   direction: 'downstream' | 'upstream';
   /** Hops (edges or version steps) to follow; Infinity for the whole closure. */
@@ -118,6 +123,10 @@ export interface ClosureOptions {
   followLineage?: boolean;
 }
 
+/**
+ * What `closure` reached: variables in BFS order (starts first), each one's depth, and the ops crossed in
+ * execution order.
+ */
 export interface Closure {
   vars: number[]; // in BFS order, starts included
   depth: Map<number, number>;

@@ -6,6 +6,7 @@ import { isSentinelVar, opMetadata, row, type TraceGraph } from './graph.ts';
 import { DEFAULT_PAGE_CHARS, type Page, pageOf } from './paging.ts';
 import { type OpStructure, opStructure, opsTouching, roleOf } from './queries.ts';
 
+/** `preview` shows value lengths only; `full` shows the values. */
 export type RenderMode = 'preview' | 'full';
 
 function varLine(g: TraceGraph, v: number, mode: RenderMode, role?: string): string {
@@ -37,6 +38,10 @@ export function renderOpSubgraph(
   return lines.join('\n');
 }
 
+/**
+ * An op's header lines for the agents: op_id, name, category, created_at, and comment and metadata when
+ * present.
+ */
 export function renderOpHeader(g: TraceGraph, op: number): string {
   const rec = g.ops[op];
   const meta = opMetadata(g, op);

@@ -1,6 +1,7 @@
 /** Text and regex search across variable values, with snippets around each match. */
 import type { TraceGraph } from './graph.ts';
 
+/** One search match in a variable's value, with a snippet around it. */
 export interface ValueMatch {
   var: number;
   fullNodeId: string;
@@ -13,6 +14,7 @@ export interface ValueMatch {
   snippetOffset: number;
 }
 
+/** Options of `searchValues`. */
 export interface SearchOptions {
   /** Treat the query as a regular expression (default: plain text). */
   regex?: boolean;
@@ -38,12 +40,17 @@ export function compilePattern(
   return new RegExp(options.regex ? query : escapeRegExp(query), options.caseSensitive ? 'g' : 'gi');
 }
 
+/** The text `context` characters each side of a match, and where the match starts in it. */
 export function snippetAround(text: string, offset: number, length: number, context: number) {
   const start = Math.max(0, offset - context);
   const end = Math.min(text.length, offset + length + context);
   return { snippet: text.slice(start, end), snippetOffset: offset - start };
 }
 
+/**
+ * Matches of a text or regex query in variable values, in variable order, at most `perVariable` per
+ * variable and `limit` in all; empty matches are skipped. Throws a SyntaxError for a bad regex.
+ */
 export function searchValues(g: TraceGraph, query: string, options: SearchOptions = {}): ValueMatch[] {
   const limit = options.limit ?? 100;
   const perVariable = options.perVariable ?? 3;

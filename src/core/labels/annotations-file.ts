@@ -28,6 +28,7 @@ export interface AnnotationEntry {
   source_evidence_ids?: string[];
 }
 
+/** An annotations file: `{annotations: [...]}` (see the module comment). */
 export interface AnnotationsFile {
   annotations: AnnotationEntry[];
 }
@@ -65,6 +66,10 @@ const entrySchema = z.object({
   label_source: z.optional(z.string()),
 });
 
+/**
+ * What `readLabelFile` read: the labels and which kind of file held them, or a one-line message naming the
+ * file and the place.
+ */
 export type LabelFileResult =
   | { ok: true; kind: 'annotations' | 'graph'; labels: LabelRecord[] }
   | { ok: false; message: string };

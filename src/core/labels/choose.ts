@@ -8,8 +8,10 @@ import { annotatorOf, caseKey, type LabelRecord, oldestFirst } from './record.ts
 /** `file` | `source:<label_source>` | `annotator:<name>`. */
 export type LabelChoice = string;
 
+/** The choice of the file's own labels (the default ground truth). */
 export const FILE_CHOICE: LabelChoice = 'file';
 
+/** A label choice as a select offers it: the value, its text and how many cases it labels. */
 export interface LabelChoiceOption {
   value: LabelChoice;
   /** In words, for a select. */

@@ -7,8 +7,10 @@
  */
 import { annotatorOf, caseKey, type LabelRecord, sameVerdict } from './record.ts';
 
+/** How an incoming label relates to what the same annotator already said about the case. */
 export type IncomingKind = 'new' | 'duplicate' | 'conflict';
 
+/** One incoming label, classified, with the records it repeats or contradicts. */
 export interface IncomingLabel<T extends LabelRecord = LabelRecord> {
   label: LabelRecord;
   kind: IncomingKind;
@@ -18,6 +20,11 @@ export interface IncomingLabel<T extends LabelRecord = LabelRecord> {
 
 const whoKey = (r: LabelRecord) => `${caseKey(r)}\u0000${annotatorOf(r)}`;
 
+/**
+ * Classifies incoming labels against the stored ones, in order: new, duplicate (same annotator, same
+ * verdict, stored or earlier in this import) or conflict (same annotator, another verdict). Stores
+ * nothing.
+ */
 export function classifyIncoming<T extends LabelRecord>(
   stored: readonly T[],
   incoming: readonly LabelRecord[],

@@ -9,13 +9,19 @@ export type LabelOrigin = 'file' | 'workbench' | 'imported';
 
 /** `label_source` values the workbench writes itself. Files bring others (`fault-injection`, `counterfactual`, …). */
 export const PERSON_SOURCE = 'person';
+/** `label_source` of a label made from an LLM agent run's result. */
 export const AGENT_SOURCE = 'agent';
+/** `label_source` of a final decision on a disputed case; agreement leaves these out of the numbers. */
 export const ADJUDICATED_SOURCE = 'adjudicated';
 /** Attribution engines taking part in agreement as annotators (annotator = the method). */
 export const ENGINE_SOURCE = 'engine';
 /** The source of a file's annotation that names none. */
 export const FILE_SOURCE = 'file';
 
+/**
+ * One label: who said which op caused a case's failure, of which type, why, when, and where the record
+ * came from.
+ */
 export interface LabelRecord {
   /** The trace's graph_id. */
   graphId: string;
@@ -36,6 +42,10 @@ export interface LabelRecord {
   context?: LabelContext;
 }
 
+/**
+ * MemTraceBench's context fields of a case, carried with a label so an export is a MemTraceBench
+ * annotation list too.
+ */
 export interface LabelContext {
   query?: string;
   golden_answers?: string[] | string;

@@ -5,6 +5,10 @@
  */
 import type { LaneLayout } from './lanes.ts';
 
+/**
+ * The rows of a lane layout for one choice of expanded bands (`laneRows`): each row's band and slots, and
+ * each variable's and op's rows.
+ */
 export interface LaneRows {
   rows: number;
   /** Band drawn in each row. */
@@ -37,6 +41,10 @@ export function defaultExpanded(
   return out;
 }
 
+/**
+ * The rows to draw a lane layout in when the bands flagged in `expanded` take a row per slot and the
+ * others one row each.
+ */
 export function laneRows(l: LaneLayout, expanded: Uint8Array): LaneRows {
   const nb = l.bands;
   const bandRow = new Int32Array(nb);

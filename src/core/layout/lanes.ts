@@ -18,18 +18,24 @@ import { isSentinelOp, isSentinelVar, row, type TraceGraph } from '../graph/grap
 
 /** Role bits of a variable inside one op: 1 input, 2 output, 3 intermediate. */
 export const ROLE_INPUT = 1;
+/** Role bit: the op writes the variable. */
 export const ROLE_OUTPUT = 2;
+/** Both role bits: the op reads and writes the variable. */
 export const ROLE_INTERMEDIATE = 3;
 
 /** Band kinds, in the order bands are stacked. */
 export const BAND_MESSAGES = 0;
+/** Band kind: memory units of one kind, a version chain per lane. */
 export const BAND_UNITS = 1;
+/** Band kind: other single-version variables, by category and producing op. */
 export const BAND_OTHER = 2;
+/** Band kind: the questions' variables (query, prediction, golden answers, judge verdict). */
 export const BAND_QUESTIONS = 3;
 
 /** Variables of these classes belong to a question (the paper's judge reads them by class). */
 const QUESTION_CLASSES = new Set(['query', 'prediction', 'golden_answers', 'judge_response', 'judge_score']);
 
+/** Options of `laneLayout`: slot packing and banding. */
 export interface LaneLayoutOptions {
   /**
    * Share a slot (a drawn row) between lanes of one band whose lifetimes do not overlap
@@ -42,6 +48,10 @@ export interface LaneLayoutOptions {
   bands?: boolean;
 }
 
+/**
+ * The whole-graph lane layout (`laneLayout`) as typed arrays: op columns, each variable's lane, slot and x
+ * span, lanes, slots and bands, and the labels needed to draw and hit-test it without the graph.
+ */
 export interface LaneLayout {
   /** x extent: columns 0 .. columns-1 (one per op, in execution order). */
   columns: number;

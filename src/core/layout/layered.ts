@@ -6,6 +6,7 @@
  * with a minimum gap. Pure and synchronous; a deadline bounds the sweeps.
  */
 
+/** A directed graph for `layeredLayout`: node count, edges, optional node sizes and a preferred order. */
 export interface LayeredInput {
   /** Number of nodes 0 .. nodes-1. */
   nodes: number;
@@ -18,6 +19,7 @@ export interface LayeredInput {
   priority?: ArrayLike<number>;
 }
 
+/** Options of `layeredLayout`: gaps, sweeps, and a clock with a deadline. */
 export interface LayeredOptions {
   /** Horizontal space between layers (px). Default 48. */
   layerGap?: number;
@@ -30,6 +32,10 @@ export interface LayeredOptions {
   deadline?: number;
 }
 
+/**
+ * A layered drawing: each node's layer, order and centre, each edge's polyline, the extent, and the
+ * crossings left.
+ */
 export interface LayeredLayout {
   layers: number;
   /** Layer and position inside the layer of each node. */

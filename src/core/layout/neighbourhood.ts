@@ -6,18 +6,27 @@
 import { isSentinelOp, isSentinelVar, row, type TraceGraph } from '../graph/graph.ts';
 import { type LayeredLayout, type LayeredOptions, layeredLayout } from './layered.ts';
 
+/** `Neighbourhood.kind` of a variable node. */
 export const NODE_VAR = 0;
+/** `Neighbourhood.kind` of an op node. */
 export const NODE_OP = 1;
+/** `Neighbourhood.edgeKind` of a recorded data edge (input → op → output). */
 export const EDGE_DATA = 0;
+/** `Neighbourhood.edgeKind` of a version → next-version link where no shown op connects them. */
 export const EDGE_LINEAGE = 1;
 /** A data edge the importer inferred (`metadata.inferred`, e.g. from OpenTelemetry spans), not recorded. */
 export const EDGE_INFERRED = 2;
 
+/** Where a neighbourhood starts: ops and/or variables (graph indices). */
 export interface NeighbourhoodSeeds {
   ops?: Iterable<number>;
   vars?: Iterable<number>;
 }
 
+/**
+ * Options of `neighbourhood`: hops, node limit, version chains, and when a shared constant stays
+ * collapsed.
+ */
 export interface NeighbourhoodOptions {
   /** Hops from the seeds (op → its variable or variable → its op counts one). Default 2. */
   depth?: number;
@@ -33,6 +42,10 @@ export interface NeighbourhoodOptions {
   sharedReaders?: number;
 }
 
+/**
+ * A neighbourhood as a small local graph: per local node its kind, graph index, depth and time key; per
+ * edge its ends and kind.
+ */
 export interface Neighbourhood {
   /** NODE_VAR or NODE_OP per local node. */
   kind: Uint8Array;
@@ -188,6 +201,7 @@ export function neighbourhoodLabel(g: TraceGraph, nb: Neighbourhood, local: numb
   return g.varId[i];
 }
 
+/** Options of `neighbourhoodLayout`: the neighbourhood's and the layout's, plus how labels size the nodes. */
 export interface NeighbourhoodLayoutOptions extends NeighbourhoodOptions, LayeredOptions {
   /** Width of one label character in px, for node sizes (default 6.6, 11px sans-serif). */
   charWidth?: number;
@@ -260,6 +274,7 @@ export function changePreview(before: string, after: string, n: number): string 
     : `− ${previewText(before.slice(from(before), sb + 4 * n), n - 2)}`;
 }
 
+/** Options of `neighbourhoodDrawing`: those of the layout, value previews, and a panel to fit. */
 export interface NeighbourhoodDrawingOptions extends NeighbourhoodLayoutOptions {
   /** Longest value preview of a variable, in characters (default maxLabelChars + 2). */
   previewChars?: number;
@@ -298,6 +313,10 @@ function fits(layout: LayeredLayout, fit: { width: number; height: number }): bo
   return layout.totalWidth + 48 <= fit.width && layout.totalHeight + 48 <= fit.height;
 }
 
+/**
+ * The drawing of a seeds' neighbourhood; with `fit`, retried with shorter labels, then fewer hops, then
+ * fewer nodes until it fits the panel (`reduced` says so).
+ */
 export function neighbourhoodDrawing(
   g: TraceGraph,
   seeds: NeighbourhoodSeeds,

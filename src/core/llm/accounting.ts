@@ -5,6 +5,10 @@ import { redact } from './redact.ts';
 import type { ChatModel, Usage } from './types.ts';
 import { spentOfError, spentOfResponse } from './usage.ts';
 
+/**
+ * One model call as the meter records it: provider, model, tag, timing, outcome, requests sent and tokens
+ * counted.
+ */
 export interface CallRecord {
   provider: string;
   model: string;
@@ -22,6 +26,7 @@ export interface CallRecord {
   error?: { kind: string; message: string };
 }
 
+/** Sums over a meter's call records (`UsageMeter.totals`). */
 export interface UsageTotals {
   /** Requests that reached the endpoint: every attempt, retries and failed calls included. */
   calls: number;
@@ -80,6 +85,10 @@ export class UsageMeter {
   }
 }
 
+/**
+ * Wraps a model so each call (success or failure) adds a `CallRecord` to `meter`, tokens and request count
+ * included.
+ */
 export function metered(
   model: ChatModel,
   meter: UsageMeter,

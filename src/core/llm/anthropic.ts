@@ -24,8 +24,10 @@ import type {
 } from './types.ts';
 import { chatResponse } from './usage.ts';
 
+/** The `anthropic-version` header every request sends. */
 export const ANTHROPIC_VERSION = '2023-06-01';
 
+/** Settings of an Anthropic provider. */
 export interface AnthropicOptions {
   /** Default `https://api.anthropic.com`; `/v1/messages` is appended (a trailing `/v1` is accepted too). */
   baseUrl?: string;
@@ -64,6 +66,7 @@ interface AResponse {
   usage?: { input_tokens?: number; output_tokens?: number };
 }
 
+/** Anthropic's `stop_reason` as a `FinishReason`. */
 export function anthropicFinish(r: string | null | undefined): FinishReason {
   if (r === 'end_turn' || r === 'stop_sequence') return 'stop';
   if (r === 'max_tokens') return 'length';
@@ -104,6 +107,10 @@ export function toAnthropic(messages: readonly ChatMessage[]): { system?: string
   return { system: system.length ? system.join('\n\n') : undefined, messages: out };
 }
 
+/**
+ * The Anthropic Messages API as a `ChatModel`: native tools, JSON asked for in the system prompt,
+ * streaming over SSE. One attempt per call; wrap with `robust()` for retries.
+ */
 export class AnthropicChatModel implements ChatModel {
   readonly provider = 'anthropic' as const;
   readonly model: string;

@@ -8,6 +8,7 @@ import { realClock } from './clock.ts';
 import { canonicalJson, sha256Hex } from './hash.ts';
 import type { ChatModel, ChatRequest, ChatResponse } from './types.ts';
 
+/** A cached answer with the request it answered and when it was stored. */
 export interface CacheEntry {
   /** The canonical request text the key was made from (checked on read, so a hash collision is harmless). */
   request: string;
@@ -15,6 +16,7 @@ export interface CacheEntry {
   createdAt: number;
 }
 
+/** Where cached answers live (memory, IndexedDB, a folder); `clear` and `size` are optional. */
 export interface CacheStore {
   get(key: string): Promise<CacheEntry | undefined>;
   set(key: string, entry: CacheEntry): Promise<void>;
@@ -42,6 +44,7 @@ export function requestIdentity(
   });
 }
 
+/** The cache key of a request (SHA-256 of its canonical identity) and the identity text itself. */
 export function requestKey(
   model: Pick<ChatModel, 'provider' | 'model'>,
   req: ChatRequest,
@@ -51,6 +54,7 @@ export function requestKey(
   return { key: sha256Hex(request), request };
 }
 
+/** A `CacheStore` in a Map, for one process or page session. */
 export class MemoryCacheStore implements CacheStore {
   private readonly map = new Map<string, CacheEntry>();
   async get(key: string) {
@@ -67,6 +71,7 @@ export class MemoryCacheStore implements CacheStore {
   }
 }
 
+/** Options of `cached`. */
 export interface CachedOptions {
   /** Distinguishes servers that serve a model of the same name (e.g. the base URL). */
   endpoint?: string;

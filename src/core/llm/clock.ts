@@ -2,12 +2,20 @@
 import { LlmError } from './errors.ts';
 import type { Clock } from './types.ts';
 
+/**
+ * What an aborted wait rejects with: the signal's reason if it is an `LlmError`, else an `aborted`
+ * LlmError.
+ */
 export function abortReason(signal: AbortSignal): unknown {
   return signal.reason instanceof LlmError
     ? signal.reason
     : new LlmError('aborted', 'The request was cancelled.');
 }
 
+/**
+ * The real clock (`Date.now`, `setTimeout`); its `sleep` rejects with `abortReason` when the signal
+ * aborts.
+ */
 export const realClock: Clock = {
   now: () => Date.now(),
   sleep: (ms, signal) =>

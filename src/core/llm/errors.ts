@@ -2,6 +2,7 @@
 import { redact } from './redact.ts';
 import type { Spent } from './types.ts';
 
+/** What went wrong with a model call, in kinds a person can act on (comments give the usual cause). */
 export type LlmErrorKind =
   | 'auth' // 401/403: the key
   | 'not-found' // 404: the model or the base URL
@@ -16,6 +17,10 @@ export type LlmErrorKind =
   | 'invalid-output' // structured output still invalid after the repair retries
   | 'unavailable'; // e.g. no WebGPU
 
+/**
+ * An error of a model call: its kind, HTTP status, whether a retry may help, and what the call spent. The
+ * message is redacted of keys on construction.
+ */
 export class LlmError extends Error {
   override name = 'LlmError';
   readonly kind: LlmErrorKind;
@@ -56,6 +61,7 @@ export class LlmError extends Error {
   }
 }
 
+/** Whether a thrown value is an `LlmError`. */
 export function isLlmError(e: unknown): e is LlmError {
   return e instanceof LlmError;
 }

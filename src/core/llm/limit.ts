@@ -1,6 +1,10 @@
 /** A counting semaphore: at most `n` calls in flight; waiters leave the queue when aborted. */
 import { abortReason } from './clock.ts';
 
+/**
+ * At most `max` calls of `run` in flight at once; later ones wait in order, and a waiter whose signal
+ * aborts leaves the queue.
+ */
 export class ConcurrencyLimit {
   private active = 0;
   private readonly queue: { resolve: () => void; reject: (e: unknown) => void; signal?: AbortSignal }[] = [];

@@ -33,6 +33,10 @@ function optionalString(where: string, path: string, v: unknown): string | undef
   return v;
 }
 
+/**
+ * An OpenAI-compatible `finish_reason` as a `FinishReason` (legacy `function_call` and a few servers'
+ * `eos` / `end_turn` mapped too).
+ */
 export function openAIFinish(r: string | null | undefined): FinishReason {
   if (r === 'stop' || r === 'length' || r === 'tool_calls' || r === 'content_filter') return r;
   if (r === 'function_call') return 'tool_calls';

@@ -21,6 +21,7 @@ import { chatResponse } from './usage.ts';
 
 export { openAIFinish } from './openai-reply.ts';
 
+/** Settings of an OpenAI-compatible provider. */
 export interface OpenAIOptions {
   /** e.g. `https://api.openai.com/v1`, `http://127.0.0.1:11434/v1` (Ollama), `https://openrouter.ai/api/v1`. */
   baseUrl: string;
@@ -52,6 +53,7 @@ type OAMessage = {
   name?: string;
 };
 
+/** Our chat messages in the OpenAI chat-completions shape (tool calls and tool results included). */
 export function toOpenAIMessages(messages: readonly ChatMessage[]): OAMessage[] {
   return messages.map((m) => {
     if (m.role === 'tool') return { role: 'tool', tool_call_id: m.toolCallId, content: m.content };
@@ -69,6 +71,10 @@ export function toOpenAIMessages(messages: readonly ChatMessage[]): OAMessage[] 
   });
 }
 
+/**
+ * An OpenAI-compatible chat-completions server as a `ChatModel`: native tools or not, JSON mode as
+ * configured, streaming over SSE.
+ */
 export class OpenAICompatibleChatModel implements ChatModel {
   readonly provider = 'openai' as const;
   readonly model: string;

@@ -16,12 +16,17 @@ import type { ChatModel, FetchLike } from './types.ts';
 import { WebLLMChatModel, type WebLLMEngine } from './webllm.ts';
 import { findWebLLMModel } from './webllm-models.ts';
 
+/** The provider kinds a profile can name. */
 export const providerKinds = ['openai', 'anthropic', 'webllm'] as const;
 
 // zod's tree-shakable `mini` build: the page validates profiles at start-up, and full zod
 // (~80 KiB) would sit in the main chunk for these dozen fields. English messages, as full zod.
 z.config(en());
 
+/**
+ * The schema a stored or imported provider profile must match (zod mini); defaults fill `baseUrl`, `model`
+ * and `rememberKey`.
+ */
 export const ProviderProfileSchema = z.object({
   id: z.string().check(z.minLength(1)),
   name: z.string().check(z.minLength(1)),
@@ -43,8 +48,13 @@ export const ProviderProfileSchema = z.object({
   retries: z.optional(z.int().check(z.minimum(0), z.maximum(10))),
   concurrency: z.optional(z.int().check(z.minimum(1), z.maximum(64))),
 });
+/** A provider profile: which provider and model, and how calls to it are made. Never holds a key. */
 export type ProviderProfile = z.infer<typeof ProviderProfileSchema>;
 
+/**
+ * A starting point for a new profile: a provider, its usual base URL and model, and whether it needs a
+ * key.
+ */
 export interface Preset {
   label: string;
   kind: (typeof providerKinds)[number];
@@ -113,6 +123,10 @@ export const PRESETS: readonly Preset[] = [
   },
 ];
 
+/**
+ * What `createChatModel` adds to a profile: the key, fetch, retry settings, cache, meter and (WebLLM) the
+ * engine.
+ */
 export interface CreateOptions {
   apiKey?: string;
   fetch?: FetchLike;

@@ -9,8 +9,13 @@ const KEY_PATTERNS: RegExp[] = [
   /\b(x-api-key|api[_-]?key|authorization)(["']?\s*[:=]\s*["']?)[^\s"',}]{6,}/gi,
 ];
 
+/** What a removed secret is replaced with. */
 export const REDACTED = '[redacted]';
 
+/**
+ * The text with every given secret (of 4+ characters) and anything shaped like an API key or bearer token
+ * replaced by `REDACTED`.
+ */
 export function redact(text: string, secrets: readonly (string | undefined)[] = []): string {
   let out = text;
   for (const s of secrets) {

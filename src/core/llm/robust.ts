@@ -9,12 +9,17 @@ import { ConcurrencyLimit } from './limit.ts';
 import type { ChatModel, ChatRequest, ChatResponse, Clock } from './types.ts';
 import { addSpent, noSpend, spentOfError, spentOfResponse, withSpent } from './usage.ts';
 
+/** A retry about to happen: the failed attempt (1-based), the wait before the next one, and the error. */
 export interface RetryInfo {
   attempt: number;
   delayMs: number;
   error: LlmError;
 }
 
+/**
+ * Options of `robust`: retries, backoff, timeouts, deadline, concurrency, and injected clock, randomness
+ * and timers.
+ */
 export interface RobustOptions {
   /** Retries after the first attempt (default 4). */
   retries?: number;
@@ -38,6 +43,10 @@ export interface RobustOptions {
   onRetry?: (info: RetryInfo) => void;
 }
 
+/**
+ * The wait before the retry after failed attempt `attempt` (0-based): between half and all of
+ * min(`maxDelayMs`, `baseDelayMs` · 2^attempt), so never zero ("equal jitter").
+ */
 export function backoffDelay(
   attempt: number,
   o: { baseDelayMs: number; maxDelayMs: number },
@@ -54,6 +63,11 @@ function toLlmError(e: unknown): LlmError {
   return new LlmError('bad-response', `Unexpected failure: ${e instanceof Error ? e.message : String(e)}`);
 }
 
+/**
+ * Wraps a model with per-attempt timeouts, retries of retryable errors (backoff, Retry-After honoured;
+ * none once a stream has emitted text), an overall deadline, cancellation and a concurrency limit. A
+ * failed call's error carries what all its attempts spent.
+ */
 export function robust(model: ChatModel, options: RobustOptions = {}): ChatModel {
   const retries = options.retries ?? 4;
   const baseDelayMs = options.baseDelayMs ?? 500;

@@ -8,11 +8,17 @@ import { LlmError } from './errors.ts';
 import type { ChatModel, ChatRequest, ChatResponse, ProviderKind } from './types.ts';
 import { resolveUsage } from './usage.ts';
 
+/** One scripted answer: a text, a partial response, or an error to throw. */
 export type ScriptReply = string | (Partial<ChatResponse> & { text: string }) | LlmError;
+/** A script entry: a fixed reply, or a function of the request and its index. */
 export type ScriptStep =
   | ScriptReply
   | ((req: ChatRequest, index: number) => ScriptReply | Promise<ScriptReply>);
 
+/**
+ * A test double, not a model: answers each request with the next script step (round and round with
+ * `loop`), and keeps the requests it received. Fails when the script runs out.
+ */
 export class ScriptedChatModel implements ChatModel {
   readonly provider = 'scripted' as const;
   readonly model: string;

@@ -17,6 +17,10 @@ import type {
 } from './types.ts';
 import { addSpent, noSpend, spentOfError, spentOfResponse, withSpent } from './usage.ts';
 
+/**
+ * Options of `completeJson` and `completeAction`: repair rounds, and JSON in the text or a forced tool
+ * call.
+ */
 export interface StructuredOptions {
   /** Repair rounds after the first answer (default 2). */
   maxRepairs?: number;
@@ -24,6 +28,10 @@ export interface StructuredOptions {
   mode?: 'auto' | 'json' | 'tool';
 }
 
+/**
+ * A validated structured answer, with the response it came in and what all the calls (repairs and retries
+ * included) cost.
+ */
 export interface StructuredResult<T> {
   value: T;
   /** The last response (the one that validated). */
@@ -34,6 +42,7 @@ export interface StructuredResult<T> {
   usage: Usage;
 }
 
+/** A chat request without the output-shape fields, which the structured calls set themselves. */
 export type BaseRequest = Omit<ChatRequest, 'responseFormat' | 'tools' | 'toolChoice'>;
 
 /** JSON Schema of a zod schema (undefined for the few types JSON Schema cannot say). */
@@ -196,6 +205,7 @@ export interface ActionSpec<A extends z.ZodType = z.ZodType> {
   args: A;
 }
 
+/** The union of `{action, args}` values an action set allows, with each action's parsed argument type. */
 export type ActionOf<M extends Record<string, ActionSpec>> = {
   [K in keyof M & string]: { action: K; args: z.infer<M[K]['args']> };
 }[keyof M & string];

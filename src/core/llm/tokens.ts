@@ -5,6 +5,10 @@
  */
 import type { ChatMessage, ChatRequest } from './types.ts';
 
+/**
+ * Estimated tokens of a text when the provider reports none: the larger of ASCII characters / 4
+ * and 0.75 per word or symbol, plus 0.9 per non-ASCII character; at least 1 for a non-empty text.
+ */
 export function estimateTokens(text: string): number {
   if (!text) return 0;
   let ascii = 0;
@@ -20,6 +24,10 @@ export function estimateTokens(text: string): number {
 /** Per-message overhead as in OpenAI's chat format (role and separators). */
 const PER_MESSAGE = 4;
 
+/**
+ * Estimated input tokens of a conversation: each message's content and tool calls, plus OpenAI-style
+ * per-message and reply-priming overhead.
+ */
 export function estimateMessageTokens(messages: readonly ChatMessage[]): number {
   let n = 3;
   for (const m of messages) {
@@ -30,6 +38,7 @@ export function estimateMessageTokens(messages: readonly ChatMessage[]): number 
   return n;
 }
 
+/** Estimated input tokens of a request: its messages plus the JSON of its tool specs. */
 export function estimateRequestTokens(req: Pick<ChatRequest, 'messages' | 'tools'>): number {
   let n = estimateMessageTokens(req.messages);
   for (const t of req.tools ?? []) n += estimateTokens(JSON.stringify(t));

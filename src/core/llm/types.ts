@@ -6,6 +6,7 @@
 /** A JSON Schema object (as produced by `z.toJSONSchema`). */
 export type JsonSchema = Record<string, unknown>;
 
+/** A native tool call the model made. */
 export interface ToolCall {
   /** Provider-assigned id, echoed back in the `tool` message that answers it. */
   id: string;
@@ -14,12 +15,14 @@ export interface ToolCall {
   arguments: string;
 }
 
+/** One turn of a conversation, by role; a `tool` message answers the tool call with `toolCallId`. */
 export type ChatMessage =
   | { role: 'system'; content: string }
   | { role: 'user'; content: string }
   | { role: 'assistant'; content: string; toolCalls?: ToolCall[] }
   | { role: 'tool'; toolCallId: string; name?: string; content: string };
 
+/** A native tool offered to the model: its name, description and argument schema. */
 export interface ToolSpec {
   name: string;
   description?: string;
@@ -30,6 +33,10 @@ export interface ToolSpec {
 /** `json`: ask for a JSON object (native JSON mode where the provider has one); `schema` is a hint. */
 export type ResponseFormat = { type: 'text' } | { type: 'json'; schema?: JsonSchema; name?: string };
 
+/**
+ * One chat completion request, provider-neutral: messages, output shape (JSON or tools), sampling,
+ * cancellation and streaming.
+ */
 export interface ChatRequest {
   messages: ChatMessage[];
   responseFormat?: ResponseFormat;
@@ -44,6 +51,7 @@ export interface ChatRequest {
   onToken?: (delta: string) => void;
 }
 
+/** Tokens of a call, reported by the provider or estimated. */
 export interface Usage {
   inputTokens: number;
   outputTokens: number;
@@ -51,8 +59,13 @@ export interface Usage {
   estimated: boolean;
 }
 
+/** Why the model stopped, mapped from each provider's own values. */
 export type FinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter' | 'unknown';
 
+/**
+ * A provider-neutral answer: text and tool calls, usage, the model that answered, why it stopped, and
+ * cache/request bookkeeping.
+ */
 export interface ChatResponse {
   text: string;
   toolCalls?: ToolCall[];
@@ -74,8 +87,10 @@ export interface Spent extends Usage {
   calls: number;
 }
 
+/** The kinds of provider behind a `ChatModel` (`scripted` is the test double). */
 export type ProviderKind = 'openai' | 'anthropic' | 'webllm' | 'scripted';
 
+/** What a provider supports: native tools, native JSON mode, streaming, and its context window. */
 export interface ChatCapabilities {
   nativeTools: boolean;
   /** Native JSON output mode (`response_format`). */
@@ -85,6 +100,7 @@ export interface ChatCapabilities {
   contextWindow?: number;
 }
 
+/** The one interface every LLM provider implements: a model name, its capabilities and `complete`. */
 export interface ChatModel {
   readonly provider: ProviderKind;
   /** The model asked for, e.g. `gpt-4o-mini` or `Qwen3-4B-q4f16_1-MLC`. */
@@ -96,6 +112,7 @@ export interface ChatModel {
 /** Injected IO: everything a provider touches outside its arguments. */
 export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
 
+/** Injected time: the current time in ms and an abortable sleep. */
 export interface Clock {
   now(): number;
   /** Resolves after `ms`, rejects with the signal's reason if it aborts first. */

@@ -4,6 +4,10 @@ import { LlmError } from './errors.ts';
 import { estimateRequestTokens, estimateTokens } from './tokens.ts';
 import type { ChatRequest, ChatResponse, FinishReason, Spent, ToolCall, Usage } from './types.ts';
 
+/**
+ * A call's usage: the provider's counts where it sent them, estimates (flagged `estimated`) for the
+ * missing ones.
+ */
 export function resolveUsage(
   reported: { input?: number | null; output?: number | null } | undefined,
   req: Pick<ChatRequest, 'messages' | 'tools'>,

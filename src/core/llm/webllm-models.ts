@@ -4,6 +4,10 @@
  * workers/webllm.worker.ts and is driven from src/app/llm/webllm-client.ts.
  */
 
+/**
+ * A curated in-browser model: our key, its f16 and f32 prebuilt ids, download and GPU memory sizes, the
+ * context window we load, and tool support.
+ */
 export interface WebLLMModel {
   /** Our short name, e.g. `qwen3-4b`. */
   key: string;
@@ -22,6 +26,10 @@ export interface WebLLMModel {
   note: string;
 }
 
+/**
+ * The curated in-browser models, best first, with ids, download and GPU memory sizes, context window and
+ * tool support.
+ */
 export const WEBLLM_MODELS: readonly WebLLMModel[] = [
   {
     key: 'qwen3-8b',
@@ -107,6 +115,10 @@ interface GpuLike {
   } | null>;
 }
 
+/**
+ * What WebGPU offers on this machine (pass `navigator.gpu`): whether a GPU adapter is there, whether it
+ * has `shader-f16`, and a sentence for the person when something is missing. Never throws.
+ */
 export async function detectGpu(gpu: GpuLike | undefined | null): Promise<GpuSupport> {
   if (!gpu)
     return {
@@ -152,10 +164,12 @@ export function pickVariant(m: WebLLMModel, support: Pick<GpuSupport, 'shaderF16
   };
 }
 
+/** A curated model by our key or by either of its prebuilt ids. */
 export function findWebLLMModel(keyOrId: string): WebLLMModel | undefined {
   return WEBLLM_MODELS.find((m) => m.key === keyOrId || m.f16Id === keyOrId || m.f32Id === keyOrId);
 }
 
+/** A size in MB for people: `850 MB`, `4.6 GB` (decimal). */
 export function formatMB(mb: number): string {
   return mb >= 1000 ? `${(mb / 1000).toFixed(1)} GB` : `${mb} MB`;
 }

@@ -29,8 +29,15 @@ export interface WebLLMEngine {
 
 // Compile-time proof that WebLLM's real engine interface fits `WebLLMEngine`.
 type Fits<T extends WebLLMEngine> = T;
+/**
+ * Compile-time check only: stops compiling if WebLLM's `MLCEngineInterface` no longer fits `WebLLMEngine`.
+ */
 export type RealEngineFits = Fits<MLCEngineInterface>;
 
+/**
+ * Settings of a WebLLM provider: the loaded engine, its model id and context window, and whether to use
+ * native tools.
+ */
 export interface WebLLMOptions {
   engine: WebLLMEngine;
   /** The prebuilt model id loaded into the engine, e.g. `Qwen3-4B-q4f16_1-MLC`. */
@@ -41,6 +48,10 @@ export interface WebLLMOptions {
   nativeTools?: boolean;
 }
 
+/**
+ * An in-browser WebLLM engine as a `ChatModel`: streams every request, JSON mode native, native tools only
+ * for Hermes models without a system message.
+ */
 export class WebLLMChatModel implements ChatModel {
   readonly provider = 'webllm' as const;
   readonly model: string;

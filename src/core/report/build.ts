@@ -22,6 +22,7 @@ import type {
   SystemRow,
 } from './types.ts';
 
+/** Options of `buildReport`: the timestamp to stamp it with and exemplars per cluster. */
 export interface BuildOptions {
   /** When the report was made (ISO text); injected so the report itself is pure. */
   generatedAt?: string;
@@ -33,6 +34,7 @@ function zeroTypes(): ErrorTypeCounts {
   return Object.fromEntries(ERROR_TYPES.map((t) => [t, 0])) as ErrorTypeCounts;
 }
 
+/** A count over `n` as a `RateCell`: the rate and its 95 % Wilson interval. */
 export function rateCell(count: number, n: number): RateCell {
   const ci = wilson(count, n);
   return { count, rate: rate(count, n), ci_low: ci.low, ci_high: ci.high };

@@ -22,6 +22,7 @@ export interface AttributedInput {
   method: string;
 }
 
+/** Options of `reportCase`: the file name, a known system, and the excerpt length. */
 export interface CaseFactsOptions {
   /** The graph file as given; names the case and helps find the system. */
   file?: string | null;

@@ -42,10 +42,14 @@ export const FEATURES = [
   },
 ] as const;
 
+/** The id of a case feature (see `FEATURES`). */
 export type FeatureId = (typeof FEATURES)[number]['id'];
+/** Which features a case has, one flag per feature. */
 export type FeatureFlags = Record<FeatureId, boolean>;
 
+/** Content words from which the evidence counts as long (the `long_evidence` feature). */
 export const LONG_EVIDENCE_WORDS = 25;
+/** Sessions between evidence and question from which the evidence counts as far back (`far_back`). */
 export const FAR_BACK_SESSIONS = 5;
 
 const NUMBER_WORDS =
@@ -91,15 +95,19 @@ function withoutDates(text: string): string {
     .replace(new RegExp(RELATIVE_DATE.source, 'gi'), ' ');
 }
 
+/** Whether a text holds a relative date (yesterday, last week, two days ago, …). */
 export function hasRelativeDate(text: string): boolean {
   return RELATIVE_DATE.test(text);
 }
+/** Whether a text holds an absolute date (a year, a day and month, a numeric date). */
 export function hasAbsoluteDate(text: string): boolean {
   return ABSOLUTE_DATE.test(text);
 }
+/** Whether a text holds a negation (not, never, no longer, n't, …). */
 export function hasNegation(text: string): boolean {
   return NEGATION.test(text);
 }
+/** Whether a text holds a count or quantity, in digits or words, dates not counted. */
 export function hasNumber(text: string): boolean {
   return NUMBER.test(withoutDates(text));
 }
@@ -116,6 +124,7 @@ export function isEnumeration(goldenAnswers: readonly string[]): boolean {
   return parts.length >= 2;
 }
 
+/** The texts `textFeatures` reads: the evidence, the golden answers and the evidence's content-word count. */
 export interface TextFeatureInput {
   /** The evidence messages' texts. */
   evidence: readonly string[];

@@ -25,6 +25,10 @@ export interface MemtraceAttributionResult {
   method?: string;
 }
 
+/**
+ * One record of `run_error_attribution.py`'s results: the case's annotation, the graph path, the
+ * attribution and, when labelled, whether it was right.
+ */
 export interface MemtraceRecord {
   query_id: string;
   query: string;
@@ -42,6 +46,7 @@ export interface MemtraceRecord {
   [key: string]: unknown;
 }
 
+/** A whole `run_error_attribution.py` results file: split, sampled graphs, records and the metrics block. */
 export interface MemtraceResults {
   split: string | null;
   sampled_graph_paths: string[];

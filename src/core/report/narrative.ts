@@ -54,11 +54,16 @@ export function narrativeCase(g: TraceGraph, c: TraceCase, rc: ReportCase): Narr
   };
 }
 
+/** The target-system overview the narrative prompt uses when the caller gives none. */
 export const DEFAULT_OVERVIEW =
   'The target system is a memory system for a conversational assistant: it builds a memory from the conversation ' +
   '(extraction, updates, deletions), retrieves from it at question time, and answers. Its execution graph records ' +
   'every operation with the variables it read and wrote.';
 
+/**
+ * Options of `writeNarrative`: the model, the system overview, batch size, temperature, op
+ * rendering limit, cancellation and progress.
+ */
 export interface NarrativeOptions {
   model: ChatModel;
   /** What the target system is and does (the paper's "target system overview"). */

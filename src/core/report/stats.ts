@@ -3,6 +3,7 @@
 /** z for a two-sided 95 % interval. */
 export const Z95 = 1.959963984540054;
 
+/** A closed interval `[low, high]` of a proportion. */
 export interface Interval {
   low: number;
   high: number;

@@ -3,6 +3,7 @@
  * external assets; core has no DOM). Every label goes through `escapeHtml`.
  */
 
+/** Escapes `& < > " '` for HTML text and attribute values (the report's SVG and HTML). */
 export function escapeHtml(text: string): string {
   return text
     .replace(/&/g, '&amp;')
@@ -25,6 +26,7 @@ export const TYPE_COLOURS: Record<string, string> = {
 const FONT = 'font-family="system-ui, sans-serif" font-size="12"';
 const n2 = (x: number) => (Math.round(x * 10) / 10).toString();
 
+/** One bar of `rateBars`: its label, rate with interval, the note at its end and an optional colour. */
 export interface RateBar {
   label: string;
   rate: number;
@@ -68,6 +70,7 @@ export function rateBars(bars: RateBar[], width = 640): string {
   return parts.join('');
 }
 
+/** One row of `stackedBars`: a label and its counts per key. */
 export interface StackRow {
   label: string;
   parts: { key: string; value: number }[];

@@ -68,24 +68,29 @@ export interface RateCell {
   ci_high: number;
 }
 
+/** A count per error type. */
 export type ErrorTypeCounts = Record<ErrorType, number>;
 
+/** The failures of one memory system: how many, by error type, and how many had no decisive error. */
 export interface SystemRow {
   cases: number;
   by_error_type: ErrorTypeCounts;
   no_decisive_error: number;
 }
 
+/** One error type's rate over all cases. */
 export interface ErrorTypeRow extends RateCell {
   error_type: ErrorType;
 }
 
+/** Failures at one kind of op (name and category), with their rate and error types. */
 export interface OpRow extends RateCell {
   op_name: string;
   op_category: string;
   by_error_type: ErrorTypeCounts;
 }
 
+/** Failures behind one prompt (or none), with their rate, the prompt's versions seen, and error types. */
 export interface PromptRow extends RateCell {
   /** Prompt variable full name; null collects the failures no prompt explains ("not optimisable"). */
   prompt: string | null;
@@ -94,6 +99,7 @@ export interface PromptRow extends RateCell {
   by_error_type: ErrorTypeCounts;
 }
 
+/** Failures of one question category, by error type. */
 export interface CategoryRow {
   category: string;
   cases: number;
@@ -116,12 +122,14 @@ export interface FeatureRow {
   with_feature: number;
 }
 
+/** How many cases have a feature, with its label and defining rule. */
 export interface FeaturePrevalence extends RateCell {
   feature: FeatureId;
   label: string;
   rule: string;
 }
 
+/** A case shown as an example of a cluster: the question, answers, attribution reason and value excerpts. */
 export interface Exemplar {
   case_id: string;
   trace_id: string;
@@ -169,6 +177,10 @@ export interface Narrative {
   source: 'model' | 'file';
 }
 
+/**
+ * The system-level error report (`buildReport`): counts and rates by system, error type, op, prompt and
+ * question category, feature lifts and prevalence, clusters, every case, and an optional narrative.
+ */
 export interface ErrorReport {
   /** Number of failed cases in the report. */
   cases: number;

@@ -12,12 +12,15 @@ import { pack, unpack } from './pack.ts';
 import { TermTable } from './tokenize.ts';
 import { type Hit, topK } from './topk.ts';
 
+/** BM25's term-frequency saturation `k1` and length normalisation `b`. */
 export interface Bm25Params {
   k1: number;
   b: number;
 }
+/** The paper's BM25 parameters (k1 = 1.2, b = 0.75). */
 export const BM25_DEFAULTS: Bm25Params = { k1: 1.2, b: 0.75 };
 
+/** Options of `Bm25Index.build`: parameters, cancellation and progress. */
 export interface BuildOptions {
   params?: Partial<Bm25Params>;
   signal?: AbortSignal;
@@ -39,6 +42,10 @@ class IntBuf {
   }
 }
 
+/**
+ * A BM25 index over a document list (see the module comment): built once, searched for the top k,
+ * serialised with `pack`.
+ */
 export class Bm25Index {
   /** Per-document length normalisation k1·(1 − b + b·|d|/avgdl), computed once. */
   private readonly norm: Float64Array;

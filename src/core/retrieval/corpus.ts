@@ -10,6 +10,7 @@ import { valueText } from '../trace/pyrepr.ts';
 /** `messages`: variables of category `message` (the paper's start-point documents); `all`: every variable. */
 export type DocScope = 'messages' | 'all';
 
+/** The documents of one index: their ids, texts and variable indices, and the scope they were taken from. */
 export interface Corpus {
   scope: DocScope;
   /** full_node_id of each document. */
@@ -22,6 +23,10 @@ export interface Corpus {
 /** The text a document is indexed by: the value's human text. */
 export const documentText = valueText;
 
+/**
+ * The documents of a graph for a scope: message variables, or every variable but the sentinels, in file
+ * order.
+ */
 export function corpusFromGraph(g: TraceGraph, scope: DocScope): Corpus {
   const vars: number[] = [];
   if (scope === 'messages') vars.push(...varsWithCategory(g, 'message'));

@@ -3,6 +3,10 @@ import type { Embedder, EmbedOptions } from './embedder.ts';
 import { pack, unpack } from './pack.ts';
 import { type Hit, topK } from './topk.ts';
 
+/**
+ * Exact inner-product search over one embedder's document vectors (row-major Float32), serialised with
+ * `pack`.
+ */
 export class DenseIndex {
   constructor(
     /** Embedder id the vectors came from. */

@@ -12,9 +12,15 @@
 import { type Embedder, type EmbedOptions, normalizeRows } from './embedder.ts';
 import { TermTable } from './tokenize.ts';
 
+/** Width of the fallback embedder's vectors unless chosen. */
 export const FALLBACK_DIMS = 256;
+/** How the fallback embedder is named wherever it shows: never as a neural model. */
 export const FALLBACK_LABEL = 'fallback (hashed n-grams, not a neural model)';
 
+/**
+ * The model-free fallback embedder (see the module comment): deterministic hashed character n-grams,
+ * L2-normalised.
+ */
 export class HashedNgramEmbedder implements Embedder {
   readonly kind = 'fallback' as const;
   readonly id: string;

@@ -5,6 +5,7 @@
  * Transferable as one ArrayBuffer (worker ↔ UI), storable as one IndexedDB value or file.
  */
 
+/** The typed arrays a packed container can hold. */
 export type PackedArray = Int32Array | Uint32Array | Float32Array | Float64Array | Uint8Array;
 type ArrayKind = 'i32' | 'u32' | 'f32' | 'f64' | 'u8';
 
@@ -21,6 +22,7 @@ function kindOf(a: PackedArray): ArrayKind {
 
 const align8 = (n: number) => (n + 7) & ~7;
 
+/** Packs a JSON-able header and named typed arrays into one buffer (layout in the module comment). */
 export function pack(meta: Record<string, unknown>, arrays: Record<string, PackedArray>): Uint8Array {
   const names = Object.keys(arrays);
   const layout = names.map((name) => ({ name, kind: kindOf(arrays[name]), length: arrays[name].length }));
@@ -44,11 +46,16 @@ export function pack(meta: Record<string, unknown>, arrays: Record<string, Packe
   return out;
 }
 
+/** What `unpack` returns: the header and the arrays by name, viewing the packed bytes. */
 export interface Unpacked {
   meta: Record<string, unknown>;
   arrays: Record<string, PackedArray>;
 }
 
+/**
+ * Reads a packed buffer: the arrays are views into it (a misaligned input is copied once). Throws on a bad
+ * magic, unknown format or truncated data.
+ */
 export function unpack(bytes: Uint8Array): Unpacked {
   if (bytes.byteLength < 12) throw new Error('not a memtrace index (too short)');
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);

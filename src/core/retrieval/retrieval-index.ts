@@ -12,8 +12,10 @@ import { pack, unpack } from './pack.ts';
 import { reciprocalRankFusion } from './rrf.ts';
 import type { Hit } from './topk.ts';
 
+/** How `RetrievalIndex.search` ranks: BM25, dense vectors, or both fused by RRF. */
 export type Method = 'bm25' | 'dense' | 'hybrid';
 
+/** One ranked document: its id, score, 1-based rank and document number (hybrid: its rank in each list). */
 export interface SearchHit {
   full_node_id: string;
   score: number;
@@ -26,12 +28,14 @@ export interface SearchHit {
   denseRank?: number | null;
 }
 
+/** Progress of building an index: which phase (BM25 or embedding) and how far. */
 export interface BuildProgress {
   phase: 'bm25' | 'embed';
   done: number;
   total: number;
 }
 
+/** Options of `RetrievalIndex.build`: an embedder for dense vectors, cancellation and progress. */
 export interface IndexBuildOptions {
   /** Also embed every document (dense + hybrid search). */
   embedder?: Embedder | null;
@@ -39,6 +43,10 @@ export interface IndexBuildOptions {
   onProgress?: (p: BuildProgress) => void;
 }
 
+/**
+ * One trace's retrieval index for one scope: BM25 and optional dense vectors, searched by BM25, dense or
+ * hybrid, and serialised with its content key (`indexKey`).
+ */
 export class RetrievalIndex {
   constructor(
     readonly key: string,

@@ -5,13 +5,16 @@
  */
 import type { Hit } from './topk.ts';
 
+/** The rank offset of reciprocal rank fusion (60, as the paper). */
 export const RRF_K = 60;
 
+/** A fused hit, with its rank in each input list. */
 export interface FusedHit extends Hit {
   /** Rank (1-based) in each input list, null when absent. */
   ranks: (number | null)[];
 }
 
+/** Fuses ranked lists by reciprocal rank (see the module comment) and returns the best `k`. */
 export function reciprocalRankFusion(
   lists: readonly (readonly Hit[])[],
   k: number,

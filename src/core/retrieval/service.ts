@@ -24,6 +24,10 @@ import {
   type WasmPaths,
 } from './transformers.ts';
 
+/**
+ * Which embedder the retrieval service uses: none (BM25 only), the fallback, or a transformers.js model
+ * from the app, a picked folder or (only when allowed) the hub.
+ */
 export type EmbeddingSetting =
   /** BM25 only. */
   | { kind: 'none' }
@@ -36,6 +40,7 @@ export type EmbeddingSetting =
   /** The Hugging Face hub — only when the user explicitly allowed downloads. */
   | { kind: 'hub'; model: string; dtype?: Dtype; allowRemote: true };
 
+/** The embedder in use, as the UI shows it: kind, id, label, width and device. */
 export interface EmbedderInfo {
   kind: 'none' | 'fallback' | 'transformers';
   id: string | null;
@@ -45,11 +50,16 @@ export interface EmbedderInfo {
   device?: string;
 }
 
+/** Where serialised indexes are kept between sessions, one per slot (IndexedDB in the app). */
 export interface IndexStore {
   get(slot: string): Promise<Uint8Array | undefined>;
   put(slot: string, bytes: Uint8Array): Promise<void>;
 }
 
+/**
+ * The index the service built or loaded: its key, scope, size, model, whether it came from the store, and
+ * how long it took.
+ */
 export interface IndexInfo {
   key: string;
   scope: DocScope;
@@ -59,11 +69,13 @@ export interface IndexInfo {
   ms: number;
 }
 
+/** A search hit with a preview of the document's text. */
 export interface ServiceHit extends SearchHit {
   /** The first 200 characters of the document's text. */
   preview: string;
 }
 
+/** Progress of `buildIndex`: index building, or loading the model. */
 export type ServiceProgress = BuildProgress | ({ phase: 'load-model' } & LoadProgress);
 
 function hubModel(model: string): ModelLocation {
@@ -79,6 +91,10 @@ function hubModel(model: string): ModelLocation {
   };
 }
 
+/**
+ * The retrieval worker's service (see the module comment): one open trace, its index and an embedder;
+ * plain data in and out for comlink.
+ */
 export class RetrievalService {
   private graph: TraceGraph | null = null;
   private traceName = '';

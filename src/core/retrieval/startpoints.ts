@@ -7,6 +7,7 @@ import type { TraceCase } from '../cases/cases.ts';
 import type { Embedder } from './embedder.ts';
 import type { Method, RetrievalIndex, SearchHit } from './retrieval-index.ts';
 
+/** Start points kept per question (the paper's max_frontier / 2). */
 export const START_POINTS = 8;
 
 /** question + "\n" + golden answer (several golden answers are joined by "\n"). */
@@ -14,6 +15,7 @@ export function startPointQuery(question: string, goldenAnswers: readonly string
   return goldenAnswers.length ? `${question}\n${goldenAnswers.join('\n')}` : question;
 }
 
+/** Options of `startPoints`: how many, the method, the embedder and cancellation. */
 export interface StartPointOptions {
   k?: number;
   /** Default: hybrid when the index has dense vectors and an embedder is given, else bm25. */
@@ -22,6 +24,10 @@ export interface StartPointOptions {
   signal?: AbortSignal;
 }
 
+/**
+ * The paper's start points of a question: the messages index searched for question + golden answer (hybrid
+ * when it has vectors and an embedder is given). Throws for an index of another scope.
+ */
 export async function startPoints(
   index: RetrievalIndex,
   c: Pick<TraceCase, 'question' | 'goldenAnswers'>,

@@ -64,6 +64,7 @@ export function forEachToken(text: string, emit: (token: string) => void): void 
   }
 }
 
+/** The paper's tokens of a text (see the module comment). */
 export function tokenize(text: string): string[] {
   const out: string[] = [];
   forEachToken(text, (t) => out.push(t));

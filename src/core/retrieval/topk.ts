@@ -1,5 +1,6 @@
 /** Ranked hits: the best `k` by score, ties broken by the lower document number (file order). */
 
+/** A ranked document: its number in the corpus and its score. */
 export interface Hit {
   /** Document number in the corpus (0-based). */
   doc: number;

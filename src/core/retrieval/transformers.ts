@@ -15,8 +15,11 @@
  */
 import type { Embedder, EmbedOptions } from './embedder.ts';
 
+/** How token vectors become one text vector. */
 export type Pooling = 'mean' | 'cls' | 'last_token';
+/** Which ONNX weights to load (`fp32` → `model.onnx`, `q8` → `model_quantized.onnx`, …). */
 export type Dtype = 'fp32' | 'fp16' | 'q8' | 'int8' | 'uint8' | 'q4' | 'bnb4' | 'q4f16';
+/** Where the model runs: WebGPU or wasm in the browser, CPU in Node. */
 export type Device = 'webgpu' | 'wasm' | 'cpu';
 /** onnxruntime-web's glue and binary (asyncify build, the one transformers.js 4.3 uses), or a URL prefix. */
 export type WasmPaths = string | { mjs: string; wasm: string };
@@ -44,6 +47,7 @@ export interface GpuProbe {
   requestAdapter(): Promise<unknown>;
 }
 
+/** transformers.js's model-loading progress, as it reports it. */
 export interface LoadProgress {
   status: string;
   file?: string;
@@ -53,6 +57,10 @@ export interface LoadProgress {
   progress?: number;
 }
 
+/**
+ * Options of `TransformersEmbedder.load`: where the files are, weights, device, pooling, batching, whether
+ * the hub may be used, and progress.
+ */
 export interface TransformersEmbedderOptions {
   location: ModelLocation;
   dtype?: Dtype;
@@ -71,6 +79,9 @@ export interface TransformersEmbedderOptions {
   signal?: AbortSignal;
 }
 
+/**
+ * The pooling and normalisation a model is run with, where they came from, and its hidden size when known.
+ */
 export interface ResolvedEmbeddingConfig {
   pooling: Pooling;
   normalize: boolean;
@@ -145,6 +156,10 @@ type Extractor = ((
   options: { pooling: Pooling; normalize: boolean },
 ) => Promise<{ data: ArrayLike<number>; dims: number[] }>) & { dispose(): Promise<void> };
 
+/**
+ * A transformers.js feature-extraction model as an `Embedder`: loaded from local files unless allowed
+ * otherwise, batched and cancellable; its id covers the model files and settings.
+ */
 export class TransformersEmbedder implements Embedder {
   readonly kind = 'transformers' as const;
 

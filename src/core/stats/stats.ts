@@ -2,6 +2,10 @@
 import { listCases } from '../cases/cases.ts';
 import type { TraceGraph } from '../graph/graph.ts';
 
+/**
+ * Counts of a trace's records, messages and failed questions, and of variables and ops per category (most
+ * frequent first).
+ */
 export interface TraceStats {
   sessions: number;
   nodes: number;
@@ -21,6 +25,7 @@ function countBy(keys: string[]): Record<string, number> {
   return Object.fromEntries([...m].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)));
 }
 
+/** The counts of a trace (`memtrace stats --json`): records as the file lists them, sentinels included. */
 export function traceStats(g: TraceGraph): TraceStats {
   const data = g.doc.data;
   const len = (v: unknown) => (Array.isArray(v) ? v.length : 0);

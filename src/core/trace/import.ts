@@ -20,6 +20,10 @@ import type { OtelSpan } from './otel/span.ts';
 import type { TraceDocument } from './types.ts';
 import { validateDocument } from './validate.ts';
 
+/**
+ * A validated document with its warnings (and, for a span file, what it was mapped to), or the issues that
+ * stopped the import.
+ */
 export type ImportResult =
   | { ok: true; doc: TraceDocument; issues: TraceIssue[]; summary?: ImportSummary }
   | { ok: false; issues: TraceIssue[]; summary?: ImportSummary };
@@ -31,6 +35,7 @@ export interface ImportSummary {
   otel: OtelImportSummary;
 }
 
+/** Options of `parseTraceText`: the file name every message names, and how many issues to keep. */
 export interface ImportOptions {
   /** Name used in every message (a path or the dropped file's name). */
   file: string;
@@ -43,6 +48,10 @@ function stripBom(text: string): string {
   return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }
 
+/**
+ * Reads trace text (a leading BOM dropped): smartcomment JSON, or a span format mapped to a trace first;
+ * validated. Never throws on bad input: problems come back as issues naming the file and the place.
+ */
 export function parseTraceText(text: string, options: ImportOptions): ImportResult {
   const issues = new IssueCollector(options.file, options.maxIssues);
   let value: unknown;

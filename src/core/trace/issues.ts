@@ -1,7 +1,12 @@
 /** Problems found while reading a trace file, each with the file and the place. */
 
+/** An error stops the import; a warning does not. */
 export type Severity = 'error' | 'warning';
 
+/**
+ * One problem found while reading a trace: its severity, a stable code, the message, and the file and
+ * place.
+ */
 export interface TraceIssue {
   severity: Severity;
   /** Stable machine-readable kind, e.g. `json-syntax`, `duplicate-id`, `dangling-endpoint`. */
@@ -21,6 +26,7 @@ export function issuePlace(issue: TraceIssue): string {
   return issue.path ? `${issue.file}: ${issue.path}` : issue.file;
 }
 
+/** One line for people: `place: severity: message`. */
 export function formatIssue(issue: TraceIssue): string {
   return `${issuePlace(issue)}: ${issue.severity}: ${issue.message}`;
 }

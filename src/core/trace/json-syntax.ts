@@ -4,6 +4,7 @@
  * ourselves to report an exact line:column. Linear, iterative, no recursion.
  */
 
+/** The first JSON syntax error of a text: its offset, 1-based line and column, and what is wrong. */
 export interface JsonSyntaxError {
   offset: number;
   line: number;
@@ -11,6 +12,7 @@ export interface JsonSyntaxError {
   message: string;
 }
 
+/** The 1-based line and column of a character offset in a text. */
 export function lineColumnAt(text: string, offset: number): { line: number; column: number } {
   let line = 1;
   let lineStart = 0;

@@ -4,7 +4,9 @@
  * export is a plain serialisation of the same objects.
  */
 
+/** Any JSON value. */
 export type Json = null | boolean | number | string | Json[] | JsonObject;
+/** A JSON object. */
 export interface JsonObject {
   [key: string]: Json;
 }
@@ -22,6 +24,7 @@ export interface RecordBase {
   [key: string]: unknown;
 }
 
+/** A variable version record (`data.nodes`): its name, version, value, class, comment and category. */
 export interface VariableRecord extends RecordBase {
   name: string;
   version: number;
@@ -36,6 +39,7 @@ export interface VariableRecord extends RecordBase {
   full_node_id?: string;
 }
 
+/** An operation record (`data.operations`): its id, name, comment and category. */
 export interface OperationRecord extends RecordBase {
   op_id: string;
   op_name: string | null;
@@ -44,6 +48,7 @@ export interface OperationRecord extends RecordBase {
   session_id: string;
 }
 
+/** An edge record (`data.edges`): a data flow from one variable version to another, within an op. */
 export interface EdgeRecord extends RecordBase {
   edge_id: string;
   op_id: string;
@@ -54,6 +59,7 @@ export interface EdgeRecord extends RecordBase {
   session_id: string;
 }
 
+/** A session record (`data.sessions`), which groups records. */
 export interface SessionRecord extends RecordBase {
   session_id: string;
   session_name: string | null;
@@ -75,6 +81,10 @@ export interface Annotation {
   [key: string]: unknown;
 }
 
+/**
+ * The records of a trace file (`data`): sessions, variables, operations, edges and MemTraceBench
+ * annotations.
+ */
 export interface TraceData {
   sessions: SessionRecord[];
   nodes: VariableRecord[];
@@ -98,6 +108,7 @@ export interface TraceDocument {
   [key: string]: unknown;
 }
 
+/** The five error types of the MemTrace taxonomy, in pipeline order. */
 export const ERROR_TYPES = [
   'ExtractionError',
   'UpdateError',
@@ -105,8 +116,10 @@ export const ERROR_TYPES = [
   'RetrievalError',
   'ResponseError',
 ] as const;
+/** One of the five error types. */
 export type ErrorType = (typeof ERROR_TYPES)[number];
 
+/** Whether a value is one of the five error type names. */
 export function isErrorType(value: unknown): value is ErrorType {
   return typeof value === 'string' && (ERROR_TYPES as readonly string[]).includes(value);
 }

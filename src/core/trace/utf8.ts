@@ -4,12 +4,17 @@
  * become one. The offset of the first bad byte is found only when decoding fails.
  */
 
+/** The decoded text, or where the first invalid byte is and a message naming it. */
 export type Utf8Result =
   | { ok: true; text: string }
   | { ok: false; offset: number; line: number; message: string };
 
 const strict = new TextDecoder('utf-8', { fatal: true });
 
+/**
+ * Decodes bytes as strict UTF-8 (a leading BOM is dropped, as TextDecoder does); invalid input fails with
+ * the first bad byte's offset and line instead of being replaced.
+ */
 export function decodeUtf8(bytes: Uint8Array): Utf8Result {
   try {
     return { ok: true, text: strict.decode(bytes) };

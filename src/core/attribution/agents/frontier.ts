@@ -7,8 +7,13 @@
 import type { TraceGraph } from '../../graph/graph.ts';
 import type { FrontierState } from '../types.ts';
 
+/** Entries the to-explore list holds besides the variable being explored. */
 export const MAX_FRONTIER = 16;
 
+/**
+ * The to-explore order of two variable ids: earlier `created_at` first, then by id; unknown ids sort as
+ * created at ''.
+ */
 export function compareVars(g: TraceGraph, a: string, b: string): number {
   const va = g.varIndex.get(a);
   const vb = g.varIndex.get(b);
@@ -24,8 +29,13 @@ export function initialFrontier(g: TraceGraph, seeds: string[], max = MAX_FRONTI
   return { current: ids[0] ?? null, list: ids.slice(1, 1 + max), explored: [] };
 }
 
+/** What `addToFrontier` did: `added`, or why it refused. */
 export type AddOutcome = 'added' | 'unknown' | 'current' | 'listed' | 'explored' | 'full';
 
+/**
+ * Lists a variable in execution order, or refuses it (unknown, being explored, already listed or explored,
+ * list full); mutates `f`.
+ */
 export function addToFrontier(g: TraceGraph, f: FrontierState, id: string, max = MAX_FRONTIER): AddOutcome {
   if (!g.varIndex.has(id)) return 'unknown';
   if (f.current === id) return 'current';
@@ -37,6 +47,7 @@ export function addToFrontier(g: TraceGraph, f: FrontierState, id: string, max =
   return 'added';
 }
 
+/** Drops a variable from the to-explore list; false when it was not listed. */
 export function removeFromFrontier(f: FrontierState, id: string): boolean {
   const i = f.list.indexOf(id);
   if (i < 0) return false;
@@ -51,6 +62,7 @@ export function finishCurrent(f: FrontierState): string | null {
   return f.current;
 }
 
+/** The observation the agent reads for each refused `add_to_frontier`. */
 export const REFUSALS: Record<Exclude<AddOutcome, 'added'>, string> = {
   unknown: 'refused: no such variable',
   current: 'refused: it is being explored now',

@@ -38,6 +38,10 @@ import { startAgent } from './start.ts';
 
 const page = z.number().int().min(1).optional().describe('1-based page number (default 1)');
 
+/**
+ * The MemTrace agent's actions (explore, view/search a value, edit the to-explore list, finish a node,
+ * final answer) with their argument schemas, as the model sees them.
+ */
 export const MEMTRACE_ACTIONS = {
   explore: {
     description:
@@ -112,6 +116,10 @@ function exploreText(
   return { text: `${head}\n${view.text}`, shown: mode === 'full' ? shownOps(view.text) : [] };
 }
 
+/**
+ * The MemTrace agent's environment for the runtime loop: system prompt, actions and how each one reads the
+ * graph and moves the to-explore list.
+ */
 export function memtraceEnv(input: AttributionInput, b: Budgets, text: string, hooks: RunHooks): AgentEnv {
   const g = input.graph;
   const status = (cp: AgentCheckpoint) => {
@@ -242,6 +250,11 @@ function firstMessage(
   return parts.join('\n\n');
 }
 
+/**
+ * Runs (or resumes, from `hooks.resume`) the MemTrace agent on one case: seeds the to-explore list from
+ * the prior candidates (prior mode) or the start-point messages plus the question, then explores until a
+ * final answer or a budget runs out.
+ */
 export async function attributeMemTrace(
   input: AttributionInput,
   deps: EngineDeps,

@@ -17,12 +17,19 @@ import { CHECKLIST, candidatesText, ERROR_TYPE_TEXT, TASK } from './prompts.ts';
 import { type AgentEnv, finalAnswerAction, type Observation } from './runtime.ts';
 import { startAgent } from './start.ts';
 
+/** Matches one `grep` lists (the total is still counted). */
 export const GREP_MAX = 40;
+/** Characters of context each side of a `grep` match, clipped to its block. */
 export const GREP_CONTEXT = 120;
+/** Blocks the overview shows from each end of the log. */
 export const OVERVIEW_BLOCKS = 8;
 /** Characters of each block in the overview. */
 const OVERVIEW_BLOCK_CHARS = 600;
 
+/**
+ * The OBS agent's actions (overview, grep, window, view_op, final answer) with their argument schemas, as
+ * the model sees them.
+ */
 export const OBS_ACTIONS = {
   overview: {
     description: 'Size of the operation-block log and its first and last 8 blocks (shortened).',
@@ -83,6 +90,10 @@ function blockLabel(g: TraceGraph, log: ObsLog, b: ObsBlock): string {
   return `block ${n} (op_id ${g.opId[b.op]}, ${g.opName[b.op] || '(unnamed)'})`;
 }
 
+/**
+ * The four OBS tools over a graph's operation-block log; each returns the observation text and the op ids
+ * it showed in full (which count as read).
+ */
 export function obsTools(g: TraceGraph, b: Budgets) {
   const log = obsLogOf(g, b.obsTies);
   const blockText = (bl: ObsBlock) => log.text.slice(bl.start, bl.end);
@@ -172,6 +183,10 @@ export function obsTools(g: TraceGraph, b: Budgets) {
   };
 }
 
+/**
+ * The OBS agent's environment for the runtime loop: system prompt, actions dispatched to `obsTools`,
+ * status line and path (the blocks read).
+ */
 export function obsEnv(input: AttributionInput, b: Budgets, text: string): AgentEnv {
   const g = input.graph;
   const tools = obsTools(g, b);
@@ -228,6 +243,11 @@ function seedText(g: TraceGraph, b: Budgets, prior: Candidate[]): { text: string
   return { text: parts.join('\n\n'), shown };
 }
 
+/**
+ * Runs (or resumes, from `hooks.resume`) the MemTrace-OBS agent on one case: opens with the log's size
+ * (and in prior mode the candidates' blocks), then reads the log until a final answer or a budget runs
+ * out.
+ */
 export async function attributeObs(
   input: AttributionInput,
   deps: EngineDeps,

@@ -14,11 +14,16 @@ import type { ChatRequest } from '../../llm/types.ts';
 import { conversationTokens, messageTokens } from './compress.ts';
 import { MAX_FRONTIER } from './frontier.ts';
 
+/** The label an oracle judge steers to: the decisive op and its error type. */
 export interface OracleLabel {
   op_id: string;
   error_type: string;
 }
 
+/**
+ * A scripted judge that knows the label, plus whether the labelled op was shown in full before it
+ * answered.
+ */
 export interface OracleJudge {
   /** The policy: pass to `new ScriptedChatModel([oracle.step], { loop: true })`. */
   step: (req: ChatRequest) => ScriptReply;

@@ -21,6 +21,10 @@ export async function messagesIndex(g: TraceGraph, deps: EngineDeps): Promise<Re
   return deps.index ?? (await RetrievalIndex.build(corpusFromGraph(g, 'messages')));
 }
 
+/**
+ * Prior mode's seeds: the evidence-flow attributor's top candidates (at most `PRIOR_CANDIDATES`, ops of
+ * this graph only), located through the messages index.
+ */
 export async function priorCandidates(
   input: AttributionInput,
   deps: EngineDeps,

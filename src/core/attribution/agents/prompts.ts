@@ -2,12 +2,14 @@
 import type { TraceCase } from '../../cases/cases.ts';
 import type { Candidate } from '../types.ts';
 
+/** The task statement both agents start from: find the earliest faulty and decisive operation. */
 export const TASK = `A memory system (RAG, long-context, Mem0, EverMemOS, …) answered a question wrongly. You are given its execution graph: variables (values) and operations that read and write them. Find the DECISIVE ERROR: the earliest operation that is
 (1) faulty — its output is wrong for its own local job,
 (2) decisive — had it produced the correct output, with everything before it unchanged and everything after it behaving ideally, the answer would have been right,
 (3) the earliest such operation in execution order.
 There is a single decisive operation per failure.`;
 
+/** The five error types, defined for the model. */
 export const ERROR_TYPE_TEXT = `Error types:
 - ExtractionError — the critical information never enters any memory unit during construction.
 - UpdateError — a memory unit held the critical information; a later update removed or degraded it.
@@ -15,6 +17,7 @@ export const ERROR_TYPE_TEXT = `Error types:
 - RetrievalError — the store held the information, but the retrieved context for the question lacks it.
 - ResponseError — the retrieved context held all the evidence, the final answer is still wrong.`;
 
+/** The paper's attribution checklist, for the system prompt. */
 export const CHECKLIST = `Checklist: find the critical information (the evidence for the golden answer); walk operations in execution order judging each against its own job; when an op is correct, follow its outputs; track each memory unit over its lifetime; classify with the types above; prefer the earliest decisive fault.`;
 
 /** Optional per-system advice (the paper's system priors). */
@@ -35,6 +38,10 @@ export function systemPrior(system: string | null | undefined): string | null {
   return SYSTEM_PRIORS[key] ?? null;
 }
 
+/**
+ * The failed case as the agents read it: question, golden answers, prediction, question variable, system
+ * and (when `withPrior`) its system prior.
+ */
 export function caseText(c: TraceCase, system: string | null | undefined, withPrior: boolean): string {
   const lines = [
     '# The failed question',
@@ -49,6 +56,10 @@ export function caseText(c: TraceCase, system: string | null | undefined, withPr
   return lines.join('\n');
 }
 
+/**
+ * The prior-mode section listing the evidence-flow candidates, most likely first, with the instruction to
+ * verify them.
+ */
 export function candidatesText(candidates: readonly Candidate[]): string {
   return [
     '# Prior: a deterministic evidence-flow analysis ranked these operations (most likely first)',
