@@ -1,6 +1,6 @@
 /**
  * `robust(model, options)`: per-attempt timeouts, retries with exponential backoff and
- * full jitter on 429 / 5xx / network errors (honouring Retry-After), cancellation, and
+ * equal jitter on 429 / 5xx / network errors (honouring Retry-After), cancellation, and
  * a concurrency limit — around any ChatModel.
  */
 import { realClock } from './clock.ts';

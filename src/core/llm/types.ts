@@ -115,6 +115,6 @@ export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
 /** Injected time: the current time in ms and an abortable sleep. */
 export interface Clock {
   now(): number;
-  /** Resolves after `ms`, rejects with the signal's reason if it aborts first. */
+  /** Resolves after `ms`; if the signal aborts first, rejects with `abortReason(signal)`: its reason when that is an `LlmError`, else an `aborted` one. */
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
 }
