@@ -1,10 +1,16 @@
 /**
  * The pieces the matcher layers are made of, each against values worked out by hand:
  * time expressions, lemmas and number words, the word-vector file, the middle band
- * decided by an LLM over real HTTP (its calls counted), and judges named otherwise.
+ * decided by an LLM over real HTTP (its calls counted) or by a transformers.js model, and
+ * judges named otherwise.
  */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { llmCarryJudge } from '../../src/core/attribution/carry-judge.ts';
+import { makeTinyModel, TINY_NAME } from '../../scripts/make-tiny-model.ts';
+import { loadEmbedder } from '../../src/cli/commands/search.ts';
+import { llmCarryJudge, sentenceModelJudge } from '../../src/core/attribution/carry-judge.ts';
 import { attributeEvidenceFlow } from '../../src/core/attribution/evidence-flow.ts';
 import { listCases } from '../../src/core/cases/cases.ts';
 import { buildGraph } from '../../src/core/graph/graph.ts';
@@ -175,6 +181,28 @@ describe('the middle band, decided by an LLM over HTTP', () => {
     expect(a).toMatchObject({ error_type: 'ExtractionError', op_id: r.extract });
     expect(a.cost.llm_calls).toBe(server.requests.length);
   });
+});
+
+describe('the middle band, decided by a transformers.js sentence model', () => {
+  // The tiny model the suite builds is real transformers.js inference with made-up weights, so
+  // what it says about meaning is noise: the thresholds at both ends fix what the judge must say.
+  it('runs the model on the undecided unit and follows its verdict', async () => {
+    const dir = join(mkdtempSync(join(tmpdir(), 'memtrace-judge-')), TINY_NAME);
+    await makeTinyModel(dir);
+    const embedder = await loadEmbedder(dir, undefined);
+    const r = run('Melanie runs to clear her mind.');
+    const always = sentenceModelJudge(embedder, -2);
+    const never = sentenceModelJudge(embedder, 2);
+    expect(always.label).toContain('sentence model');
+    const yes = await attributeEvidenceFlow(
+      { graph: r.g, case: r.c },
+      { layer: 'normalised', judge: always },
+    );
+    expect(yes).toMatchObject({ error_type: 'RetrievalError', op_id: r.search });
+    const no = await attributeEvidenceFlow({ graph: r.g, case: r.c }, { layer: 'normalised', judge: never });
+    expect(no).toMatchObject({ error_type: 'ExtractionError', op_id: r.extract });
+    expect(yes.cost.llm_calls).toBe(0);
+  }, 60_000);
 });
 
 describe('judges named otherwise', () => {
