@@ -14,6 +14,7 @@
  */
 import { isPrompt } from '../attribution/case-context.ts';
 import type { TraceCase } from '../cases/cases.ts';
+import { predictionOf } from '../cases/path.ts';
 import { isSentinelVar, row, type TraceGraph } from '../graph/graph.ts';
 import { nextVersion, opStructure, previousVersion } from '../graph/queries.ts';
 import { ValueHashes } from './value-hash.ts';
@@ -149,14 +150,6 @@ function opInputs(g: TraceGraph, op: number): number[] {
   return inputs;
 }
 
-/** The variable a question's judge read as the prediction (-1 when none). */
-function predictionOf(g: TraceGraph, c: TraceCase): number {
-  const judge = c.judgeOpId ? g.opIndex.get(c.judgeOpId) : undefined;
-  if (judge === undefined) return -1;
-  const s = opStructure(g, judge);
-  return [...s.inputs, ...s.intermediates].find((v) => g.vars[v].class_name === 'prediction') ?? -1;
-}
-
 /** Where a question sits in one run: the ops upstream of its answer, and the part of them on its evidence's path. */
 export interface QuestionPath {
   /** Ops upstream of the judged prediction, no later than the answer op, in execution order. */
@@ -231,7 +224,7 @@ function downstreamOps(g: TraceGraph, start: number[]): Uint8Array {
  * (`cone`), and the part of it downstream of its evidence messages (`evidence`).
  */
 export function questionPath(g: TraceGraph, c: TraceCase): QuestionPath {
-  const pred = predictionOf(g, c);
+  const pred = predictionOf(g, c, { downstream: null });
   const judge = c.judgeOpId ? g.opIndex.get(c.judgeOpId) : undefined;
   if (pred < 0 || judge === undefined) return { cone: [], evidence: [] };
   const cone = causalCone(g, pred, g.opRank[judge]);
