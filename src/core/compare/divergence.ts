@@ -164,7 +164,7 @@ export interface QuestionPath {
  * — two questions retrieving the same list share it — and only the last write before a read
  * is its cause), and earlier versions of its chain. In execution order.
  */
-export function causalCone(g: TraceGraph, start: number, before: number): number[] {
+export function causesOfValue(g: TraceGraph, start: number, before: number): number[] {
   const bound = new Int32Array(g.varValue.length).fill(-1); // latest rank each var is read at
   const seen = new Uint8Array(g.ops.length);
   const ops: number[] = [];
@@ -227,7 +227,7 @@ export function questionPath(g: TraceGraph, c: TraceCase): QuestionPath {
   const pred = predictionOf(g, c, { downstream: null });
   const judge = c.judgeOpId ? g.opIndex.get(c.judgeOpId) : undefined;
   if (pred < 0 || judge === undefined) return { cone: [], evidence: [] };
-  const cone = causalCone(g, pred, g.opRank[judge]);
+  const cone = causesOfValue(g, pred, g.opRank[judge]);
   const ev = c.evidenceIds.map((id) => g.varIndex.get(id)).filter((v): v is number => v !== undefined);
   if (ev.length === 0) return { cone, evidence: cone };
   const down = downstreamOps(g, ev);

@@ -6,7 +6,7 @@
 import { MAX_FRONTIER } from '../attribution/agents/frontier.ts';
 import type { TraceCase } from '../cases/cases.ts';
 import type { Embedder } from './embedder.ts';
-import type { Method, RetrievalIndex, SearchHit } from './retrieval-index.ts';
+import type { RetrievalIndex, SearchHit, SearchMethod } from './retrieval-index.ts';
 
 /** Start points kept per question: the paper's max_frontier / 2. */
 export const START_POINTS = MAX_FRONTIER / 2;
@@ -20,7 +20,7 @@ export function startPointQuery(question: string, goldenAnswers: readonly string
 export interface StartPointOptions {
   k?: number;
   /** Default: hybrid when the index has dense vectors and an embedder is given, else bm25. */
-  method?: Method;
+  method?: SearchMethod;
   embedder?: Embedder | null;
   signal?: AbortSignal;
 }
