@@ -8,6 +8,7 @@
 import { listCases, type TraceCase } from '../cases/cases.ts';
 import type { TraceGraph } from '../graph/graph.ts';
 import { openTrace } from '../graph/open.ts';
+import type { GpuProbe } from '../llm/webllm-models.ts';
 import { type Corpus, corpusFromGraph, type DocScope, indexKey } from './corpus.ts';
 import type { Embedder } from './embedder.ts';
 import { HashedNgramEmbedder } from './hashed.ts';
@@ -15,7 +16,6 @@ import { type BuildProgress, RetrievalIndex, type SearchHit, type SearchMethod }
 import { START_POINTS, startPointQuery } from './startpoints.ts';
 import {
   type Dtype,
-  type GpuProbe,
   type LoadProgress,
   type ModelLocation,
   pickedFolderModel,
