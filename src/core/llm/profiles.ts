@@ -141,7 +141,7 @@ export interface CreateOptions {
 }
 
 /** The raw provider for a profile (one attempt per call). */
-export function createProvider(profile: ProviderProfile, opts: CreateOptions = {}): ChatModel {
+function createProvider(profile: ProviderProfile, opts: CreateOptions = {}): ChatModel {
   const apiKey = opts.apiKey || undefined;
   switch (profile.kind) {
     case 'openai':

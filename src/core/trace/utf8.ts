@@ -38,7 +38,7 @@ export function decodeUtf8(bytes: Uint8Array): Utf8Result {
 }
 
 /** Offset of the first byte that is not part of a well-formed UTF-8 sequence (RFC 3629). */
-export function firstInvalidByte(b: Uint8Array): number {
+function firstInvalidByte(b: Uint8Array): number {
   let i = 0;
   while (i < b.length) {
     const c = b[i];
