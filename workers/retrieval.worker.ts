@@ -10,8 +10,8 @@
 import * as Comlink from 'comlink';
 import ortMjs from 'onnxruntime-web/ort-wasm-simd-threaded.asyncify.mjs?url';
 import ortWasm from 'onnxruntime-web/ort-wasm-simd-threaded.asyncify.wasm?url';
+import type { GpuProbe } from '../src/core/llm/webllm-models.ts';
 import { RetrievalService } from '../src/core/retrieval/service.ts';
-import type { GpuProbe } from '../src/core/retrieval/transformers.ts';
 import { getOriginal } from '../src/db/repo.ts';
 import { openDb } from '../src/db/schema.ts';
 import { idbIndexStore } from './retrieval-store.ts';

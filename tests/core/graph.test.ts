@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { SYSTEM_PRIORS, systemPrior } from '../../src/core/attribution/agents/prompts.ts';
 import { listCases, parseJudgeScore } from '../../src/core/cases/cases.ts';
-import { splitFromPath, systemOf } from '../../src/core/cases/system.ts';
+import { benchSplitOf, canonicalSystem, splitFromPath, systemOf } from '../../src/core/cases/system.ts';
 import { buildGraph, type TraceGraph } from '../../src/core/graph/graph.ts';
 import { blockAt, renderObsLog } from '../../src/core/graph/obs.ts';
 import {
@@ -234,5 +235,25 @@ describe('cases', () => {
     delete b.doc.metadata.layer_type;
     // memoryGraph's ops are fact-extraction and memory-update: the Mem0 design.
     expect(systemOf(b.doc, 'x.json')).toBe('mem0');
+  });
+  it("one spelling rule for system names: the case metadata, the folder and the agents' system prior agree", () => {
+    for (const [spelt, split] of [
+      ['RAG', 'rag'],
+      [' Mem0 ', 'mem0'],
+      ['EverMemOS', 'evermemos'],
+      ['long-context', 'long_context'],
+      ['Long Context', 'long_context'],
+      ['longcontext', 'long_context'],
+      ['long_ctx', 'long_context'],
+    ] as const) {
+      expect(benchSplitOf(spelt), spelt).toBe(split);
+      expect(canonicalSystem(spelt), spelt).toBe(split);
+      expect(systemPrior(spelt), spelt).toBe(SYSTEM_PRIORS[split]);
+    }
+    for (const other of ['memgpt', 'MyRAG', '__proto__', '']) {
+      expect(benchSplitOf(other), other).toBeNull();
+      expect(canonicalSystem(other)).toBe(other);
+      expect(systemPrior(other)).toBeNull();
+    }
   });
 });

@@ -11,7 +11,7 @@ import { join, resolve } from 'node:path';
 import { corpusFromGraph, type DocScope, indexKey } from '../../core/retrieval/corpus.ts';
 import type { Embedder } from '../../core/retrieval/embedder.ts';
 import { FALLBACK_LABEL, HashedNgramEmbedder } from '../../core/retrieval/hashed.ts';
-import { type Method, RetrievalIndex } from '../../core/retrieval/retrieval-index.ts';
+import { RetrievalIndex, type SearchMethod } from '../../core/retrieval/retrieval-index.ts';
 import { nodeModelDir } from '../../core/retrieval/transformers.node.ts';
 import { type Dtype, TransformersEmbedder } from '../../core/retrieval/transformers.ts';
 import { type Command, JSON_FLAG } from '../command.ts';
@@ -69,7 +69,7 @@ export const search: Command = {
   async run({ positionals, values }, io) {
     const query = values.query;
     if (typeof query !== 'string' || query.trim() === '') throw new CliError('--query is required', 2);
-    const method = String(values.method) as Method;
+    const method = String(values.method) as SearchMethod;
     if (!METHODS.includes(method)) throw new CliError(`--method must be one of ${METHODS.join(', ')}`, 2);
     const scope = String(values.docs) as DocScope;
     if (!SCOPES.includes(scope)) throw new CliError(`--docs must be one of ${SCOPES.join(', ')}`, 2);

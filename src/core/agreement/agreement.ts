@@ -16,6 +16,7 @@ import {
   oldestFirst,
   splitCaseKey,
 } from '../labels/record.ts';
+import { rate } from '../report/stats.ts';
 import { cohenKappa, fleissKappa } from './kappa.ts';
 
 /**
@@ -90,8 +91,6 @@ export interface AgreementOptions {
   exclude?: (annotator: string) => boolean;
 }
 
-const share = (k: number, n: number) => (n === 0 ? null : k / n);
-
 const disputedLabel = (annotator: string, l: LabelRecord): DisputedLabel => ({
   annotator,
   error_type: l.errorType,
@@ -129,8 +128,8 @@ export function agreement(records: readonly LabelRecord[], options: AgreementOpt
         a,
         b,
         n: both.length,
-        op_disagreement: share(both.filter(([x, y]) => x.opId !== y.opId).length, both.length),
-        type_disagreement: share(both.filter(([x, y]) => x.errorType !== y.errorType).length, both.length),
+        op_disagreement: rate(both.filter(([x, y]) => x.opId !== y.opId).length, both.length),
+        type_disagreement: rate(both.filter(([x, y]) => x.errorType !== y.errorType).length, both.length),
         cohen_kappa: cohenKappa(both.map(([x, y]) => [x.errorType, y.errorType] as const)),
         confusion,
       });

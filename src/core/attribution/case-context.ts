@@ -5,7 +5,7 @@
  * classes and the `prompt` category only — never from op names.
  */
 import type { TraceCase } from '../cases/cases.ts';
-import { causalCone } from '../cases/path.ts';
+import { causalCone, predictionOf } from '../cases/path.ts';
 import { isSentinelVar, row, type TraceGraph } from '../graph/graph.ts';
 import { closure, consumersOf, lineageOf, opStructure, producersOf, versionsOf } from '../graph/queries.ts';
 import { splitUnits } from './evidence-match.ts';
@@ -53,19 +53,6 @@ export interface CaseContext {
  */
 export function isPrompt(g: TraceGraph, v: number): boolean {
   return g.varCategory[v] === 'prompt' || g.varCategory[v].split(/\s*&\s*/).includes('prompt');
-}
-
-function findPrediction(g: TraceGraph, c: TraceCase, queryDerived: Set<number>): number {
-  if (c.judgeOpId) {
-    const op = g.opIndex.get(c.judgeOpId);
-    if (op !== undefined) {
-      const s = opStructure(g, op);
-      const p = [...s.inputs, ...s.intermediates].find((v) => g.vars[v].class_name === 'prediction');
-      if (p !== undefined) return p;
-    }
-  }
-  for (const v of queryDerived) if (g.vars[v].class_name === 'prediction') return v;
-  return -1;
 }
 
 const GENERIC_CATEGORIES = new Set(['variable', 'sentinel', 'prompt', 'message', 'message & query']);
@@ -234,7 +221,7 @@ export function caseContext(g: TraceGraph, c: TraceCase): CaseContext {
   const queryDerived = new Set(
     query >= 0 ? closure(g, [query], { direction: 'downstream', followLineage: false }).vars : [],
   );
-  const prediction = findPrediction(g, c, queryDerived);
+  const prediction = predictionOf(g, c, { downstream: queryDerived });
   const producers = prediction >= 0 ? producersOf(g, prediction) : [];
   const answerOp = producers.length ? producers.sort((a, b) => g.opRank[b] - g.opRank[a])[0] : -1;
   const answerInputs = answerOp >= 0 ? opStructure(g, answerOp).inputs : [];

@@ -7,9 +7,9 @@ import type { TraceCase } from '../cases/cases.ts';
 import { type TraceGraph, varMetadata } from '../graph/graph.ts';
 import type { Embedder } from '../retrieval/embedder.ts';
 import type { RetrievalIndex } from '../retrieval/retrieval-index.ts';
-import { startPoints } from '../retrieval/startpoints.ts';
+import { START_POINTS, startPoints } from '../retrieval/startpoints.ts';
 import { type CriticalOptions, criticalInfo } from './critical.ts';
-import { contentTokens } from './evidence-match.ts';
+import { contentTokens, type MatchLayer } from './evidence-match.ts';
 import { readMessage } from './said.ts';
 
 /** Options of `startPointLocator`. */
@@ -17,14 +17,14 @@ export interface LocateOptions {
   /** A messages index of this graph (built once per trace by the caller). */
   index: RetrievalIndex;
   embedder?: Embedder | null;
-  /** Start points to consider (default 8). */
+  /** Start points to consider (default `START_POINTS`). */
   k?: number;
   /**
    * How "states the answer" is read: `lexical` — every content word of a golden answer
    * is in the message; otherwise the critical information (lemmas, relative dates
    * against the message's day, word vectors when given).
    */
-  layer?: 'lexical' | 'normalised' | 'vectors';
+  layer?: MatchLayer;
   similar?: CriticalOptions['similar'];
 }
 
@@ -35,7 +35,7 @@ export interface LocateOptions {
 export function startPointLocator(options: LocateOptions) {
   return async (g: TraceGraph, c: TraceCase): Promise<number[]> => {
     const hits = await startPoints(options.index, c, {
-      k: options.k ?? 8,
+      k: options.k ?? START_POINTS,
       embedder: options.embedder ?? null,
     });
     const vars = hits.map((h) => g.varIndex.get(h.full_node_id)).filter((v): v is number => v !== undefined);

@@ -20,18 +20,40 @@ export interface CasePath {
   judgeOp: number;
 }
 
-/** The prediction variable of a case: class `prediction` in the judge op, else downstream of the query. */
-export function predictionOf(g: TraceGraph, c: Pick<TraceCase, 'queryId' | 'judgeOpId'>): number {
+/** Where `predictionOf` looks when the judge op names no prediction. */
+export interface PredictionOptions {
+  /**
+   * The variables downstream of the query, searched in order for class `prediction` — pass what the
+   * caller already walked; null looks nowhere (only the judge op counts). Default: the query's
+   * downstream closure (edges and version chains).
+   */
+  downstream?: Iterable<number> | null;
+}
+
+/**
+ * The prediction variable of a case: class `prediction` among the judge op's inputs, else the first one
+ * downstream of the query (see `PredictionOptions`); -1 when none.
+ */
+export function predictionOf(
+  g: TraceGraph,
+  c: Pick<TraceCase, 'queryId' | 'judgeOpId'>,
+  options: PredictionOptions = {},
+): number {
   const judge = c.judgeOpId ? g.opIndex.get(c.judgeOpId) : undefined;
   if (judge !== undefined) {
     const s = opStructure(g, judge);
     const p = [...s.inputs, ...s.intermediates].find((v) => g.vars[v].class_name === 'prediction');
     if (p !== undefined) return p;
   }
-  const q = g.varIndex.get(c.queryId);
-  if (q === undefined) return -1;
-  const down = closure(g, [q], { direction: 'downstream' });
-  return down.vars.find((v) => g.vars[v].class_name === 'prediction') ?? -1;
+  if (options.downstream === null) return -1;
+  let down = options.downstream;
+  if (down === undefined) {
+    const q = g.varIndex.get(c.queryId);
+    if (q === undefined) return -1;
+    down = closure(g, [q], { direction: 'downstream' }).vars;
+  }
+  for (const v of down) if (g.vars[v].class_name === 'prediction') return v;
+  return -1;
 }
 
 /** The op that wrote a case's judged answer (-1 when none is known). */

@@ -4,20 +4,38 @@ import type { TraceDocument } from '../trace/types.ts';
 /** Split folder names of MemTraceBench. */
 export const BENCH_SPLITS = ['rag', 'mem0', 'evermemos', 'long_context'] as const;
 
+/** A MemTraceBench split, which is also how the project spells a known memory system. */
+export type BenchSplit = (typeof BENCH_SPLITS)[number];
+
+/** Other spellings of a split, after lower-casing and `-`/space → `_`. */
+const SPLIT_ALIASES = new Map<string, BenchSplit>([
+  ['longcontext', 'long_context'],
+  ['long_ctx', 'long_context'],
+]);
+
+/**
+ * The split a system name means, however traces and folders spell it (`RAG` → `rag`, `long-context`,
+ * `longcontext` → `long_context`); null for any other name.
+ */
+export function benchSplitOf(name: string): BenchSplit | null {
+  const k = name.trim().toLowerCase().replace(/[-\s]/g, '_');
+  const split = SPLIT_ALIASES.get(k) ?? k;
+  return (BENCH_SPLITS as readonly string[]).includes(split) ? (split as BenchSplit) : null;
+}
+
 /** The split named by a path segment (`…/mem0/graph-3.json` → `mem0`), or null. */
 export function splitFromPath(path: string): string | null {
   const segments = path.split(/[\\/]/).slice(0, -1).reverse();
   for (const s of segments) {
-    const k = s.toLowerCase().replace(/-/g, '_');
-    if ((BENCH_SPLITS as readonly string[]).includes(k)) return k;
+    const split = benchSplitOf(s);
+    if (split) return split;
   }
   return null;
 }
 
-/** Known system names in their split spelling (`RAG` → `rag`, `long-context` → `long_context`); others as given. */
+/** Known system names in their split spelling (`benchSplitOf`); others as given. */
 export function canonicalSystem(name: string): string {
-  const k = name.trim().toLowerCase().replace(/[- ]/g, '_');
-  return (BENCH_SPLITS as readonly string[]).includes(k) ? k : name;
+  return benchSplitOf(name) ?? name;
 }
 
 /** Best guess of the system: the split folder, then metadata keys, then project_id, then op names. */

@@ -14,6 +14,7 @@
  */
 import { isPrompt } from '../attribution/case-context.ts';
 import type { TraceCase } from '../cases/cases.ts';
+import { predictionOf } from '../cases/path.ts';
 import { isSentinelVar, row, type TraceGraph } from '../graph/graph.ts';
 import { nextVersion, opStructure, previousVersion } from '../graph/queries.ts';
 import { ValueHashes } from './value-hash.ts';
@@ -149,14 +150,6 @@ function opInputs(g: TraceGraph, op: number): number[] {
   return inputs;
 }
 
-/** The variable a question's judge read as the prediction (-1 when none). */
-function predictionOf(g: TraceGraph, c: TraceCase): number {
-  const judge = c.judgeOpId ? g.opIndex.get(c.judgeOpId) : undefined;
-  if (judge === undefined) return -1;
-  const s = opStructure(g, judge);
-  return [...s.inputs, ...s.intermediates].find((v) => g.vars[v].class_name === 'prediction') ?? -1;
-}
-
 /** Where a question sits in one run: the ops upstream of its answer, and the part of them on its evidence's path. */
 export interface QuestionPath {
   /** Ops upstream of the judged prediction, no later than the answer op, in execution order. */
@@ -171,7 +164,7 @@ export interface QuestionPath {
  * — two questions retrieving the same list share it — and only the last write before a read
  * is its cause), and earlier versions of its chain. In execution order.
  */
-export function causalCone(g: TraceGraph, start: number, before: number): number[] {
+export function causesOfValue(g: TraceGraph, start: number, before: number): number[] {
   const bound = new Int32Array(g.varValue.length).fill(-1); // latest rank each var is read at
   const seen = new Uint8Array(g.ops.length);
   const ops: number[] = [];
@@ -231,10 +224,10 @@ function downstreamOps(g: TraceGraph, start: number[]): Uint8Array {
  * (`cone`), and the part of it downstream of its evidence messages (`evidence`).
  */
 export function questionPath(g: TraceGraph, c: TraceCase): QuestionPath {
-  const pred = predictionOf(g, c);
+  const pred = predictionOf(g, c, { downstream: null });
   const judge = c.judgeOpId ? g.opIndex.get(c.judgeOpId) : undefined;
   if (pred < 0 || judge === undefined) return { cone: [], evidence: [] };
-  const cone = causalCone(g, pred, g.opRank[judge]);
+  const cone = causesOfValue(g, pred, g.opRank[judge]);
   const ev = c.evidenceIds.map((id) => g.varIndex.get(id)).filter((v): v is number => v !== undefined);
   if (ev.length === 0) return { cone, evidence: cone };
   const down = downstreamOps(g, ev);

@@ -74,7 +74,7 @@ function isRecord<T>(v: unknown): v is T {
 }
 
 /** Groups `count` items into `rows` rows by `rowOf(item)`; keeps item order inside a row. */
-export function buildCsr(rows: number, count: number, rowOf: (item: number) => number): Csr {
+function buildCsr(rows: number, count: number, rowOf: (item: number) => number): Csr {
   const offsets = new Int32Array(rows + 1);
   for (let i = 0; i < count; i++) {
     const r = rowOf(i);

@@ -23,7 +23,7 @@ export interface ObsLog {
  * One op's OBS block: a numbered header (name, category, created_at), comment, metadata and its input,
  * intermediate and output variables with values; sentinels left out.
  */
-export function renderObsBlock(g: TraceGraph, op: number, blockNumber: number): string {
+function renderObsBlock(g: TraceGraph, op: number, blockNumber: number): string {
   const rec = g.ops[op];
   const lines = [
     `=== Operation block ${blockNumber}: ${g.opName[op] || '(unnamed)'} [${g.opCategory[op]}] at ${g.opCreatedAt[op]}`,

@@ -166,11 +166,6 @@ export function closure(g: TraceGraph, start: Iterable<number>, options: Closure
   return { vars: queue, depth, ops: [...ops].sort((a, b) => g.opRank[a] - g.opRank[b]) };
 }
 
-/** Op indices in execution order (created_at, then file order). */
-export function opsInTimeOrder(g: TraceGraph): Int32Array {
-  return g.opOrder;
-}
-
 /** Variables with a given category (e.g. `message`), in file order. */
 export function varsWithCategory(g: TraceGraph, category: string): number[] {
   const out: number[] = [];

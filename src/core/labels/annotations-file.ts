@@ -9,6 +9,7 @@
 import { en } from 'zod/locales';
 import * as z from 'zod/mini';
 import { findJsonSyntaxError } from '../trace/json-syntax.ts';
+import { stripBom } from '../trace/utf8.ts';
 import { contextOf } from './file-labels.ts';
 import { FILE_SOURCE, type LabelRecord } from './record.ts';
 
@@ -91,7 +92,7 @@ const isObject = (v: unknown): v is Record<string, unknown> =>
  * for a wrong entry); one bad entry rejects the file, so nothing is half-imported.
  */
 export function readLabelFile(raw: string, file: string): LabelFileResult {
-  const textIn = raw.charCodeAt(0) === 0xfeff ? raw.slice(1) : raw;
+  const textIn = stripBom(raw);
   let value: unknown;
   try {
     value = JSON.parse(textIn);

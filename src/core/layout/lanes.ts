@@ -130,7 +130,7 @@ function columnOfTime(g: TraceGraph, createdAt: string): number {
  * `YYYY-MM-DD HH:MM:SS.mmm` as milliseconds (read as UTC; only differences are shown),
  * NaN otherwise. A scan of the digits, no regex: it runs once per op.
  */
-export function timeOf(stamp: string): number {
+function timeOf(stamp: string): number {
   const part = [0, 0, 0, 0, 0, 0, 0];
   let k = 0;
   let digits = 0;

@@ -61,7 +61,7 @@ export interface LayeredLayout {
 }
 
 /** Marks the edges that close a cycle (DFS back edges and self loops), visiting by priority. */
-export function feedbackEdges(n: number, src: ArrayLike<number>, dst: ArrayLike<number>, prio: number[]) {
+function feedbackEdges(n: number, src: ArrayLike<number>, dst: ArrayLike<number>, prio: number[]) {
   const m = src.length;
   const out: number[][] = Array.from({ length: n }, () => []);
   for (let e = 0; e < m; e++) out[src[e]].push(e);
@@ -305,7 +305,7 @@ function sortByBarycentre(list: number[], nb: number[][], pos: Float64Array): vo
 }
 
 /** Crossings between consecutive layers: inversions of target positions (Fenwick tree). */
-export function countCrossings(byLayer: number[][], down: number[][], pos: Float64Array): number {
+function countCrossings(byLayer: number[][], down: number[][], pos: Float64Array): number {
   let crossings = 0;
   for (let l = 0; l + 1 < byLayer.length; l++) {
     const size = byLayer[l + 1].length;

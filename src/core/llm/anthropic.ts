@@ -67,7 +67,7 @@ interface AResponse {
 }
 
 /** Anthropic's `stop_reason` as a `FinishReason`. */
-export function anthropicFinish(r: string | null | undefined): FinishReason {
+function anthropicFinish(r: string | null | undefined): FinishReason {
   if (r === 'end_turn' || r === 'stop_sequence') return 'stop';
   if (r === 'max_tokens') return 'length';
   if (r === 'tool_use') return 'tool_calls';
@@ -84,7 +84,7 @@ function parseArgs(s: string): unknown {
 }
 
 /** System messages go to the top-level `system`; same-role turns are merged; tool results are user blocks. */
-export function toAnthropic(messages: readonly ChatMessage[]): { system?: string; messages: AMessage[] } {
+function toAnthropic(messages: readonly ChatMessage[]): { system?: string; messages: AMessage[] } {
   const system: string[] = [];
   const out: AMessage[] = [];
   const push = (role: 'user' | 'assistant', blocks: Block[]) => {

@@ -25,11 +25,7 @@ export interface CacheStore {
 }
 
 /** What identifies a request: everything that changes the answer, nothing secret, nothing transient. */
-export function requestIdentity(
-  model: Pick<ChatModel, 'provider' | 'model'>,
-  req: ChatRequest,
-  endpoint?: string,
-) {
+function requestIdentity(model: Pick<ChatModel, 'provider' | 'model'>, req: ChatRequest, endpoint?: string) {
   return canonicalJson({
     v: 1,
     provider: model.provider,

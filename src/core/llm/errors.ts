@@ -70,7 +70,7 @@ const OVERFLOW =
   /context[_ ]length|maximum context|context window|too many tokens|prompt is too long|exceeds the (available )?context|context size|input is too long|reduce the length/i;
 
 /** Parse `Retry-After` (seconds or HTTP date) or `retry-after-ms`. */
-export function parseRetryAfter(headers: Headers, now: number): number | undefined {
+function parseRetryAfter(headers: Headers, now: number): number | undefined {
   const ms = headers.get('retry-after-ms');
   if (ms && Number.isFinite(Number(ms))) return Math.max(0, Number(ms));
   const ra = headers.get('retry-after');
@@ -81,7 +81,7 @@ export function parseRetryAfter(headers: Headers, now: number): number | undefin
 }
 
 /** Pull a human message out of an error body (`{error: {message}}`, `{message}`, text). */
-export function errorDetail(body: string): string {
+function errorDetail(body: string): string {
   try {
     const j = JSON.parse(body) as {
       error?: { message?: string } | string;

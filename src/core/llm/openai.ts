@@ -45,7 +45,8 @@ export interface OpenAIOptions {
   idleTimeoutMs?: number;
 }
 
-type OAMessage = {
+/** A chat message in the OpenAI chat-completions shape (what `toOpenAIMessages` returns). */
+export type OpenAIMessage = {
   role: string;
   content: string | null;
   tool_calls?: { id: string; type: 'function'; function: { name: string; arguments: string } }[];
@@ -54,7 +55,7 @@ type OAMessage = {
 };
 
 /** Our chat messages in the OpenAI chat-completions shape (tool calls and tool results included). */
-export function toOpenAIMessages(messages: readonly ChatMessage[]): OAMessage[] {
+export function toOpenAIMessages(messages: readonly ChatMessage[]): OpenAIMessage[] {
   return messages.map((m) => {
     if (m.role === 'tool') return { role: 'tool', tool_call_id: m.toolCallId, content: m.content };
     if (m.role === 'assistant' && m.toolCalls?.length)

@@ -12,12 +12,9 @@ import { LlmError } from './errors.ts';
 import { OpenAICompatibleChatModel } from './openai.ts';
 import { redactDeep } from './redact.ts';
 import { type RobustOptions, robust } from './robust.ts';
-import type { ChatModel, FetchLike } from './types.ts';
+import { type ChatModel, type FetchLike, providerKinds } from './types.ts';
 import { WebLLMChatModel, type WebLLMEngine } from './webllm.ts';
 import { findWebLLMModel } from './webllm-models.ts';
-
-/** The provider kinds a profile can name. */
-export const providerKinds = ['openai', 'anthropic', 'webllm'] as const;
 
 // zod's tree-shakable `mini` build: the page validates profiles at start-up, and full zod
 // (~80 KiB) would sit in the main chunk for these dozen fields. English messages, as full zod.
@@ -144,7 +141,7 @@ export interface CreateOptions {
 }
 
 /** The raw provider for a profile (one attempt per call). */
-export function createProvider(profile: ProviderProfile, opts: CreateOptions = {}): ChatModel {
+function createProvider(profile: ProviderProfile, opts: CreateOptions = {}): ChatModel {
   const apiKey = opts.apiKey || undefined;
   switch (profile.kind) {
     case 'openai':

@@ -47,11 +47,7 @@ export interface RobustOptions {
  * The wait before the retry after failed attempt `attempt` (0-based): between half and all of
  * min(`maxDelayMs`, `baseDelayMs` · 2^attempt), so never zero ("equal jitter").
  */
-export function backoffDelay(
-  attempt: number,
-  o: { baseDelayMs: number; maxDelayMs: number },
-  random: () => number,
-) {
+function backoffDelay(attempt: number, o: { baseDelayMs: number; maxDelayMs: number }, random: () => number) {
   const cap = Math.min(o.maxDelayMs, o.baseDelayMs * 2 ** attempt);
   return Math.round(cap / 2 + (random() * cap) / 2); // "equal jitter": never zero, never above the cap
 }

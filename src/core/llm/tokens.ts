@@ -23,18 +23,27 @@ export function estimateTokens(text: string): number {
 
 /** Per-message overhead as in OpenAI's chat format (role and separators). */
 const PER_MESSAGE = 4;
+/** Reply-priming overhead of a conversation, as in OpenAI's chat format. */
+const REPLY_PRIMING = 3;
+
+/** Estimated tokens of one message: its content and tool calls plus the OpenAI-style per-message overhead. */
+export function estimateOneMessageTokens(m: ChatMessage): number {
+  let n = PER_MESSAGE + estimateTokens(m.content);
+  if (m.role === 'assistant' && m.toolCalls)
+    for (const c of m.toolCalls) n += estimateTokens(c.name) + estimateTokens(c.arguments);
+  return n;
+}
 
 /**
- * Estimated input tokens of a conversation: each message's content and tool calls, plus OpenAI-style
- * per-message and reply-priming overhead.
+ * Estimated input tokens of a conversation: each message (`perMessage`, by default
+ * `estimateOneMessageTokens`; a caller may pass a cached one) plus OpenAI-style reply-priming overhead.
  */
-export function estimateMessageTokens(messages: readonly ChatMessage[]): number {
-  let n = 3;
-  for (const m of messages) {
-    n += PER_MESSAGE + estimateTokens(m.content);
-    if (m.role === 'assistant' && m.toolCalls)
-      for (const c of m.toolCalls) n += estimateTokens(c.name) + estimateTokens(c.arguments);
-  }
+export function estimateMessageTokens(
+  messages: readonly ChatMessage[],
+  perMessage: (m: ChatMessage) => number = estimateOneMessageTokens,
+): number {
+  let n = REPLY_PRIMING;
+  for (const m of messages) n += perMessage(m);
   return n;
 }
 

@@ -87,8 +87,11 @@ export interface Spent extends Usage {
   calls: number;
 }
 
-/** The kinds of provider behind a `ChatModel` (`scripted` is the test double). */
-export type ProviderKind = 'openai' | 'anthropic' | 'webllm' | 'scripted';
+/** The provider kinds a profile can name. */
+export const providerKinds = ['openai', 'anthropic', 'webllm'] as const;
+
+/** The kinds of provider behind a `ChatModel`: those a profile names, and `scripted` (the test double). */
+export type ProviderKind = (typeof providerKinds)[number] | 'scripted';
 
 /** What a provider supports: native tools, native JSON mode, streaming, and its context window. */
 export interface ChatCapabilities {

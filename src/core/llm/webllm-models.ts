@@ -108,7 +108,11 @@ export interface GpuSupport {
   message?: string;
 }
 
-interface GpuLike {
+/**
+ * The browser's `navigator.gpu` as the project probes it: an adapter (or null), its features and what it
+ * says it is. Injected, since core has no DOM.
+ */
+export interface GpuProbe {
   requestAdapter(options?: { powerPreference?: 'high-performance' | 'low-power' }): Promise<{
     features: { has(name: string): boolean };
     info?: { vendor?: string; architecture?: string; description?: string };
@@ -119,7 +123,7 @@ interface GpuLike {
  * What WebGPU offers on this machine (pass `navigator.gpu`): whether a GPU adapter is there, whether it
  * has `shader-f16`, and a sentence for the person when something is missing. Never throws.
  */
-export async function detectGpu(gpu: GpuLike | undefined | null): Promise<GpuSupport> {
+export async function detectGpu(gpu: GpuProbe | undefined | null): Promise<GpuSupport> {
   if (!gpu)
     return {
       webgpu: false,
@@ -127,7 +131,7 @@ export async function detectGpu(gpu: GpuLike | undefined | null): Promise<GpuSup
       message:
         'This browser has no WebGPU, so in-browser models cannot run. Use a recent Chrome or Edge (or Safari 26+/Firefox 141+ with WebGPU on), or use an API provider or a local server instead.',
     };
-  let adapter: Awaited<ReturnType<GpuLike['requestAdapter']>> = null;
+  let adapter: Awaited<ReturnType<GpuProbe['requestAdapter']>> = null;
   try {
     adapter = await gpu.requestAdapter({ powerPreference: 'high-performance' });
   } catch {

@@ -138,7 +138,7 @@ export class WebLLMChatModel implements ChatModel {
 }
 
 /** WebLLM's own errors, made actionable. */
-export function webllmError(e: unknown, model: string): LlmError {
+function webllmError(e: unknown, model: string): LlmError {
   const name = (e as { name?: string })?.name ?? '';
   const msg = e instanceof Error ? e.message : String(e);
   if (name === 'ShaderF16SupportError' || /shader-f16/i.test(msg))

@@ -5,6 +5,11 @@
  * explainable in one line — they are what a reader checks a finding against.
  */
 
+/** Content words from which the evidence counts as long (the `long_evidence` feature). */
+export const LONG_EVIDENCE_WORDS = 25;
+/** Sessions between evidence and question from which the evidence counts as far back (`far_back`). */
+export const FAR_BACK_SESSIONS = 5;
+
 /** Every feature, in report order, with the line that defines it. */
 export const FEATURES = [
   {
@@ -29,11 +34,15 @@ export const FEATURES = [
     rule: 'a count or quantity in the golden answer (dates excluded)',
   },
   { id: 'multi_evidence', label: 'several evidence messages', rule: 'two or more evidence messages' },
-  { id: 'long_evidence', label: 'long evidence', rule: 'the evidence holds 25 or more content words' },
+  {
+    id: 'long_evidence',
+    label: 'long evidence',
+    rule: `the evidence holds ${LONG_EVIDENCE_WORDS} or more content words`,
+  },
   {
     id: 'far_back',
-    label: 'evidence 5+ sessions back',
-    rule: 'five or more sessions lie between the evidence and the question',
+    label: `evidence ${FAR_BACK_SESSIONS}+ sessions back`,
+    rule: `${FAR_BACK_SESSIONS} or more sessions lie between the evidence and the question`,
   },
   {
     id: 'unit_updated',
@@ -46,11 +55,6 @@ export const FEATURES = [
 export type FeatureId = (typeof FEATURES)[number]['id'];
 /** Which features a case has, one flag per feature. */
 export type FeatureFlags = Record<FeatureId, boolean>;
-
-/** Content words from which the evidence counts as long (the `long_evidence` feature). */
-export const LONG_EVIDENCE_WORDS = 25;
-/** Sessions between evidence and question from which the evidence counts as far back (`far_back`). */
-export const FAR_BACK_SESSIONS = 5;
 
 const NUMBER_WORDS =
   'one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|hundred|thousand|million|twice|dozen|a couple|several|few';

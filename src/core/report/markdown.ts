@@ -9,7 +9,7 @@ import { ci, featureLabel, findings, pct, SMALL_SAMPLE, times } from './findings
 import type { ErrorReport, Exemplar, ValueExcerpt } from './types.ts';
 
 /** Inline trace text: one line, Markdown specials backslash-escaped, HTML specials as entities. */
-export function mdText(text: string): string {
+function mdText(text: string): string {
   return text
     .replace(/\s*\n\s*/g, ' ')
     .replace(/&/g, '&amp;')
@@ -19,7 +19,7 @@ export function mdText(text: string): string {
 }
 
 /** A fenced code block that no backtick run in `text` can close early. */
-export function mdBlock(text: string): string {
+function mdBlock(text: string): string {
   const longest = Math.max(0, ...(text.match(/`+/g) ?? []).map((r) => r.length));
   const fence = '`'.repeat(Math.max(3, longest + 1));
   return `${fence}text\n${text}\n${fence}`;

@@ -140,10 +140,7 @@ function renderCase(ref: string, c: NarrativeCase, maxOpChars: number): string {
 const CITATION = /\[\s*(C\d+(?:\s*[,;]\s*C\d+)*)\s*\]/g;
 
 /** Keeps citations of shown cases; returns the text and the refs it dropped. */
-export function checkCitations(
-  text: string,
-  shown: ReadonlySet<string>,
-): { text: string; dropped: string[] } {
+function checkCitations(text: string, shown: ReadonlySet<string>): { text: string; dropped: string[] } {
   const dropped: string[] = [];
   const out = text.replace(CITATION, (_m, list: string) => {
     const refs = list.split(/\s*[,;]\s*/);

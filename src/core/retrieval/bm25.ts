@@ -21,7 +21,7 @@ export interface Bm25Params {
 export const BM25_DEFAULTS: Bm25Params = { k1: 1.2, b: 0.75 };
 
 /** Options of `Bm25Index.build`: parameters, cancellation and progress. */
-export interface BuildOptions {
+export interface Bm25BuildOptions {
   params?: Partial<Bm25Params>;
   signal?: AbortSignal;
   /** Called every few thousand documents with (done, total). */
@@ -82,7 +82,7 @@ export class Bm25Index {
     return this.table;
   }
 
-  static async build(docs: ArrayLike<string>, options: BuildOptions = {}): Promise<Bm25Index> {
+  static async build(docs: ArrayLike<string>, options: Bm25BuildOptions = {}): Promise<Bm25Index> {
     const params = { ...BM25_DEFAULTS, ...options.params };
     const n = docs.length;
     const table = new TermTable();

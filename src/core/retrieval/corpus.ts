@@ -20,9 +20,6 @@ export interface Corpus {
   vars: Int32Array;
 }
 
-/** The text a document is indexed by: the value's human text. */
-export const documentText = valueText;
-
 /**
  * The documents of a graph for a scope: message variables, or every variable but the sentinels, in file
  * order.
@@ -34,7 +31,7 @@ export function corpusFromGraph(g: TraceGraph, scope: DocScope): Corpus {
   return {
     scope,
     ids: vars.map((v) => g.varId[v]),
-    texts: vars.map((v) => documentText(g.varValue[v])),
+    texts: vars.map((v) => valueText(g.varValue[v])),
     vars: Int32Array.from(vars),
   };
 }

@@ -13,7 +13,7 @@ import { reciprocalRankFusion } from './rrf.ts';
 import type { Hit } from './topk.ts';
 
 /** How `RetrievalIndex.search` ranks: BM25, dense vectors, or both fused by RRF. */
-export type Method = 'bm25' | 'dense' | 'hybrid';
+export type SearchMethod = 'bm25' | 'dense' | 'hybrid';
 
 /** One ranked document: its id, score, 1-based rank and document number (hybrid: its rank in each list). */
 export interface SearchHit {
@@ -86,7 +86,7 @@ export class RetrievalIndex {
    */
   async search(
     query: string,
-    options: { method?: Method; k?: number; embedder?: Embedder | null; signal?: AbortSignal } = {},
+    options: { method?: SearchMethod; k?: number; embedder?: Embedder | null; signal?: AbortSignal } = {},
   ): Promise<SearchHit[]> {
     const method = options.method ?? 'bm25';
     const k = options.k ?? 10;

@@ -8,14 +8,14 @@
 import { listCases, type TraceCase } from '../cases/cases.ts';
 import type { TraceGraph } from '../graph/graph.ts';
 import { openTrace } from '../graph/open.ts';
+import type { GpuProbe } from '../llm/webllm-models.ts';
 import { type Corpus, corpusFromGraph, type DocScope, indexKey } from './corpus.ts';
 import type { Embedder } from './embedder.ts';
 import { HashedNgramEmbedder } from './hashed.ts';
-import { type BuildProgress, type Method, RetrievalIndex, type SearchHit } from './retrieval-index.ts';
+import { type BuildProgress, RetrievalIndex, type SearchHit, type SearchMethod } from './retrieval-index.ts';
 import { START_POINTS, startPointQuery } from './startpoints.ts';
 import {
   type Dtype,
-  type GpuProbe,
   type LoadProgress,
   type ModelLocation,
   pickedFolderModel,
@@ -216,7 +216,7 @@ export class RetrievalService {
     return { key, scope, docs: corpus.ids.length, modelId, fromStore, ms: now() - t0 };
   }
 
-  async search(query: string, options: { method?: Method; k?: number } = {}): Promise<ServiceHit[]> {
+  async search(query: string, options: { method?: SearchMethod; k?: number } = {}): Promise<ServiceHit[]> {
     const { index, corpus } = this;
     if (!index || !corpus) throw new Error('no index: call buildIndex first');
     const hits = await index.search(query, { ...options, embedder: this.embedder });
@@ -246,7 +246,7 @@ export class RetrievalService {
     if (this.index.scope !== 'messages') throw new Error('start points need the messages index');
     const c = listCases(this.graph, { includePassed: true }).find((x) => x.queryId === queryId);
     if (!c) throw new Error(`no question ${queryId} in this trace`);
-    const method: Method = this.index.dense && this.embedder ? 'hybrid' : 'bm25';
+    const method: SearchMethod = this.index.dense && this.embedder ? 'hybrid' : 'bm25';
     return this.search(startPointQuery(c.question, c.goldenAnswers), { method, k });
   }
 }

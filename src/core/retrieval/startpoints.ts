@@ -1,14 +1,15 @@
 /**
  * The paper's start points for a failed question: documents = variables of category
  * `message`; query = question + "\n" + golden answer; BM25 and dense each return 2×
- * the wanted count, fused by RRF; keep max_frontier/2 = 8.
+ * the wanted count, fused by RRF; keep max_frontier / 2.
  */
+import { MAX_FRONTIER } from '../attribution/agents/frontier.ts';
 import type { TraceCase } from '../cases/cases.ts';
 import type { Embedder } from './embedder.ts';
-import type { Method, RetrievalIndex, SearchHit } from './retrieval-index.ts';
+import type { RetrievalIndex, SearchHit, SearchMethod } from './retrieval-index.ts';
 
-/** Start points kept per question (the paper's max_frontier / 2). */
-export const START_POINTS = 8;
+/** Start points kept per question: the paper's max_frontier / 2. */
+export const START_POINTS = MAX_FRONTIER / 2;
 
 /** question + "\n" + golden answer (several golden answers are joined by "\n"). */
 export function startPointQuery(question: string, goldenAnswers: readonly string[]): string {
@@ -19,7 +20,7 @@ export function startPointQuery(question: string, goldenAnswers: readonly string
 export interface StartPointOptions {
   k?: number;
   /** Default: hybrid when the index has dense vectors and an embedder is given, else bm25. */
-  method?: Method;
+  method?: SearchMethod;
   embedder?: Embedder | null;
   signal?: AbortSignal;
 }

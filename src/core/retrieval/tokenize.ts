@@ -17,7 +17,7 @@ for (let c = 0; c < 128; c++) {
 }
 
 /** Calls `emit(token)` for every token of `text`, in order. */
-export function forEachToken(text: string, emit: (token: string) => void): void {
+function forEachToken(text: string, emit: (token: string) => void): void {
   const n = text.length;
   let i = 0;
   while (i < n) {

@@ -13,6 +13,7 @@
  * - Device: WebGPU when an adapter is available, else wasm (browser); onnxruntime-node CPU in Node.
  * - Batched, cancellable between batches (AbortSignal), with progress.
  */
+import type { GpuProbe } from '../llm/webllm-models.ts';
 import type { Embedder, EmbedOptions } from './embedder.ts';
 
 /** How token vectors become one text vector. */
@@ -40,11 +41,6 @@ export interface ModelLocation {
   fingerprint?(): Promise<string>;
   /** `node` for a folder on disk (transformers.node.ts): CPU device, no browser cache. */
   runtime?: 'node' | 'browser';
-}
-
-/** The browser's `navigator.gpu` (or none), probed for a WebGPU adapter. */
-export interface GpuProbe {
-  requestAdapter(): Promise<unknown>;
 }
 
 /** transformers.js's model-loading progress, as it reports it. */

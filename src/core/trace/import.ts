@@ -18,6 +18,7 @@ import {
 } from './otel/index.ts';
 import type { OtelSpan } from './otel/span.ts';
 import type { TraceDocument } from './types.ts';
+import { stripBom } from './utf8.ts';
 import { validateDocument } from './validate.ts';
 
 /**
@@ -41,11 +42,6 @@ export interface ImportOptions {
   file: string;
   /** How many issues to keep before only counting them. */
   maxIssues?: number;
-}
-
-/** Strips a UTF-8 byte-order mark, which some editors add and JSON.parse rejects. */
-function stripBom(text: string): string {
-  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }
 
 /**

@@ -11,6 +11,11 @@ export type Utf8Result =
 
 const strict = new TextDecoder('utf-8', { fatal: true });
 
+/** The text without a leading UTF-8 byte-order mark, which some editors add and `JSON.parse` rejects. */
+export function stripBom(text: string): string {
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}
+
 /**
  * Decodes bytes as strict UTF-8 (a leading BOM is dropped, as TextDecoder does); invalid input fails with
  * the first bad byte's offset and line instead of being replaced.
@@ -33,7 +38,7 @@ export function decodeUtf8(bytes: Uint8Array): Utf8Result {
 }
 
 /** Offset of the first byte that is not part of a well-formed UTF-8 sequence (RFC 3629). */
-export function firstInvalidByte(b: Uint8Array): number {
+function firstInvalidByte(b: Uint8Array): number {
   let i = 0;
   while (i < b.length) {
     const c = b[i];

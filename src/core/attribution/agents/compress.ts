@@ -3,7 +3,7 @@
  * turns are summarised by the model (the summary call is charged to the run) and the case
  * statement is repeated above the summary.
  */
-import { estimateTokens } from '../../llm/tokens.ts';
+import { estimateMessageTokens, estimateOneMessageTokens } from '../../llm/tokens.ts';
 import type { ChatMessage, ChatModel, ChatResponse } from '../../llm/types.ts';
 import { spentOfError, spentOfResponse } from '../../llm/usage.ts';
 import type { AgentCheckpoint, RunHooks } from '../types.ts';
@@ -15,23 +15,22 @@ export const KEEP_RECENT = 3;
 
 const tokenCache = new WeakMap<ChatMessage, number>();
 
-/** Estimated tokens of one message (cached per message object: histories are re-sent every step). */
+/**
+ * Estimated tokens of one message (`estimateOneMessageTokens`), cached per message object: histories are
+ * re-sent every step.
+ */
 export function messageTokens(m: ChatMessage): number {
   let n = tokenCache.get(m);
   if (n === undefined) {
-    n = 4 + estimateTokens(m.content);
-    if (m.role === 'assistant' && m.toolCalls)
-      for (const c of m.toolCalls) n += estimateTokens(c.name) + estimateTokens(c.arguments);
+    n = estimateOneMessageTokens(m);
     tokenCache.set(m, n);
   }
   return n;
 }
 
-/** Estimated tokens of a conversation (as `estimateMessageTokens`, but incremental). */
+/** Estimated tokens of a conversation (`estimateMessageTokens` over the cached per-message counts). */
 export function conversationTokens(messages: readonly ChatMessage[]): number {
-  let n = 3;
-  for (const m of messages) n += messageTokens(m);
-  return n;
+  return estimateMessageTokens(messages, messageTokens);
 }
 
 function render(m: ChatMessage): string {

@@ -14,7 +14,7 @@ export const MAX_FRONTIER = 16;
  * The to-explore order of two variable ids: earlier `created_at` first, then by id; unknown ids sort as
  * created at ''.
  */
-export function compareVars(g: TraceGraph, a: string, b: string): number {
+function compareVars(g: TraceGraph, a: string, b: string): number {
   const va = g.varIndex.get(a);
   const vb = g.varIndex.get(b);
   const ca = va === undefined ? '' : g.varCreatedAt[va];

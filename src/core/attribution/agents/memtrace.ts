@@ -120,7 +120,7 @@ function exploreText(
  * The MemTrace agent's environment for the runtime loop: system prompt, actions and how each one reads the
  * graph and moves the to-explore list.
  */
-export function memtraceEnv(input: AttributionInput, b: Budgets, text: string, hooks: RunHooks): AgentEnv {
+function memtraceEnv(input: AttributionInput, b: Budgets, text: string, hooks: RunHooks): AgentEnv {
   const g = input.graph;
   const status = (cp: AgentCheckpoint) => {
     const f = cp.frontier!;

@@ -94,7 +94,7 @@ function blockLabel(g: TraceGraph, log: ObsLog, b: ObsBlock): string {
  * The four OBS tools over a graph's operation-block log; each returns the observation text and the op ids
  * it showed in full (which count as read).
  */
-export function obsTools(g: TraceGraph, b: Budgets) {
+function obsTools(g: TraceGraph, b: Budgets) {
   const log = obsLogOf(g, b.obsTies);
   const blockText = (bl: ObsBlock) => log.text.slice(bl.start, bl.end);
   const blockNumber = new Map<number, number>(log.blocks.map((bl, i) => [bl.op, i]));
@@ -187,7 +187,7 @@ export function obsTools(g: TraceGraph, b: Budgets) {
  * The OBS agent's environment for the runtime loop: system prompt, actions dispatched to `obsTools`,
  * status line and path (the blocks read).
  */
-export function obsEnv(input: AttributionInput, b: Budgets, text: string): AgentEnv {
+function obsEnv(input: AttributionInput, b: Budgets, text: string): AgentEnv {
   const g = input.graph;
   const tools = obsTools(g, b);
   return {

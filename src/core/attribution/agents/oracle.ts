@@ -69,7 +69,7 @@ function summaryReply(req: ChatRequest): ScriptReply | null {
  * op's own variables, 1 for variables sharing an op with those, and so on (BFS over
  * the variable–operation incidence, in both directions).
  */
-export function hopsToOp(g: TraceGraph, opId: string): Map<number, number> {
+function hopsToOp(g: TraceGraph, opId: string): Map<number, number> {
   const dist = new Map<number, number>();
   const op = g.opIndex.get(opId);
   if (op === undefined) return dist;

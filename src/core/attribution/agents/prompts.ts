@@ -1,5 +1,6 @@
 /** The texts both agents read: the task, the error types, the checklist, system priors, the case. */
 import type { TraceCase } from '../../cases/cases.ts';
+import { type BenchSplit, benchSplitOf } from '../../cases/system.ts';
 import type { Candidate } from '../types.ts';
 
 /** The task statement both agents start from: find the earliest faulty and decisive operation. */
@@ -21,7 +22,7 @@ export const ERROR_TYPE_TEXT = `Error types:
 export const CHECKLIST = `Checklist: find the critical information (the evidence for the golden answer); walk operations in execution order judging each against its own job; when an op is correct, follow its outputs; track each memory unit over its lifetime; classify with the types above; prefer the earliest decisive fault.`;
 
 /** Optional per-system advice (the paper's system priors). */
-export const SYSTEM_PRIORS: Record<string, string> = {
+export const SYSTEM_PRIORS: Record<BenchSplit, string> = {
   rag: 'System prior (RAG): check retrieval first (did the retrieved chunks contain the evidence?), then the response.',
   mem0: 'System prior (Mem0): check fact extraction first (was the evidence turned into a fact?), then follow the same memory ids through later updates and deletes, then retrieval, then the response.',
   evermemos:
@@ -30,12 +31,10 @@ export const SYSTEM_PRIORS: Record<string, string> = {
     'System prior (long-context): check whether trimming the history to the window dropped the evidence, then the response.',
 };
 
-/** The prior for a system name as traces spell it (`RAG`, `mem0`, `long-context`, …). */
+/** The prior for a system name as traces spell it (`RAG`, `mem0`, `long-context`, …; see `benchSplitOf`). */
 export function systemPrior(system: string | null | undefined): string | null {
-  if (!system) return null;
-  const k = system.toLowerCase().replace(/[-\s]/g, '_');
-  const key = k === 'longcontext' || k === 'long_ctx' ? 'long_context' : k;
-  return SYSTEM_PRIORS[key] ?? null;
+  const split = system ? benchSplitOf(system) : null;
+  return split ? SYSTEM_PRIORS[split] : null;
 }
 
 /**

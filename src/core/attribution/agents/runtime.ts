@@ -67,7 +67,7 @@ export interface AgentEnv {
 }
 
 /** Why a final answer is refused, or null when it is acceptable. */
-export function checkFinal(g: TraceGraph, a: FinalArgs): string | null {
+function checkFinal(g: TraceGraph, a: FinalArgs): string | null {
   const problems: string[] = [];
   if (!isErrorType(a.error_type))
     problems.push(`error_type "${a.error_type}" is not one of ${ERROR_TYPES.join(', ')}`);
