@@ -1,6 +1,7 @@
 /**
- * Screenshot of the neighbourhood drawing on a trace bigger than 8 MB (drawn from the
- * analysis worker's layout): `npx tsx tests/e2e/screenshots-neighbourhood.ts`.
+ * Screenshots 12–13 of the neighbourhood drawing on a trace bigger than 8 MB (drawn from the
+ * analysis worker's layout): `npx tsx tests/e2e/screenshots-neighbourhood.ts`. The trace is
+ * bench/synthetic.ts's long-context run (made-up words), written to a temp file.
  */
 import { join } from 'node:path';
 import { importFile, writeBigTrace } from './big-trace.ts';
@@ -18,6 +19,8 @@ try {
   const hood = page.getByTestId('neighbourhood-view');
   await hood.locator('g.node.focus').first().waitFor({ timeout: 60_000 });
   // The case opens on its labelled op: the update that trimmed the evidence out of the window.
+  await page.getByTestId('attribution-type').waitFor({ timeout: 120_000 });
+  await hood.scrollIntoViewIfNeeded();
   await page.waitForTimeout(300);
   await page.screenshot({ path: out('12-neighbourhood-big-trace.png') });
   // The case's answer op: the retrieved context and the question in, the prediction out to the judge.
