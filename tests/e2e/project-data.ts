@@ -20,7 +20,10 @@ import {
   generateBenchmark,
   loadLocomo,
   runSystem,
+  SPLIT_OF,
   SYSTEM_NAMES,
+  type SystemName,
+  type SystemSettings,
 } from '../../src/systems/index.ts';
 import { ROOT } from './harness.ts';
 
@@ -87,6 +90,35 @@ export async function writeDemoBench(dir: string): Promise<DemoBench> {
       long_context: baseOf('long_context'),
     },
   };
+}
+
+/**
+ * One reference system offline on the demo conversation with changed settings (e.g. Mem0 with
+ * a shallower search, `{ topK: 2 }`), as a smartcomment file — a rerun to compare with a base run.
+ */
+export async function writeDemoRun(
+  dir: string,
+  system: SystemName,
+  settings: SystemSettings,
+  file = `${system}-demo-1-${Object.entries(settings)
+    .map(([k, v]) => `${k}-${v}`)
+    .join('-')}.json`,
+): Promise<string> {
+  const tracer = new Tracer({
+    ...fixedRun(),
+    filename: `memtrace-${system}`,
+    metadata: {
+      system: SPLIT_OF[system],
+      dataset: 'locomo',
+      conversation: 'demo-1',
+      mode: 'offline',
+      ...settings,
+    },
+  });
+  await runSystem(createSystem(system, settings), demoConversation(), { tracer });
+  const path = join(dir, file);
+  writeFileSync(path, exportSmartcomment(tracer.document()));
+  return path;
 }
 
 /** EverMemOS offline on the demo conversation, written as OTLP/JSON (GenAI names) by the SDK's OtelSink. */
