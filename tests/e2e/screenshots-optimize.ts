@@ -1,11 +1,18 @@
 /**
- * Takes the Optimise view screenshot in docs/screenshots: `npx tsx tests/e2e/screenshots-optimize.ts`.
- * The model is the prompt-sensitive scripted model (a test double over HTTP on 127.0.0.1).
+ * Takes the Optimise view screenshot 19-optimise in docs/screenshots:
+ * `npx tsx tests/e2e/screenshots-optimize.ts`. The model is the prompt-sensitive scripted model
+ * (a test double over HTTP on 127.0.0.1). The data set is the demo conversation split by
+ * questions into four conversations (tests/e2e/project-data.ts: training and held-out ones
+ * share the dialogue, never a question), written to a temp folder and removed at the end.
  */
 import { join } from 'node:path';
 import { startScriptedLlmServer } from '../helpers/scripted-llm-server.ts';
 import { promptSensitiveModel } from '../optimize/prompt-sensitive-model.ts';
 import { openApp, ROOT } from './harness.ts';
+import { tempDir, writeDemoQuestionSplit } from './project-data.ts';
+
+const tmp = tempDir();
+const dataset = writeDemoQuestionSplit(tmp.dir);
 
 const server = await startScriptedLlmServer(promptSensitiveModel({ rewrite: (v) => `${v}\nRULE-A` }));
 const s = await openApp();
@@ -18,7 +25,7 @@ await settings.getByLabel('Base URL').press('Enter');
 await settings.getByLabel('Model', { exact: true }).fill('prompt-sensitive-test-double');
 await settings.getByLabel('Model', { exact: true }).press('Enter');
 await page.goto(`${url}#/optimize`);
-await page.setInputFiles('[data-testid=optimize-file]', join(ROOT, '../shared/data/locomo/locomo-dev.json'));
+await page.setInputFiles('[data-testid=optimize-file]', dataset);
 await page.getByTestId('optimize-rounds').fill('3');
 await page.getByLabel('Sessions').fill('3');
 await page.getByLabel('Questions per conversation').fill('10');
@@ -35,3 +42,4 @@ await page
   .screenshot({ path: join(ROOT, 'docs/screenshots/19-optimise.png') });
 await s.close();
 await server.close();
+tmp.remove();
