@@ -142,6 +142,10 @@ try {
   const s = await openApp();
   try {
     await importAll(s.page, bench.files);
+    // Evaluation first, so every theme's lane views show the same attribution marks.
+    await s.page.goto(`${s.url}#/eval`);
+    await s.page.getByTestId('eval-run').click();
+    await s.page.getByTestId('metric-total').waitFor({ timeout: 120_000 });
     await shoot(s.page, s.url, demoViews);
   } finally {
     await s.close();
