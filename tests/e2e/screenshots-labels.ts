@@ -9,10 +9,10 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileLabels, toAnnotationsFile } from '../../src/core/labels/index.ts';
-import { openApp, ROOT } from './harness.ts';
+import { openApp } from './harness.ts';
 import { tempDir, writeDemoBench, writeDemoRun } from './project-data.ts';
+import { importAll, shot } from './shots.ts';
 
-const out = (name: string) => join(ROOT, 'docs/screenshots', name);
 const tmp = tempDir();
 const F1 = (await writeDemoBench(tmp.dir)).base.mem0;
 const F0 = await writeDemoRun(tmp.dir, 'mem0', { topK: 2 });
@@ -43,10 +43,7 @@ writeFileSync(
 const s = await openApp();
 const { page, url } = s;
 try {
-  await page.getByTestId('empty-state').waitFor();
-  await page.setInputFiles('[data-testid=file-input]', [F1, F0]);
-  await page.waitForFunction(() => document.querySelectorAll('[data-testid=trace-row]').length === 2);
-  await page.getByRole('button', { name: 'Dismiss' }).click({ timeout: 60_000 });
+  await importAll(page, [F1, F0]);
   await page.goto(`${url}#/settings`);
   await page.getByTestId('annotator-name').fill('lead');
   await page.getByTestId('annotator-save').click();
@@ -62,7 +59,7 @@ try {
   await page.getByTestId('disputed-case').first().waitFor();
   // Tall enough that the panel needs no scrolling (the sticky header would cover its top).
   await page.setViewportSize({ width: 1440, height: 1800 });
-  await page.getByTestId('agreement').screenshot({ path: out('17-labels-agreement.png') });
+  await page.getByTestId('agreement').screenshot({ path: shot('17-labels-agreement.png') });
   await page.setViewportSize({ width: 1440, height: 900 });
   // The queue, blind, on the first case.
   await page.getByTestId('queue-mode').selectOption('mine');
@@ -71,7 +68,7 @@ try {
   await page.locator('[data-testid=case-path] a').first().click();
   await page.keyboard.press('4');
   await page.waitForTimeout(400);
-  await page.screenshot({ path: out('18-annotation-queue.png') });
+  await page.screenshot({ path: shot('18-annotation-queue.png') });
   await page.getByTestId('queue-stop').click();
   // Compare the two runs with a question whose outcome changed open.
   await page.goto(
@@ -90,7 +87,7 @@ try {
   await page.setViewportSize({ width: 1440, height: 1500 });
   await page.evaluate(() => window.scrollTo(0, 0));
   await page.waitForTimeout(200);
-  await page.screenshot({ path: out('19-compare-runs.png') });
+  await page.screenshot({ path: shot('19-compare-runs.png') });
 } catch (e) {
   await page.screenshot({ path: '/tmp/shots-failed.png' });
   throw e;

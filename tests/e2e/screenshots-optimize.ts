@@ -5,11 +5,11 @@
  * questions into four conversations (tests/e2e/project-data.ts: training and held-out ones
  * share the dialogue, never a question), written to a temp folder and removed at the end.
  */
-import { join } from 'node:path';
 import { startScriptedLlmServer } from '../helpers/scripted-llm-server.ts';
 import { promptSensitiveModel } from '../optimize/prompt-sensitive-model.ts';
-import { openApp, ROOT } from './harness.ts';
+import { openApp } from './harness.ts';
 import { tempDir, writeDemoQuestionSplit } from './project-data.ts';
+import { shot, useScriptedProvider } from './shots.ts';
 
 const tmp = tempDir();
 const dataset = writeDemoQuestionSplit(tmp.dir);
@@ -17,13 +17,7 @@ const dataset = writeDemoQuestionSplit(tmp.dir);
 const server = await startScriptedLlmServer(promptSensitiveModel({ rewrite: (v) => `${v}\nRULE-A` }));
 const s = await openApp();
 const { page, url } = s;
-await page.goto(`${url}#/settings`);
-const settings = page.getByTestId('settings');
-await settings.getByRole('button', { name: 'Add provider' }).click();
-await settings.getByLabel('Base URL').fill(server.base);
-await settings.getByLabel('Base URL').press('Enter');
-await settings.getByLabel('Model', { exact: true }).fill('prompt-sensitive-test-double');
-await settings.getByLabel('Model', { exact: true }).press('Enter');
+await useScriptedProvider(page, url, server.base);
 await page.goto(`${url}#/optimize`);
 await page.setInputFiles('[data-testid=optimize-file]', dataset);
 await page.getByTestId('optimize-rounds').fill('3');
@@ -37,9 +31,7 @@ await page.getByTestId('optimize-start').click();
 await page.locator('[data-testid=optimize-result][data-status=done]').waitFor({ timeout: 600_000 });
 await page.locator('[data-testid=optimize-round] details').first().click();
 await page.waitForTimeout(300);
-await page
-  .getByTestId('optimize-result')
-  .screenshot({ path: join(ROOT, 'docs/screenshots/19-optimise.png') });
+await page.getByTestId('optimize-result').screenshot({ path: shot('19-optimise.png') });
 await s.close();
 await server.close();
 tmp.remove();

@@ -4,29 +4,22 @@
  * fault-injected benchmark (tests/e2e/project-data.ts; the graphs docs/examples reports on),
  * made in a temp folder and removed at the end.
  */
-import { join } from 'node:path';
-import { openApp, ROOT } from './harness.ts';
+import { openApp } from './harness.ts';
 import { tempDir, writeDemoBench } from './project-data.ts';
+import { importAll, shot } from './shots.ts';
 
-const out = (name: string) => join(ROOT, 'docs/screenshots', name);
 const tmp = tempDir();
 const { files } = await writeDemoBench(tmp.dir);
 const s = await openApp();
 const { page, url } = s;
 try {
-  await page.setInputFiles('[data-testid=file-input]', files);
-  await page.waitForFunction(
-    (n) => document.querySelectorAll('[data-testid=trace-row]').length === n,
-    files.length,
-    { timeout: 600_000 },
-  );
-  await page.getByRole('button', { name: 'Dismiss' }).click({ timeout: 120_000 });
+  await importAll(page, files);
   await page.goto(`${url}#/report`);
   await page.getByTestId('report-build').click();
   await page.getByTestId('report-cases').waitFor({ timeout: 600_000 });
   await page.waitForTimeout(500);
-  await page.screenshot({ path: out('17-report.png') });
-  await page.screenshot({ path: out('18-report-full.png'), fullPage: true });
+  await page.screenshot({ path: shot('17-report.png') });
+  await page.screenshot({ path: shot('18-report-full.png'), fullPage: true });
 } finally {
   await s.close();
   tmp.remove();

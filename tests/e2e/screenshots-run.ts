@@ -4,13 +4,12 @@
  * Offline it runs in a fraction of a second, so the run caught mid-way is in LLM mode, with the
  * prompt-sensitive scripted model (a test double over HTTP on 127.0.0.1) answering after 150 ms.
  */
-import { join } from 'node:path';
 import { startScriptedLlmServer } from '../helpers/scripted-llm-server.ts';
 import { promptSensitiveModel } from '../optimize/prompt-sensitive-model.ts';
-import { openApp, ROOT } from './harness.ts';
+import { openApp } from './harness.ts';
 import { DEMO_CONVERSATION } from './project-data.ts';
+import { shot, useScriptedProvider } from './shots.ts';
 
-const out = (name: string) => join(ROOT, 'docs/screenshots', name);
 const model = promptSensitiveModel({ rewrite: (v) => v });
 const server = await startScriptedLlmServer((r) => new Promise((ok) => setTimeout(() => ok(model(r)), 150)));
 const s = await openApp();
@@ -18,7 +17,7 @@ const { page, url } = s;
 try {
   await page.goto(`${url}#/run`);
   await page.getByTestId('run-empty').waitFor();
-  await page.screenshot({ path: out('14-run-system-empty.png') });
+  await page.screenshot({ path: shot('14-run-system-empty.png') });
   await page.setInputFiles('[data-testid=run-file]', DEMO_CONVERSATION);
   await page.getByTestId('run-conversation').waitFor();
   await page.getByTestId('run-system').selectOption('mem0');
@@ -27,15 +26,9 @@ try {
   await page.locator('[data-testid=run-result][data-status=done]').waitFor({ timeout: 60_000 });
   await page.locator('[data-testid=run-failed-cases] li').first().waitFor();
   await page.waitForTimeout(300);
-  await page.screenshot({ path: out('15-run-system-done.png'), fullPage: true });
+  await page.screenshot({ path: shot('15-run-system-done.png'), fullPage: true });
   // The whole conversation in LLM mode, caught mid-run (a question answered), then cancelled.
-  await page.goto(`${url}#/settings`);
-  const settings = page.getByTestId('settings');
-  await settings.getByRole('button', { name: 'Add provider' }).click();
-  await settings.getByLabel('Base URL').fill(server.base);
-  await settings.getByLabel('Base URL').press('Enter');
-  await settings.getByLabel('Model', { exact: true }).fill('prompt-sensitive-test-double');
-  await settings.getByLabel('Model', { exact: true }).press('Enter');
+  await useScriptedProvider(page, url, server.base);
   await page.goto(`${url}#/run`);
   await page.setInputFiles('[data-testid=run-file]', DEMO_CONVERSATION);
   await page.getByTestId('run-conversation').waitFor();
@@ -49,7 +42,7 @@ try {
     null,
     { timeout: 120_000 },
   );
-  await page.screenshot({ path: out('16-run-system-progress.png') });
+  await page.screenshot({ path: shot('16-run-system-progress.png') });
   await page.getByTestId('run-cancel').click();
   await page.locator('[data-testid=run-result][data-status=cancelled]').waitFor();
 } finally {

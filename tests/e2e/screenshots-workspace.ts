@@ -7,12 +7,11 @@
  * benchmark (bench/lanes-synthetic.ts, ~100 MB) at fit and zoomed in.
  */
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { openApp, ROOT } from './harness.ts';
+import { openApp } from './harness.ts';
 import { tempDir, writeDemoBench, writeLanesSynthetic } from './project-data.ts';
+import { importAll, shot } from './shots.ts';
 
-const out = (name: string) => join(ROOT, 'docs/screenshots', name);
 const enc = encodeURIComponent;
 const graphId = (path: string) => JSON.parse(readFileSync(path, 'utf8')).graph_id as string;
 const tmp = tempDir();
@@ -51,20 +50,9 @@ async function shoot(page: Page, url: string, views: View[]) {
       await still(page);
       await prepare(page);
       await still(page);
-      await page.screenshot({ path: out(`${name}${suffix}.png`) });
+      await page.screenshot({ path: shot(`${name}${suffix}.png`) });
     }
   }
-}
-
-async function importAll(page: Page, files: string[]) {
-  await page.getByTestId('empty-state').waitFor();
-  await page.setInputFiles('[data-testid=file-input]', files);
-  await page.waitForFunction(
-    (n) => document.querySelectorAll('[data-testid=trace-row]').length === n,
-    files.length,
-    { timeout: 600_000 },
-  );
-  await page.getByRole('button', { name: 'Dismiss' }).click({ timeout: 600_000 });
 }
 
 const laneCanvas = (p: Page) => p.locator('[data-testid=lane-canvas]');

@@ -5,11 +5,10 @@
  * run written as OTLP/JSON by the SDK, made in a temp folder and removed at the end.
  */
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { openApp, ROOT } from './harness.ts';
+import { openApp } from './harness.ts';
 import { tempDir, writeDemoBench, writeDemoOtlp } from './project-data.ts';
+import { importAll, shot } from './shots.ts';
 
-const out = (name: string) => join(ROOT, 'docs/screenshots', name);
 const tmp = tempDir();
 const bench = await writeDemoBench(tmp.dir);
 const files = [
@@ -22,34 +21,28 @@ const s = await openApp();
 const { page, url } = s;
 try {
   await page.getByTestId('empty-state').waitFor();
-  await page.screenshot({ path: out('01-empty.png') });
-  await page.setInputFiles('[data-testid=file-input]', files);
-  await page.waitForFunction(
-    (n) => document.querySelectorAll('[data-testid=trace-row]').length === n,
-    files.length,
-    { timeout: 120_000 },
-  );
-  await page.getByRole('button', { name: 'Dismiss' }).click({ timeout: 120_000 });
-  await page.screenshot({ path: out('02-traces.png') });
+  await page.screenshot({ path: shot('01-empty.png') });
+  await importAll(page, files);
+  await page.screenshot({ path: shot('02-traces.png') });
   await page.goto(`${url}#/cases?labelled=labelled`);
   await page.getByTestId('case-row').first().waitFor();
-  await page.screenshot({ path: out('03-cases.png') });
+  await page.screenshot({ path: shot('03-cases.png') });
   await page.getByTestId('case-row').filter({ hasText: 'UpdateError' }).first().locator('a').first().click();
   await page.getByTestId('var-block').first().waitFor();
   await page.waitForTimeout(800);
-  await page.screenshot({ path: out('04-case-workspace.png') });
+  await page.screenshot({ path: shot('04-case-workspace.png') });
   // Mem0 rewrote a memory: "animal shelter yesterday" became "animal hospital on Sundays".
   await page.goto(`${url}#/t/${mem0}/var/${encodeURIComponent('mem-2@2')}`);
   await page.getByTestId('diff').waitFor();
-  await page.screenshot({ path: out('05-version-diff.png') });
+  await page.screenshot({ path: shot('05-version-diff.png') });
   await page.goto(`${url}#/search?trace=${mem0}&q=shelter`);
   await page.getByTestId('search-hit').first().waitFor();
-  await page.screenshot({ path: out('06-search.png') });
+  await page.screenshot({ path: shot('06-search.png') });
   await page.goto(`${url}#/t/${mem0}`);
   await page.waitForTimeout(1500);
   await page.getByTestId('theme-toggle').click();
   await page.waitForTimeout(300);
-  await page.screenshot({ path: out('07-trace-dark.png') });
+  await page.screenshot({ path: shot('07-trace-dark.png') });
 } catch (e) {
   await page.screenshot({ path: '/tmp/shots-failed.png' });
   throw e;
