@@ -88,9 +88,6 @@ try {
   await page.evaluate(() => window.scrollTo(0, 0));
   await page.waitForTimeout(200);
   await page.screenshot({ path: shot('19-compare-runs.png') });
-} catch (e) {
-  await page.screenshot({ path: '/tmp/shots-failed.png' });
-  throw e;
 } finally {
   await s.close();
   tmp.remove();

@@ -43,9 +43,6 @@ try {
   await page.getByTestId('theme-toggle').click();
   await page.waitForTimeout(300);
   await page.screenshot({ path: shot('07-trace-dark.png') });
-} catch (e) {
-  await page.screenshot({ path: '/tmp/shots-failed.png' });
-  throw e;
 } finally {
   await s.close();
   tmp.remove();
