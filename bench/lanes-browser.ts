@@ -6,8 +6,10 @@
  * zoomed into the vector level; layout time in Node for 100k and 1M variables. Medians
  * of RUNS runs. Writes its section of bench/RESULTS.md with the machine facts it saw, and
  * its raw numbers to bench/out/lanes-browser.json; `--baseline FILE` adds the ratios to
- * an earlier run's raw numbers. Screenshots of both views go to docs/screenshots/.
- * `npx tsx bench/lanes-browser.ts [--runs N] [--no-shots] [--no-results] [--baseline FILE]`
+ * an earlier run's raw numbers. Screenshots of both views go to docs/screenshots/ (the
+ * app's demo trace, public/demo/demo-trace.json, and the synthetic run: no shared data in a
+ * committed image); `--only-shots` takes them without measuring.
+ * `npx tsx bench/lanes-browser.ts [--runs N] [--no-shots | --only-shots] [--no-results] [--baseline FILE]`
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -24,6 +26,7 @@ const args = process.argv.slice(2);
 const flag = (name: string) => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
 const RUNS = Number(flag('--runs')) || 5;
 const SHOTS = !args.includes('--no-shots');
+const ONLY_SHOTS = args.includes('--only-shots');
 const RESULTS = !args.includes('--no-results');
 const BASELINE = flag('--baseline');
 const ROOT = resolve(import.meta.dirname, '..');
@@ -115,31 +118,33 @@ async function browserRuns(url: string) {
   return { ...out, modes: [...modes] };
 }
 
-async function screenshots(url: string) {
-  const dir = join(ROOT, 'docs/screenshots');
-  mkdirSync(dir, { recursive: true });
+async function screenshots(dir: string) {
+  const out = join(ROOT, 'docs/screenshots');
+  mkdirSync(out, { recursive: true });
+  // The demo trace (Mem0 on the project's own conversation) under /data/.
+  const server = await serve(dir, join(ROOT, 'public/demo'));
   const browser = await launchChromium();
   try {
     const page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
     const shots: [string, string][] = [
-      ['lanes-conv-26-fault-0.png', '?file=conv-26-fault-0.json'],
-      ['lanes-conv-26-fault-0-dark.png', '?file=conv-26-fault-0.json&theme=dark'],
-      ['neighbourhood-llm-judge.png', '?file=conv-26-fault-0.json&view=neighbourhood&op=llm-judge'],
+      ['lanes-demo-trace.png', '?file=demo-trace.json'],
+      ['lanes-demo-trace-dark.png', '?file=demo-trace.json&theme=dark'],
+      ['neighbourhood-llm-judge.png', '?file=demo-trace.json&view=neighbourhood&op=llm-judge'],
       [
         'neighbourhood-memory-update-dark.png',
-        '?file=conv-26-fault-0.json&view=neighbourhood&op=memory-update&theme=dark',
+        '?file=demo-trace.json&view=neighbourhood&op=memory-update&theme=dark',
       ],
       ['lanes-synthetic-100k.png', '?synthetic=100000'],
       ['lanes-synthetic-100k-zoomed.png', '?synthetic=100000'],
     ];
     for (const [name, query] of shots) {
-      await page.goto(url + query);
+      await page.goto(server.url + query);
       await page.waitForFunction(() => window.__lanes?.ready, null, { timeout: 120_000 });
-      if (name === 'lanes-conv-26-fault-0.png') {
+      if (name === 'lanes-demo-trace.png') {
         // zoomed in near the start: lane names, op dots (inputs hollow, outputs filled)
         await page.evaluate(() => {
           window.__lanes.api().zoom(2.2, 1.6);
-          window.__lanes.api().reveal({ kind: 'var', id: 'memory-store@14' });
+          window.__lanes.api().reveal({ kind: 'var', id: 'mem-9@1' });
         });
       }
       if (name === 'lanes-synthetic-100k-zoomed.png') {
@@ -153,10 +158,11 @@ async function screenshots(url: string) {
         await page.evaluate(() => window.__lanes.api().zoom(300, 400));
       }
       await page.evaluate(() => new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(ok))));
-      await page.screenshot({ path: join(dir, name) });
+      await page.screenshot({ path: join(out, name) });
     }
   } finally {
     await browser.close();
+    await server.close();
   }
 }
 
@@ -182,13 +188,17 @@ function nodeLayout(vars: number, runs: number) {
 }
 
 const dir = await buildHarness();
+if (ONLY_SHOTS) {
+  await screenshots(dir);
+  process.exit(0);
+}
 const server = await serve(dir);
 const load0 = loadavg();
 const t0 = Date.now();
 let b: Awaited<ReturnType<typeof browserRuns>>;
 try {
   b = await browserRuns(server.url);
-  if (SHOTS) await screenshots(server.url);
+  if (SHOTS) await screenshots(dir);
 } finally {
   await server.close();
 }
@@ -275,6 +285,6 @@ the first and last; "ms a frame" is the median time of drawing one frame (drawin
 Lane layout in Node (\`laneLayout\`, bands, same generator): ${r.node100k.vars.toLocaleString('en-US')} variables ${f(r.node100k.ms)} ms
 (packed ${f(r.node100k.packedMs)} ms), median of 5; ${r.node1M.vars.toLocaleString('en-US')} variables ${f(r.node1M.ms / 1000, 1)} s
 (packed ${f(r.node1M.packedMs / 1000, 1)} s), median of 3. The whole run took ${f(seconds)} s.
-Screenshots: \`docs/screenshots/lanes-*.png\`, \`docs/screenshots/neighbourhood-*.png\` (the harness, real file conv-26-fault-0.json), checked by eye.
+Screenshots: \`docs/screenshots/lanes-*.png\`, \`docs/screenshots/neighbourhood-*.png\` (the harness, the app's demo trace and the synthetic run), checked by eye.
 `;
 }

@@ -1,7 +1,8 @@
 /**
- * Builds the lane-view harness with vite and serves it (plus the real smartcomment
- * files under /data/, read from ../shared/data at request time — never copied) on a
- * local port; launches Debian's Chromium headless. Node only: tests and benches.
+ * Builds the lane-view harness with vite and serves it (plus trace files under /data/: the
+ * real smartcomment files, read from ../shared/data at request time — never copied — or
+ * another folder) on a local port; launches Debian's Chromium headless. Node only: tests
+ * and benches.
  */
 import { createReadStream, existsSync, statSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -34,11 +35,15 @@ const TYPES: Record<string, string> = {
   '.map': 'application/json',
 };
 
-export async function serve(dir: string): Promise<{ url: string; close: () => Promise<void> }> {
+/** Serves the harness in `dir` and the trace files of `dataDir` (the shared smartcomment files by default) under /data/. */
+export async function serve(
+  dir: string,
+  dataDir = DATA_DIR,
+): Promise<{ url: string; close: () => Promise<void> }> {
   const server = createServer((req, res) => {
     const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
     const file = path.startsWith('/data/')
-      ? join(DATA_DIR, normalize(path.slice(6)).replace(/^(\.\.[/\\])+/, ''))
+      ? join(dataDir, normalize(path.slice(6)).replace(/^(\.\.[/\\])+/, ''))
       : join(dir, normalize(path === '/' ? '/index.html' : path).replace(/^(\.\.[/\\])+/, ''));
     if (!existsSync(file) || !statSync(file).isFile()) {
       res.writeHead(404).end();

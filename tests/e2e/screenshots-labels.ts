@@ -1,19 +1,22 @@
 /**
- * Takes the labelling and compare screenshots in docs/screenshots:
- * `npx tsx tests/e2e/screenshots-labels.ts`. Two annotators' files are made here from the
- * real file's cases (one agrees with the file, one differs on two cases).
+ * Takes the labelling and compare screenshots 17–19 in docs/screenshots:
+ * `npx tsx tests/e2e/screenshots-labels.ts`. The traces are the project's own
+ * (tests/e2e/project-data.ts): Mem0's base run of the demo conversation (its failures labelled
+ * by counterfactual repair) and a rerun with a shallower memory search (top 2 instead of 10: one question fixed, one broken).
+ * Two annotators' files are made here from the base run's labels (one agrees with the file,
+ * one differs on two cases). All in a temp folder, removed at the end.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileLabels, toAnnotationsFile } from '../../src/core/labels/index.ts';
-import { DATA, openApp, ROOT } from './harness.ts';
+import { openApp } from './harness.ts';
+import { tempDir, writeDemoBench, writeDemoRun } from './project-data.ts';
+import { importAll, shot } from './shots.ts';
 
-const out = (name: string) => join(ROOT, 'docs/screenshots', name);
-const F1 = join(DATA, 'conv-26-fault-1.json');
-const F0 = join(DATA, 'conv-26-fault-0.json');
+const tmp = tempDir();
+const F1 = (await writeDemoBench(tmp.dir)).base.mem0;
+const F0 = await writeDemoRun(tmp.dir, 'mem0', { topK: 2 });
 const doc = JSON.parse(readFileSync(F1, 'utf8'));
-const tmp = mkdtempSync(join(tmpdir(), 'memtrace-shots-'));
 const base = fileLabels(doc).slice(0, 8);
 const person = (annotator: string, change: (i: number) => Partial<{ errorType: string; opId: string }>) =>
   toAnnotationsFile(
@@ -27,9 +30,9 @@ const person = (annotator: string, change: (i: number) => Partial<{ errorType: s
       origin: 'workbench' as const,
     })),
   );
-writeFileSync(join(tmp, 'ann.json'), JSON.stringify(person('ann', () => ({}))));
+writeFileSync(join(tmp.dir, 'ann.json'), JSON.stringify(person('ann', () => ({}))));
 writeFileSync(
-  join(tmp, 'bob.json'),
+  join(tmp.dir, 'bob.json'),
   JSON.stringify(
     person('bob', (i) =>
       i === 2 ? { errorType: 'ExtractionError' } : i === 5 ? { opId: base[4].opId ?? '' } : {},
@@ -39,40 +42,53 @@ writeFileSync(
 
 const s = await openApp();
 const { page, url } = s;
-await page.getByTestId('empty-state').waitFor();
-await page.setInputFiles('[data-testid=file-input]', [F1, F0]);
-await page.waitForFunction(() => document.querySelectorAll('[data-testid=trace-row]').length === 2);
-await page.goto(`${url}#/settings`);
-await page.getByTestId('annotator-name').fill('lead');
-await page.getByTestId('annotator-save').click();
-await page.goto(`${url}#/labels`);
-await page.setInputFiles('[data-testid=import-labels]', [join(tmp, 'ann.json'), join(tmp, 'bob.json')]);
-await page.getByTestId('import-plan').waitFor();
-await page.getByTestId('import-confirm').click();
-await page.getByTestId('import-done').waitFor();
-await page.getByTestId('agreement-files').uncheck();
-await page.getByTestId('disputed-case').first().waitFor();
-await page.getByTestId('agreement').screenshot({ path: out('17-labels-agreement.png') });
-// The queue, blind, on the first case.
-await page.getByTestId('queue-mode').selectOption('mine');
-await page.getByTestId('queue-start').click();
-await page.getByTestId('queue-bar').waitFor();
-await page.locator('[data-testid=case-path] a').first().click();
-await page.keyboard.press('4');
-await page.waitForTimeout(400);
-await page.screenshot({ path: out('18-annotation-queue.png') });
-await page.getByTestId('queue-stop').click();
-// Compare two runs with a question open.
-await page.goto(
-  `${url}#/compare?a=${encodeURIComponent(JSON.parse(readFileSync(F0, 'utf8')).graph_id)}&b=${encodeURIComponent(doc.graph_id)}&show=all`,
-);
-await page.getByTestId('compare-summary').waitFor({ timeout: 60_000 });
-await page.getByTestId('compare-open').nth(11).click();
-await page.getByTestId('compare-memory-counts').waitFor({ timeout: 60_000 });
-await page.locator('[data-testid=memory-changed] summary').first().click();
-await page.waitForTimeout(300);
-await page.setViewportSize({ width: 1440, height: 1500 });
-await page.evaluate(() => window.scrollTo(0, 0));
-await page.waitForTimeout(200);
-await page.screenshot({ path: out('19-compare-runs.png') });
-await s.close();
+try {
+  await importAll(page, [F1, F0]);
+  await page.goto(`${url}#/settings`);
+  await page.getByTestId('annotator-name').fill('lead');
+  await page.getByTestId('annotator-save').click();
+  await page.goto(`${url}#/labels`);
+  await page.setInputFiles('[data-testid=import-labels]', [
+    join(tmp.dir, 'ann.json'),
+    join(tmp.dir, 'bob.json'),
+  ]);
+  await page.getByTestId('import-plan').waitFor();
+  await page.getByTestId('import-confirm').click();
+  await page.getByTestId('import-done').waitFor();
+  await page.getByTestId('agreement-files').uncheck();
+  await page.getByTestId('disputed-case').first().waitFor();
+  // Tall enough that the panel needs no scrolling (the sticky header would cover its top).
+  await page.setViewportSize({ width: 1440, height: 1800 });
+  await page.getByTestId('agreement').screenshot({ path: shot('17-labels-agreement.png') });
+  await page.setViewportSize({ width: 1440, height: 900 });
+  // The queue, blind, on the first case.
+  await page.getByTestId('queue-mode').selectOption('mine');
+  await page.getByTestId('queue-start').click();
+  await page.getByTestId('queue-bar').waitFor();
+  await page.locator('[data-testid=case-path] a').first().click();
+  await page.keyboard.press('4');
+  await page.waitForTimeout(400);
+  await page.screenshot({ path: shot('18-annotation-queue.png') });
+  await page.getByTestId('queue-stop').click();
+  // Compare the two runs with a question whose outcome changed open.
+  await page.goto(
+    `${url}#/compare?a=${encodeURIComponent(doc.graph_id)}&b=${encodeURIComponent(JSON.parse(readFileSync(F0, 'utf8')).graph_id)}&show=all`,
+  );
+  await page.getByTestId('compare-summary').waitFor({ timeout: 60_000 });
+  await page
+    .locator('[data-testid=compare-row][data-change=broken] [data-testid=compare-open]')
+    .first()
+    .click();
+  await page.getByTestId('compare-memory-counts').waitFor({ timeout: 60_000 });
+  // Only the search depth changed: the memory is the same in both runs (nothing to unfold).
+  const changed = page.locator('[data-testid=memory-changed] summary');
+  if (await changed.count()) await changed.first().click();
+  await page.waitForTimeout(300);
+  await page.setViewportSize({ width: 1440, height: 1500 });
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await page.waitForTimeout(200);
+  await page.screenshot({ path: shot('19-compare-runs.png') });
+} finally {
+  await s.close();
+  tmp.remove();
+}

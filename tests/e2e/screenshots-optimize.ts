@@ -1,24 +1,25 @@
 /**
- * Takes the Optimise view screenshot in docs/screenshots: `npx tsx tests/e2e/screenshots-optimize.ts`.
- * The model is the prompt-sensitive scripted model (a test double over HTTP on 127.0.0.1).
+ * Takes the Optimise view screenshot 19-optimise in docs/screenshots:
+ * `npx tsx tests/e2e/screenshots-optimize.ts`. The model is the prompt-sensitive scripted model
+ * (a test double over HTTP on 127.0.0.1). The data set is the demo conversation split by
+ * questions into four conversations (tests/e2e/project-data.ts: training and held-out ones
+ * share the dialogue, never a question), written to a temp folder and removed at the end.
  */
-import { join } from 'node:path';
 import { startScriptedLlmServer } from '../helpers/scripted-llm-server.ts';
 import { promptSensitiveModel } from '../optimize/prompt-sensitive-model.ts';
-import { openApp, ROOT } from './harness.ts';
+import { openApp } from './harness.ts';
+import { tempDir, writeDemoQuestionSplit } from './project-data.ts';
+import { shot, useScriptedProvider } from './shots.ts';
+
+const tmp = tempDir();
+const dataset = writeDemoQuestionSplit(tmp.dir);
 
 const server = await startScriptedLlmServer(promptSensitiveModel({ rewrite: (v) => `${v}\nRULE-A` }));
 const s = await openApp();
 const { page, url } = s;
-await page.goto(`${url}#/settings`);
-const settings = page.getByTestId('settings');
-await settings.getByRole('button', { name: 'Add provider' }).click();
-await settings.getByLabel('Base URL').fill(server.base);
-await settings.getByLabel('Base URL').press('Enter');
-await settings.getByLabel('Model', { exact: true }).fill('prompt-sensitive-test-double');
-await settings.getByLabel('Model', { exact: true }).press('Enter');
+await useScriptedProvider(page, url, server.base);
 await page.goto(`${url}#/optimize`);
-await page.setInputFiles('[data-testid=optimize-file]', join(ROOT, '../shared/data/locomo/locomo-dev.json'));
+await page.setInputFiles('[data-testid=optimize-file]', dataset);
 await page.getByTestId('optimize-rounds').fill('3');
 await page.getByLabel('Sessions').fill('3');
 await page.getByLabel('Questions per conversation').fill('10');
@@ -30,8 +31,7 @@ await page.getByTestId('optimize-start').click();
 await page.locator('[data-testid=optimize-result][data-status=done]').waitFor({ timeout: 600_000 });
 await page.locator('[data-testid=optimize-round] details').first().click();
 await page.waitForTimeout(300);
-await page
-  .getByTestId('optimize-result')
-  .screenshot({ path: join(ROOT, 'docs/screenshots/19-optimise.png') });
+await page.getByTestId('optimize-result').screenshot({ path: shot('19-optimise.png') });
 await s.close();
 await server.close();
+tmp.remove();
