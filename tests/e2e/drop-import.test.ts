@@ -55,4 +55,39 @@ describe('drag-and-drop import in Chromium', () => {
     expect(decodeURIComponent(link ?? '')).toContain(graphId);
     expect(s.errors).toEqual([]);
   }, 120_000);
+
+  it('two dropped files with the same name (from two folders) are both imported and listed', async () => {
+    const { page } = s;
+    const files = ['conv-26-fault-1.json', 'conv-26-fault-2.json'].map((f) =>
+      readFileSync(join(DATA, f)).toString('base64'),
+    );
+    await page.evaluate((b64s) => {
+      const dt = new DataTransfer();
+      for (const b64 of b64s)
+        dt.items.add(
+          new File([Uint8Array.from(atob(b64), (ch) => ch.charCodeAt(0))], 'trace.json', {
+            type: 'application/json',
+          }),
+        );
+      const at = { bubbles: true, cancelable: true, dataTransfer: dt, clientX: 400, clientY: 300 };
+      document.body.dispatchEvent(new DragEvent('dragenter', at));
+      document.body.dispatchEvent(new DragEvent('dragover', at));
+      document.body.dispatchEvent(new DragEvent('drop', at));
+    }, files);
+    await page.waitForFunction(
+      () => document.querySelectorAll('[data-testid=trace-row]').length === 3,
+      null,
+      {
+        timeout: 60_000,
+      },
+    );
+    // The import panel lists both (it keyed its rows by name + status, and two equal keys broke it).
+    const results = page.getByTestId('import-result');
+    await expect.poll(() => results.count()).toBe(2);
+    expect(await results.allTextContents()).toEqual([
+      expect.stringContaining('trace.json'),
+      expect.stringContaining('trace.json'),
+    ]);
+    expect(s.errors).toEqual([]);
+  }, 120_000);
 });
