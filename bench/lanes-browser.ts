@@ -16,7 +16,8 @@ import { join, resolve } from 'node:path';
 import type { Page } from 'playwright-core';
 import { buildGraph } from '../src/core/graph/index.ts';
 import { laneLayout } from '../src/core/layout/index.ts';
-import { buildHarness, launchChromium, serve } from './lanes-page/serve.ts';
+import { launchChromium } from '../tests/helpers/chromium.ts';
+import { buildHarness, serve } from './lanes-page/serve.ts';
 import { syntheticDocument } from './lanes-synthetic.ts';
 import { median, writeResultsSection } from './stats-util.ts';
 

@@ -1,6 +1,6 @@
 /**
  * End-to-end harness: builds the app once (shared by test files through a lock and a
- * source stamp), serves it with a tiny static server, and drives Debian's Chromium.
+ * source stamp), serves it (tests/helpers/static-server.ts), and drives Debian's Chromium.
  */
 import { createHash } from 'node:crypto';
 import {
@@ -13,11 +13,11 @@ import {
   statSync,
   writeFileSync,
 } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { extname, join, normalize, resolve } from 'node:path';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { join, resolve } from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { launchChromiumProfile } from '../helpers/chromium.ts';
+import { serveStatic } from '../helpers/static-server.ts';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
 export const DATA = resolve(ROOT, '../shared/data/smartcomment');
@@ -93,35 +93,6 @@ export async function buildOnce(): Promise<string> {
   }
 }
 
-const TYPES: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.json': 'application/json',
-  '.svg': 'image/svg+xml',
-  '.png': 'image/png',
-  '.map': 'application/json',
-  '.wasm': 'application/wasm',
-};
-
-/** Serves a folder on a free port of 127.0.0.1. Unknown paths are 404 (no SPA fallback needed: hash routes). */
-export async function serve(dir: string): Promise<{ url: string; server: Server }> {
-  const server = createServer((req, res) => {
-    const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
-    const file = normalize(join(dir, path === '/' ? 'index.html' : path));
-    if (!file.startsWith(dir) || !existsSync(file) || statSync(file).isDirectory()) {
-      res.writeHead(404, { 'content-type': 'text/plain' });
-      res.end('not found');
-      return;
-    }
-    res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' });
-    res.end(readFileSync(file));
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}/`, server };
-}
-
 export interface Session {
   browser: Browser;
   context: BrowserContext;
@@ -137,23 +108,14 @@ export interface Session {
  */
 export async function openApp(options: { demo?: boolean; bypassCSP?: boolean } = {}): Promise<Session> {
   const dist = await buildOnce();
-  const { url, server } = await serve(dist);
+  const server = await serveStatic({ '/': dist });
+  const url = server.url;
   const userDataDir = mkdtempSync(join(tmpdir(), 'memtrace-e2e-'));
-  const context = await chromium.launchPersistentContext(userDataDir, {
-    executablePath: '/usr/bin/chromium',
-    headless: true,
+  const context = await launchChromiumProfile(userDataDir, {
     viewport: { width: 1440, height: 900 },
     // Tools that inject scripts (axe-core) need it: the built app sends a CSP.
     bypassCSP: options.bypassCSP ?? false,
     acceptDownloads: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--no-first-run',
-      '--disable-sync',
-    ],
   });
   const page = context.pages()[0] ?? (await context.newPage());
   const errors: string[] = [];
@@ -172,7 +134,7 @@ export async function openApp(options: { demo?: boolean; bypassCSP?: boolean } =
     errors,
     async close() {
       await context.close();
-      server.close();
+      await server.close();
       rmSync(userDataDir, { recursive: true, force: true });
     },
   };
