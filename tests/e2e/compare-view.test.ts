@@ -6,14 +6,15 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { compareRuns } from '../../src/core/compare/compare.ts';
 import { openTrace } from '../../src/core/graph/open.ts';
-import { DATA, openApp, type Session } from './harness.ts';
+import { appPerFile } from './app-per-file.ts';
+import { DATA } from './harness.ts';
 
 const A = join(DATA, 'conv-26-fault-0.json');
 const B = join(DATA, 'conv-26-fault-2.json');
-let s: Session;
+const s = appPerFile();
 const graph = (f: string) => {
   const r = openTrace(readFileSync(f, 'utf8'), { file: f });
   if (!r.ok) throw new Error(f);
@@ -21,13 +22,6 @@ const graph = (f: string) => {
 };
 const expected = compareRuns(graph(A), graph(B));
 const idOf = (f: string) => JSON.parse(readFileSync(f, 'utf8')).graph_id as string;
-
-beforeAll(async () => {
-  s = await openApp();
-}, 180_000);
-afterAll(async () => {
-  await s?.close();
-});
 
 describe('Compare view', () => {
   it('opens from two ticked traces and shows the flips and divergences Node computes', async () => {

@@ -93,6 +93,33 @@ export async function buildOnce(): Promise<string> {
   }
 }
 
+/**
+ * Drops a file on the page as a person would: a real `drop` event whose DataTransfer holds
+ * a File made in the page from `bytes`. Says whether the page took the drag-over and the
+ * drop (so the browser does not open the file instead) and the size the page saw.
+ */
+export function dropFile(
+  page: Page,
+  bytes: Buffer,
+  name: string,
+): Promise<{ overTaken: boolean; dropTaken: boolean; size: number }> {
+  return page.evaluate(
+    ({ b64, name }) => {
+      const raw = Uint8Array.from(atob(b64), (ch) => ch.charCodeAt(0));
+      const dt = new DataTransfer();
+      dt.items.add(new File([raw], name, { type: 'application/json' }));
+      const at = { bubbles: true, cancelable: true, dataTransfer: dt, clientX: 400, clientY: 300 };
+      document.body.dispatchEvent(new DragEvent('dragenter', at));
+      const over = new DragEvent('dragover', at);
+      document.body.dispatchEvent(over);
+      const drop = new DragEvent('drop', at);
+      document.body.dispatchEvent(drop);
+      return { overTaken: over.defaultPrevented, dropTaken: drop.defaultPrevented, size: raw.length };
+    },
+    { b64: bytes.toString('base64'), name },
+  );
+}
+
 export interface Session {
   browser: Browser;
   context: BrowserContext;
