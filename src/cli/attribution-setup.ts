@@ -1,4 +1,4 @@
-/** Shared by `attribute` and `bench`: method flags, engine dependencies per graph, a bounded pool. */
+/** Shared by `attribute` and `bench`: method flags, engine dependencies per graph. */
 import { AGENT_PRESETS, type AgentOptions, type AgentPreset } from '../core/attribution/agents/budgets.ts';
 import { type CarryJudge, llmCarryJudge, sentenceModelJudge } from '../core/attribution/carry-judge.ts';
 import { type EngineDeps, engineFor, NEEDS_MODEL } from '../core/attribution/engines.ts';
@@ -11,7 +11,7 @@ import type { Embedder } from '../core/retrieval/embedder.ts';
 import { RetrievalIndex } from '../core/retrieval/retrieval-index.ts';
 import { loadWordVectors } from '../core/semantic/word-vectors.node.ts';
 import { vectorSimilarity } from '../core/semantic/word-vectors.ts';
-import type { Options, Values } from './command.ts';
+import { intFlag, type Options, type Values } from './command.ts';
 import { CliError, type CliIO } from './io.ts';
 import { chatModelFromFlags, PROVIDER_FLAGS, PROVIDER_USAGE } from './provider-flags.ts';
 
@@ -204,6 +204,35 @@ export async function depsFor(
   return { ...base, index, embedder: embedder ?? null };
 }
 
+/** What `attribute` and `bench` fix once per command run. */
+export interface MethodRun {
+  method: AttributionMethod;
+  /** The agents' chat model (none for evidence-flow). */
+  model: ChatModel | undefined;
+  prior: boolean;
+  agent: AgentOptions;
+  setup: EvidenceSetup;
+}
+
+/** The engine dependencies of one graph for these cases (its index, start points only when needed). */
+export function caseDeps(
+  g: TraceGraph,
+  run: MethodRun,
+  cases: readonly { evidenceIds: readonly string[] }[],
+): Promise<EngineDeps> {
+  return depsFor(
+    g,
+    {
+      model: run.model,
+      prior: run.prior,
+      agent: run.agent,
+      evidenceFlow: run.setup.evidenceFlow,
+      now: () => performance.now(),
+    },
+    startPointEmbedder(run.method, cases, run.setup),
+  );
+}
+
 /** The embedder when start points are needed for these cases with this method (else null: BM25 only). */
 export function startPointEmbedder(
   method: AttributionMethod,
@@ -213,29 +242,7 @@ export function startPointEmbedder(
   return NEEDS_MODEL.has(method) || cases.some((c) => c.evidenceIds.length === 0) ? setup.embedder : null;
 }
 
-/** Runs tasks with at most `limit` at once, keeping result order. */
-export async function pool<T, R>(
-  items: T[],
-  limit: number,
-  work: (item: T, i: number) => Promise<R>,
-): Promise<R[]> {
-  const out = new Array<R>(items.length);
-  let next = 0;
-  const lanes = Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await work(items[i], i);
-    }
-  });
-  await Promise.all(lanes);
-  return out;
-}
-
+/** How many cases run at once (`--concurrency`, default 1). */
 export function concurrencyOf(values: Values): number {
-  const v = values.concurrency;
-  if (v === undefined) return 1;
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 1)
-    throw new CliError(`--concurrency must be an integer ≥ 1 (got "${v}")`, 2);
-  return n;
+  return intFlag(values, 'concurrency', 1) ?? 1;
 }

@@ -2,8 +2,8 @@ import { listCases, type TraceCase } from '../../core/cases/cases.ts';
 import { casePath } from '../../core/cases/path.ts';
 import { systemOf } from '../../core/cases/system.ts';
 import { type Command, JSON_FLAG } from '../command.ts';
-import { collectTraceFiles, openTraceFile, problemLine } from '../files.ts';
-import { CliError, printJson } from '../io.ts';
+import { openOneOf, traceFilesIn } from '../files.ts';
+import { printJson } from '../io.ts';
 import { progressReporter } from '../progress.ts';
 
 /** The JSON shape of one case (snake_case, as the other JSON contracts). */
@@ -55,22 +55,18 @@ export const cases: Command = {
   args: { min: 1, max: Number.POSITIVE_INFINITY, name: '<files or dirs…>' },
   options: JSON_FLAG,
   async run({ positionals, values }, io) {
-    const files = await collectTraceFiles(positionals);
-    if (files.length === 0) throw new CliError(`no .json files found in ${positionals.join(', ')}`);
+    const files = await traceFilesIn(positionals);
     const progress = progressReporter(io, files.length);
     const out: CaseJson[] = [];
     let failedFiles = 0;
     for (const [i, file] of files.entries()) {
       progress(i + 1, file);
-      const r = await openTraceFile(file);
-      if (!r.ok) {
+      const g = await openOneOf(file, files.length, io);
+      if (!g) {
         failedFiles++;
-        if (files.length === 1) throw new CliError(problemLine(file, r.issues));
-        io.stderr.write(`${problemLine(file, r.issues)}\n`);
         continue;
       }
-      const system = systemOf(r.graph.doc, file);
-      const g = r.graph;
+      const system = systemOf(g.doc, file);
       for (const c of listCases(g))
         out.push(
           caseJson(

@@ -17,7 +17,7 @@ import {
 import { referenceTarget } from '../../systems/optimize/target.ts';
 import { SYSTEM_NAMES, type SystemName } from '../../systems/system.ts';
 import { METHODS } from '../attribution-setup.ts';
-import type { Command, Values } from '../command.ts';
+import { type Command, intFlag, type Values } from '../command.ts';
 import { CliError, type CliIO } from '../io.ts';
 import { chatModelFromFlags, PROVIDER_FLAGS, PROVIDER_USAGE } from '../provider-flags.ts';
 import { DATA_FLAGS, readDataArgs } from './run.ts';
@@ -58,15 +58,6 @@ export function folderStore(dir: string): OptimizeStore {
       await writeJson(join(dir, 'state.json'), state);
     },
   };
-}
-
-function int(values: Values, name: string, min: number): number | undefined {
-  const v = values[name];
-  if (v === undefined) return undefined;
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < min)
-    throw new CliError(`--${name} must be an integer ≥ ${min} (got "${v}")`, 2);
-  return n;
 }
 
 function list(values: Values, name: string): string[] | undefined {
@@ -201,16 +192,16 @@ export const optimize: Command = {
       {
         train,
         heldOut,
-        rounds: int(values, 'rounds', 1) ?? 3,
-        trainQuestions: int(values, 'train-questions', 1),
-        heldOutQuestions: int(values, 'held-out-questions', 1),
+        rounds: intFlag(values, 'rounds', 1) ?? 3,
+        trainQuestions: intFlag(values, 'train-questions', 1),
+        heldOutQuestions: intFlag(values, 'held-out-questions', 1),
         maxSessions: args.maxSessions,
         prompts: allowed,
         method,
-        seed: int(values, 'seed', 0),
+        seed: intFlag(values, 'seed', 0),
         budget: {
-          maxTokens: int(values, 'max-tokens', 1),
-          maxRoundTokens: int(values, 'max-round-tokens', 1),
+          maxTokens: intFlag(values, 'max-tokens', 1),
+          maxRoundTokens: intFlag(values, 'max-round-tokens', 1),
         },
         models: {
           qa: model('qa', 'qa-model'),

@@ -14,7 +14,7 @@ import { FALLBACK_LABEL, HashedNgramEmbedder } from '../../core/retrieval/hashed
 import { type Method, RetrievalIndex } from '../../core/retrieval/retrieval-index.ts';
 import { nodeModelDir } from '../../core/retrieval/transformers.node.ts';
 import { type Dtype, TransformersEmbedder } from '../../core/retrieval/transformers.ts';
-import { type Command, JSON_FLAG } from '../command.ts';
+import { type Command, intFlag, JSON_FLAG } from '../command.ts';
 import { CliError, type CliIO, printJson } from '../io.ts';
 import { loadGraph } from './load.ts';
 
@@ -73,8 +73,7 @@ export const search: Command = {
     if (!METHODS.includes(method)) throw new CliError(`--method must be one of ${METHODS.join(', ')}`, 2);
     const scope = String(values.docs) as DocScope;
     if (!SCOPES.includes(scope)) throw new CliError(`--docs must be one of ${SCOPES.join(', ')}`, 2);
-    const k = Number(values.k);
-    if (!Number.isInteger(k) || k < 1) throw new CliError('--k must be a positive integer', 2);
+    const k = intFlag(values, 'k', 1)!; // has a default
     const modelDir = values['model-dir'] as string | undefined;
 
     const file = positionals[0];

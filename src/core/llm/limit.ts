@@ -57,3 +57,24 @@ export class ConcurrencyLimit {
     else this.active--;
   }
 }
+
+/**
+ * `work` over every item with at most `limit` running at once, started in item order;
+ * resolves with the results in item order (rejects with the first failure).
+ */
+export async function mapLimited<T, R>(
+  items: readonly T[],
+  limit: number,
+  work: (item: T, i: number) => Promise<R>,
+): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  const lanes = Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await work(items[i], i);
+    }
+  });
+  await Promise.all(lanes);
+  return out;
+}
