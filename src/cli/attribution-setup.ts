@@ -3,7 +3,12 @@ import { AGENT_PRESETS, type AgentOptions, type AgentPreset } from '../core/attr
 import { type CarryJudge, llmCarryJudge, sentenceModelJudge } from '../core/attribution/carry-judge.ts';
 import { type EngineDeps, engineFor, NEEDS_MODEL } from '../core/attribution/engines.ts';
 import { MATCH_LAYERS, type MatchLayer } from '../core/attribution/evidence-match.ts';
-import type { Attribution, AttributionInput, AttributionMethod } from '../core/attribution/types.ts';
+import {
+  ATTRIBUTION_METHODS,
+  type Attribution,
+  type AttributionInput,
+  type AttributionMethod,
+} from '../core/attribution/types.ts';
 import type { TraceGraph } from '../core/graph/graph.ts';
 import { type ChatModel, isLlmError, spentOfError, type UsageMeter } from '../core/llm/index.ts';
 import { corpusFromGraph } from '../core/retrieval/corpus.ts';
@@ -15,13 +20,13 @@ import { intFlag, type Options, type Values } from './command.ts';
 import { CliError, type CliIO } from './io.ts';
 import { chatModelFromFlags, PROVIDER_FLAGS, PROVIDER_USAGE } from './provider-flags.ts';
 
-export const METHODS: AttributionMethod[] = ['evidence', 'memtrace', 'obs'];
+export const METHODS: readonly AttributionMethod[] = ATTRIBUTION_METHODS;
 
 export const ATTRIBUTION_FLAGS: Options = {
   method: {
     type: 'string',
     default: 'evidence',
-    value: 'evidence|memtrace|obs',
+    value: METHODS.join('|'),
     help: "evidence: the deterministic evidence-flow attributor (no model); memtrace, obs: the paper's LLM agents",
   },
   prior: { type: 'boolean', default: false, help: 'LLM agents start from the evidence-flow candidates' },
@@ -49,7 +54,7 @@ export const ATTRIBUTION_FLAGS: Options = {
   ...PROVIDER_FLAGS,
 };
 
-export const ATTRIBUTION_USAGE = `--method evidence|memtrace|obs [--prior] [--preset ${AGENT_PRESETS.join('|')}] [--match ${MATCH_LAYERS.join('|')}] [--model-dir DIR] [--judge-model M] [${PROVIDER_USAGE}]`;
+export const ATTRIBUTION_USAGE = `--method ${METHODS.join('|')} [--prior] [--preset ${AGENT_PRESETS.join('|')}] [--match ${MATCH_LAYERS.join('|')}] [--model-dir DIR] [--judge-model M] [${PROVIDER_USAGE}]`;
 
 /** The method, with the flags that only an LLM agent uses refused for the evidence method. */
 export function methodOf(values: Values): AttributionMethod {

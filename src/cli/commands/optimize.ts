@@ -77,7 +77,7 @@ export const optimize: Command = {
   usage:
     'memtrace optimize --system mem0|rag|long-context|evermemos --dataset locomo|realmem|longmemeval --data FILE ' +
     '--train ID[,ID…] --held-out ID[,ID…] -o DIR [--rounds 3] [--train-questions N] [--held-out-questions N] [--sessions N] ' +
-    '[--prompts NAME,…] [--method evidence|memtrace|obs] [--max-tokens N] [--max-round-tokens N] [--seed N] [--resume] ' +
+    `[--prompts NAME,…] [--method ${METHODS.join('|')}] [--max-tokens N] [--max-round-tokens N] [--seed N] [--resume] ` +
     `[--qa-model M] [--judge-model M] [--attribution-model M] [--optimizer-model M] ${PROVIDER_USAGE}`,
   args: { min: 0, max: 0, name: '' },
   options: {
@@ -105,7 +105,7 @@ export const optimize: Command = {
     method: {
       type: 'string',
       default: 'evidence',
-      value: 'evidence|memtrace|obs',
+      value: METHODS.join('|'),
       help: 'the attribution engine used on the failures',
     },
     'max-tokens': {

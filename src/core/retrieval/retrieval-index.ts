@@ -13,6 +13,8 @@ import { reciprocalRankFusion } from './rrf.ts';
 import type { Hit } from './topk.ts';
 
 export type Method = 'bm25' | 'dense' | 'hybrid';
+/** The search methods, in the order they are offered. */
+export const SEARCH_METHODS: readonly Method[] = ['bm25', 'dense', 'hybrid'];
 
 export interface SearchHit {
   full_node_id: string;
