@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { percent } from '../../src/app/evaluation/format.ts';
+import { percent } from '../../src/app/lib/format.ts';
 import { evidenceFlowEngine } from '../../src/core/attribution/engines.ts';
 import { type BenchSummary, type ScoredCase, summarize } from '../../src/core/bench/metrics.ts';
 import { listCases } from '../../src/core/cases/cases.ts';

@@ -4,7 +4,7 @@
  * set with `.text()` (never markup), so names from traces cannot inject anything.
  */
 import { axisBottom, axisLeft, interpolateRgb, max, rgb, scaleBand, scaleLinear, select } from 'd3';
-import { clearChart, legendEntry, percent } from '../lib/svg-chart.ts';
+import { clearChart, legendEntry, percentTick } from '../lib/svg-chart.ts';
 
 export interface AccuracyRow {
   key: string;
@@ -34,7 +34,7 @@ export function drawAccuracy(svg: SVGSVGElement, rows: AccuracyRow[], width: num
     .call(
       axisBottom(x)
         .ticks(5)
-        .tickFormat((d) => percent(Number(d))),
+        .tickFormat((d) => percentTick(Number(d))),
     );
   s.append('g')
     .attr('class', 'grid')
@@ -73,7 +73,7 @@ export function drawAccuracy(svg: SVGSVGElement, rows: AccuracyRow[], width: num
       .attr('dy', '0.35em')
       .attr('font-size', 11)
       .attr('fill', 'var(--muted)')
-      .text((r) => `${k.toUpperCase()} ${percent(r[k])}`);
+      .text((r) => `${k.toUpperCase()} ${percentTick(r[k])}`);
   }
   const legend = s.append('g').attr('transform', `translate(${labelW},8)`);
   (['eta', 'oia'] as const).forEach((k, i) => {

@@ -2,7 +2,7 @@
 import { type Selection, select } from 'd3';
 
 /** `0.456` → `46%`. */
-export const percent = (x: number) => `${Math.round(100 * x)}%`;
+export const percentTick = (x: number) => `${Math.round(100 * x)}%`;
 
 /** The svg emptied and sized to `width` × `height` (its viewBox too). */
 export function clearChart(svg: SVGSVGElement, width: number, height: number) {

@@ -1,6 +1,6 @@
 /** The Optimise view's score curves (d3): training before/after and held-out per round; labels via `.text()`. */
 import { axisBottom, axisLeft, line, scaleLinear } from 'd3';
-import { clearChart, legendEntry, percent } from '../lib/svg-chart.ts';
+import { clearChart, legendEntry, percentTick } from '../lib/svg-chart.ts';
 
 export interface ScorePoint {
   round: number;
@@ -29,7 +29,7 @@ export function drawScores(svg: SVGSVGElement, points: ScorePoint[], width: numb
     .call(
       axisLeft(y)
         .ticks(5)
-        .tickFormat((d) => percent(Number(d))),
+        .tickFormat((d) => percentTick(Number(d))),
     );
   const series: { key: keyof ScorePoint; label: string; colour: string }[] = [
     { key: 'trainBefore', label: 'training, prompts in force', colour: 'var(--muted)' },

@@ -4,7 +4,7 @@
  */
 import { axisBottom, scaleBand, scaleLinear } from 'd3';
 import { TYPE_COLOURS } from '../../core/report/svg.ts';
-import { clearChart, legendEntry, percent } from '../lib/svg-chart.ts';
+import { clearChart, legendEntry, percentTick } from '../lib/svg-chart.ts';
 
 export interface RateRow {
   key: string;
@@ -32,7 +32,7 @@ export function drawRates(svg: SVGSVGElement, rows: RateRow[], width: number): v
     .call(
       axisBottom(x)
         .ticks(5)
-        .tickFormat((d) => percent(Number(d))),
+        .tickFormat((d) => percentTick(Number(d))),
     );
   const g = s
     .append('g')
