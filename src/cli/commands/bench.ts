@@ -1,5 +1,5 @@
 import { writeFile } from 'node:fs/promises';
-import { type ScoredCase, summarize } from '../../core/bench/metrics.ts';
+import { type ScoredCase, scoredCase, summarize } from '../../core/bench/metrics.ts';
 import { listCases } from '../../core/cases/cases.ts';
 import { systemOf } from '../../core/cases/system.ts';
 import { FILE_CHOICE, labelsFor } from '../../core/labels/choose.ts';
@@ -100,14 +100,7 @@ export const bench: Command = {
         return {
           file,
           query_id: c.queryId,
-          system,
-          label_type: label.errorType,
-          label_op: label.opId,
-          predicted_type: a.error_type,
-          predicted_op: a.op_id,
-          input_tokens: a.cost.input_tokens,
-          output_tokens: a.cost.output_tokens,
-          seconds: a.cost.seconds,
+          ...scoredCase(a, system, label),
           llm_calls: a.cost.llm_calls,
           reason: a.reason,
           error,
