@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { compareRuns } from '../../src/core/compare/compare.ts';
 import { openTrace } from '../../src/core/graph/open.ts';
 import { appPerFile } from './app-per-file.ts';
-import { DATA } from './harness.ts';
+import { DATA, importTraces } from './harness.ts';
 
 const A = join(DATA, 'conv-26-fault-0.json');
 const B = join(DATA, 'conv-26-fault-2.json');
@@ -27,12 +27,7 @@ describe('Compare view', () => {
   it('opens from two ticked traces and shows the flips and divergences Node computes', async () => {
     const { page } = s;
     await page.getByTestId('empty-state').waitFor();
-    await page.setInputFiles('[data-testid=file-input]', [A, B]);
-    await page.waitForFunction(
-      () => document.querySelectorAll('[data-testid=trace-row]').length === 2,
-      null,
-      { timeout: 60_000 },
-    );
+    await importTraces(page, [A, B]);
     const ticks = page.getByTestId('trace-tick');
     // the list is newest first: tick A then B so A is run A
     const rows = await page.getByTestId('trace-row').allInnerTexts();

@@ -93,6 +93,19 @@ export async function buildOnce(): Promise<string> {
   }
 }
 
+/** Imports trace files through the file input and waits until the trace list shows `rows` rows. */
+export async function importTraces(
+  page: Page,
+  paths: string[],
+  rows = paths.length,
+  timeout = 60_000,
+): Promise<void> {
+  await page.setInputFiles('[data-testid=file-input]', paths);
+  await page.waitForFunction((n) => document.querySelectorAll('[data-testid=trace-row]').length === n, rows, {
+    timeout,
+  });
+}
+
 /**
  * Drops a file on the page as a person would: a real `drop` event whose DataTransfer holds
  * a File made in the page from `bytes`. Says whether the page took the drag-over and the

@@ -18,7 +18,7 @@ import { corpusFromGraph } from '../../src/core/retrieval/corpus.ts';
 import { RetrievalIndex } from '../../src/core/retrieval/retrieval-index.ts';
 import { parseTraceText } from '../../src/core/trace/import.ts';
 import { ERROR_TYPES } from '../../src/core/trace/types.ts';
-import { DATA, openApp, type Session, SIX } from './harness.ts';
+import { DATA, importTraces, openApp, type Session, SIX } from './harness.ts';
 
 let s: Session;
 let expected: ErrorReport;
@@ -47,16 +47,9 @@ describe('Report view in Chromium', () => {
   it('builds the report in the worker with the counts Node computes, links cases, imports paper results, exports HTML', async () => {
     const { page } = s;
     await page.getByTestId('empty-state').waitFor();
-    await page.setInputFiles(
-      '[data-testid=file-input]',
+    await importTraces(
+      page,
       SIX.map((f) => join(DATA, f)),
-    );
-    await page.waitForFunction(
-      (n) => document.querySelectorAll('[data-testid=trace-row]').length === n,
-      SIX.length,
-      {
-        timeout: 60_000,
-      },
     );
     await page.getByTestId('nav-report').click();
     await page.getByTestId('report-empty').waitFor();
