@@ -59,22 +59,14 @@ export class ConcurrencyLimit {
 }
 
 /**
- * `work` over every item with at most `limit` running at once, started in item order;
- * resolves with the results in item order (rejects with the first failure).
+ * `work` over every item with at most `limit` running at once (a `ConcurrencyLimit`),
+ * started in item order; resolves with the results in item order (rejects with the first failure).
  */
-export async function mapLimited<T, R>(
+export function mapLimited<T, R>(
   items: readonly T[],
   limit: number,
   work: (item: T, i: number) => Promise<R>,
 ): Promise<R[]> {
-  const out = new Array<R>(items.length);
-  let next = 0;
-  const lanes = Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await work(items[i], i);
-    }
-  });
-  await Promise.all(lanes);
-  return out;
+  const gate = new ConcurrencyLimit(Math.max(1, limit));
+  return Promise.all(items.map((item, i) => gate.run(() => work(item, i))));
 }
