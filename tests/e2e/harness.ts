@@ -93,6 +93,23 @@ export async function buildOnce(): Promise<string> {
   }
 }
 
+/** Adds an OpenAI-compatible provider in the settings (base URL, model, and the key when given). */
+export async function addProvider(
+  s: Session,
+  p: { base: string; model: string; key?: string },
+): Promise<void> {
+  await s.page.goto(`${s.url}#/settings`);
+  const settings = s.page.getByTestId('settings');
+  await settings.getByRole('button', { name: 'Add provider' }).click();
+  await settings.getByLabel('Base URL').fill(p.base);
+  await settings.getByLabel('Base URL').press('Enter');
+  await settings.getByLabel('Model', { exact: true }).fill(p.model);
+  await settings.getByLabel('Model', { exact: true }).press('Enter');
+  if (p.key === undefined) return;
+  await settings.getByLabel('API key').fill(p.key);
+  await settings.getByLabel('API key').press('Enter');
+}
+
 /** Imports trace files through the file input and waits until the trace list shows `rows` rows. */
 export async function importTraces(
   page: Page,

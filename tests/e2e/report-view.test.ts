@@ -9,7 +9,6 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.ts';
 import { evidenceFlowEngine } from '../../src/core/attribution/engines.ts';
 import { listCases } from '../../src/core/cases/cases.ts';
 import { buildGraph } from '../../src/core/graph/graph.ts';
@@ -18,6 +17,7 @@ import { corpusFromGraph } from '../../src/core/retrieval/corpus.ts';
 import { RetrievalIndex } from '../../src/core/retrieval/retrieval-index.ts';
 import { parseTraceText } from '../../src/core/trace/import.ts';
 import { ERROR_TYPES } from '../../src/core/trace/types.ts';
+import { runCli } from '../helpers/cli.ts';
 import { DATA, importTraces, openApp, type Session, SIX } from './harness.ts';
 
 let s: Session;
@@ -85,12 +85,7 @@ describe('Report view in Chromium', () => {
 
     // The paper's results of one file, imported as a run and used as the report's attributions.
     const dir = mkdtempSync(join(tmpdir(), 'memtrace-report-e2e-'));
-    let out = '';
-    const code = await main(['attribute', join(DATA, SIX[2]), '--format', 'memtrace'], {
-      stdout: { write: (x: string) => (out += x) },
-      stderr: { write: () => true },
-      env: {},
-    });
+    const { code, stdout: out } = await runCli(['attribute', join(DATA, SIX[2]), '--format', 'memtrace']);
     expect(code).toBe(0);
     const results = JSON.parse(out);
     writeFileSync(join(dir, 'results.json'), out);

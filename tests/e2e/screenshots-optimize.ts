@@ -5,18 +5,12 @@
 import { join } from 'node:path';
 import { startScriptedLlmServer } from '../helpers/scripted-llm-server.ts';
 import { promptSensitiveModel } from '../optimize/prompt-sensitive-model.ts';
-import { openApp, ROOT } from './harness.ts';
+import { addProvider, openApp, ROOT } from './harness.ts';
 
 const server = await startScriptedLlmServer(promptSensitiveModel({ rewrite: (v) => `${v}\nRULE-A` }));
 const s = await openApp();
 const { page, url } = s;
-await page.goto(`${url}#/settings`);
-const settings = page.getByTestId('settings');
-await settings.getByRole('button', { name: 'Add provider' }).click();
-await settings.getByLabel('Base URL').fill(server.base);
-await settings.getByLabel('Base URL').press('Enter');
-await settings.getByLabel('Model', { exact: true }).fill('prompt-sensitive-test-double');
-await settings.getByLabel('Model', { exact: true }).press('Enter');
+await addProvider(s, { base: server.base, model: 'prompt-sensitive-test-double' });
 await page.goto(`${url}#/optimize`);
 await page.setInputFiles('[data-testid=optimize-file]', join(ROOT, '../shared/data/locomo/locomo-dev.json'));
 await page.getByTestId('optimize-rounds').fill('3');
