@@ -8,11 +8,13 @@
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
-import { cpus, loadavg } from 'node:os';
+import { loadavg } from 'node:os';
 import { dirname } from 'node:path';
 import { buildBundle } from '../bin/cli-bundle.mjs';
-import { median, writeResultsSection } from './stats-util.ts';
+import { machineFacts, median, writeResultsSection } from './stats-util.ts';
 import { writeSynthetic } from './write-synthetic.ts';
+
+const machine = machineFacts(); // at the start: the load before the work, the commit measured
 
 const FILE = 'bench/out/synthetic-128mb.json';
 const RUNS = 5;
@@ -77,17 +79,15 @@ const help = get('`memtrace --help`, bundle');
 const stats = get('`memtrace stats --json`, bundle');
 const ratio = (t: { wall: number; cpu: number }) =>
   `${(t.wall / bareT.wall).toFixed(2)}× / ${(t.cpu / bareT.cpu).toFixed(2)}×`;
-const cpu = cpus();
 const body = [
   `\`npx tsx bench/cli-startup.ts\` — whole processes, ${RUNS} runs each, medians; wall time and the child's CPU time (user + sys, 10 ms ticks).`,
-  `File: \`${FILE}\`, ${(size / 1e6).toFixed(0)} MB (\`bench/write-synthetic.ts\`). Node ${process.version}, ${cpu.length} × ${cpu[0]?.model.trim() ?? 'unknown CPU'}; 1-minute load average ${load0.toFixed(1)} before, ${load1.toFixed(1)} after (the machine is shared: wall times above the CPU times are waiting for a core).`,
+  `File: \`${FILE}\`, ${(size / 1e6).toFixed(0)} MB (\`bench/write-synthetic.ts\`). Machine: ${machine}; 1-minute load average ${load0.toFixed(1)} before, ${load1.toFixed(1)} after (the machine is shared: wall times above the CPU times are waiting for a core).`,
   '',
   '| process | median wall s | median CPU s | vs bare read + parse (wall / CPU) |',
   '| --- | --- | --- | --- |',
   ...rows.map(([label, t]) => `| ${label} | ${t.wall.toFixed(3)} | ${t.cpu.toFixed(2)} | ${ratio(t)} |`),
   '',
   `Goals: \`--help\` ≤ ${HELP_GOAL_S} s — ${help.wall <= HELP_GOAL_S ? 'met' : 'not met'} (wall ${help.wall.toFixed(3)} s, CPU ${help.cpu.toFixed(2)} s); \`stats\` ≤ ${STATS_GOAL_RATIO}× the bare read + parse — ${stats.wall / bareT.wall <= STATS_GOAL_RATIO ? 'met' : 'not met'} (${ratio(stats)}).`,
-  `Measured on ${new Date().toISOString().slice(0, 10)}.`,
 ].join('\n');
 console.log(body);
 writeResultsSection('CLI startup', body);

@@ -8,12 +8,14 @@
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
-import { cpus, loadavg } from 'node:os';
+import { loadavg } from 'node:os';
 import { compareMemoryAt, compareRuns } from '../src/core/compare/compare.ts';
 import { pairQuestions } from '../src/core/compare/questions.ts';
 import { openTrace } from '../src/core/graph/open.ts';
-import { median, writeResultsSection } from './stats-util.ts';
+import { machineFacts, median, writeResultsSection } from './stats-util.ts';
 import { writeSynthetic } from './write-synthetic.ts';
+
+const machine = machineFacts(); // at the start: the load before the work, the commit measured
 
 const A = 'bench/out/synthetic-100mb.json';
 const B = 'bench/out/synthetic-100mb-window19k.json';
@@ -92,7 +94,7 @@ else {
   const mb = (f: string) => (statSync(f).size / 1e6).toFixed(0);
   const body = [
     `Files: \`${A}\` (${mb(A)} MB, 20,000-character window) and \`${B}\` (${mb(B)} MB, the same turns and questions with a 19,000-character window), from \`bench/write-synthetic.ts\`.`,
-    `${cpus().length} cores (${cpus()[0]?.model.trim() ?? 'unknown CPU'}), shared with other jobs (1-minute load average ${median(load).toFixed(1)} at the runs); Node ${process.version}; ${runs} runs, each in a fresh process; medians.`,
+    `Machine: ${machine}; 1-minute load average ${median(load).toFixed(1)} at the runs; ${runs} runs, each in a fresh process; medians.`,
     '',
     '| step | median wall | median CPU |',
     '| --- | --- | --- |',
@@ -106,7 +108,7 @@ else {
     '',
     `What it found: ${s.questions} questions, ${s.fixed} fixed, ${s.broken} broken, ${s.same} same; ${s.diverged} with a first divergence; memory at the last question: ${results[0].units.changed} unit(s) changed, ${results[0].units.only_a} only in A, ${results[0].units.only_b} only in B.`,
     `Goal: compare of two ~100 MB traces ≤ 5 s — end to end median ${(median(total) / 1000).toFixed(1)} s wall, ${(median(totalCpu) / 1000).toFixed(1)} s CPU (${median(total) <= 5000 ? 'met' : median(totalCpu) <= 5000 ? 'met in CPU time, not in wall time on this loaded machine' : 'not met'}).`,
-    `Measured with \`npx tsx bench/compare.ts ${runs}\` on ${new Date().toISOString().slice(0, 10)}.`,
+    `Measured with \`npx tsx bench/compare.ts ${runs}\`.`,
   ].join('\n');
   console.log(body);
   writeResultsSection('Compare two runs', body);

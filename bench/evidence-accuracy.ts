@@ -22,7 +22,7 @@ import { openTraceFile } from '../src/cli/files.ts';
 import { sentenceModelJudge } from '../src/core/attribution/carry-judge.ts';
 import { type EngineDeps, evidenceFlowEngine } from '../src/core/attribution/engines.ts';
 import type { EvidenceFlowOptions } from '../src/core/attribution/evidence-flow.ts';
-import { type BenchSummary, type ScoredCase, summarize } from '../src/core/bench/metrics.ts';
+import { type BenchSummary, type ScoredCase, scoredCase, summarize } from '../src/core/bench/metrics.ts';
 import { listCases } from '../src/core/cases/cases.ts';
 import { systemOf } from '../src/core/cases/system.ts';
 import { corpusFromGraph } from '../src/core/retrieval/corpus.ts';
@@ -116,14 +116,7 @@ async function run(set: LabelledSet, layer: Layer): Promise<Outcome[]> {
       );
       out.push({
         id: `${file.slice(ROOT.length + 1)}#${c.queryId}`,
-        system,
-        label_type: c.label!.errorType,
-        label_op: c.label!.opId,
-        predicted_type: a.error_type,
-        predicted_op: a.op_id,
-        input_tokens: a.cost.input_tokens,
-        output_tokens: a.cost.output_tokens,
-        seconds: a.cost.seconds,
+        ...scoredCase(a, system, c.label),
       });
     }
   }

@@ -13,14 +13,17 @@
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg } from 'node:os';
+import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Page } from 'playwright-core';
 import { buildGraph } from '../src/core/graph/index.ts';
 import { laneLayout } from '../src/core/layout/index.ts';
-import { buildHarness, launchChromium, serve } from './lanes-page/serve.ts';
+import { launchChromium } from '../tests/helpers/chromium.ts';
+import { buildHarness, serve } from './lanes-page/serve.ts';
 import { syntheticDocument } from './lanes-synthetic.ts';
-import { median, writeResultsSection } from './stats-util.ts';
+import { machineFacts, median, writeResultsSection } from './stats-util.ts';
+
+const machine = machineFacts(); // at the start: the load before the work, the commit measured
 
 const args = process.argv.slice(2);
 const flag = (name: string) => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
@@ -262,12 +265,10 @@ function section(
   const f = (x: number, d = 0) => x.toFixed(d);
   const ratio = (now: number, then: number | undefined, better: 'lower' | 'higher') =>
     then ? ` (${f(now / then, 2)}× the baseline's ${f(then, 1)}; ${better} is better)` : '';
-  const cpu = cpus();
   return `
 \`npx tsx bench/lanes-browser.ts --runs ${r.runs}${BASELINE ? ` --baseline ${BASELINE}` : ''}\` at commit ${r.commit} — Debian's
-${r.chromium} headless, \`--disable-gpu\` (software canvas), viewport 1280×800, DPR 1; ${cpu.length} × ${cpu[0]?.model ?? 'unknown CPU'},
-load average ${l0.map((x) => f(x, 1)).join(' / ')} at the start and ${l1.map((x) => f(x, 1)).join(' / ')} at the end (1 / 5 / 15 min;
-other engineers' jobs share the cores), Node ${process.version}. Synthetic run from \`bench/lanes-synthetic.ts\` with
+${r.chromium} headless, \`--disable-gpu\` (software canvas), viewport 1280×800, DPR 1; machine: ${machine};
+load average ${l0.map((x) => f(x, 1)).join(' / ')} at the start and ${l1.map((x) => f(x, 1)).join(' / ')} at the end (1 / 5 / 15 min). Synthetic run from \`bench/lanes-synthetic.ts\` with
 ${r.variables.toLocaleString('en-US')} variables (\`node100k\`: ${r.node100k.ops.toLocaleString('en-US')} ops, ${r.node100k.edges.toLocaleString('en-US')} edges),
 lanes packed in bands as the app shows them, the ruler, gutter, minimap and ${r.marks} marks drawn every frame. Medians of ${r.runs} runs (a fresh page each).
 

@@ -4,18 +4,8 @@
  * memory store and of one of many memory units (long version chains); every 20 turns a
  * question with retrieval, generation and a judge. Deterministic for a seed.
  */
+import { seededRandom } from '../src/core/random.ts';
 import type { EdgeRecord, OperationRecord, TraceDocument, VariableRecord } from '../src/core/trace/types.ts';
-
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const pad = (n: number, w: number) => String(n).padStart(w, '0');
 
@@ -26,7 +16,7 @@ function stamp(ms: number): string {
 }
 
 export function syntheticDocument(targetVars: number, seed = 1): TraceDocument {
-  const random = rng(seed);
+  const random = seededRandom(seed);
   const graph_id = `graph-synthetic-${targetVars}`;
   const base = {
     filename: 'synthetic.py',

@@ -9,14 +9,15 @@
  * `npx tsx bench/optimize-cost.ts [--rounds 3] [--sessions 3] [--questions 10]` writes its section of RESULTS.md.
  */
 import { readFileSync } from 'node:fs';
-import { cpus } from 'node:os';
 import { parseArgs } from 'node:util';
 import { OpenAICompatibleChatModel } from '../src/core/llm/index.ts';
 import { loadLocomo } from '../src/systems/index.ts';
 import { type OptimizeState, optimizePrompts, referenceTarget } from '../src/systems/optimize/index.ts';
 import { startScriptedLlmServer } from '../tests/helpers/scripted-llm-server.ts';
 import { promptSensitiveModel } from '../tests/optimize/prompt-sensitive-model.ts';
-import { writeResultsSection } from './stats-util.ts';
+import { machineFacts, writeResultsSection } from './stats-util.ts';
+
+const machine = machineFacts(); // at the start: the load before the work, the commit measured
 
 const { values } = parseArgs({
   options: {
@@ -89,7 +90,7 @@ const body = [
   ...rows,
   '',
   `Every call the server answered (${server.calls.length}) is in the counts. ${s.status}: ${s.message}; ${seconds.toFixed(1)} s in all on`,
-  `Node ${process.version}, ${cpus().length} shared cores. Measured on ${new Date().toISOString().slice(0, 10)}.`,
+  `${machine}.`,
 ].join('\n');
 writeResultsSection('Prompt-optimisation loop: tokens per round (scripted model)', body);
 console.log(body);

@@ -7,12 +7,13 @@
  * writes the "OpenTelemetry import (Node)" section of RESULTS.md. Goal: ≤ 3× JSON.parse.
  */
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg } from 'node:os';
 import { parseTraceText } from '../src/core/trace/import.ts';
 import type { TraceDocument } from '../src/core/trace/types.ts';
 import { otlpJson } from '../src/sdk/otel.ts';
-import { median, writeResultsSection } from './stats-util.ts';
+import { machineFacts, median, writeResultsSection } from './stats-util.ts';
 import { syntheticText } from './synthetic.ts';
+
+const machine = machineFacts(); // at the start: the load before the work, the commit measured
 
 const RUNS = 5;
 const TARGET = 100e6;
@@ -75,6 +76,6 @@ writeResultsSection(
     'What the import made of them:',
     ...notes,
     '',
-    `Machine: Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, load average ${loadavg()[0].toFixed(1)} at the end (the machine is shared).`,
+    `Machine: ${machine}.`,
   ].join('\n'),
 );

@@ -9,7 +9,6 @@
  * `npx tsx bench/report.ts [--cases 1000] [--runs 5]` writes its section of RESULTS.md.
  */
 import { existsSync, readdirSync } from 'node:fs';
-import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { depsFor } from '../src/cli/attribution-setup.ts';
@@ -19,7 +18,9 @@ import type { Attribution } from '../src/core/attribution/types.ts';
 import { listCases, type TraceCase } from '../src/core/cases/cases.ts';
 import type { TraceGraph } from '../src/core/graph/graph.ts';
 import { buildReport, reportCase, reportHtml, reportMarkdown } from '../src/core/report/index.ts';
-import { median, writeResultsSection } from './stats-util.ts';
+import { machineFacts, median, writeResultsSection } from './stats-util.ts';
+
+const machine = machineFacts(); // at the start: the load before the work, the commit measured
 
 const { values } = parseArgs({
   options: { cases: { type: 'string', default: '1000' }, runs: { type: 'string', default: '5' } },
@@ -89,10 +90,8 @@ const body = [
   `\`npx tsx bench/report.ts\` — ${work.length} attributed failed cases from ${files} files of the fault-injected benchmark`,
   `(${Object.entries(bySplit)
     .map(([s, n]) => `${s} ${n}`)
-    .join(
-      ', ',
-    )}), attributed by evidence-flow beforehand (not timed). No model. Node ${process.version}, ${cpus().length} cores`,
-  `shared with other jobs; medians of ${RUNS} runs in one process (the first includes JIT warm-up).`,
+    .join(', ')}), attributed by evidence-flow beforehand (not timed). No model. Machine: ${machine};`,
+  `medians of ${RUNS} runs in one process (the first includes JIT warm-up).`,
   '',
   '| step | median | runs |',
   '| --- | --- | --- |',
@@ -103,7 +102,7 @@ const body = [
   `| whole report, median of all runs (later runs reuse the per-graph unit caches) | ${ms(t.total)} | ${t.total.map((x) => x.toFixed(0)).join(', ')} |`,
   '',
   `Goal ≤ 2 s for 1,000 cases. Output sizes: Markdown ${(sizes.md / 1024).toFixed(0)} kB, HTML ${(sizes.html / 1024).toFixed(0)} kB, JSON ${(sizes.json / 1024).toFixed(0)} kB`,
-  `(${report?.clusters.length ?? 0} clusters). Measured on ${new Date().toISOString().slice(0, 10)}.`,
+  `(${report?.clusters.length ?? 0} clusters).`,
 ].join('\n');
 writeResultsSection('Error report (no model)', body);
 console.log(body);

@@ -6,7 +6,6 @@
  * adds dense and hybrid rows for that transformers.js model folder.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { cpus } from 'node:os';
 import { parseArgs } from 'node:util';
 import type { Embedder } from '../src/core/retrieval/embedder.ts';
 import { HashedNgramEmbedder } from '../src/core/retrieval/hashed.ts';
@@ -14,7 +13,9 @@ import { nodeModelDir } from '../src/core/retrieval/transformers.node.ts';
 import { type Dtype, TransformersEmbedder } from '../src/core/retrieval/transformers.ts';
 import { benchLocomo, LOCOMO_FILE, locomoTable } from './retrieval-locomo.ts';
 import { benchSynthetic, syntheticTable } from './retrieval-synthetic.ts';
-import { writeResultsSection } from './stats-util.ts';
+import { machineFacts, writeResultsSection } from './stats-util.ts';
+
+const machine = machineFacts(); // at the start: the load before the work, the commit measured
 
 const { values } = parseArgs({
   options: {
@@ -54,10 +55,9 @@ else {
 }
 const { synthetic, locomo } = results;
 
-const date = new Date().toISOString().slice(0, 10);
 const cmd = `npx tsx bench/retrieval.ts --runs ${runs}${values['model-dir'] ? ` --model-dir ${values['model-dir']}` : ''}`;
 const body = [
-  `\`${cmd}\` (${date}; Node ${process.version}, ${cpus().length} cores shared with other jobs — expect ±20 %). Raw numbers: \`bench/out/retrieval.json\`.`,
+  `\`${cmd}\` (${machine} — expect ±20 %). Raw numbers: \`bench/out/retrieval.json\`.`,
   '',
   '"fallback" is the **model-free hashed character n-gram embedder** (`fallback (hashed n-grams, not a neural model)`): it measures spelling overlap, not meaning. **No real embedding model can be downloaded here** (no model hub offline), so no neural dense numbers are reported; anyone with a transformers.js model folder can add them with `--model-dir DIR` (e.g. all-MiniLM-L6-v2: `--model-dir models/all-MiniLM-L6-v2 --dtype q8`).',
   '',

@@ -9,6 +9,7 @@
  * Pure and streaming: `syntheticChunks` yields JSON text in pieces, so Node can
  * write a 100 MB file and a browser can build one without holding two copies.
  */
+import { seededRandom } from '../src/core/random.ts';
 
 export interface SyntheticOptions {
   /** Stop adding turns once the output passes this many bytes (approximately). */
@@ -20,17 +21,6 @@ export interface SyntheticOptions {
   /** Exactly this many turns instead of as many as fit `targetBytes` (the same conversation with other settings). */
   turns?: number;
   seed?: number;
-}
-
-function rng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const WORDS =
@@ -62,7 +52,7 @@ function pyStr(s: string): string {
 }
 
 export function* syntheticChunks(options: SyntheticOptions): Generator<string> {
-  const r = rng(options.seed ?? 7);
+  const r = seededRandom(options.seed ?? 7);
   const windowChars = options.windowChars ?? 20_000;
   const questions = options.questions ?? 40;
   const graphId = `graph-${hex32(r)}`;

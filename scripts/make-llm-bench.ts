@@ -7,12 +7,14 @@
  * than --min-per-type cases. Usage: npx tsx scripts/make-llm-bench.ts [--verify] [--min-per-type 40]
  */
 import { readdirSync, readFileSync } from 'node:fs';
-import { cpus, loadavg } from 'node:os';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { writeResultsSection } from '../bench/stats-util.ts';
+import { machineFacts, writeResultsSection } from '../bench/stats-util.ts';
 import { main } from '../src/cli/main.ts';
 import { ERROR_TYPES, type LlmBenchSummary } from '../src/systems/index.ts';
+
+const machine = machineFacts(); // at the start: the load before the work, the commit measured
 
 const { values } = parseArgs({
   options: {
@@ -72,8 +74,8 @@ const body = [
   `Injection: ${s.injection.tried} tried, ${s.injection.survived} survived, ${s.injection.earlierFault} dropped (an earlier natural fault was decisive).`,
   `Labels re-verified by rerun: ${s.verified}${values.verify ? '' : ' (run with --verify to recheck every label)'}.`,
   '',
-  `Generated in ${(s.seconds / 60).toFixed(1)} min wall, ${((cpu.user + cpu.system) / 60e6).toFixed(1)} min CPU (machine shared:`,
-  `load average ${loadavg()[0].toFixed(1)} at the end), on ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, Node ${process.version}, ${new Date().toISOString().slice(0, 10)}.`,
+  `Generated in ${(s.seconds / 60).toFixed(1)} min wall, ${((cpu.user + cpu.system) / 60e6).toFixed(1)} min CPU`,
+  `(load average ${loadavg()[0].toFixed(1)} at the end) on ${machine}.`,
 ].join('\n');
 writeResultsSection('LLM-written memories benchmark', body);
 console.log(body);

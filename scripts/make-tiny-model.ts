@@ -12,6 +12,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import onnxProto from 'onnx-proto';
+import { seededRandom } from '../src/core/random.ts';
 
 const { onnx } = onnxProto;
 
@@ -60,13 +61,7 @@ export function tinyVocab(): string[] {
 
 /** Deterministic weights: mulberry32 from a fixed seed, rounded to 1/1024 (exact in float32). */
 export function tinyWeights(vocabSize: number, dims = TINY_DIMS): Float32Array {
-  let s = 0x6d656d74; // "memt"
-  const next = () => {
-    s = (s + 0x6d2b79f5) | 0;
-    let t = Math.imul(s ^ (s >>> 15), 1 | s);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const next = seededRandom(0x6d656d74); // "memt"
   const w = new Float32Array(vocabSize * dims);
   for (let i = 0; i < w.length; i++) w[i] = Math.round((next() * 2 - 1) * 1024) / 1024;
   w.fill(0, 0, dims); // [PAD] embeds to zero

@@ -9,9 +9,8 @@
 import { engineFor } from '../src/core/attribution/engines.ts';
 import type { AttributionEvent } from '../src/core/attribution/types.ts';
 import type { TraceGraph } from '../src/core/graph/graph.ts';
-import { LlmError, type LlmErrorKind } from '../src/core/llm/errors.ts';
-import type { ChatModel, ChatRequest, ChatResponse } from '../src/core/llm/types.ts';
 import {
+  type AgentProgress,
   type AgentRunRow,
   getAgentRun,
   progressOf,
@@ -19,48 +18,18 @@ import {
   writeAgentRun,
 } from '../src/db/agent-runs.ts';
 import type { MemtraceDb } from '../src/db/schema.ts';
-import type { AgentRunEvent, ModelInfo, ModelPort } from './api.ts';
 import { depsOf, evaluatedCase, findCase } from './evaluation.ts';
 import type { Matching } from './matcher.ts';
+import { type ModelInfo, type ModelPort, PortChatModel } from './model-port.ts';
 
-/** The page's model seen from the worker: requests cross without their signal; aborts are forwarded. */
-export class PortChatModel implements ChatModel {
-  readonly provider;
-  readonly model;
-  readonly capabilities;
-  #seq = 0;
-
-  constructor(
-    info: ModelInfo,
-    private readonly port: ModelPort,
-  ) {
-    this.provider = info.provider;
-    this.model = info.model;
-    this.capabilities = { ...info.capabilities };
-  }
-
-  async complete(req: ChatRequest): Promise<ChatResponse> {
-    const { signal, onToken: _onToken, ...request } = req;
-    if (signal?.aborted) throw new LlmError('aborted', 'The run was cancelled.');
-    const id = ++this.#seq;
-    const call = this.port.complete(id, request);
-    let onAbort: (() => void) | undefined;
-    const aborted = new Promise<never>((_, reject) => {
-      onAbort = () => {
-        void this.port.abort(id);
-        reject(new LlmError('aborted', 'The run was cancelled.'));
-      };
-      signal?.addEventListener('abort', onAbort, { once: true });
-    });
-    try {
-      const r = await Promise.race([call, aborted]);
-      if (!r.ok) throw new LlmError(r.kind as LlmErrorKind, r.message, { spent: r.spent });
-      return r.response;
-    } finally {
-      if (onAbort) signal?.removeEventListener('abort', onAbort);
-    }
-  }
-}
+/** Live events of an agent run (the checkpoints themselves stay in the worker and the row). */
+export type AgentRunEvent =
+  | { type: 'step'; step: number; note: string }
+  | { type: 'explore'; var_id: string }
+  | { type: 'frontier'; var_ids: string[] }
+  | { type: 'tokens'; input_tokens: number; output_tokens: number }
+  /** A checkpoint was written to the row. */
+  | { type: 'saved'; progress: AgentProgress };
 
 export class AgentRunner {
   readonly #live = new Map<number, AbortController>();

@@ -10,19 +10,13 @@ import type {
   NeighbourhoodDrawing,
   NeighbourhoodDrawingOptions,
 } from '../src/core/layout/index.ts';
-import type {
-  ChatCapabilities,
-  ChatRequest,
-  ChatResponse,
-  ProviderKind,
-  Spent,
-} from '../src/core/llm/types.ts';
 import type { DiffLine } from '../src/core/text/diff.ts';
 import type { TraceIssue } from '../src/core/trace/issues.ts';
-import type { AgentProgress, AgentRunRow } from '../src/db/agent-runs.ts';
+import type { AgentRunRow } from '../src/db/agent-runs.ts';
 import type { ReattachReport } from '../src/db/labels.ts';
 import type { SystemName } from '../src/systems/system.ts';
 import type { DatasetName } from '../src/systems/types.ts';
+import type { AgentRunEvent } from './agent-runs.ts';
 import type {
   CompareProgress,
   CompareResult,
@@ -30,8 +24,10 @@ import type {
   QuestionComparison,
   RunComparison,
 } from './compare-runs.ts';
+import type { DatasetSource } from './dataset-source.ts';
 import type { EvalProgress, EvalResult, EvaluatedCase } from './evaluation.ts';
 import type { MatcherInfo, MatcherProgress } from './matcher.ts';
+import type { ModelInfo, ModelPort } from './model-port.ts';
 import type { OptimizeEvent, OptimizeRequest, OptimizeRun } from './optimize-service.ts';
 import type {
   ImportedAttributions,
@@ -122,17 +118,8 @@ export interface ImportApi {
 
 // ---------- running a reference memory system ----------
 
+export type { DatasetSource } from './dataset-source.ts';
 export type { DatasetName, SystemName };
-
-/** A data set file as picked by the person (read in the worker; nothing leaves the machine). */
-export interface DatasetSource {
-  /** The file's bytes (a File or Blob; crosses to the worker by reference). */
-  blob: Blob;
-  /** File name (names flattened LoCoMo files, `26.json` → `conv-26`, and RealMem personas). */
-  name: string;
-  /** Which loader reads it; default `auto` (detected from the file's shape). */
-  dataset?: DatasetName | 'auto';
-}
 
 export interface DatasetConversation {
   id: string;
@@ -548,33 +535,5 @@ export interface AnalysisApi {
 
 // ---------- agent runs ----------
 
-/** What the worker knows of the page's chat model (no key, no endpoint). */
-export interface ModelInfo {
-  provider: ProviderKind;
-  model: string;
-  capabilities: ChatCapabilities;
-}
-
-/** A chat request as it crosses to the page (the abort signal and token callback stay behind). */
-export type PortRequest = Omit<ChatRequest, 'signal' | 'onToken'>;
-
-/** A call's outcome: errors cross as data so their kind survives. */
-export type PortResult =
-  | { ok: true; response: ChatResponse }
-  /** `spent`: what the failed call cost (requests, tokens), so the worker's run counts it. */
-  | { ok: false; kind: string; message: string; spent?: Spent };
-
-/** The page's chat model as the worker sees it (a comlink proxy). */
-export interface ModelPort {
-  complete(callId: number, request: PortRequest): Promise<PortResult>;
-  abort(callId: number): void;
-}
-
-/** Live events of an agent run (the checkpoints themselves stay in the worker and the row). */
-export type AgentRunEvent =
-  | { type: 'step'; step: number; note: string }
-  | { type: 'explore'; var_id: string }
-  | { type: 'frontier'; var_ids: string[] }
-  | { type: 'tokens'; input_tokens: number; output_tokens: number }
-  /** A checkpoint was written to the row. */
-  | { type: 'saved'; progress: AgentProgress };
+export type { AgentRunEvent } from './agent-runs.ts';
+export type { ModelInfo, ModelPort, PortRequest, PortResult } from './model-port.ts';

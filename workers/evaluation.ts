@@ -6,6 +6,7 @@
  */
 import { type EngineDeps, evidenceFlowEngine } from '../src/core/attribution/engines.ts';
 import type { Attribution } from '../src/core/attribution/types.ts';
+import { scoredCase } from '../src/core/bench/metrics.ts';
 import { listCases, type TraceCase } from '../src/core/cases/cases.ts';
 import type { TraceGraph } from '../src/core/graph/graph.ts';
 import { FILE_CHOICE, type LabelChoice, labelsFor } from '../src/core/labels/choose.ts';
@@ -89,14 +90,7 @@ export function evaluatedCase(
     trace_id: traceId,
     query_id: c.queryId,
     question: c.question,
-    system,
-    label_type: label?.type ?? '',
-    label_op: label?.op ?? null,
-    predicted_type: a.error_type,
-    predicted_op: a.op_id,
-    input_tokens: a.cost.input_tokens,
-    output_tokens: a.cost.output_tokens,
-    seconds: a.cost.seconds,
+    ...scoredCase(a, system, label && { errorType: label.type, opId: label.op }),
     reason: a.reason,
     path: a.path,
   };

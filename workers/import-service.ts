@@ -219,23 +219,15 @@ export class ImportService implements ImportApi {
 
 /** Case rows of a trace: its cases in order, each with the file's own label. */
 function caseRowsOf(traceId: string, system: string | null, cases: TraceCase[]): CaseRow[] {
-  return cases.map((c, order) => ({
+  return cases.map(({ graphId: _graphId, label, ...fields }, order) => ({
     traceId,
-    queryId: c.queryId,
     order,
     system,
-    question: c.question,
-    goldenAnswers: c.goldenAnswers,
-    prediction: c.prediction,
-    judgeScore: c.judgeScore,
-    judgeResponse: c.judgeResponse,
-    judgeOpId: c.judgeOpId,
-    failed: c.failed,
-    evidenceIds: c.evidenceIds,
-    errorType: c.label?.errorType ?? null,
-    labelOpId: c.label?.opId ?? null,
-    labelSource: c.label?.source ?? null,
-    labelReason: c.label?.reason ?? null,
+    ...fields,
+    errorType: label?.errorType ?? null,
+    labelOpId: label?.opId ?? null,
+    labelSource: label?.source ?? null,
+    labelReason: label?.reason ?? null,
   }));
 }
 

@@ -10,8 +10,8 @@ import { detectDataset, loadDataset } from '../src/systems/loaders/index.ts';
 import { type OptimizeState, optimizePrompts, referenceTarget } from '../src/systems/optimize/index.ts';
 import type { SystemName } from '../src/systems/system.ts';
 import type { DatasetName } from '../src/systems/types.ts';
-import { PortChatModel } from './agent-runs.ts';
-import type { DatasetSource, ModelInfo, ModelPort } from './api.ts';
+import type { DatasetSource } from './dataset-source.ts';
+import { type ModelInfo, type ModelPort, PortChatModel } from './model-port.ts';
 
 export const OPTIMIZE_RUNS = '*optimize';
 

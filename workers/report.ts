@@ -25,10 +25,9 @@ import {
 } from '../src/core/report/index.ts';
 import { isErrorType } from '../src/core/trace/types.ts';
 import type { MemtraceDb, RunRow } from '../src/db/schema.ts';
-import { PortChatModel } from './agent-runs.ts';
-import type { ModelInfo, ModelPort } from './api.ts';
 import { attributeOne } from './evaluation.ts';
 import type { Matching } from './matcher.ts';
+import { type ModelInfo, type ModelPort, PortChatModel } from './model-port.ts';
 
 /** traceId of runs that span traces: imported attribution files and reports. */
 export const IMPORTED_RUNS = '*imported';

@@ -15,7 +15,6 @@ import { DATASET_LABEL, DATASETS, detectDataset, loadDataset } from '../src/syst
 import { runSystem } from '../src/systems/run.ts';
 import { SPLIT_OF, SYSTEM_NAMES } from '../src/systems/system.ts';
 import type { Conversation, DatasetName } from '../src/systems/types.ts';
-import { PortChatModel } from './agent-runs.ts';
 import {
   type DatasetInfo,
   type DatasetSource,
@@ -28,6 +27,7 @@ import {
   type SystemRunResult,
   type SystemsApi,
 } from './api.ts';
+import { PortChatModel } from './model-port.ts';
 
 /** Thrown by `run` on bad input (shown to people as is). */
 class RunInputError extends Error {}

@@ -1,16 +1,12 @@
 /**
  * Builds the lane-view harness with vite and serves it (plus trace files under /data/: the
  * real smartcomment files, read from ../shared/data at request time — never copied — or
- * another folder) on a local port; launches Debian's Chromium headless. Node only: tests
- * and benches.
+ * another folder) on a local port. Node only: tests and benches.
  */
-import { createReadStream, existsSync, statSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { extname, join, normalize, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { svelte } from '@sveltejs/vite-plugin-svelte';
-import { type Browser, chromium } from 'playwright-core';
 import { build } from 'vite';
+import { type StaticServer, serveStatic } from '../../tests/helpers/static-server.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 export const DATA_DIR = resolve(ROOT, '../shared/data/smartcomment');
@@ -27,49 +23,7 @@ export async function buildHarness(outDir = join(ROOT, 'bench/out/lanes-page')):
   return outDir;
 }
 
-const TYPES: Record<string, string> = {
-  '.html': 'text/html',
-  '.js': 'text/javascript',
-  '.css': 'text/css',
-  '.json': 'application/json',
-  '.map': 'application/json',
-};
-
-/** Serves the harness in `dir` and the trace files of `dataDir` (the shared smartcomment files by default) under /data/. */
-export async function serve(
-  dir: string,
-  dataDir = DATA_DIR,
-): Promise<{ url: string; close: () => Promise<void> }> {
-  const server = createServer((req, res) => {
-    const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
-    const file = path.startsWith('/data/')
-      ? join(dataDir, normalize(path.slice(6)).replace(/^(\.\.[/\\])+/, ''))
-      : join(dir, normalize(path === '/' ? '/index.html' : path).replace(/^(\.\.[/\\])+/, ''));
-    if (!existsSync(file) || !statSync(file).isFile()) {
-      res.writeHead(404).end();
-      return;
-    }
-    res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' });
-    createReadStream(file).pipe(res);
-  });
-  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/`,
-    close: () => new Promise((ok) => server.close(() => ok())),
-  };
-}
-
-export function launchChromium(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--no-first-run',
-    ],
-  });
+/** The harness at `/`, the trace files of `dataDir` (the shared smartcomment files by default) at `/data/`. */
+export function serve(dir: string, dataDir = DATA_DIR): Promise<StaticServer> {
+  return serveStatic({ '/': dir, '/data/': dataDir });
 }

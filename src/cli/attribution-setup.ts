@@ -1,9 +1,14 @@
-/** Shared by `attribute` and `bench`: method flags, engine dependencies per graph, a bounded pool. */
+/** Shared by `attribute` and `bench`: method flags, engine dependencies per graph. */
 import { AGENT_PRESETS, type AgentOptions, type AgentPreset } from '../core/attribution/agents/budgets.ts';
 import { type CarryJudge, llmCarryJudge, sentenceModelJudge } from '../core/attribution/carry-judge.ts';
 import { type EngineDeps, engineFor, NEEDS_MODEL } from '../core/attribution/engines.ts';
 import { MATCH_LAYERS, type MatchLayer } from '../core/attribution/evidence-match.ts';
-import type { Attribution, AttributionInput, AttributionMethod } from '../core/attribution/types.ts';
+import {
+  ATTRIBUTION_METHODS,
+  type Attribution,
+  type AttributionInput,
+  type AttributionMethod,
+} from '../core/attribution/types.ts';
 import type { TraceGraph } from '../core/graph/graph.ts';
 import { type ChatModel, isLlmError, spentOfError, type UsageMeter } from '../core/llm/index.ts';
 import { corpusFromGraph } from '../core/retrieval/corpus.ts';
@@ -11,17 +16,17 @@ import type { Embedder } from '../core/retrieval/embedder.ts';
 import { RetrievalIndex } from '../core/retrieval/retrieval-index.ts';
 import { loadWordVectors } from '../core/semantic/word-vectors.node.ts';
 import { vectorSimilarity } from '../core/semantic/word-vectors.ts';
-import type { Options, Values } from './command.ts';
+import { intFlag, type Options, type Values } from './command.ts';
 import { CliError, type CliIO } from './io.ts';
 import { chatModelFromFlags, PROVIDER_FLAGS, PROVIDER_USAGE } from './provider-flags.ts';
 
-export const METHODS: AttributionMethod[] = ['evidence', 'memtrace', 'obs'];
+export const METHODS: readonly AttributionMethod[] = ATTRIBUTION_METHODS;
 
 export const ATTRIBUTION_FLAGS: Options = {
   method: {
     type: 'string',
     default: 'evidence',
-    value: 'evidence|memtrace|obs',
+    value: METHODS.join('|'),
     help: "evidence: the deterministic evidence-flow attributor (no model); memtrace, obs: the paper's LLM agents",
   },
   prior: { type: 'boolean', default: false, help: 'LLM agents start from the evidence-flow candidates' },
@@ -49,7 +54,7 @@ export const ATTRIBUTION_FLAGS: Options = {
   ...PROVIDER_FLAGS,
 };
 
-export const ATTRIBUTION_USAGE = `--method evidence|memtrace|obs [--prior] [--preset ${AGENT_PRESETS.join('|')}] [--match ${MATCH_LAYERS.join('|')}] [--model-dir DIR] [--judge-model M] [${PROVIDER_USAGE}]`;
+export const ATTRIBUTION_USAGE = `--method ${METHODS.join('|')} [--prior] [--preset ${AGENT_PRESETS.join('|')}] [--match ${MATCH_LAYERS.join('|')}] [--model-dir DIR] [--judge-model M] [${PROVIDER_USAGE}]`;
 
 /** The method, with the flags that only an LLM agent uses refused for the evidence method. */
 export function methodOf(values: Values): AttributionMethod {
@@ -204,6 +209,35 @@ export async function depsFor(
   return { ...base, index, embedder: embedder ?? null };
 }
 
+/** What `attribute` and `bench` fix once per command run. */
+export interface MethodRun {
+  method: AttributionMethod;
+  /** The agents' chat model (none for evidence-flow). */
+  model: ChatModel | undefined;
+  prior: boolean;
+  agent: AgentOptions;
+  setup: EvidenceSetup;
+}
+
+/** The engine dependencies of one graph for these cases (its index, start points only when needed). */
+export function caseDeps(
+  g: TraceGraph,
+  run: MethodRun,
+  cases: readonly { evidenceIds: readonly string[] }[],
+): Promise<EngineDeps> {
+  return depsFor(
+    g,
+    {
+      model: run.model,
+      prior: run.prior,
+      agent: run.agent,
+      evidenceFlow: run.setup.evidenceFlow,
+      now: () => performance.now(),
+    },
+    startPointEmbedder(run.method, cases, run.setup),
+  );
+}
+
 /** The embedder when start points are needed for these cases with this method (else null: BM25 only). */
 export function startPointEmbedder(
   method: AttributionMethod,
@@ -213,29 +247,7 @@ export function startPointEmbedder(
   return NEEDS_MODEL.has(method) || cases.some((c) => c.evidenceIds.length === 0) ? setup.embedder : null;
 }
 
-/** Runs tasks with at most `limit` at once, keeping result order. */
-export async function pool<T, R>(
-  items: T[],
-  limit: number,
-  work: (item: T, i: number) => Promise<R>,
-): Promise<R[]> {
-  const out = new Array<R>(items.length);
-  let next = 0;
-  const lanes = Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await work(items[i], i);
-    }
-  });
-  await Promise.all(lanes);
-  return out;
-}
-
+/** How many cases run at once (`--concurrency`, default 1). */
 export function concurrencyOf(values: Values): number {
-  const v = values.concurrency;
-  if (v === undefined) return 1;
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 1)
-    throw new CliError(`--concurrency must be an integer ≥ 1 (got "${v}")`, 2);
-  return n;
+  return intFlag(values, 'concurrency', 1) ?? 1;
 }

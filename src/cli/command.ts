@@ -3,7 +3,7 @@
  * every command shares (flags, argument counts, `--help`, one-line errors), so a command
  * added later gets them by declaring its flags and arguments here.
  */
-import type { CliIO } from './io.ts';
+import { CliError, type CliIO } from './io.ts';
 
 /** One flag: node's parseArgs option plus what `--help` says about it. */
 export interface Flag {
@@ -68,4 +68,14 @@ export function commandHelp(c: Command): string {
 /** The options as node's parseArgs wants them (without the help texts). */
 export function parseArgsOptions(o: Options) {
   return Object.fromEntries(Object.entries(o).map(([k, { help: _h, value: _v, ...rest }]) => [k, rest]));
+}
+
+/** An integer flag: undefined when absent; a usage error (exit 2) when not an integer ≥ `min`. */
+export function intFlag(values: Values, name: string, min: number): number | undefined {
+  const v = values[name];
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < min)
+    throw new CliError(`--${name} must be an integer ≥ ${min} (got "${v}")`, 2);
+  return n;
 }

@@ -1,10 +1,11 @@
 /** Finding and reading trace files from paths given on the command line. */
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
+import type { TraceGraph } from '../core/graph/graph.ts';
 import { type OpenResult, openTrace } from '../core/graph/open.ts';
 import { formatIssue, type TraceIssue } from '../core/trace/issues.ts';
 import { decodeUtf8 } from '../core/trace/utf8.ts';
-import { CliError } from './io.ts';
+import { CliError, type CliIO } from './io.ts';
 
 /** Expands files and folders (recursively, `.json` files, sorted) into a list of files. */
 export async function collectTraceFiles(paths: string[]): Promise<string[]> {
@@ -20,6 +21,13 @@ export async function collectTraceFiles(paths: string[]): Promise<string[]> {
     else out.push(p);
   }
   return out;
+}
+
+/** The trace files of `paths` (as collectTraceFiles); none at all is an error. */
+export async function traceFilesIn(paths: string[]): Promise<string[]> {
+  const files = await collectTraceFiles(paths);
+  if (files.length === 0) throw new CliError(`no trace files (.json, .jsonl) in ${paths.join(', ')}`);
+  return files;
 }
 
 async function walk(dir: string): Promise<string[]> {
@@ -84,4 +92,17 @@ export function problemLine(file: string, issues: readonly TraceIssue[]): string
 
 export async function openTraceFile(file: string): Promise<OpenResult> {
   return openTrace(await readText(file), { file });
+}
+
+/**
+ * One of a command's `count` trace files, opened. When it cannot be: alone, the command
+ * fails with its problem; among several, the problem goes to stderr and null comes back, so
+ * the command goes on with the others (and says in its exit code that one was unreadable).
+ */
+export async function openOneOf(file: string, count: number, io: CliIO): Promise<TraceGraph | null> {
+  const r = await openTraceFile(file);
+  if (r.ok) return r.graph;
+  if (count === 1) throw new CliError(problemLine(file, r.issues));
+  io.stderr.write(`${problemLine(file, r.issues)}\n`);
+  return null;
 }

@@ -18,7 +18,7 @@ import {
   type UsageMeter,
   type UsageTotals,
 } from '../core/llm/index.ts';
-import type { Options, Values } from './command.ts';
+import { intFlag, type Options, type Values } from './command.ts';
 import { CliError, type CliIO } from './io.ts';
 
 export const PROVIDER_FLAGS: Options = {
@@ -64,15 +64,6 @@ const DEFAULTS = {
   anthropic: { baseUrl: 'https://api.anthropic.com', keyEnv: 'ANTHROPIC_API_KEY' },
 } as const;
 
-function int(values: Values, name: string, min: number): number | undefined {
-  const v = values[name];
-  if (v === undefined) return undefined;
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < min)
-    throw new CliError(`--${name} must be an integer ≥ ${min} (got "${v}")`, 2);
-  return n;
-}
-
 /** The profile and key the flags describe (env fallbacks: MEMTRACE_PROVIDER, MEMTRACE_BASE_URL, MEMTRACE_MODEL). */
 export function profileFromFlags(
   values: Values,
@@ -95,9 +86,9 @@ export function profileFromFlags(
     kind: provider,
     baseUrl: (values['base-url'] as string | undefined) ?? io.env.MEMTRACE_BASE_URL ?? d.baseUrl,
     model,
-    timeoutMs: int(values, 'timeout', 0),
-    retries: int(values, 'retries', 0),
-    concurrency: int(values, 'concurrency', 1),
+    timeoutMs: intFlag(values, 'timeout', 0),
+    retries: intFlag(values, 'retries', 0),
+    concurrency: intFlag(values, 'concurrency', 1),
   });
   const cacheDir = values['cache-dir'] as string | undefined;
   return { profile, apiKey, cacheDir: cacheDir ? resolve(cacheDir) : undefined };

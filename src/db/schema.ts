@@ -13,6 +13,7 @@
  * 3 drops `annotations`.
  */
 import Dexie, { type EntityTable, type Transaction } from 'dexie';
+import type { TraceCase } from '../core/cases/cases.ts';
 import { contextOf } from '../core/labels/file-labels.ts';
 import type { LabelRecord } from '../core/labels/record.ts';
 import { AGENT_SOURCE, FILE_SOURCE, PERSON_SOURCE } from '../core/labels/record.ts';
@@ -53,20 +54,12 @@ export interface BlobRow {
   type: string;
 }
 
-export interface CaseRow {
+/** A case as stored: core's case (`TraceCase`) of a stored trace, its label flattened into columns. */
+export interface CaseRow extends Omit<TraceCase, 'graphId' | 'label'> {
   traceId: string;
-  queryId: string;
   /** Position in the trace's case list. */
   order: number;
   system: string | null;
-  question: string;
-  goldenAnswers: string[];
-  prediction: string | null;
-  judgeScore: number | null;
-  judgeResponse: string | null;
-  judgeOpId: string | null;
-  failed: boolean;
-  evidenceIds: string[];
   /** The file's own label (its first annotation of the question); a person's labels are `labels` rows. */
   errorType: string | null;
   labelOpId: string | null;

@@ -4,23 +4,13 @@
  * and assembles the final file on close — memory stays bounded on long runs, and the
  * bytes equal `JSON.stringify(document, null, 2)` of the same run.
  */
-import type { Annotation, TraceDocument } from '../core/trace/types.ts';
+import type { Annotation, TraceDocument, TraceHeader } from '../core/trace/types.ts';
 
 export type RecordList = 'nodes' | 'edges' | 'operations' | 'sessions' | 'annotations';
 /** The order the toolkit writes `data`'s lists in. */
 export const DATA_LISTS: readonly RecordList[] = ['nodes', 'edges', 'operations', 'sessions', 'annotations'];
 
-/** The top-level fields of a graph file, without `data`, in the toolkit's key order. */
-export interface TraceHeader {
-  graph_id: string;
-  user_id: string | null;
-  project_id: string | null;
-  storage_path: string | null;
-  strict: boolean;
-  driver_type: string;
-  created_at: string;
-  metadata: TraceDocument['metadata'];
-}
+export type { TraceHeader };
 
 export interface GraphSink {
   add(list: RecordList, record: object): void;

@@ -3,7 +3,11 @@
  * documents (memory units are added, rewritten and deleted while a system runs) and a
  * hashed bag-of-words vector as a deterministic stand-in for an embedder.
  */
+import { BM25_DEFAULTS, bm25Idf } from '../core/retrieval/bm25.ts';
+import { fnv1a } from '../core/retrieval/hashed.ts';
 import { contentTokens, tokens } from './text.ts';
+
+const { k1: K1, b: B } = BM25_DEFAULTS;
 
 export interface Scored<K> {
   key: K;
@@ -11,7 +15,7 @@ export interface Scored<K> {
 }
 
 /**
- * BM25 (k1 = 1.2, b = 0.75) over documents that can be set and removed at any time. A search
+ * BM25 (core's: `BM25_DEFAULTS`, `bm25Idf`) over documents that can be set and removed at any time. A search
  * scores only what can reach the top k (exactly, MaxScore-style): query terms are taken rarest
  * first through their postings, and once the k-th best score beats what the terms left could
  * add at most (a term adds less than idf × 2.2), no unseen document can enter. Scoring every
@@ -66,15 +70,12 @@ export class LexicalIndex<K> {
     const n = this.docs.size;
     if (n === 0 || q.length === 0 || k <= 0) return [];
     const avg = this.totalLength / n || 1;
-    const idf = (t: string) => {
-      const d = this.postings.get(t)?.size ?? 0;
-      return Math.log(1 + (n - d + 0.5) / (d + 0.5));
-    };
+    const idf = (t: string) => bm25Idf(n, this.postings.get(t)?.size ?? 0);
     // What each distinct term can add at most (a query may repeat a term: it counts each time).
     const weights = q.map((t) => (this.postings.has(t) ? idf(t) : 0)); // idf per query token, once
     const bound = new Map<string, number>();
     q.forEach((t, i) => {
-      if (weights[i] > 0) bound.set(t, (bound.get(t) ?? 0) + weights[i] * 2.2);
+      if (weights[i] > 0) bound.set(t, (bound.get(t) ?? 0) + weights[i] * (K1 + 1));
     });
     const terms = [...bound.keys()].sort((a, b) => bound.get(b)! - bound.get(a)!);
     let left = terms.reduce((sum, t) => sum + bound.get(t)!, 0);
@@ -109,11 +110,11 @@ export class LexicalIndex<K> {
   /** A document's BM25 score for the query tokens (summed in query order, as a full scan would). */
   private score(key: K, q: string[], weights: number[], avg: number): number {
     const tf = this.docs.get(key)!;
-    const norm = 1.2 * (1 - 0.75 + (0.75 * (this.lengths.get(key) ?? 0)) / avg);
+    const norm = K1 * (1 - B + (B * (this.lengths.get(key) ?? 0)) / avg);
     let s = 0;
     for (let i = 0; i < q.length; i++) {
       const f = tf.get(q[i]);
-      if (f) s += weights[i] * ((f * 2.2) / (f + norm));
+      if (f) s += weights[i] * ((f * (K1 + 1)) / (f + norm));
     }
     return s;
   }
@@ -130,19 +131,13 @@ function topK<K>(items: Scored<K>[], k: number): Scored<K>[] {
 
 const DIMS = 512;
 
-function hash(t: string): number {
-  let h = 2166136261;
-  for (let i = 0; i < t.length; i++) h = Math.imul(h ^ t.charCodeAt(i), 16777619);
-  return h >>> 0;
-}
-
 /** Offline "embedding": hashed content-token and bigram counts, L2-normalised (not a neural model). */
 export function hashedVector(text: string): Float32Array {
   const v = new Float32Array(DIMS);
   const toks = contentTokens(text);
   toks.forEach((t, i) => {
-    v[hash(t) % DIMS] += 1;
-    if (i > 0) v[hash(`${toks[i - 1]} ${t}`) % DIMS] += 0.5;
+    v[fnv1a(t) % DIMS] += 1;
+    if (i > 0) v[fnv1a(`${toks[i - 1]} ${t}`) % DIMS] += 0.5;
   });
   let norm = 0;
   for (const x of v) norm += x * x;

@@ -48,7 +48,7 @@ describe('empty work', () => {
     mkdirSync(dir);
     const r = await runCli(['bench', dir, '--method', 'evidence', '--json']);
     expect(r.code).toBe(1);
-    expect(r.stderr).toBe(`memtrace bench: no .json trace files in ${dir}\n`);
+    expect(r.stderr).toBe(`memtrace bench: no trace files (.json, .jsonl) in ${dir}\n`);
     expect(r.stdout).toBe('');
   });
 

@@ -10,20 +10,11 @@ import { openTrace } from '../../src/core/graph/open.ts';
 import { closure, opStructure } from '../../src/core/graph/queries.ts';
 import { renderVariableView } from '../../src/core/graph/render.ts';
 import { searchValues } from '../../src/core/graph/search.ts';
+import { seededRandom } from '../../src/core/random.ts';
 import { traceStats } from '../../src/core/stats/stats.ts';
 import { exportSmartcomment } from '../../src/core/trace/export.ts';
 import { decodeUtf8 } from '../../src/core/trace/utf8.ts';
 import { DocBuilder } from '../helpers/doc-builder.ts';
-
-function rng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), a | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function validDoc() {
   const b = new DocBuilder();
@@ -143,7 +134,7 @@ function exercise(text: string, label: string) {
 
 describe('fuzzing the importer', () => {
   it('3,000 structural corruptions (deleted keys, wrong types, __proto__ keys, huge strings) never throw', () => {
-    const r = rng(1);
+    const r = seededRandom(1);
     const outcomes = { loaded: 0, rejected: 0 };
     for (let i = 0; i < 3000; i++)
       outcomes[exercise(mutateStructure(r, validDoc() as unknown as Mutable), `s${i}.json`)]++;
@@ -153,7 +144,7 @@ describe('fuzzing the importer', () => {
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
   it('3,000 byte-level corruptions (truncation, flips, deletions) never throw', () => {
-    const r = rng(2);
+    const r = seededRandom(2);
     const text = JSON.stringify(validDoc(), null, 1);
     const outcomes = { loaded: 0, rejected: 0 };
     for (let i = 0; i < 3000; i++) outcomes[exercise(mutateText(r, text), `b${i}.json`)]++;
@@ -167,7 +158,7 @@ const nestedText = (depth: number) => `${'['.repeat(depth)}1${']'.repeat(depth)}
 
 describe('fuzzing hostile shapes', () => {
   it('deep nesting in a value, a category, an op name or metadata is a clear error, never a stack overflow', () => {
-    const r = rng(3);
+    const r = seededRandom(3);
     const places: [string, string][] = [
       ['nodes', 'value'],
       ['nodes', 'category'],
@@ -213,7 +204,7 @@ describe('fuzzing hostile shapes', () => {
   });
 
   it('invalid UTF-8 anywhere is reported with the offset of the first bad byte, and matches TextDecoder', () => {
-    const r = rng(4);
+    const r = seededRandom(4);
     const good = new TextEncoder().encode(JSON.stringify(validDoc()));
     const fatal = new TextDecoder('utf-8', { fatal: true });
     for (let i = 0; i < 2000; i++) {

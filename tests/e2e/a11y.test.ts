@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { AxeBuilder } from '@axe-core/playwright';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DATA, openApp, type Session } from './harness.ts';
+import { DATA, importTraces, openApp, type Session } from './harness.ts';
 
 let s: Session;
 let routes: string[];
@@ -26,17 +26,7 @@ async function settle(page: Page) {
 
 beforeAll(async () => {
   s = await openApp({ bypassCSP: true });
-  await s.page.setInputFiles('[data-testid=file-input]', [
-    join(DATA, 'conv-26-fault-1.json'),
-    join(DATA, 'conv-26-rag-0.json'),
-  ]);
-  await s.page.waitForFunction(
-    () => document.querySelectorAll('[data-testid=trace-row]').length === 2,
-    null,
-    {
-      timeout: 60_000,
-    },
-  );
+  await importTraces(s.page, [join(DATA, 'conv-26-fault-1.json'), join(DATA, 'conv-26-rag-0.json')]);
   const ids = await s.page.$$eval('[data-testid=trace-row] td:first-child .mono', (els) =>
     els.map((e) => e.textContent ?? ''),
   );

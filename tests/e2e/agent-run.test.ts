@@ -10,7 +10,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DATA, openApp, type Session } from './harness.ts';
+import { addProvider, DATA, openApp, type Session } from './harness.ts';
 import { type ScriptedAgentServer, startScriptedAgentServer } from './scripted-agent-server.ts';
 
 const FILE = join(DATA, 'conv-26-rag-0.json');
@@ -58,16 +58,8 @@ describe('LLM agent runs in the case workspace', () => {
     await page.setInputFiles('[data-testid=file-input]', [FILE]);
     await page.getByTestId('trace-row').first().waitFor({ timeout: 60_000 });
 
-    await page.goto(`${s.url}#/settings`);
-    const settings = page.getByTestId('settings');
-    await settings.getByRole('button', { name: 'Add provider' }).click();
-    await settings.getByLabel('Base URL').fill(server.base);
-    await settings.getByLabel('Base URL').press('Enter');
-    await settings.getByLabel('Model', { exact: true }).fill('scripted-policy');
-    await settings.getByLabel('Model', { exact: true }).press('Enter');
-    await settings.getByLabel('API key').fill(KEY);
-    await settings.getByLabel('API key').press('Enter');
-    await settings.getByLabel('Remember on this device').check();
+    await addProvider(s, { base: server.base, model: 'scripted-policy', key: KEY });
+    await page.getByTestId('settings').getByLabel('Remember on this device').check();
     await page.waitForFunction(() =>
       Object.keys(localStorage).some((k) => k.startsWith('memtrace.llm.key.')),
     );

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { syntheticText } from '../../bench/synthetic.ts';
+import { importTraces } from './harness.ts';
 
 export interface BigTrace {
   path: string;
@@ -32,8 +33,5 @@ export function writeBigTrace(targetBytes = 12e6): BigTrace {
 /** Imports the file through the file input and waits for its row. */
 export async function importFile(page: Page, path: string): Promise<void> {
   await page.getByTestId('empty-state').waitFor();
-  await page.setInputFiles('[data-testid=file-input]', [path]);
-  await page.waitForFunction(() => document.querySelectorAll('[data-testid=trace-row]').length === 1, null, {
-    timeout: 120_000,
-  });
+  await importTraces(page, [path], 1, 120_000);
 }

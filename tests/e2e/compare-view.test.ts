@@ -6,14 +6,15 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { compareRuns } from '../../src/core/compare/compare.ts';
 import { openTrace } from '../../src/core/graph/open.ts';
-import { DATA, openApp, type Session } from './harness.ts';
+import { appPerFile } from './app-per-file.ts';
+import { DATA, importTraces } from './harness.ts';
 
 const A = join(DATA, 'conv-26-fault-0.json');
 const B = join(DATA, 'conv-26-fault-2.json');
-let s: Session;
+const s = appPerFile();
 const graph = (f: string) => {
   const r = openTrace(readFileSync(f, 'utf8'), { file: f });
   if (!r.ok) throw new Error(f);
@@ -22,23 +23,11 @@ const graph = (f: string) => {
 const expected = compareRuns(graph(A), graph(B));
 const idOf = (f: string) => JSON.parse(readFileSync(f, 'utf8')).graph_id as string;
 
-beforeAll(async () => {
-  s = await openApp();
-}, 180_000);
-afterAll(async () => {
-  await s?.close();
-});
-
 describe('Compare view', () => {
   it('opens from two ticked traces and shows the flips and divergences Node computes', async () => {
     const { page } = s;
     await page.getByTestId('empty-state').waitFor();
-    await page.setInputFiles('[data-testid=file-input]', [A, B]);
-    await page.waitForFunction(
-      () => document.querySelectorAll('[data-testid=trace-row]').length === 2,
-      null,
-      { timeout: 60_000 },
-    );
+    await importTraces(page, [A, B]);
     const ticks = page.getByTestId('trace-tick');
     // the list is newest first: tick A then B so A is run A
     const rows = await page.getByTestId('trace-row').allInnerTexts();

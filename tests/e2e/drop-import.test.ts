@@ -5,18 +5,12 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DATA, openApp, type Session } from './harness.ts';
+import { describe, expect, it } from 'vitest';
+import { appPerFile } from './app-per-file.ts';
+import { DATA, dropFile } from './harness.ts';
 
 const FILE = 'conv-26-fault-0.json';
-let s: Session;
-
-beforeAll(async () => {
-  s = await openApp();
-}, 180_000);
-afterAll(async () => {
-  await s?.close();
-});
+const s = appPerFile();
 
 describe('drag-and-drop import in Chromium', () => {
   it('dropping a file on the page imports it and lists the trace', async () => {
@@ -24,22 +18,7 @@ describe('drag-and-drop import in Chromium', () => {
     const bytes = readFileSync(join(DATA, FILE));
     const graphId = JSON.parse(bytes.toString('utf8')).graph_id as string;
     await page.getByTestId('empty-state').waitFor();
-    const dispatched = await page.evaluate(
-      ({ b64, name }) => {
-        const raw = Uint8Array.from(atob(b64), (ch) => ch.charCodeAt(0));
-        const dt = new DataTransfer();
-        dt.items.add(new File([raw], name, { type: 'application/json' }));
-        const at = { bubbles: true, cancelable: true, dataTransfer: dt, clientX: 400, clientY: 300 };
-        document.body.dispatchEvent(new DragEvent('dragenter', at));
-        const over = new DragEvent('dragover', at);
-        document.body.dispatchEvent(over);
-        const drop = new DragEvent('drop', at);
-        document.body.dispatchEvent(drop);
-        // The page took the drop (so the browser does not open the file instead).
-        return { overTaken: over.defaultPrevented, dropTaken: drop.defaultPrevented, size: raw.length };
-      },
-      { b64: bytes.toString('base64'), name: FILE },
-    );
+    const dispatched = await dropFile(page, bytes, FILE);
     expect(dispatched).toEqual({ overTaken: true, dropTaken: true, size: bytes.length });
     await page.waitForFunction(
       () => document.querySelectorAll('[data-testid=trace-row]').length === 1,

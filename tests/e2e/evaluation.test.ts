@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { percent } from '../../src/app/evaluation/format.ts';
+import { percent } from '../../src/app/lib/format.ts';
 import { evidenceFlowEngine } from '../../src/core/attribution/engines.ts';
 import { type BenchSummary, type ScoredCase, summarize } from '../../src/core/bench/metrics.ts';
 import { listCases } from '../../src/core/cases/cases.ts';
@@ -20,7 +20,7 @@ import { loadWordVectors } from '../../src/core/semantic/word-vectors.node.ts';
 import { vectorSimilarity } from '../../src/core/semantic/word-vectors.ts';
 import { parseTraceText } from '../../src/core/trace/import.ts';
 import { ERROR_TYPES } from '../../src/core/trace/types.ts';
-import { DATA, openApp, type Session, SIX } from './harness.ts';
+import { DATA, importTraces, openApp, type Session, SIX } from './harness.ts';
 
 type NodeCase = ScoredCase & { traceId: string; queryId: string; question: string };
 
@@ -155,14 +155,9 @@ describe('evaluation in Chromium', () => {
   it('imports the six files, runs the evaluation and shows what summarize gives in Node', async () => {
     const { page } = s;
     await page.getByTestId('empty-state').waitFor();
-    await page.setInputFiles(
-      '[data-testid=file-input]',
-      SIX.map((f) => join(DATA, f)),
-    );
-    await page.waitForFunction(
-      (n) => document.querySelectorAll('[data-testid=trace-row]').length === n,
-      files.length,
-      { timeout: 60_000 },
+    await importTraces(
+      page,
+      files.map((f) => f.file),
     );
     expect(cases.length).toBeGreaterThan(0);
     await runEvaluation();

@@ -1,6 +1,6 @@
 /**
  * End-to-end harness: builds the app once (shared by test files through a lock and a
- * source stamp), serves it with a tiny static server, and drives Debian's Chromium.
+ * source stamp), serves it (tests/helpers/static-server.ts), and drives Debian's Chromium.
  */
 import { createHash } from 'node:crypto';
 import {
@@ -13,11 +13,11 @@ import {
   statSync,
   writeFileSync,
 } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { extname, join, normalize, resolve } from 'node:path';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { join, resolve } from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { launchChromiumProfile } from '../helpers/chromium.ts';
+import { serveStatic } from '../helpers/static-server.ts';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
 export const DATA = resolve(ROOT, '../shared/data/smartcomment');
@@ -93,33 +93,61 @@ export async function buildOnce(): Promise<string> {
   }
 }
 
-const TYPES: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.json': 'application/json',
-  '.svg': 'image/svg+xml',
-  '.png': 'image/png',
-  '.map': 'application/json',
-  '.wasm': 'application/wasm',
-};
+/** Adds an OpenAI-compatible provider in the settings (base URL, model, and the key when given). */
+export async function addProvider(
+  s: Session,
+  p: { base: string; model: string; key?: string },
+): Promise<void> {
+  await s.page.goto(`${s.url}#/settings`);
+  const settings = s.page.getByTestId('settings');
+  await settings.getByRole('button', { name: 'Add provider' }).click();
+  await settings.getByLabel('Base URL').fill(p.base);
+  await settings.getByLabel('Base URL').press('Enter');
+  await settings.getByLabel('Model', { exact: true }).fill(p.model);
+  await settings.getByLabel('Model', { exact: true }).press('Enter');
+  if (p.key === undefined) return;
+  await settings.getByLabel('API key').fill(p.key);
+  await settings.getByLabel('API key').press('Enter');
+}
 
-/** Serves a folder on a free port of 127.0.0.1. Unknown paths are 404 (no SPA fallback needed: hash routes). */
-export async function serve(dir: string): Promise<{ url: string; server: Server }> {
-  const server = createServer((req, res) => {
-    const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
-    const file = normalize(join(dir, path === '/' ? 'index.html' : path));
-    if (!file.startsWith(dir) || !existsSync(file) || statSync(file).isDirectory()) {
-      res.writeHead(404, { 'content-type': 'text/plain' });
-      res.end('not found');
-      return;
-    }
-    res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' });
-    res.end(readFileSync(file));
+/** Imports trace files through the file input and waits until the trace list shows `rows` rows. */
+export async function importTraces(
+  page: Page,
+  paths: string[],
+  rows = paths.length,
+  timeout = 60_000,
+): Promise<void> {
+  await page.setInputFiles('[data-testid=file-input]', paths);
+  await page.waitForFunction((n) => document.querySelectorAll('[data-testid=trace-row]').length === n, rows, {
+    timeout,
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}/`, server };
+}
+
+/**
+ * Drops a file on the page as a person would: a real `drop` event whose DataTransfer holds
+ * a File made in the page from `bytes`. Says whether the page took the drag-over and the
+ * drop (so the browser does not open the file instead) and the size the page saw.
+ */
+export function dropFile(
+  page: Page,
+  bytes: Buffer,
+  name: string,
+): Promise<{ overTaken: boolean; dropTaken: boolean; size: number }> {
+  return page.evaluate(
+    ({ b64, name }) => {
+      const raw = Uint8Array.from(atob(b64), (ch) => ch.charCodeAt(0));
+      const dt = new DataTransfer();
+      dt.items.add(new File([raw], name, { type: 'application/json' }));
+      const at = { bubbles: true, cancelable: true, dataTransfer: dt, clientX: 400, clientY: 300 };
+      document.body.dispatchEvent(new DragEvent('dragenter', at));
+      const over = new DragEvent('dragover', at);
+      document.body.dispatchEvent(over);
+      const drop = new DragEvent('drop', at);
+      document.body.dispatchEvent(drop);
+      return { overTaken: over.defaultPrevented, dropTaken: drop.defaultPrevented, size: raw.length };
+    },
+    { b64: bytes.toString('base64'), name },
+  );
 }
 
 export interface Session {
@@ -137,23 +165,14 @@ export interface Session {
  */
 export async function openApp(options: { demo?: boolean; bypassCSP?: boolean } = {}): Promise<Session> {
   const dist = await buildOnce();
-  const { url, server } = await serve(dist);
+  const server = await serveStatic({ '/': dist });
+  const url = server.url;
   const userDataDir = mkdtempSync(join(tmpdir(), 'memtrace-e2e-'));
-  const context = await chromium.launchPersistentContext(userDataDir, {
-    executablePath: '/usr/bin/chromium',
-    headless: true,
+  const context = await launchChromiumProfile(userDataDir, {
     viewport: { width: 1440, height: 900 },
     // Tools that inject scripts (axe-core) need it: the built app sends a CSP.
     bypassCSP: options.bypassCSP ?? false,
     acceptDownloads: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--no-first-run',
-      '--disable-sync',
-    ],
   });
   const page = context.pages()[0] ?? (await context.newPage());
   const errors: string[] = [];
@@ -172,7 +191,7 @@ export async function openApp(options: { demo?: boolean; bypassCSP?: boolean } =
     errors,
     async close() {
       await context.close();
-      server.close();
+      await server.close();
       rmSync(userDataDir, { recursive: true, force: true });
     },
   };

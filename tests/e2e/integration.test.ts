@@ -5,19 +5,14 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { listCases } from '../../src/core/cases/cases.ts';
 import { buildGraph } from '../../src/core/graph/graph.ts';
 import { parseTraceText } from '../../src/core/trace/import.ts';
-import { buildOnce, openApp, ROOT, type Session } from './harness.ts';
+import { appPerFile } from './app-per-file.ts';
+import { buildOnce, ROOT } from './harness.ts';
 
-let s: Session;
-beforeAll(async () => {
-  s = await openApp({ demo: true });
-}, 180_000);
-afterAll(async () => {
-  await s?.close();
-});
+const s = appPerFile({ demo: true });
 
 describe('integration in Chromium', () => {
   it('a fresh profile shows the demo trace preloaded, with its cases', async () => {

@@ -4,7 +4,8 @@
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildHarness, launchChromium, serve } from '../../bench/lanes-page/serve.ts';
+import { buildHarness, serve } from '../../bench/lanes-page/serve.ts';
+import { launchChromium } from '../helpers/chromium.ts';
 
 let browser: Browser;
 let server: { url: string; close: () => Promise<void> };

@@ -9,12 +9,12 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { exportSmartcomment } from '../../src/core/trace/export.ts';
 import { factRun } from '../helpers/llm-memory-graph.ts';
-import { openApp, type Session } from './harness.ts';
+import { appPerFile } from './app-per-file.ts';
 
-let s: Session;
+const s = appPerFile();
 const run = factRun({
   evidence: {
     speaker: 'Caroline',
@@ -38,13 +38,6 @@ const run = factRun({
 });
 const file = join(mkdtempSync(join(tmpdir(), 'memtrace-llm-e2e-')), 'camping.json');
 writeFileSync(file, exportSmartcomment(run.doc, { indent: 2 }));
-
-beforeAll(async () => {
-  s = await openApp();
-}, 180_000);
-afterAll(async () => {
-  await s?.close();
-});
 
 describe('attribution in the app matches LLM-written memories by meaning', () => {
   it('the attribution panel blames the search, with word vectors loaded in the worker', async () => {

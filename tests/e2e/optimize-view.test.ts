@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ScriptedLlmServer, startScriptedLlmServer } from '../helpers/scripted-llm-server.ts';
 import { promptSensitiveModel } from '../optimize/prompt-sensitive-model.ts';
-import { openApp, ROOT, type Session } from './harness.ts';
+import { addProvider, openApp, ROOT, type Session } from './harness.ts';
 
 const LOCOMO = join(ROOT, '../shared/data/locomo');
 const KEY = 'sk-test-optimise-view-0123456789';
@@ -29,16 +29,7 @@ afterAll(async () => {
 
 describe('LLM mode and the Optimise view in Chromium', () => {
   it('sets up the scripted server as the provider', async () => {
-    const { page } = s;
-    await page.goto(`${s.url}#/settings`);
-    const settings = page.getByTestId('settings');
-    await settings.getByRole('button', { name: 'Add provider' }).click();
-    await settings.getByLabel('Base URL').fill(server.base);
-    await settings.getByLabel('Base URL').press('Enter');
-    await settings.getByLabel('Model', { exact: true }).fill('prompt-sensitive-test-double');
-    await settings.getByLabel('Model', { exact: true }).press('Enter');
-    await settings.getByLabel('API key').fill(KEY);
-    await settings.getByLabel('API key').press('Enter');
+    await addProvider(s, { base: server.base, model: 'prompt-sensitive-test-double', key: KEY });
   });
 
   it('runs Mem0 in LLM mode and shows every call the server answered', async () => {

@@ -5,31 +5,19 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SHARED_DATA } from '../helpers/shared-data.ts';
-import { openApp, type Session } from './harness.ts';
+import { appPerFile } from './app-per-file.ts';
+import { dropFile } from './harness.ts';
 
-let s: Session;
-beforeAll(async () => {
-  s = await openApp();
-}, 180_000);
-afterAll(async () => {
-  await s?.close();
-});
+const s = appPerFile();
 
 describe('OTLP import in Chromium', () => {
   it('dropping trace.json lists the trace and shows the span summary as text', async () => {
     const { page } = s;
     const bytes = readFileSync(join(SHARED_DATA, 'otel/trace.json'));
     await page.getByTestId('empty-state').waitFor();
-    await page.evaluate((b64) => {
-      const raw = Uint8Array.from(atob(b64), (ch) => ch.charCodeAt(0));
-      const dt = new DataTransfer();
-      dt.items.add(new File([raw], 'trace.json', { type: 'application/json' }));
-      const at = { bubbles: true, cancelable: true, dataTransfer: dt, clientX: 400, clientY: 300 };
-      for (const type of ['dragenter', 'dragover', 'drop'])
-        document.body.dispatchEvent(new DragEvent(type, at));
-    }, bytes.toString('base64'));
+    expect(await dropFile(page, bytes, 'trace.json')).toMatchObject({ dropTaken: true });
     await page.waitForFunction(
       () => document.querySelectorAll('[data-testid=trace-row]').length === 1,
       null,

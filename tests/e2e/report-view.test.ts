@@ -9,7 +9,6 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.ts';
 import { evidenceFlowEngine } from '../../src/core/attribution/engines.ts';
 import { listCases } from '../../src/core/cases/cases.ts';
 import { buildGraph } from '../../src/core/graph/graph.ts';
@@ -18,7 +17,8 @@ import { corpusFromGraph } from '../../src/core/retrieval/corpus.ts';
 import { RetrievalIndex } from '../../src/core/retrieval/retrieval-index.ts';
 import { parseTraceText } from '../../src/core/trace/import.ts';
 import { ERROR_TYPES } from '../../src/core/trace/types.ts';
-import { DATA, openApp, type Session, SIX } from './harness.ts';
+import { runCli } from '../helpers/cli.ts';
+import { DATA, importTraces, openApp, type Session, SIX } from './harness.ts';
 
 let s: Session;
 let expected: ErrorReport;
@@ -47,16 +47,9 @@ describe('Report view in Chromium', () => {
   it('builds the report in the worker with the counts Node computes, links cases, imports paper results, exports HTML', async () => {
     const { page } = s;
     await page.getByTestId('empty-state').waitFor();
-    await page.setInputFiles(
-      '[data-testid=file-input]',
+    await importTraces(
+      page,
       SIX.map((f) => join(DATA, f)),
-    );
-    await page.waitForFunction(
-      (n) => document.querySelectorAll('[data-testid=trace-row]').length === n,
-      SIX.length,
-      {
-        timeout: 60_000,
-      },
     );
     await page.getByTestId('nav-report').click();
     await page.getByTestId('report-empty').waitFor();
@@ -92,12 +85,7 @@ describe('Report view in Chromium', () => {
 
     // The paper's results of one file, imported as a run and used as the report's attributions.
     const dir = mkdtempSync(join(tmpdir(), 'memtrace-report-e2e-'));
-    let out = '';
-    const code = await main(['attribute', join(DATA, SIX[2]), '--format', 'memtrace'], {
-      stdout: { write: (x: string) => (out += x) },
-      stderr: { write: () => true },
-      env: {},
-    });
+    const { code, stdout: out } = await runCli(['attribute', join(DATA, SIX[2]), '--format', 'memtrace']);
     expect(code).toBe(0);
     const results = JSON.parse(out);
     writeFileSync(join(dir, 'results.json'), out);

@@ -7,21 +7,15 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Tracer } from '../../src/sdk/index.ts';
 import { createSystem, loadLocomo, runSystem } from '../../src/systems/index.ts';
-import { openApp, ROOT, type Session } from './harness.ts';
+import { appPerFile } from './app-per-file.ts';
+import { ROOT } from './harness.ts';
 
 const FILE = join(ROOT, '../shared/data/locomo/v2/26.json');
 const TRACE_FILE = 'mem0-conv-26-2-sessions-offline.json';
-let s: Session;
-
-beforeAll(async () => {
-  s = await openApp();
-}, 180_000);
-afterAll(async () => {
-  await s?.close();
-});
+const s = appPerFile();
 
 /** Records every text the progress counters show (a MutationObserver in the page). */
 async function watchProgress() {

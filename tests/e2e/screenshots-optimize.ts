@@ -7,9 +7,9 @@
  */
 import { startScriptedLlmServer } from '../helpers/scripted-llm-server.ts';
 import { promptSensitiveModel } from '../optimize/prompt-sensitive-model.ts';
-import { openApp } from './harness.ts';
+import { addProvider, openApp } from './harness.ts';
 import { tempDir, writeDemoQuestionSplit } from './project-data.ts';
-import { shot, useScriptedProvider } from './shots.ts';
+import { shot } from './shots.ts';
 
 const tmp = tempDir();
 const dataset = writeDemoQuestionSplit(tmp.dir);
@@ -17,7 +17,7 @@ const dataset = writeDemoQuestionSplit(tmp.dir);
 const server = await startScriptedLlmServer(promptSensitiveModel({ rewrite: (v) => `${v}\nRULE-A` }));
 const s = await openApp();
 const { page, url } = s;
-await useScriptedProvider(page, url, server.base);
+await addProvider(s, { base: server.base, model: 'prompt-sensitive-test-double' });
 await page.goto(`${url}#/optimize`);
 await page.setInputFiles('[data-testid=optimize-file]', dataset);
 await page.getByTestId('optimize-rounds').fill('3');

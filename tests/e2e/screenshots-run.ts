@@ -6,9 +6,9 @@
  */
 import { startScriptedLlmServer } from '../helpers/scripted-llm-server.ts';
 import { promptSensitiveModel } from '../optimize/prompt-sensitive-model.ts';
-import { openApp } from './harness.ts';
+import { addProvider, openApp } from './harness.ts';
 import { DEMO_CONVERSATION } from './project-data.ts';
-import { shot, useScriptedProvider } from './shots.ts';
+import { shot } from './shots.ts';
 
 const model = promptSensitiveModel({ rewrite: (v) => v });
 const server = await startScriptedLlmServer((r) => new Promise((ok) => setTimeout(() => ok(model(r)), 150)));
@@ -28,7 +28,7 @@ try {
   await page.waitForTimeout(300);
   await page.screenshot({ path: shot('15-run-system-done.png'), fullPage: true });
   // The whole conversation in LLM mode, caught mid-run (a question answered), then cancelled.
-  await useScriptedProvider(page, url, server.base);
+  await addProvider(s, { base: server.base, model: 'prompt-sensitive-test-double' });
   await page.goto(`${url}#/run`);
   await page.setInputFiles('[data-testid=run-file]', DEMO_CONVERSATION);
   await page.getByTestId('run-conversation').waitFor();

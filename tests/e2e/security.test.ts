@@ -2,9 +2,9 @@
  * Trace content is text: values, names, ids and labels holding <script>, <img onerror>
  * and javascript: links render as text and run nothing, on every view that shows them.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parseTraceText } from '../../src/core/trace/import.ts';
-import { openApp, type Session } from './harness.ts';
+import { appPerFile } from './app-per-file.ts';
 
 const SCRIPT = '<script>window.__pwned = "script"</script>';
 const IMG = '<img src=x onerror="window.__pwned = \'img\'">';
@@ -90,13 +90,7 @@ const doc = {
 };
 const text = JSON.stringify(doc);
 
-let s: Session;
-beforeAll(async () => {
-  s = await openApp();
-}, 180_000);
-afterAll(async () => {
-  await s?.close();
-});
+const s = appPerFile();
 
 async function assertInert(view: string) {
   const r = await s.page.evaluate(() => ({

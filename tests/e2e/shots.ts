@@ -17,14 +17,3 @@ export async function importAll(page: Page, files: string[]): Promise<void> {
   );
   await page.getByRole('button', { name: 'Dismiss' }).click({ timeout: 600_000 });
 }
-
-/** Makes the scripted model server at `base` (a test double, tests/helpers/scripted-llm-server.ts) the active provider. */
-export async function useScriptedProvider(page: Page, url: string, base: string): Promise<void> {
-  await page.goto(`${url}#/settings`);
-  const settings = page.getByTestId('settings');
-  await settings.getByRole('button', { name: 'Add provider' }).click();
-  await settings.getByLabel('Base URL').fill(base);
-  await settings.getByLabel('Base URL').press('Enter');
-  await settings.getByLabel('Model', { exact: true }).fill('prompt-sensitive-test-double');
-  await settings.getByLabel('Model', { exact: true }).press('Enter');
-}

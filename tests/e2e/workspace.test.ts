@@ -16,7 +16,7 @@ import type { TraceGraph } from '../../src/core/graph/graph.ts';
 import { openTrace } from '../../src/core/graph/open.ts';
 import { opStructure, producersOf } from '../../src/core/graph/queries.ts';
 import { type BigTrace, writeBigTrace } from './big-trace.ts';
-import { DATA, openApp, type Session, SIX } from './harness.ts';
+import { DATA, importTraces, openApp, type Session, SIX } from './harness.ts';
 import { writeLongContextTrace } from './long-context-trace.ts';
 
 let s: Session;
@@ -47,14 +47,7 @@ beforeAll(async () => {
   graphs.set(longGraph.doc.graph_id, longGraph);
   fileOf.set(longGraph.doc.graph_id, 'long-context-conv-26.json');
   s = await openApp();
-  await s.page.setInputFiles('[data-testid=file-input]', [...SIX.map((f) => join(DATA, f)), longPath]);
-  await s.page.waitForFunction(
-    () => document.querySelectorAll('[data-testid=trace-row]').length === 7,
-    null,
-    {
-      timeout: 120_000,
-    },
-  );
+  await importTraces(s.page, [...SIX.map((f) => join(DATA, f)), longPath], 7, 120_000);
 }, 300_000);
 afterAll(async () => {
   await s?.close();
@@ -119,14 +112,7 @@ describe('lane view (item 3)', () => {
     });
     // Import the big one (its layout takes a while) and open it.
     await page.goto(`${url}#/`);
-    await page.setInputFiles('[data-testid=file-input]', [big.path]);
-    await page.waitForFunction(
-      () => document.querySelectorAll('[data-testid=trace-row]').length === 8,
-      null,
-      {
-        timeout: 120_000,
-      },
-    );
+    await importTraces(page, [big.path], 8, 120_000);
     const bigId = JSON.parse(big.text).graph_id as string;
     graphs.set(bigId, open(big.path));
     fileOf.set(bigId, 'synthetic-big.json');

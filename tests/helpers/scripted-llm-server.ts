@@ -7,8 +7,8 @@
  * else ⌈characters / 4⌉ of the request's messages and of the reply, and is recorded per
  * request so tests can check token counts independently.
  */
-import { createServer, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage } from 'node:http';
+import { type ReplyToolCall, startLlmTestServer, writeCompletion, writeNoRoute } from './llm-test-server.ts';
 
 export interface ScriptedMessage {
   role: string;
@@ -21,13 +21,15 @@ export interface ScriptedRequest {
   /** The whole request body as sent. */
   // biome-ignore lint/suspicious/noExplicitAny: request bodies are inspected freely in tests
   body: any;
+  headers: IncomingMessage['headers'];
   /** 0-based position among all requests this server received. */
   index: number;
 }
 
+/** The reply's text (or an error's, with `status`); with `toolCalls`, a tool-call reply. A promise that never settles holds the request until its client goes away. */
 export type ScriptedReply =
   | string
-  | { text: string; usage?: { input: number; output: number }; status?: number };
+  | { text: string; toolCalls?: ReplyToolCall[]; usage?: { input: number; output: number }; status?: number };
 
 export interface ServedCall {
   request: ScriptedRequest;
@@ -52,83 +54,59 @@ export async function startScriptedLlmServer(
 ): Promise<ScriptedLlmServer> {
   let current = script;
   const calls: ServedCall[] = [];
-  const open = new Set<ServerResponse>();
   let index = 0;
-  const server = createServer((req, res) => {
-    res.setHeader('access-control-allow-origin', '*');
-    res.setHeader('access-control-allow-methods', 'POST, OPTIONS');
-    res.setHeader('access-control-allow-headers', req.headers['access-control-request-headers'] ?? '*');
-    if (req.method === 'OPTIONS') {
-      res.writeHead(204).end();
+  const server = await startLlmTestServer(async (req, res, raw) => {
+    if (!req.url?.endsWith('/chat/completions')) {
+      writeNoRoute(res, req.url ?? '');
       return;
     }
-    open.add(res);
-    res.on('close', () => open.delete(res));
-    let raw = '';
-    req.on('data', (c) => {
-      raw += c;
-    });
-    req.on('end', async () => {
-      if (!req.url?.endsWith('/chat/completions')) {
-        res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":{"message":"no route"}}');
-        return;
-      }
-      const body = JSON.parse(raw || '{}');
-      const messages: ScriptedMessage[] = (body.messages ?? []).map(
-        (m: { role: string; content: unknown }) => ({
-          role: m.role,
-          content: typeof m.content === 'string' ? m.content : JSON.stringify(m.content),
-        }),
-      );
-      const request: ScriptedRequest = { model: body.model, messages, body, index: index++ };
-      let reply: ScriptedReply;
-      try {
-        reply = await current(request);
-      } catch (e) {
-        reply = { text: String(e), status: 500 };
-      }
-      const r = typeof reply === 'string' ? { text: reply } : reply;
-      const usage = r.usage ?? {
-        input: Math.ceil(chars(messages) / 4),
-        output: Math.ceil(r.text.length / 4),
-      };
-      const status = r.status ?? 200;
-      calls.push({ request, text: r.text, usage, status });
-      if (status !== 200) {
-        res
-          .writeHead(status, { 'content-type': 'application/json' })
-          .end(JSON.stringify({ error: { message: r.text } }));
-        return;
-      }
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(
-        JSON.stringify({
-          id: `chatcmpl-${request.index}`,
-          object: 'chat.completion',
-          model: body.model,
-          choices: [{ index: 0, message: { role: 'assistant', content: r.text }, finish_reason: 'stop' }],
-          usage: {
-            prompt_tokens: usage.input,
-            completion_tokens: usage.output,
-            total_tokens: usage.input + usage.output,
-          },
-        }),
-      );
+    const body = JSON.parse(raw || '{}');
+    const messages: ScriptedMessage[] = (body.messages ?? []).map(
+      (m: { role: string; content: unknown }) => ({
+        role: m.role,
+        content: typeof m.content === 'string' ? m.content : JSON.stringify(m.content),
+      }),
+    );
+    const request: ScriptedRequest = {
+      model: body.model,
+      messages,
+      body,
+      headers: req.headers,
+      index: index++,
+    };
+    let reply: ScriptedReply;
+    try {
+      reply = await current(request);
+    } catch (e) {
+      reply = { text: String(e), status: 500 };
+    }
+    const r = typeof reply === 'string' ? { text: reply } : reply;
+    const usage = r.usage ?? {
+      input: Math.ceil(chars(messages) / 4),
+      output: Math.ceil(r.text.length / 4),
+    };
+    const status = r.status ?? 200;
+    calls.push({ request, text: r.text, usage, status });
+    if (status !== 200) {
+      res
+        .writeHead(status, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ error: { message: r.text } }));
+      return;
+    }
+    writeCompletion(res, {
+      id: `chatcmpl-${request.index}`,
+      model: body.model,
+      text: r.text,
+      toolCalls: r.toolCalls,
+      usage,
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
   return {
-    base: `http://127.0.0.1:${port}/v1`,
+    base: `${server.url}/v1`,
     calls,
     setScript: (s) => {
       current = s;
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const r of open) r.destroy();
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: server.close,
   };
 }

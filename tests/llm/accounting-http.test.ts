@@ -22,7 +22,7 @@ import {
 } from '../../src/core/llm/index.ts';
 import { MemorySink, Tracer } from '../../src/sdk/index.ts';
 import { createSystem, loadLocomo, runSystem } from '../../src/systems/index.ts';
-import { PortChatModel } from '../../workers/agent-runs.ts';
+import { PortChatModel } from '../../workers/model-port.ts';
 import { runCli } from '../helpers/cli.ts';
 import { expectLlmFailure, hang, rawBody } from '../helpers/fault-llm-server.ts';
 import { SHARED_DATA, SMARTCOMMENT_DIR } from '../helpers/shared-data.ts';

@@ -5,9 +5,10 @@
  */
 import { resolve } from 'node:path';
 import { svelte, vitePreprocess } from '@sveltejs/vite-plugin-svelte';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { createServer, type ViteDevServer } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium } from '../helpers/chromium.ts';
 import { type MockLlmServer, startMockLlmServer } from './mock-llm-server.ts';
 
 const KEY = 'sk-browser-SECRET-00112233445566';
@@ -28,17 +29,7 @@ beforeAll(async () => {
     optimizeDeps: { noDiscovery: true, include: ['dexie'] },
   });
   await vite.listen();
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--no-first-run',
-    ],
-  });
+  browser = await launchChromium();
   page = await browser.newPage();
   page.setDefaultTimeout(10_000);
   const url = vite.resolvedUrls!.local[0];

@@ -5,9 +5,9 @@
  * special behaviours (status codes, headers, raw text, delays, hangs) for the next calls.
  * Paths under `/nocors/` answer without CORS headers (to show a browser's CORS failure).
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
+import { startLlmTestServer, writeCompletion, writeNoRoute } from '../helpers/llm-test-server.ts';
 
 export type Behaviour =
   | { status: number; headers?: Record<string, string>; body?: unknown }
@@ -49,33 +49,14 @@ function lastUser(body: { messages?: { role: string; content: unknown }[] }): st
   return '';
 }
 
-function cors(res: ServerResponse, on: boolean) {
-  if (!on) return;
-  res.setHeader('access-control-allow-origin', '*');
-  res.setHeader('access-control-allow-headers', '*');
-  res.setHeader('access-control-allow-methods', 'POST, OPTIONS');
-  res.setHeader('access-control-expose-headers', 'retry-after, retry-after-ms');
-}
-
 export async function startMockLlmServer(): Promise<MockLlmServer> {
   const queue: Behaviour[] = [];
   let fallback: Behaviour | undefined;
   const requests: Recorded[] = [];
-  const open = new Set<ServerResponse>();
 
-  const server: Server = createServer((req, res) => {
-    const withCors = !req.url?.startsWith('/nocors/');
-    const path = (req.url ?? '').replace(/^\/nocors/, '');
-    cors(res, withCors);
-    if (req.method === 'OPTIONS') {
-      res.writeHead(204).end();
-      return;
-    }
-    let raw = '';
-    req.on('data', (c) => {
-      raw += c;
-    });
-    req.on('end', () => {
+  const server = await startLlmTestServer(
+    (req, res, raw) => {
+      const path = (req.url ?? '').replace(/^\/nocors/, '');
       // biome-ignore lint/suspicious/noExplicitAny: parsed request JSON
       let body: any = {};
       try {
@@ -87,18 +68,16 @@ export async function startMockLlmServer(): Promise<MockLlmServer> {
       requests.push(rec);
       res.on('close', () => {
         if (!res.writableFinished) rec.closedEarly = true;
-        open.delete(res);
       });
-      open.add(res);
       const anthropic = path.startsWith('/v1/messages');
       if (!anthropic && !path.startsWith('/v1/chat/completions')) {
-        res.writeHead(404, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ error: { message: `no route ${path}` } }));
+        writeNoRoute(res, path);
         return;
       }
       void respond(anthropic, body, res);
-    });
-  });
+    },
+    (url) => !url.startsWith('/nocors/'),
+  );
 
   async function respond(anthropic: boolean, body: Recorded['body'], res: ServerResponse) {
     let b = queue.shift() ?? fallback;
@@ -125,8 +104,8 @@ export async function startMockLlmServer(): Promise<MockLlmServer> {
     const toolCall = b && 'reply' in b ? b.toolCall : undefined;
     const model = body.model ?? 'mock';
     if (!body.stream) {
-      res.writeHead(200, { 'content-type': 'application/json' });
       if (anthropic) {
+        res.writeHead(200, { 'content-type': 'application/json' });
         const content: unknown[] = text ? [{ type: 'text', text }] : [];
         if (toolCall)
           content.push({
@@ -146,31 +125,14 @@ export async function startMockLlmServer(): Promise<MockLlmServer> {
             usage: { input_tokens: USAGE.input, output_tokens: USAGE.output },
           }),
         );
-      } else {
-        res.end(
-          JSON.stringify({
-            id: 'chatcmpl-1',
-            object: 'chat.completion',
-            model,
-            choices: [
-              {
-                index: 0,
-                message: {
-                  role: 'assistant',
-                  content: text,
-                  tool_calls: toolCall ? [{ id: 'call_1', type: 'function', function: toolCall }] : undefined,
-                },
-                finish_reason: toolCall ? 'tool_calls' : 'stop',
-              },
-            ],
-            usage: {
-              prompt_tokens: USAGE.input,
-              completion_tokens: USAGE.output,
-              total_tokens: USAGE.input + USAGE.output,
-            },
-          }),
-        );
-      }
+      } else
+        writeCompletion(res, {
+          id: 'chatcmpl-1',
+          model,
+          text,
+          toolCalls: toolCall ? [{ id: 'call_1', ...toolCall }] : undefined,
+          usage: USAGE,
+        });
       return;
     }
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
@@ -224,23 +186,15 @@ export async function startMockLlmServer(): Promise<MockLlmServer> {
     res.end();
   }
 
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  const url = `http://127.0.0.1:${port}`;
   return {
-    url,
-    openaiBase: `${url}/v1`,
+    url: server.url,
+    openaiBase: `${server.url}/v1`,
     requests,
     plan: (...b) => queue.push(...b),
     always: (b) => {
       fallback = b;
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const r of open) r.destroy();
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: server.close,
   };
 }
 

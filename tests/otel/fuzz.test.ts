@@ -8,19 +8,11 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { listCases } from '../../src/core/cases/cases.ts';
 import { buildGraph } from '../../src/core/graph/graph.ts';
+import { seededRandom } from '../../src/core/random.ts';
 import { parseTraceText } from '../../src/core/trace/import.ts';
+
 import { otlpJson } from '../../src/sdk/otel.ts';
 import { SMARTCOMMENT_DIR } from '../helpers/shared-data.ts';
-
-function rng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), a | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const HOSTILE: unknown[] = [
   null,
@@ -82,7 +74,7 @@ const doc = (() => {
 describe('fuzzed span files', () => {
   it.each([false, true])('exact records %s: 150 corruptions never throw', async (exact) => {
     const base = JSON.parse(new TextDecoder().decode(await otlpJson(doc, { flavour: 'genai', exact })));
-    const r = rng(exact ? 7 : 11);
+    const r = seededRandom(exact ? 7 : 11);
     for (let i = 0; i < 150; i++) {
       const text = JSON.stringify(corrupt(base, r));
       const out = parseTraceText(text, { file: 'fuzz.json' });

@@ -8,7 +8,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { depsFor } from '../../src/cli/attribution-setup.ts';
-import { main } from '../../src/cli/main.ts';
 import { evidenceFlowEngine } from '../../src/core/attribution/engines.ts';
 import { listCases } from '../../src/core/cases/cases.ts';
 import { buildGraph } from '../../src/core/graph/graph.ts';
@@ -16,6 +15,7 @@ import { exportSmartcomment } from '../../src/core/trace/export.ts';
 import { parseTraceText } from '../../src/core/trace/import.ts';
 import type { TraceDocument } from '../../src/core/trace/types.ts';
 import { otlpJson } from '../../src/sdk/otel.ts';
+import { runCli } from '../helpers/cli.ts';
 import { SHARED_DATA, SMARTCOMMENT_DIR } from '../helpers/shared-data.ts';
 
 const FILE = join(SMARTCOMMENT_DIR, 'conv-26-fault-1.json');
@@ -39,15 +39,7 @@ async function attributions(doc: TraceDocument) {
   return out;
 }
 
-async function cli(...argv: string[]) {
-  let stdout = '';
-  const code = await main(argv, {
-    stdout: { write: (s: string) => (stdout += s) },
-    stderr: { write: () => true },
-    env: {},
-  });
-  return { code, stdout };
-}
+const cli = (...argv: string[]) => runCli(argv);
 
 describe('OTLP export with the memtrace records', () => {
   it.each(['genai', 'openinference'] as const)(

@@ -9,7 +9,6 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.ts';
 import { listCases } from '../../src/core/cases/cases.ts';
 import { openTrace } from '../../src/core/graph/open.ts';
 import {
@@ -29,6 +28,7 @@ import {
 import { exportSmartcomment } from '../../src/core/trace/export.ts';
 import { ERROR_TYPES, type TraceDocument } from '../../src/core/trace/types.ts';
 import { generateBenchmark, loadLocomo } from '../../src/systems/index.ts';
+import { runCli } from '../helpers/cli.ts';
 import { SHARED_DATA, smartcommentFiles } from '../helpers/shared-data.ts';
 
 /** Wilson bounds as the roots of (p̂ − p)² = z² p (1 − p) / n, solved for p — a different route than the closed form. */
@@ -42,16 +42,7 @@ function wilsonRoots(k: number, n: number) {
   return { low: (-b - d) / (2 * a), high: (-b + d) / (2 * a) };
 }
 
-async function cli(...argv: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const code = await main(argv, {
-    stdout: { write: (s: string) => (stdout += s) },
-    stderr: { write: (s: string) => (stderr += s) },
-    env: {},
-  });
-  return { code, stdout, stderr };
-}
+const cli = (...argv: string[]) => runCli(argv);
 
 interface RawLabel {
   file: string;

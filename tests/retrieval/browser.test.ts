@@ -5,10 +5,9 @@
  * persists (IndexedDB) and searches an index like Node does.
  */
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
-import { extname, join, normalize } from 'node:path';
-import { type Browser, chromium } from 'playwright-core';
+import { join } from 'node:path';
+import type { Browser } from 'playwright-core';
 import { build } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTinyModel, TINY_NAME } from '../../scripts/make-tiny-model.ts';
@@ -18,8 +17,9 @@ import { HashedNgramEmbedder } from '../../src/core/retrieval/hashed.ts';
 import { RetrievalIndex } from '../../src/core/retrieval/retrieval-index.ts';
 import { nodeModelDir } from '../../src/core/retrieval/transformers.node.ts';
 import { TransformersEmbedder } from '../../src/core/retrieval/transformers.ts';
+import { launchChromium } from '../helpers/chromium.ts';
+import { type StaticServer, serveStatic } from '../helpers/static-server.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
 const TRACE = new URL('../../../shared/data/smartcomment/conv-26-fault-3.json', import.meta.url);
 const TEXTS = [
   'When did Caroline go to the LGBTQ support group?',
@@ -29,17 +29,9 @@ const TEXTS = [
 ];
 
 let tmp: string;
-let server: Server;
+let server: StaticServer;
 let browser: Browser;
 let base: string;
-
-const TYPES: Record<string, string> = {
-  '.html': 'text/html',
-  '.js': 'text/javascript',
-  '.mjs': 'text/javascript',
-  '.wasm': 'application/wasm',
-  '.json': 'application/json',
-};
 
 beforeAll(async () => {
   tmp = await mkdtemp(join(tmpdir(), 'memtrace-retrieval-'));
@@ -52,39 +44,15 @@ beforeAll(async () => {
     worker: { format: 'es' },
     build: { outDir: join(tmp, 'app'), emptyOutDir: true, target: 'es2022', minify: false },
   });
-  // A static server: the built app at /, the model at /models/; anything else is 404 (no network).
-  server = createServer(async (req, res) => {
-    const path = normalize(decodeURIComponent((req.url ?? '/').split('?')[0]));
-    const file = path.startsWith('/models/')
-      ? join(tmp, path)
-      : join(tmp, 'app', path === '/' ? 'index.html' : path);
-    try {
-      const body = await readFile(file);
-      res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' });
-      res.end(body);
-    } catch {
-      res.writeHead(404).end();
-    }
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const addr = server.address();
-  base = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`;
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--no-first-run',
-    ],
-  });
+  // The built app at /, the model at /models/; anything else is 404 (no network).
+  server = await serveStatic({ '/': join(tmp, 'app'), '/models/': join(tmp, 'models') });
+  base = server.url.replace(/\/$/, '');
+  browser = await launchChromium();
 }, 180_000);
 
 afterAll(async () => {
   await browser?.close();
-  await new Promise((r) => server?.close(r));
+  await server?.close();
   if (tmp) await rm(tmp, { recursive: true, force: true });
 });
 

@@ -2,21 +2,12 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.ts';
 import { parseTraceText } from '../../src/core/trace/import.ts';
+import { runCli } from '../helpers/cli.ts';
 
 const DATA = join(import.meta.dirname, '../../../shared/data');
 
-async function run(...argv: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const code = await main(argv, {
-    stdout: { write: (s: string) => (stdout += s) },
-    stderr: { write: (s: string) => (stderr += s) },
-    env: {},
-  });
-  return { code, stdout, stderr };
-}
+const run = (...argv: string[]) => runCli(argv);
 
 const tmp = mkdtempSync(join(tmpdir(), 'memtrace-make-bench-'));
 

@@ -9,7 +9,8 @@
  */
 import * as Comlink from 'comlink';
 import type { AgentRunEvent } from '../../../workers/api.ts';
-import type { AgentMethod } from '../../core/attribution/types.ts';
+import { MAX_STEPS } from '../../core/attribution/agents/budgets.ts';
+import { AGENT_METHODS, type AgentMethod } from '../../core/attribution/types.ts';
 import { AGENT_SOURCE } from '../../core/labels/record.ts';
 import {
   type AgentModelInfo,
@@ -29,11 +30,13 @@ import { modelInfo, modelPort } from './model-port.ts';
 import { applyEvent } from './progress.ts';
 
 export const AGENT_LABEL_SOURCE = AGENT_SOURCE;
-export const METHODS: { id: AgentMethod; label: string }[] = [
-  { id: 'memtrace', label: 'MemTrace' },
-  { id: 'obs', label: 'MemTrace-OBS' },
-];
-export const DEFAULT_MAX_STEPS = 200;
+const METHOD_LABEL: Record<AgentMethod, string> = { memtrace: 'MemTrace', obs: 'MemTrace-OBS' };
+export const METHODS: { id: AgentMethod; label: string }[] = AGENT_METHODS.map((id) => ({
+  id,
+  label: METHOD_LABEL[id],
+}));
+/** The paper's iteration budget (what the agents use when no other is asked for). */
+export const DEFAULT_MAX_STEPS = MAX_STEPS;
 
 export interface StartOptions {
   traceId: string;

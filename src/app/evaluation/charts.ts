@@ -4,6 +4,7 @@
  * set with `.text()` (never markup), so names from traces cannot inject anything.
  */
 import { axisBottom, axisLeft, interpolateRgb, max, rgb, scaleBand, scaleLinear, select } from 'd3';
+import { clearChart, legendEntry, percentTick } from '../lib/svg-chart.ts';
 
 export interface AccuracyRow {
   key: string;
@@ -12,22 +13,13 @@ export interface AccuracyRow {
   oia: number;
 }
 
-const pct = (x: number) => `${Math.round(100 * x)}%`;
-
-function reset(svg: SVGSVGElement, width: number, height: number) {
-  const s = select(svg);
-  s.selectAll('*').remove();
-  s.attr('width', width).attr('height', height).attr('viewBox', `0 0 ${width} ${height}`);
-  return s;
-}
-
 /** Horizontal grouped bars: ETA and OIA per group (system or error type). */
 export function drawAccuracy(svg: SVGSVGElement, rows: AccuracyRow[], width: number): void {
   const labelW = Math.min(190, Math.max(110, width * 0.32));
   const band = 40;
   const top = 26;
   const height = top + rows.length * band + 26;
-  const s = reset(svg, width, height);
+  const s = clearChart(svg, width, height);
   const x = scaleLinear([0, 1], [labelW, width - 72]);
   const y = scaleBand(
     rows.map((r) => r.key),
@@ -42,7 +34,7 @@ export function drawAccuracy(svg: SVGSVGElement, rows: AccuracyRow[], width: num
     .call(
       axisBottom(x)
         .ticks(5)
-        .tickFormat((d) => pct(Number(d))),
+        .tickFormat((d) => percentTick(Number(d))),
     );
   s.append('g')
     .attr('class', 'grid')
@@ -81,19 +73,11 @@ export function drawAccuracy(svg: SVGSVGElement, rows: AccuracyRow[], width: num
       .attr('dy', '0.35em')
       .attr('font-size', 11)
       .attr('fill', 'var(--muted)')
-      .text((r) => `${k.toUpperCase()} ${pct(r[k])}`);
+      .text((r) => `${k.toUpperCase()} ${percentTick(r[k])}`);
   }
   const legend = s.append('g').attr('transform', `translate(${labelW},8)`);
   (['eta', 'oia'] as const).forEach((k, i) => {
-    const item = legend.append('g').attr('transform', `translate(${i * 190},0)`);
-    item.append('rect').attr('width', 10).attr('height', 10).attr('fill', fills[k]);
-    item
-      .append('text')
-      .attr('x', 14)
-      .attr('y', 9)
-      .attr('font-size', 11)
-      .attr('fill', 'var(--muted)')
-      .text(k === 'eta' ? 'error type accuracy' : 'op id accuracy');
+    legendEntry(legend, i * 190, 0, fills[k], k === 'eta' ? 'error type accuracy' : 'op id accuracy');
   });
 }
 
@@ -138,7 +122,7 @@ export function drawConfusion(
   const top = 96;
   const cell = Math.max(34, Math.min(64, (width - left - 10) / Math.max(1, predicted.length)));
   const height = top + labels.length * cell + 8;
-  const s = reset(svg, Math.max(width, left + predicted.length * cell + 10), height);
+  const s = clearChart(svg, Math.max(width, left + predicted.length * cell + 10), height);
   // Solid shades (not alpha over the panel), so the count's colour can be chosen for contrast.
   const shade = options.dark ? interpolateRgb('#1f2a3f', '#9cbcff') : interpolateRgb('#eef3fd', '#1c4fc4');
   s.append('text')
@@ -240,7 +224,7 @@ export interface CostPoint {
 export function drawCost(svg: SVGSVGElement, points: CostPoint[], width: number): void {
   const height = 180;
   const m = { left: 52, right: 12, top: 12, bottom: 26 };
-  const s = reset(svg, width, height);
+  const s = clearChart(svg, width, height);
   const x = scaleBand(
     points.map((_, i) => String(i)),
     [m.left, width - m.right],

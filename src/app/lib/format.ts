@@ -20,3 +20,13 @@ export function preview(text: string, max = 140): string {
   const line = text.replace(/\s+/g, ' ').trim();
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
+
+/** 0.8723 → "87.2 %" (the e2e tests read it back). */
+export function percent(x: number): string {
+  return `${(100 * x).toFixed(1)} %`;
+}
+
+/** Seconds as milliseconds with one decimal. */
+export function millis(seconds: number): string {
+  return `${(1000 * seconds).toFixed(1)} ms`;
+}

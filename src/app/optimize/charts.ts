@@ -1,5 +1,6 @@
 /** The Optimise view's score curves (d3): training before/after and held-out per round; labels via `.text()`. */
-import { axisBottom, axisLeft, line, scaleLinear, select } from 'd3';
+import { axisBottom, axisLeft, line, scaleLinear } from 'd3';
+import { clearChart, legendEntry, percentTick } from '../lib/svg-chart.ts';
 
 export interface ScorePoint {
   round: number;
@@ -10,9 +11,7 @@ export interface ScorePoint {
 
 export function drawScores(svg: SVGSVGElement, points: ScorePoint[], width: number): void {
   const height = 220;
-  const s = select(svg);
-  s.selectAll('*').remove();
-  s.attr('width', width).attr('height', height).attr('viewBox', `0 0 ${width} ${height}`);
+  const s = clearChart(svg, width, height);
   const n = Math.max(1, points.length);
   const x = scaleLinear([0.5, n + 0.5], [44, width - 16]);
   const y = scaleLinear([0, 1], [height - 28, 26]);
@@ -30,7 +29,7 @@ export function drawScores(svg: SVGSVGElement, points: ScorePoint[], width: numb
     .call(
       axisLeft(y)
         .ticks(5)
-        .tickFormat((d) => `${Math.round(100 * Number(d))}%`),
+        .tickFormat((d) => percentTick(Number(d))),
     );
   const series: { key: keyof ScorePoint; label: string; colour: string }[] = [
     { key: 'trainBefore', label: 'training, prompts in force', colour: 'var(--muted)' },
@@ -54,14 +53,6 @@ export function drawScores(svg: SVGSVGElement, points: ScorePoint[], width: numb
       .attr('cy', (d) => d[1])
       .attr('r', 3.5)
       .attr('fill', ser.colour);
-    const item = s.append('g').attr('transform', `translate(${50 + i * 190},8)`);
-    item.append('rect').attr('width', 10).attr('height', 10).attr('fill', ser.colour);
-    item
-      .append('text')
-      .attr('x', 14)
-      .attr('y', 9)
-      .attr('font-size', 11)
-      .attr('fill', 'var(--muted)')
-      .text(ser.label);
+    legendEntry(s, 50 + i * 190, 8, ser.colour, ser.label);
   });
 }

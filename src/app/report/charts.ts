@@ -2,8 +2,9 @@
  * The report's d3 charts: rates with their Wilson intervals as whiskers, and stacked
  * counts per system. Labels are set with `.text()`, so trace names cannot inject markup.
  */
-import { axisBottom, scaleBand, scaleLinear, select } from 'd3';
+import { axisBottom, scaleBand, scaleLinear } from 'd3';
 import { TYPE_COLOURS } from '../../core/report/svg.ts';
+import { clearChart, legendEntry, percentTick } from '../lib/svg-chart.ts';
 
 export interface RateRow {
   key: string;
@@ -14,19 +15,12 @@ export interface RateRow {
   high: number;
 }
 
-function reset(svg: SVGSVGElement, width: number, height: number) {
-  const s = select(svg);
-  s.selectAll('*').remove();
-  s.attr('width', width).attr('height', height).attr('viewBox', `0 0 ${width} ${height}`);
-  return s;
-}
-
 /** Horizontal bars of rates (0–1) with whiskers for the 95 % interval and the count beside. */
 export function drawRates(svg: SVGSVGElement, rows: RateRow[], width: number): void {
   const labelW = Math.min(300, Math.max(150, width * 0.3));
   const band = 26;
   const height = rows.length * band + 30;
-  const s = reset(svg, width, height);
+  const s = clearChart(svg, width, height);
   const x = scaleLinear([0, 1], [labelW, width - 90]);
   const y = scaleBand(
     rows.map((r) => r.key),
@@ -38,7 +32,7 @@ export function drawRates(svg: SVGSVGElement, rows: RateRow[], width: number): v
     .call(
       axisBottom(x)
         .ticks(5)
-        .tickFormat((d) => `${Math.round(100 * Number(d))}%`),
+        .tickFormat((d) => percentTick(Number(d))),
     );
   const g = s
     .append('g')
@@ -93,24 +87,12 @@ export function drawStacks(svg: SVGSVGElement, rows: StackRow[], keys: string[],
   const band = 26;
   const top = 24;
   const height = top + rows.length * band + 6;
-  const s = reset(svg, width, height);
+  const s = clearChart(svg, width, height);
   const max = Math.max(1, ...rows.map((r) => r.parts.reduce((n, p) => n + p.value, 0)));
   const x = scaleLinear([0, max], [labelW, width - 50]);
   const legend = s.append('g');
   keys.forEach((k, i) => {
-    const item = legend.append('g').attr('transform', `translate(${labelW + i * 96},4)`);
-    item
-      .append('rect')
-      .attr('width', 10)
-      .attr('height', 10)
-      .attr('fill', TYPE_COLOURS[k] ?? '#999');
-    item
-      .append('text')
-      .attr('x', 14)
-      .attr('y', 9)
-      .attr('font-size', 11)
-      .attr('fill', 'var(--muted)')
-      .text(k.replace(/Error$/, ''));
+    legendEntry(legend, labelW + i * 96, 4, TYPE_COLOURS[k] ?? '#999', k.replace(/Error$/, ''));
   });
   rows.forEach((r, i) => {
     const y = top + i * band;

@@ -1,7 +1,7 @@
 import type { Attribution } from '../../core/attribution/types.ts';
 import { listCases } from '../../core/cases/cases.ts';
 import { systemOf } from '../../core/cases/system.ts';
-import { UsageMeter } from '../../core/llm/index.ts';
+import { mapLimited, UsageMeter } from '../../core/llm/index.ts';
 import { type MemtraceRecord, memtraceRecord, memtraceResults } from '../../core/report/memtrace-format.ts';
 import {
   ATTRIBUTION_FLAGS,
@@ -9,13 +9,11 @@ import {
   agentOptionsOf,
   attributeCase,
   type CaseFailure,
+  caseDeps,
   concurrencyOf,
-  depsFor,
   evidenceSetup,
   methodOf,
   modelFor,
-  pool,
-  startPointEmbedder,
 } from '../attribution-setup.ts';
 import { type Command, JSON_FLAG } from '../command.ts';
 import { CliError, printJson } from '../io.ts';
@@ -72,19 +70,10 @@ export const attribute: Command = {
         throw new CliError(`${positionals[0]}: no failed question with query id "${values.case}"`);
     }
     const setup = await evidenceSetup(values, io, meter);
-    const deps = await depsFor(
-      g,
-      {
-        model,
-        prior: Boolean(values.prior),
-        agent: agentOptionsOf(values),
-        evidenceFlow: setup.evidenceFlow,
-        now: () => performance.now(),
-      },
-      startPointEmbedder(method, cases, setup),
-    );
+    const run = { method, model, prior: Boolean(values.prior), agent: agentOptionsOf(values), setup };
+    const deps = await caseDeps(g, run, cases);
     const system = systemOf(g.doc, positionals[0]);
-    const out = await pool(cases, concurrencyOf(values), async (c, i) => {
+    const out = await mapLimited(cases, concurrencyOf(values), async (c, i) => {
       io.stderr.write(`[${i + 1}/${cases.length}] ${c.queryId}\n`);
       const { result, error } = await attributeCase(method, { graph: g, case: c, system }, deps);
       if (error)

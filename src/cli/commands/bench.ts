@@ -1,27 +1,25 @@
 import { writeFile } from 'node:fs/promises';
-import { type ScoredCase, summarize } from '../../core/bench/metrics.ts';
+import { type ScoredCase, scoredCase, summarize } from '../../core/bench/metrics.ts';
 import { listCases } from '../../core/cases/cases.ts';
 import { systemOf } from '../../core/cases/system.ts';
 import { FILE_CHOICE, labelsFor } from '../../core/labels/choose.ts';
 import { fileLabels } from '../../core/labels/file-labels.ts';
 import { caseKey, type LabelRecord } from '../../core/labels/record.ts';
-import { UsageMeter } from '../../core/llm/index.ts';
+import { mapLimited, UsageMeter } from '../../core/llm/index.ts';
 import {
   ATTRIBUTION_FLAGS,
   ATTRIBUTION_USAGE,
   agentOptionsOf,
   attributeCase,
   type CaseFailure,
+  caseDeps,
   concurrencyOf,
-  depsFor,
   evidenceSetup,
   methodOf,
   modelFor,
-  pool,
-  startPointEmbedder,
 } from '../attribution-setup.ts';
 import { type Command, JSON_FLAG } from '../command.ts';
-import { collectTraceFiles, openTraceFile, outputFile, problemLine } from '../files.ts';
+import { openOneOf, outputFile, traceFilesIn } from '../files.ts';
 import { CliError, printJson } from '../io.ts';
 import { LABEL_SOURCE_USAGE, labelChoiceOf, readLabelPaths } from '../labels.ts';
 import { usageJson, usageLine } from '../provider-flags.ts';
@@ -55,14 +53,14 @@ export const bench: Command = {
     const extra = Array.isArray(values.labels)
       ? (await readLabelPaths(values.labels.map(String))).labels
       : [];
-    const files = await collectTraceFiles(positionals);
-    if (files.length === 0) throw new CliError(`no .json trace files in ${positionals.join(', ')}`);
+    const files = await traceFilesIn(positionals);
     if (typeof values.out === 'string') await outputFile(values.out, '--out');
     const meter = new UsageMeter();
     const model = modelFor(method, values, io, meter);
     const concurrency = concurrencyOf(values);
     const setup = await evidenceSetup(values, io, meter);
     const agent = agentOptionsOf(values);
+    const run = { method, model, prior: Boolean(values.prior), agent, setup };
     const perCase: (ScoredCase & {
       file: string;
       query_id: string;
@@ -72,56 +70,37 @@ export const bench: Command = {
     })[] = [];
     let unreadable = 0;
     for (const [i, file] of files.entries()) {
-      const r = await openTraceFile(file);
-      if (!r.ok) {
+      const graph = await openOneOf(file, files.length, io);
+      if (!graph) {
         unreadable++;
-        if (files.length === 1) throw new CliError(problemLine(file, r.issues));
-        io.stderr.write(`${problemLine(file, r.issues)}\n`);
         continue;
       }
       const records: LabelRecord[] = [
-        ...fileLabels(r.graph.doc),
-        ...extra.filter((l) => l.graphId === r.graph.doc.graph_id),
+        ...fileLabels(graph.doc),
+        ...extra.filter((l) => l.graphId === graph.doc.graph_id),
       ];
       const chosen = labelsFor(records, choice);
-      const labelled = listCases(r.graph, { includePassed: choice !== FILE_CHOICE })
+      const labelled = listCases(graph, { includePassed: choice !== FILE_CHOICE })
         .map((c) => ({
           c,
-          label: chosen.get(caseKey({ graphId: r.graph.doc.graph_id, queryId: c.queryId })),
+          label: chosen.get(caseKey({ graphId: graph.doc.graph_id, queryId: c.queryId })),
         }))
         .filter((x): x is { c: (typeof x)['c']; label: LabelRecord } => x.label !== undefined);
       io.stderr.write(`[${i + 1}/${files.length}] ${file}: ${labelled.length} labelled case(s)\n`);
       if (labelled.length === 0) continue;
-      const system = systemOf(r.graph.doc, file);
-      const deps = await depsFor(
-        r.graph,
-        {
-          model,
-          prior: Boolean(values.prior),
-          agent,
-          evidenceFlow: setup.evidenceFlow,
-          now: () => performance.now(),
-        },
-        startPointEmbedder(
-          method,
-          labelled.map((x) => x.c),
-          setup,
-        ),
+      const system = systemOf(graph.doc, file);
+      const deps = await caseDeps(
+        graph,
+        run,
+        labelled.map((x) => x.c),
       );
-      const scored = await pool(labelled, concurrency, async ({ c, label }) => {
-        const { result: a, error } = await attributeCase(method, { graph: r.graph, case: c, system }, deps);
+      const scored = await mapLimited(labelled, concurrency, async ({ c, label }) => {
+        const { result: a, error } = await attributeCase(method, { graph, case: c, system }, deps);
         if (error) io.stderr.write(`${file} ${c.queryId} failed: ${error.kind}: ${error.message}\n`);
         return {
           file,
           query_id: c.queryId,
-          system,
-          label_type: label.errorType,
-          label_op: label.opId,
-          predicted_type: a.error_type,
-          predicted_op: a.op_id,
-          input_tokens: a.cost.input_tokens,
-          output_tokens: a.cost.output_tokens,
-          seconds: a.cost.seconds,
+          ...scoredCase(a, system, label),
           llm_calls: a.cost.llm_calls,
           reason: a.reason,
           error,

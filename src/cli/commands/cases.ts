@@ -2,30 +2,31 @@ import { listCases, type TraceCase } from '../../core/cases/cases.ts';
 import { casePath } from '../../core/cases/path.ts';
 import { systemOf } from '../../core/cases/system.ts';
 import { type Command, JSON_FLAG } from '../command.ts';
-import { collectTraceFiles, openTraceFile, problemLine } from '../files.ts';
-import { CliError, printJson } from '../io.ts';
+import { openOneOf, traceFilesIn } from '../files.ts';
+import { printJson } from '../io.ts';
 import { progressReporter } from '../progress.ts';
 
-/** The JSON shape of one case (snake_case, as the other JSON contracts). */
-export interface CaseJson {
-  file: string;
-  system: string | null;
-  graph_id: string;
-  query_id: string;
-  question: string;
-  golden_answers: string[];
-  prediction: string | null;
-  judge_score: number | null;
-  judge_response: string | null;
-  judge_op_id: string | null;
-  failed: boolean;
-  evidence_ids: string[];
-  error_type: string | null;
-  op_id: string | null;
-  label_source: string | null;
-  /** op_ids from the conversation to the answer (its causes, in execution order), then the judge. */
-  path: string[];
-}
+/** `judgeOpId` → `judge_op_id`. */
+type SnakeCase<S extends string> = S extends `${infer C}${infer Rest}`
+  ? `${C extends Lowercase<C> ? C : `_${Lowercase<C>}`}${SnakeCase<Rest>}`
+  : S;
+
+/** Core's case fields with snake_case names (a field added to `TraceCase` must be added to `caseJson`). */
+type CaseFieldsJson = { [K in keyof Omit<TraceCase, 'label'> as SnakeCase<K>]: TraceCase[K] };
+
+/**
+ * The JSON shape of one case (snake_case, as the other JSON contracts): `file`, `system`,
+ * `graph_id`, `query_id`, `question`, `golden_answers`, `prediction`, `judge_score`,
+ * `judge_response`, `judge_op_id`, `failed`, `evidence_ids`, `error_type`, `op_id`,
+ * `label_source`, `path`.
+ */
+export type CaseJson = { file: string; system: string | null } & CaseFieldsJson & {
+    error_type: string | null;
+    op_id: string | null;
+    label_source: string | null;
+    /** op_ids from the conversation to the answer (its causes, in execution order), then the judge. */
+    path: string[];
+  };
 
 export function caseJson(file: string, system: string | null, c: TraceCase, path: string[]): CaseJson {
   return {
@@ -55,22 +56,18 @@ export const cases: Command = {
   args: { min: 1, max: Number.POSITIVE_INFINITY, name: '<files or dirs…>' },
   options: JSON_FLAG,
   async run({ positionals, values }, io) {
-    const files = await collectTraceFiles(positionals);
-    if (files.length === 0) throw new CliError(`no .json files found in ${positionals.join(', ')}`);
+    const files = await traceFilesIn(positionals);
     const progress = progressReporter(io, files.length);
     const out: CaseJson[] = [];
     let failedFiles = 0;
     for (const [i, file] of files.entries()) {
       progress(i + 1, file);
-      const r = await openTraceFile(file);
-      if (!r.ok) {
+      const g = await openOneOf(file, files.length, io);
+      if (!g) {
         failedFiles++;
-        if (files.length === 1) throw new CliError(problemLine(file, r.issues));
-        io.stderr.write(`${problemLine(file, r.issues)}\n`);
         continue;
       }
-      const system = systemOf(r.graph.doc, file);
-      const g = r.graph;
+      const system = systemOf(g.doc, file);
       for (const c of listCases(g))
         out.push(
           caseJson(

@@ -1,5 +1,5 @@
 import { type ChatResponse, isLlmError, spentOfResponse, UsageMeter } from '../../core/llm/index.ts';
-import { type Command, JSON_FLAG } from '../command.ts';
+import { type Command, intFlag, JSON_FLAG } from '../command.ts';
 import { CliError, printJson } from '../io.ts';
 import { chatModelFromFlags, PROVIDER_FLAGS, PROVIDER_USAGE } from '../provider-flags.ts';
 
@@ -25,10 +25,8 @@ export const chat: Command = {
       );
     const meter = new UsageMeter();
     const model = chatModelFromFlags(values, io, { meter, label: 'chat' });
-    const maxTokens = values['max-tokens'] === undefined ? undefined : Number(values['max-tokens']);
+    const maxTokens = intFlag(values, 'max-tokens', 1);
     const temperature = values.temperature === undefined ? undefined : Number(values.temperature);
-    if (maxTokens !== undefined && !(Number.isInteger(maxTokens) && maxTokens > 0))
-      throw new CliError('--max-tokens must be a positive integer', 2);
     if (temperature !== undefined && !Number.isFinite(temperature))
       throw new CliError('--temperature must be a number', 2);
     const stream = !!values.stream && !values.json;

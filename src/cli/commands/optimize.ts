@@ -17,7 +17,7 @@ import {
 import { referenceTarget } from '../../systems/optimize/target.ts';
 import { SYSTEM_NAMES, type SystemName } from '../../systems/system.ts';
 import { METHODS } from '../attribution-setup.ts';
-import type { Command, Values } from '../command.ts';
+import { type Command, intFlag, type Values } from '../command.ts';
 import { CliError, type CliIO } from '../io.ts';
 import { chatModelFromFlags, PROVIDER_FLAGS, PROVIDER_USAGE } from '../provider-flags.ts';
 import { DATA_FLAGS, readDataArgs } from './run.ts';
@@ -60,15 +60,6 @@ export function folderStore(dir: string): OptimizeStore {
   };
 }
 
-function int(values: Values, name: string, min: number): number | undefined {
-  const v = values[name];
-  if (v === undefined) return undefined;
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < min)
-    throw new CliError(`--${name} must be an integer ≥ ${min} (got "${v}")`, 2);
-  return n;
-}
-
 function list(values: Values, name: string): string[] | undefined {
   const v = values[name];
   return typeof v === 'string'
@@ -86,7 +77,7 @@ export const optimize: Command = {
   usage:
     'memtrace optimize --system mem0|rag|long-context|evermemos --dataset locomo|realmem|longmemeval --data FILE ' +
     '--train ID[,ID…] --held-out ID[,ID…] -o DIR [--rounds 3] [--train-questions N] [--held-out-questions N] [--sessions N] ' +
-    '[--prompts NAME,…] [--method evidence|memtrace|obs] [--max-tokens N] [--max-round-tokens N] [--seed N] [--resume] ' +
+    `[--prompts NAME,…] [--method ${METHODS.join('|')}] [--max-tokens N] [--max-round-tokens N] [--seed N] [--resume] ` +
     `[--qa-model M] [--judge-model M] [--attribution-model M] [--optimizer-model M] ${PROVIDER_USAGE}`,
   args: { min: 0, max: 0, name: '' },
   options: {
@@ -114,7 +105,7 @@ export const optimize: Command = {
     method: {
       type: 'string',
       default: 'evidence',
-      value: 'evidence|memtrace|obs',
+      value: METHODS.join('|'),
       help: 'the attribution engine used on the failures',
     },
     'max-tokens': {
@@ -201,16 +192,16 @@ export const optimize: Command = {
       {
         train,
         heldOut,
-        rounds: int(values, 'rounds', 1) ?? 3,
-        trainQuestions: int(values, 'train-questions', 1),
-        heldOutQuestions: int(values, 'held-out-questions', 1),
+        rounds: intFlag(values, 'rounds', 1) ?? 3,
+        trainQuestions: intFlag(values, 'train-questions', 1),
+        heldOutQuestions: intFlag(values, 'held-out-questions', 1),
         maxSessions: args.maxSessions,
         prompts: allowed,
         method,
-        seed: int(values, 'seed', 0),
+        seed: intFlag(values, 'seed', 0),
         budget: {
-          maxTokens: int(values, 'max-tokens', 1),
-          maxRoundTokens: int(values, 'max-round-tokens', 1),
+          maxTokens: intFlag(values, 'max-tokens', 1),
+          maxRoundTokens: intFlag(values, 'max-round-tokens', 1),
         },
         models: {
           qa: model('qa', 'qa-model'),

@@ -29,8 +29,8 @@ import {
   writeNarrative,
 } from '../../core/report/index.ts';
 import { depsFor } from '../attribution-setup.ts';
-import type { Command } from '../command.ts';
-import { collectTraceFiles, openTraceFile, problemLine, readText } from '../files.ts';
+import { type Command, intFlag } from '../command.ts';
+import { openOneOf, readText, traceFilesIn } from '../files.ts';
 import { CliError, type CliIO } from '../io.ts';
 import { chatModelFromFlags, PROVIDER_FLAGS, PROVIDER_USAGE } from '../provider-flags.ts';
 
@@ -120,27 +120,20 @@ export const report: Command = {
         throw new CliError(`--format must be one of ${FORMATS.join(', ')} (got "${f}")`, 2);
     if (formats.length > 1 && typeof values.out !== 'string')
       throw new CliError('several formats need -o OUT (written as OUT.md, OUT.html, …)', 2);
-    const batchSize = values['batch-size'] === undefined ? 4 : Number(values['batch-size']);
-    if (!Number.isInteger(batchSize) || batchSize < 1)
-      throw new CliError(`--batch-size must be an integer ≥ 1 (got "${values['batch-size']}")`, 2);
+    const batchSize = intFlag(values, 'batch-size', 1) ?? 4;
     const wantsNarrative = values.provider !== undefined;
     if (formats.includes('paper') && !wantsNarrative && values['narrative-from'] === undefined)
       throw new CliError('--format paper writes the narrative: give provider flags (or --narrative-from)', 2);
     const model = wantsNarrative ? chatModelFromFlags(values, io, { label: 'report narrative' }) : undefined;
 
-    const files = await collectTraceFiles(positionals);
-    if (files.length === 0)
-      throw new CliError(`${positionals.join(', ')}: no trace files (.json, .jsonl) to report on`);
+    const files = await traceFilesIn(positionals);
     const attributionFiles = (values.attributions as string[] | undefined) ?? [];
     const sources = await readAttributions(attributionFiles);
     let unreadable = 0;
     const open = async (file: string): Promise<TraceGraph | null> => {
-      const r = await openTraceFile(file);
-      if (r.ok) return r.graph;
-      unreadable++;
-      if (files.length === 1) throw new CliError(problemLine(file, r.issues));
-      io.stderr.write(`${problemLine(file, r.issues)}\n`);
-      return null;
+      const g = await openOneOf(file, files.length, io);
+      if (!g) unreadable++;
+      return g;
     };
 
     // With attribution files: find each record's graph first (one pass over the graphs).

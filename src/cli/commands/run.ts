@@ -20,7 +20,7 @@ import {
   TOP_K_SYSTEMS,
   withinSessions,
 } from '../../systems/index.ts';
-import type { Command, Options, Values } from '../command.ts';
+import { type Command, intFlag, type Options, type Values } from '../command.ts';
 import { outputFile, readText } from '../files.ts';
 import { CliError, type CliIO } from '../io.ts';
 import { chatModelFromFlags, PROVIDER_FLAGS, PROVIDER_USAGE, usageLine } from '../provider-flags.ts';
@@ -66,9 +66,8 @@ export interface DataArgs<N extends string = SystemName> {
 
 /** `--top-k N`: the retrieval depth of rag and mem0 (their default, 10, when absent). */
 function topKOf(values: Values, system: string): number | undefined {
-  if (values['top-k'] === undefined) return undefined;
-  const topK = Number(values['top-k']);
-  if (!(Number.isInteger(topK) && topK > 0)) throw new CliError('--top-k must be a positive integer', 2);
+  const topK = intFlag(values, 'top-k', 1);
+  if (topK === undefined) return undefined;
   if (!(TOP_K_SYSTEMS as readonly string[]).includes(system))
     throw new CliError(
       `--top-k sets the retrieval depth of ${TOP_K_SYSTEMS.join(' and ')}; ${system} has none`,
@@ -109,9 +108,7 @@ export async function readDataArgs<N extends string = SystemName>(
   }
   if (conversations.every((c) => c.sessions.length === 0))
     throw new CliError(`${file}: no session has any turn, so there is nothing to run`);
-  const sessions = values.sessions === undefined ? undefined : Number(values.sessions);
-  if (sessions !== undefined && !(Number.isInteger(sessions) && sessions > 0))
-    throw new CliError('--sessions must be a positive integer', 2);
+  const sessions = intFlag(values, 'sessions', 1);
   if (sessions !== undefined) conversations = conversations.map((c) => withinSessions(c, sessions));
   return { system, dataset, conversations, maxSessions: sessions };
 }

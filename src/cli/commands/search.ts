@@ -11,14 +11,13 @@ import { join, resolve } from 'node:path';
 import { corpusFromGraph, type DocScope, indexKey } from '../../core/retrieval/corpus.ts';
 import type { Embedder } from '../../core/retrieval/embedder.ts';
 import { FALLBACK_LABEL, HashedNgramEmbedder } from '../../core/retrieval/hashed.ts';
-import { RetrievalIndex, type SearchMethod } from '../../core/retrieval/retrieval-index.ts';
+import { RetrievalIndex, SEARCH_METHODS, type SearchMethod } from '../../core/retrieval/retrieval-index.ts';
 import { nodeModelDir } from '../../core/retrieval/transformers.node.ts';
 import { type Dtype, TransformersEmbedder } from '../../core/retrieval/transformers.ts';
-import { type Command, JSON_FLAG } from '../command.ts';
+import { type Command, intFlag, JSON_FLAG } from '../command.ts';
 import { CliError, type CliIO, printJson } from '../io.ts';
 import { loadGraph } from './load.ts';
 
-const METHODS = ['bm25', 'dense', 'hybrid'];
 const SCOPES = ['messages', 'all'];
 
 export function cacheDir(io: CliIO): string {
@@ -70,11 +69,11 @@ export const search: Command = {
     const query = values.query;
     if (typeof query !== 'string' || query.trim() === '') throw new CliError('--query is required', 2);
     const method = String(values.method) as SearchMethod;
-    if (!METHODS.includes(method)) throw new CliError(`--method must be one of ${METHODS.join(', ')}`, 2);
+    if (!SEARCH_METHODS.includes(method))
+      throw new CliError(`--method must be one of ${SEARCH_METHODS.join(', ')}`, 2);
     const scope = String(values.docs) as DocScope;
     if (!SCOPES.includes(scope)) throw new CliError(`--docs must be one of ${SCOPES.join(', ')}`, 2);
-    const k = Number(values.k);
-    if (!Number.isInteger(k) || k < 1) throw new CliError('--k must be a positive integer', 2);
+    const k = intFlag(values, 'k', 1)!; // has a default
     const modelDir = values['model-dir'] as string | undefined;
 
     const file = positionals[0];

@@ -1,7 +1,7 @@
 import { formatIssue, type TraceIssue } from '../../core/trace/issues.ts';
 import { type Command, JSON_FLAG } from '../command.ts';
-import { collectTraceFiles, openTraceFile } from '../files.ts';
-import { CliError, printJson } from '../io.ts';
+import { openTraceFile, traceFilesIn } from '../files.ts';
+import { printJson } from '../io.ts';
 import { progressReporter } from '../progress.ts';
 
 export interface ValidateReport {
@@ -19,8 +19,7 @@ export const validate: Command = {
   args: { min: 1, max: Number.POSITIVE_INFINITY, name: '<files or dirs…>' },
   options: JSON_FLAG,
   async run({ positionals, values }, io) {
-    const files = await collectTraceFiles(positionals);
-    if (files.length === 0) throw new CliError(`no .json files found in ${positionals.join(', ')}`);
+    const files = await traceFilesIn(positionals);
     const progress = progressReporter(io, files.length);
     const reports: ValidateReport[] = [];
     for (const [i, file] of files.entries()) {

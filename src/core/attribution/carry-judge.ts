@@ -6,6 +6,7 @@
  * when the user has one) or an LLM asked yes/no (through the `ChatModel`, so its
  * calls are cached and counted).
  */
+import { mapLimited } from '../llm/limit.ts';
 import type { ChatModel } from '../llm/types.ts';
 import type { Embedder } from '../retrieval/embedder.ts';
 
@@ -77,29 +78,23 @@ export function llmCarryJudge(model: ChatModel, concurrency = 4): CarryJudge {
   return {
     label: `LLM ${model.model}`,
     async decide(items, signal) {
-      const verdicts = new Array<boolean>(items.length).fill(false);
       const cost = { ...NO_COST };
-      let next = 0;
-      const lane = async () => {
-        while (next < items.length) {
-          const i = next++;
-          try {
-            const r = await model.complete({
-              messages: [{ role: 'user', content: prompt(items[i]) }],
-              temperature: 0,
-              maxTokens: 4,
-              signal,
-            });
-            verdicts[i] = /^\W*yes\b/i.test(r.text);
-            cost.input_tokens += r.usage.inputTokens;
-            cost.output_tokens += r.usage.outputTokens;
-          } finally {
-            // A call that reached the endpoint counts, whatever became of its reply.
-            cost.llm_calls++;
-          }
+      const verdicts = await mapLimited(items, concurrency, async (item) => {
+        try {
+          const r = await model.complete({
+            messages: [{ role: 'user', content: prompt(item) }],
+            temperature: 0,
+            maxTokens: 4,
+            signal,
+          });
+          cost.input_tokens += r.usage.inputTokens;
+          cost.output_tokens += r.usage.outputTokens;
+          return /^\W*yes\b/i.test(r.text);
+        } finally {
+          // A call that reached the endpoint counts, whatever became of its reply.
+          cost.llm_calls++;
         }
-      };
-      await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, lane));
+      });
       return { verdicts, cost };
     },
   };

@@ -7,7 +7,7 @@ import { attributeObs } from './agents/obs.ts';
 import type { AttributionEngine, EngineDeps } from './engine-deps.ts';
 import { attributeEvidenceFlow } from './evidence-flow.ts';
 import { startPointLocator } from './locate.ts';
-import type { AttributionInput, AttributionMethod, RunHooks } from './types.ts';
+import { AGENT_METHODS, type AttributionInput, type AttributionMethod, type RunHooks } from './types.ts';
 
 export type { AttributionEngine, EngineDeps } from './engine-deps.ts';
 
@@ -39,4 +39,4 @@ export function engineFor(method: AttributionMethod): AttributionEngine {
 }
 
 /** Methods that need a chat model. */
-export const NEEDS_MODEL: ReadonlySet<AttributionMethod> = new Set(['memtrace', 'obs']);
+export const NEEDS_MODEL: ReadonlySet<AttributionMethod> = new Set(AGENT_METHODS);

@@ -141,3 +141,9 @@ export function throwIfAborted(signal?: AbortSignal) {
   if (signal?.aborted)
     throw signal.reason instanceof Error ? signal.reason : new DOMException('Aborted', 'AbortError');
 }
+
+/** The LLM agents, in the order the CLI and the app offer them. */
+export const AGENT_METHODS: readonly AgentMethod[] = ['memtrace', 'obs'];
+
+/** Every attribution method: the deterministic evidence-flow attributor, then the agents. */
+export const ATTRIBUTION_METHODS: readonly AttributionMethod[] = ['evidence', ...AGENT_METHODS];

@@ -5,6 +5,7 @@
  * "answer op, ResponseError" guess scores high micro accuracy on typical runs).
  * Labels outside the five types are excluded and counted.
  */
+import type { Attribution } from '../attribution/types.ts';
 import { ERROR_TYPES, isErrorType } from '../trace/types.ts';
 
 /**
@@ -103,5 +104,26 @@ export function summarize(all: ScoredCase[]): BenchSummary {
     avg_output_tokens: mean(cases.map((c) => c.output_tokens)),
     avg_seconds: mean(cases.map((c) => c.seconds)),
     excluded_cases: all.length - cases.length,
+  };
+}
+
+/**
+ * One case's row for `summarize`: its label (none: label type `''`, scored as excluded) next
+ * to what the attribution named and what it cost.
+ */
+export function scoredCase(
+  a: Attribution,
+  system: string | null,
+  label: { errorType: string; opId: string | null } | null,
+): ScoredCase {
+  return {
+    system,
+    label_type: label?.errorType ?? '',
+    label_op: label?.opId ?? null,
+    predicted_type: a.error_type,
+    predicted_op: a.op_id,
+    input_tokens: a.cost.input_tokens,
+    output_tokens: a.cost.output_tokens,
+    seconds: a.cost.seconds,
   };
 }

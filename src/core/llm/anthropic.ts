@@ -1,14 +1,13 @@
 /** Anthropic Messages API over raw fetch, streaming via its SSE events. */
-import { realClock } from './clock.ts';
 import { LlmError } from './errors.ts';
 import {
   type HttpContext,
+  httpContext,
   joinUrl,
+  notEventStream,
   postJson,
   readJson,
-  readLimits,
   readText,
-  snippet,
   streamError,
 } from './http.ts';
 import { malformed } from './openai-reply.ts';
@@ -129,16 +128,11 @@ export class AnthropicChatModel implements ChatModel {
       contextWindow: opts.contextWindow,
     };
     const base = (opts.baseUrl ?? 'https://api.anthropic.com').replace(/\/+$/, '');
-    const f = opts.fetch ?? ((input: string, init: RequestInit) => globalThis.fetch(input, init));
-    this.http = {
-      provider: 'Anthropic',
-      url: joinUrl(base, /\/v1$/.test(base) ? 'messages' : 'v1/messages'),
-      model: opts.model,
-      secrets: opts.apiKey ? [opts.apiKey] : [],
-      fetch: f,
-      now: opts.now ?? realClock.now,
-      limits: readLimits(opts),
-    };
+    this.http = httpContext(
+      'Anthropic',
+      joinUrl(base, /\/v1$/.test(base) ? 'messages' : 'v1/messages'),
+      opts,
+    );
   }
 
   body(req: ChatRequest): Record<string, unknown> {
@@ -191,12 +185,7 @@ export class AnthropicChatModel implements ChatModel {
     if (req.stream) {
       const type = res.headers.get('content-type') ?? '';
       if (type.includes('text/event-stream')) return this.readStream(req, res);
-      const body = await readText(this.http, res, req.signal);
-      throw new LlmError(
-        'bad-response',
-        `${where} answered a streaming request with ${type || 'no content type'}, not server-sent events: ${snippet(body)}`,
-        { secrets: this.http.secrets, retryable: true },
-      );
+      throw notEventStream(this.http, where, type, await readText(this.http, res, req.signal));
     }
     const j = await readJson<AResponse>(this.http, res, req.signal);
     if (!Array.isArray(j?.content))

@@ -1,4 +1,5 @@
 /** One HTTP attempt with typed errors; retries and timeouts live in robust.ts. */
+import { realClock } from './clock.ts';
 import { httpError, LlmError, networkError } from './errors.ts';
 import type { FetchLike } from './types.ts';
 import { noSpend } from './usage.ts';
@@ -200,4 +201,37 @@ export function streamError(e: unknown, signal: AbortSignal | undefined): LlmErr
 /** `https://host/v1/` + `chat/completions` → `https://host/v1/chat/completions`. */
 export function joinUrl(base: string, path: string): string {
   return `${base.replace(/\/+$/, '')}/${path.replace(/^\/+/, '')}`;
+}
+
+/** The HTTP context of one provider's model: host `fetch` and clock unless given, read limits from the options. */
+export function httpContext(
+  provider: string,
+  url: string,
+  opts: {
+    model: string;
+    apiKey?: string;
+    fetch?: FetchLike;
+    now?: () => number;
+    maxResponseBytes?: number;
+    idleTimeoutMs?: number;
+  },
+): HttpContext {
+  return {
+    provider,
+    url,
+    model: opts.model,
+    secrets: opts.apiKey ? [opts.apiKey] : [],
+    fetch: opts.fetch ?? ((input: string, init: RequestInit) => globalThis.fetch(input, init)),
+    now: opts.now ?? realClock.now,
+    limits: readLimits(opts),
+  };
+}
+
+/** The error for a streaming request answered with `type` (the body's start quoted) instead of server-sent events. */
+export function notEventStream(ctx: HttpContext, where: string, type: string, body: string): LlmError {
+  return new LlmError(
+    'bad-response',
+    `${where} answered a streaming request with ${type || 'no content type'}, not server-sent events: ${snippet(body)}`,
+    { secrets: ctx.secrets, retryable: true },
+  );
 }

@@ -61,3 +61,16 @@ export class ConcurrencyLimit {
     else this.active--;
   }
 }
+
+/**
+ * `work` over every item with at most `limit` running at once (a `ConcurrencyLimit`),
+ * started in item order; resolves with the results in item order (rejects with the first failure).
+ */
+export function mapLimited<T, R>(
+  items: readonly T[],
+  limit: number,
+  work: (item: T, i: number) => Promise<R>,
+): Promise<R[]> {
+  const gate = new ConcurrencyLimit(Math.max(1, limit));
+  return Promise.all(items.map((item, i) => gate.run(() => work(item, i))));
+}

@@ -6,7 +6,8 @@
  * integer index in a Map: no untrusted key ever touches an object's prototype.
  */
 import { LlmError } from './errors.ts';
-import type { FinishReason, ToolCall } from './types.ts';
+import type { ChatRequest, ChatResponse, FinishReason, ToolCall } from './types.ts';
+import { chatResponse } from './usage.ts';
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -171,5 +172,16 @@ export class ChunkAccumulator {
           throw malformed(this.where, `tool call ${i}: function.name`, undefined, 'the name of a tool');
         return { ...c, id: c.id || `call_${i}` };
       });
+  }
+
+  /** What the stream said, as the response to `req` from `model`. */
+  response(req: ChatRequest, model: string): ChatResponse {
+    return chatResponse(req, {
+      text: this.text,
+      toolCalls: this.toolCalls(),
+      reported: { input: this.usage?.prompt_tokens, output: this.usage?.completion_tokens },
+      model,
+      finishReason: openAIFinish(this.finish),
+    });
   }
 }

@@ -2,14 +2,14 @@
  * OpenAI-compatible chat completions over raw fetch: OpenAI, OpenRouter, vLLM, Ollama,
  * llama.cpp server, LM Studio. One attempt per call; wrap with `robust()` for retries.
  */
-import { realClock } from './clock.ts';
 import { LlmError } from './errors.ts';
 import {
   type HttpContext,
+  httpContext,
   joinUrl,
+  notEventStream,
   postJson,
   readJson,
-  readLimits,
   readText,
   snippet,
   streamError,
@@ -96,16 +96,7 @@ export class OpenAICompatibleChatModel implements ChatModel {
       streaming: true,
       contextWindow: opts.contextWindow,
     };
-    const f = opts.fetch ?? ((input: string, init: RequestInit) => globalThis.fetch(input, init));
-    this.http = {
-      provider: 'OpenAI-compatible server',
-      url: joinUrl(opts.baseUrl, 'chat/completions'),
-      model: opts.model,
-      secrets: opts.apiKey ? [opts.apiKey] : [],
-      fetch: f,
-      now: opts.now ?? realClock.now,
-      limits: readLimits(opts),
-    };
+    this.http = httpContext('OpenAI-compatible server', joinUrl(opts.baseUrl, 'chat/completions'), opts);
   }
 
   body(req: ChatRequest): Record<string, unknown> {
@@ -156,11 +147,7 @@ export class OpenAICompatibleChatModel implements ChatModel {
       try {
         j = JSON.parse(body);
       } catch {
-        throw new LlmError(
-          'bad-response',
-          `${where} answered a streaming request with ${type || 'no content type'}, not server-sent events: ${snippet(body)}`,
-          { secrets: this.http.secrets, retryable: true },
-        );
+        throw notEventStream(this.http, where, type, body);
       }
       return this.fromCompletion(req, where, j, true);
     }
@@ -212,12 +199,6 @@ export class OpenAICompatibleChatModel implements ChatModel {
         `${where}: the stream ended before the answer was complete (no finish reason, no [DONE]) after ${acc.text.length} characters.`,
         { retryable: true },
       );
-    return chatResponse(req, {
-      text: acc.text,
-      toolCalls: acc.toolCalls(),
-      reported: { input: acc.usage?.prompt_tokens, output: acc.usage?.completion_tokens },
-      model: acc.model ?? this.model,
-      finishReason: openAIFinish(acc.finish),
-    });
+    return acc.response(req, acc.model ?? this.model);
   }
 }

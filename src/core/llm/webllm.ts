@@ -12,10 +12,9 @@ import type {
 import { LlmError } from './errors.ts';
 import { abortError } from './http.ts';
 import { toOpenAIMessages } from './openai.ts';
-import { ChunkAccumulator, openAIFinish } from './openai-reply.ts';
+import { ChunkAccumulator } from './openai-reply.ts';
 import { estimateRequestTokens } from './tokens.ts';
 import type { ChatModel, ChatRequest, ChatResponse } from './types.ts';
-import { chatResponse } from './usage.ts';
 
 /** The part of `MLCEngineInterface` this provider uses (the real engine satisfies it; see below). */
 export interface WebLLMEngine {
@@ -127,13 +126,7 @@ export class WebLLMChatModel implements ChatModel {
       signal?.removeEventListener('abort', onAbort);
     }
     if (signal?.aborted) throw abortError(signal);
-    return chatResponse(req, {
-      text: acc.text,
-      toolCalls: acc.toolCalls(),
-      reported: { input: acc.usage?.prompt_tokens, output: acc.usage?.completion_tokens },
-      model: this.model,
-      finishReason: openAIFinish(acc.finish),
-    });
+    return acc.response(req, this.model);
   }
 }
 

@@ -20,6 +20,11 @@ export interface Bm25Params {
 /** The paper's BM25 parameters (k1 = 1.2, b = 0.75). */
 export const BM25_DEFAULTS: Bm25Params = { k1: 1.2, b: 0.75 };
 
+/** idf(t) = ln(1 + (N − n(t) + 0.5) / (n(t) + 0.5)) for `n` of `N` documents holding the term. */
+export function bm25Idf(N: number, n: number): number {
+  return Math.log(1 + (N - n + 0.5) / (n + 0.5));
+}
+
 /** Options of `Bm25Index.build`: parameters, cancellation and progress. */
 export interface Bm25BuildOptions {
   params?: Partial<Bm25Params>;
@@ -159,9 +164,7 @@ export class Bm25Index {
   }
 
   idf(term: string): number {
-    const n = this.docFreq(term);
-    const N = this.docCount;
-    return Math.log(1 + (N - n + 0.5) / (n + 0.5));
+    return bm25Idf(this.docCount, this.docFreq(term));
   }
 
   /** Scores of every document (0 for those sharing no term with the query). */
@@ -177,7 +180,7 @@ export class Bm25Index {
       (t) => {
         const lo = this.offsets[t];
         const hi = this.offsets[t + 1];
-        const idf = Math.log(1 + (N - (hi - lo) + 0.5) / (hi - lo + 0.5));
+        const idf = bm25Idf(N, hi - lo);
         for (let p = lo; p < hi; p++) {
           const d = this.postDocs[p];
           const tf = this.postTf[p];

@@ -112,7 +112,8 @@ export class HashedNgramEmbedder implements Embedder {
   }
 }
 
-function fnv1a(s: string, from: number, to: number): number {
+/** FNV-1a (32 bit) of `s`'s UTF-16 code units `from`..`to`, as an unsigned integer. */
+export function fnv1a(s: string, from = 0, to = s.length): number {
   let h = 0x811c9dc5;
   for (let i = from; i < to; i++) {
     h ^= s.charCodeAt(i);

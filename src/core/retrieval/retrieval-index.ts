@@ -14,6 +14,8 @@ import type { Hit } from './topk.ts';
 
 /** How `RetrievalIndex.search` ranks: BM25, dense vectors, or both fused by RRF. */
 export type SearchMethod = 'bm25' | 'dense' | 'hybrid';
+/** The search methods, in the order they are offered. */
+export const SEARCH_METHODS: readonly SearchMethod[] = ['bm25', 'dense', 'hybrid'];
 
 /** One ranked document: its id, score, 1-based rank and document number (hybrid: its rank in each list). */
 export interface SearchHit {

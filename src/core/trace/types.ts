@@ -94,8 +94,8 @@ export interface TraceData {
   [key: string]: unknown;
 }
 
-/** A whole smartcomment file. */
-export interface TraceDocument {
+/** The top-level fields of a smartcomment file besides `data`, in the toolkit's key order. */
+export interface TraceHeader {
   graph_id: string;
   user_id: string | null;
   project_id: string | null;
@@ -104,6 +104,10 @@ export interface TraceDocument {
   driver_type: string;
   created_at: string;
   metadata: JsonObject;
+}
+
+/** A whole smartcomment file. */
+export interface TraceDocument extends TraceHeader {
   data: TraceData;
   [key: string]: unknown;
 }

@@ -17,6 +17,7 @@ import { renderOpHeader, renderOpSubgraph } from '../../core/graph/render.ts';
 import { metered, UsageMeter, type UsageTotals } from '../../core/llm/accounting.ts';
 import { LlmError } from '../../core/llm/errors.ts';
 import type { ChatModel } from '../../core/llm/types.ts';
+import { seededRandom } from '../../core/random.ts';
 import { reportCase } from '../../core/report/case-facts.ts';
 import { corpusFromGraph } from '../../core/retrieval/corpus.ts';
 import { RetrievalIndex } from '../../core/retrieval/retrieval-index.ts';
@@ -106,14 +107,7 @@ function costOf(meters: Map<Role, UsageMeter>): Record<string, UsageTotals> {
 
 /** Deterministic shuffle (mulberry32). */
 function shuffled<T>(xs: T[], seed: number): T[] {
-  let a = seed >>> 0;
-  const rand = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const rand = seededRandom(seed);
   const out = [...xs];
   for (let i = out.length - 1; i > 0; i--) {
     const j = Math.floor(rand() * (i + 1));

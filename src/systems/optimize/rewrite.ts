@@ -31,6 +31,30 @@ function target(name: string, value: string): string {
   return `Variable: ${name}\nCategory: prompt\nComment: a prompt of the memory system; {{name}} placeholders are filled in by the system and must stay.\nValue:\n${value}`;
 }
 
+/** One step's call: the optimiser's system prompt, `user`, and the one string field `field` of the JSON answer. */
+async function ask<K extends string>(
+  model: ChatModel,
+  user: string,
+  schema: z.ZodType<Record<K, string>>,
+  field: K,
+  signal?: AbortSignal,
+): Promise<string> {
+  const r = await completeJson(
+    model,
+    {
+      messages: [
+        { role: 'system', content: SYSTEM },
+        { role: 'user', content: user },
+      ],
+      temperature: 1,
+      signal,
+    },
+    schema,
+    { name: field },
+  );
+  return r.value[field];
+}
+
 /** One failure's feedback for one prompt. */
 export async function feedbackFor(
   model: ChatModel,
@@ -62,20 +86,7 @@ export async function feedbackFor(
     "Erroneous operation's graph:",
     f.op_graph,
   ].join('\n');
-  const r = await completeJson(
-    model,
-    {
-      messages: [
-        { role: 'system', content: SYSTEM },
-        { role: 'user', content: user },
-      ],
-      temperature: 1,
-      signal,
-    },
-    Feedback,
-    { name: 'feedback' },
-  );
-  return r.value.feedback;
+  return ask(model, user, Feedback, 'feedback', signal);
 }
 
 async function summarise(model: ChatModel, items: string[], signal?: AbortSignal): Promise<string> {
@@ -88,20 +99,7 @@ async function summarise(model: ChatModel, items: string[], signal?: AbortSignal
     '',
     ...items.map((f, i) => `#### Feedback ${i + 1}\n${f}`),
   ].join('\n');
-  const r = await completeJson(
-    model,
-    {
-      messages: [
-        { role: 'system', content: SYSTEM },
-        { role: 'user', content: user },
-      ],
-      temperature: 1,
-      signal,
-    },
-    Aggregated,
-    { name: 'aggregated_feedback' },
-  );
-  return r.value.aggregated_feedback;
+  return ask(model, user, Aggregated, 'aggregated_feedback', signal);
 }
 
 /** Rolling aggregation: one item is itself; else batches of `batch`, each next batch summarised with the summary so far. */
@@ -140,20 +138,7 @@ export async function rewritePrompt(
     '',
     aggregated,
   ].join('\n');
-  const r = await completeJson(
-    model,
-    {
-      messages: [
-        { role: 'system', content: SYSTEM },
-        { role: 'user', content: user },
-      ],
-      temperature: 1,
-      signal,
-    },
-    Improved,
-    { name: 'improved_value' },
-  );
-  return r.value.improved_value;
+  return ask(model, user, Improved, 'improved_value', signal);
 }
 
 /** `{{name}}` placeholders of a template. */
