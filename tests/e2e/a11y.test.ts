@@ -103,6 +103,8 @@ describe('accessibility in Chromium', () => {
     const { page, url } = s;
     await page.goto(`${url}#/eval`);
     await settle(page);
+    // The run button is enabled once the stored traces are listed as chosen (read from IndexedDB).
+    await page.waitForSelector('[data-testid=eval-run]:not([disabled])');
     const look = await page.evaluate(() => {
       const b = document.querySelector<HTMLButtonElement>('[data-testid=eval-export-csv]')!;
       const enabled = document.querySelector<HTMLButtonElement>('[data-testid=eval-run]')!;
