@@ -19,7 +19,9 @@ import type { Attribution } from '../src/core/attribution/types.ts';
 import { listCases, type TraceCase } from '../src/core/cases/cases.ts';
 import type { TraceGraph } from '../src/core/graph/graph.ts';
 import { buildReport, reportCase, reportHtml, reportMarkdown } from '../src/core/report/index.ts';
-import { median, writeResultsSection } from './stats-util.ts';
+import { machineFacts, median, writeResultsSection } from './stats-util.ts';
+
+const machine = machineFacts(); // at the start: the load the runs saw
 
 const { values } = parseArgs({
   options: { cases: { type: 'string', default: '1000' }, runs: { type: 'string', default: '5' } },
@@ -103,7 +105,7 @@ const body = [
   `| whole report, median of all runs (later runs reuse the per-graph unit caches) | ${ms(t.total)} | ${t.total.map((x) => x.toFixed(0)).join(', ')} |`,
   '',
   `Goal ≤ 2 s for 1,000 cases. Output sizes: Markdown ${(sizes.md / 1024).toFixed(0)} kB, HTML ${(sizes.html / 1024).toFixed(0)} kB, JSON ${(sizes.json / 1024).toFixed(0)} kB`,
-  `(${report?.clusters.length ?? 0} clusters). Measured on ${new Date().toISOString().slice(0, 10)}.`,
+  `(${report?.clusters.length ?? 0} clusters). Machine: ${machine}.`,
 ].join('\n');
 writeResultsSection('Error report (no model)', body);
 console.log(body);
