@@ -102,7 +102,7 @@ const body = [
   `| whole report, median of all runs (later runs reuse the per-graph unit caches) | ${ms(t.total)} | ${t.total.map((x) => x.toFixed(0)).join(', ')} |`,
   '',
   `Goal ≤ 2 s for 1,000 cases. Output sizes: Markdown ${(sizes.md / 1024).toFixed(0)} kB, HTML ${(sizes.html / 1024).toFixed(0)} kB, JSON ${(sizes.json / 1024).toFixed(0)} kB`,
-  `(${report?.clusters.length ?? 0} clusters).`,
+  `(${report?.clusters.length ?? 0} clusters). Machine: ${machine}.`,
 ].join('\n');
 writeResultsSection('Error report (no model)', body);
 console.log(body);

@@ -17,7 +17,9 @@
 import type { JsonObject } from '../core/trace/types.ts';
 import type { TracedVar, Tracer } from './tracer.ts';
 
-type Message = { role: string; content: string };
+/** A message as mem0ai's `add` and its LLM take it. */
+export type Mem0Message = { role: string; content: string };
+type Message = Mem0Message;
 interface Mem0LLM {
   generateResponse(messages: Message[], responseFormat?: unknown, tools?: unknown): Promise<unknown>;
 }
@@ -46,6 +48,15 @@ export interface Mem0MemoryLike {
 export interface TraceMem0Options {
   /** Model name for `llm_model` metadata. */
   model?: string;
+  /**
+   * A variable the caller already traced for a message given to `add` (a data set turn, so
+   * that evidence ids point at it); a new `message-N` variable when it returns undefined.
+   */
+  messageVariable?: (message: Message, index: number) => TracedVar | undefined;
+  /** The same for the query given to `search`; a new `query-N` variable when undefined. */
+  queryVariable?: (query: string) => TracedVar | undefined;
+  /** Called with the `retrieved_memories` variable of every store search (during `add` and `search`). */
+  onSearch?: (retrieved: TracedVar, phase: 'add' | 'search' | null) => void;
 }
 
 const FACT_PROMPT = /Personal Information Organizer|facts/i;
@@ -189,7 +200,7 @@ export function traceMem0<M extends object>(instance: M, tracer: Tracer, options
       const hits = await search(vector, limit, filters);
       const text = embedded.get(vector) ?? '';
       const hitVars = hits.map((h) => units.get(h.id)).filter((v): v is TracedVar => v !== undefined);
-      tracer.op(
+      const retrieved = tracer.op(
         'memory-search',
         {
           category: 'retrieval',
@@ -200,12 +211,13 @@ export function traceMem0<M extends object>(instance: M, tracer: Tracer, options
           if (phase === 'search' && query) op.input(query);
           else op.input(text, { category: 'search_text' });
           for (const v of hitVars) op.input(v);
-          op.output(
+          return op.output(
             hits.map((h) => String(h.payload?.data ?? '')),
             { category: 'retrieved_memories', comment: 'Memories returned by the store.' },
           );
         },
       );
+      options.onSearch?.(retrieved, phase);
       if (phase === 'add') for (const v of hitVars) if (!found.includes(v)) found.push(v);
       return hits;
     };
@@ -227,13 +239,15 @@ export function traceMem0<M extends object>(instance: M, tracer: Tracer, options
   const add = memory.add.bind(memory);
   memory.add = async (input, config) => {
     const list: Message[] = typeof input === 'string' ? [{ role: 'user', content: input }] : input;
-    messages = list.map((m) =>
-      tracer.variable(JSON.stringify({ role: m.role, content: m.content }), {
-        name: `message-${nextMessage++}`,
-        category: 'message',
-        comment: 'A message given to Memory.add.',
-        metadata: { role: m.role },
-      }),
+    messages = list.map(
+      (m, i) =>
+        options.messageVariable?.(m, i) ??
+        tracer.variable(JSON.stringify({ role: m.role, content: m.content }), {
+          name: `message-${nextMessage++}`,
+          category: 'message',
+          comment: 'A message given to Memory.add.',
+          metadata: { role: m.role },
+        }),
     );
     facts = null;
     decision = null;
@@ -247,11 +261,13 @@ export function traceMem0<M extends object>(instance: M, tracer: Tracer, options
   };
   const searchMemory = memory.search.bind(memory);
   memory.search = async (q, config) => {
-    query = tracer.variable(q, {
-      name: `query-${nextQuery++}`,
-      className: 'query',
-      category: 'message & query',
-    });
+    query =
+      options.queryVariable?.(q) ??
+      tracer.variable(q, {
+        name: `query-${nextQuery++}`,
+        className: 'query',
+        category: 'message & query',
+      });
     phase = 'search';
     try {
       return await searchMemory(q, config);

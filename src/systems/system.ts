@@ -42,7 +42,8 @@ export interface AnswerRecord {
 }
 
 export abstract class MemorySystem {
-  abstract readonly name: SystemName | ShapeName;
+  /** `mem0ai`: the npm mem0ai `Memory` behind the question flow (src/systems/optimize/mem0ai-target.node.ts). */
+  abstract readonly name: SystemName | ShapeName | 'mem0ai';
   /** Adds one session to memory (inside its construction session scope). */
   abstract ingestSession(env: RunEnv, session: ConversationSession): Promise<void>;
   /** Called before a batch of questions (e.g. RAG flushes its buffer). */

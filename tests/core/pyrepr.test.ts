@@ -15,6 +15,17 @@ describe('Python repr values', () => {
     ]);
     expect(parseValue('-3e2')).toBe(-300);
   });
+  it('skips whitespace between items exactly where JavaScript \\s matches (every UTF-16 code unit)', () => {
+    const differ: number[] = [];
+    for (let c = 0; c < 0x10000; c++) {
+      const ch = String.fromCharCode(c);
+      // A Python literal (single quotes), so the hand-written reader reads it, not JSON.parse.
+      const v = parseValue(`[${ch}'x'${ch}]`);
+      const read = Array.isArray(v) && v.length === 1 && v[0] === 'x';
+      if (read !== /\s/.test(ch)) differ.push(c);
+    }
+    expect(differ).toEqual([]);
+  });
   it('keeps a __proto__ key as data', () => {
     const v = parseValue("{'__proto__': {'x': 1}}") as Record<string, unknown>;
     expect(Object.hasOwn(v, '__proto__')).toBe(true);

@@ -3,9 +3,12 @@
  * over HTTP by tests/helpers/scripted-llm-server.ts. It reacts to the prompts it is given:
  * - Mem0 fact extraction: with the marker RULE-A in the prompt it keeps every message as a
  *   fact; with RULE-B only the messages of `favoured` speakers (it overfits); otherwise it
- *   drops messages holding a time word or a digit (so temporal evidence is lost);
- * - update decisions: ADD every fact; answers: the offline extractive answerer over the
- *   memories; judge: the offline judge — so scores follow from what was extracted;
+ *   drops messages holding a time word or a digit (so temporal evidence is lost). The message
+ *   is the user message's second line: "Date: …\nSpeaker: text" (the reference Mem0) or
+ *   "Input:\nSpeaker: text" (mem0ai with a `customPrompt`);
+ * - update decisions (the reference Mem0's prompt and mem0ai's own): ADD every fact;
+ * - answers: the offline extractive answerer over the memories; judge: the offline judge —
+ *   so scores follow from what was extracted;
  * - optimiser: fixed feedback, and the rewrite the test passes in.
  */
 import { offlineJudge } from '../../src/systems/judge.ts';
@@ -44,6 +47,13 @@ export function promptSensitiveModel(o: PromptSensitiveOptions) {
     }
     if (system === 'You manage a memory store.') {
       const facts = JSON.parse(between(user, 'New facts:\n', '\n\n') || '[]') as string[];
+      return JSON.stringify({ memory: facts.map((text) => ({ id: 'new', text, event: 'ADD' })) });
+    }
+    // mem0ai 2.4's own update prompt (one user message, written in its code).
+    if (!system && user.startsWith('You are a smart memory manager')) {
+      const facts = JSON.parse(
+        between(user, 'deleted in the memory.\n', '\n  Follow the instruction') || '[]',
+      ) as string[];
       return JSON.stringify({ memory: facts.map((text) => ({ id: 'new', text, event: 'ADD' })) });
     }
     if (system === 'You answer questions from memories.') {

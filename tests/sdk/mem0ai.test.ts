@@ -1,33 +1,12 @@
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openTrace } from '../../src/core/graph/open.ts';
 import { seededIds, steppingClock, Tracer } from '../../src/sdk/index.ts';
 import { type Mem0MemoryLike, traceMem0 } from '../../src/sdk/mem0ai.ts';
-
-process.env.MEM0_TELEMETRY = 'false';
+import { stubMem0aiPeers } from '../helpers/mem0ai-peers.ts';
 
 // mem0ai/oss imports every provider SDK; the ones this test does not use are stubbed
 // (the LLM is scripted, the embedder deterministic, the vector store is mem0's own SQLite one).
-function unused() {
-  throw new Error('provider not used in this test');
-}
-const STUBS: Record<string, Record<string, unknown>> = {
-  ollama: { Ollama: unused },
-  '@anthropic-ai/sdk': { default: unused },
-  'groq-sdk': { Groq: unused },
-  '@mistralai/mistralai': { Mistral: unused },
-  '@qdrant/js-client-rest': { QdrantClient: unused },
-  cloudflare: { default: unused },
-  redis: { createClient: unused },
-  '@supabase/supabase-js': { createClient: unused },
-  '@google/genai': { GoogleGenAI: unused },
-  '@langchain/core/documents': { Document: unused },
-  '@langchain/core/messages': { AIMessage: unused, HumanMessage: unused, SystemMessage: unused },
-  '@azure/search-documents': { SearchClient: unused, SearchIndexClient: unused, AzureKeyCredential: unused },
-  '@azure/identity': { DefaultAzureCredential: unused },
-  pg: { default: { Pool: unused } },
-  'neo4j-driver': { default: { driver: unused } },
-};
-for (const [m, exports] of Object.entries(STUBS)) vi.doMock(m, () => exports);
+stubMem0aiPeers();
 
 /** A deterministic 8-dimensional embedder (word hashes) standing in for a real one. */
 const embedder = {

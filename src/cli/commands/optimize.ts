@@ -1,6 +1,7 @@
 /**
  * `memtrace optimize`: the closed prompt-optimisation loop over a reference memory system
- * in LLM mode, with an acceptance test on held-out conversations. Every round is saved in
+ * in LLM mode (or, `--system mem0ai`, the npm mem0ai `Memory` with its `customPrompt`),
+ * with an acceptance test on held-out conversations. Every round is saved in
  * the output folder (`state.json`, `iteration_N/round.json` and `iteration_N/update_results.json`
  * in the paper's shape); `--resume` continues an interrupted run; calls are cached in
  * `<out>/cache` (or --cache-dir), so a resumed round replays its calls free.
@@ -60,6 +61,10 @@ export function folderStore(dir: string): OptimizeStore {
   };
 }
 
+/** The reference systems in LLM mode, and the npm mem0ai `Memory` through the SDK wrapper. */
+type TargetName = SystemName | 'mem0ai';
+const TARGET_NAMES: readonly TargetName[] = [...SYSTEM_NAMES, 'mem0ai'];
+
 function list(values: Values, name: string): string[] | undefined {
   const v = values[name];
   return typeof v === 'string'
@@ -75,13 +80,18 @@ export const optimize: Command = {
   summary:
     'rewrite the prompts behind attributed failures, round by round, keeping a rewrite only if held-out does not drop',
   usage:
-    'memtrace optimize --system mem0|rag|long-context|evermemos --dataset locomo|realmem|longmemeval --data FILE ' +
+    'memtrace optimize --system mem0|rag|long-context|evermemos|mem0ai --dataset locomo|realmem|longmemeval --data FILE ' +
     '--train ID[,ID…] --held-out ID[,ID…] -o DIR [--rounds 3] [--train-questions N] [--held-out-questions N] [--sessions N] ' +
     `[--prompts NAME,…] [--method ${METHODS.join('|')}] [--max-tokens N] [--max-round-tokens N] [--seed N] [--resume] ` +
     `[--qa-model M] [--judge-model M] [--attribution-model M] [--optimizer-model M] ${PROVIDER_USAGE}`,
   args: { min: 0, max: 0, name: '' },
   options: {
     ...DATA_FLAGS,
+    system: {
+      type: 'string',
+      value: 'mem0|rag|long-context|evermemos|mem0ai',
+      help: 'the system whose prompts change: a reference system in LLM mode, or mem0ai (the npm mem0ai Memory, Node only) (required)',
+    },
     ...PROVIDER_FLAGS,
     out: { type: 'string', short: 'o', value: 'DIR', help: 'the folder the run is saved in (required)' },
     train: { type: 'string', value: 'ID[,ID…]', help: 'conversations the feedback comes from (required)' },
@@ -136,14 +146,14 @@ export const optimize: Command = {
   async run({ values }, io: CliIO) {
     const out = values.out;
     if (typeof out !== 'string') throw new CliError('-o DIR is required (the run is saved there)', 2);
-    const system = String(values.system ?? '') as SystemName;
-    if (!SYSTEM_NAMES.includes(system))
-      throw new CliError(`--system must be one of ${SYSTEM_NAMES.join('|')}`, 2);
+    const system = String(values.system ?? '') as TargetName;
+    if (!TARGET_NAMES.includes(system))
+      throw new CliError(`--system must be one of ${TARGET_NAMES.join('|')}`, 2);
     const method = values.method as AttributionMethod;
     if (!METHODS.includes(method)) throw new CliError(`--method must be one of ${METHODS.join(', ')}`, 2);
     if (values.provider === undefined && !io.env.MEMTRACE_PROVIDER)
       throw new CliError(`optimize needs a model: ${PROVIDER_USAGE}`, 2);
-    const args = await readDataArgs({ ...values, conversation: undefined });
+    const args = await readDataArgs({ ...values, conversation: undefined }, TARGET_NAMES);
     const pick = (flag: string) => {
       const ids = list(values, flag);
       if (!ids?.length) throw new CliError(`--${flag} ID[,ID…] is required`, 2);
@@ -179,7 +189,11 @@ export const optimize: Command = {
         io,
         { label: role },
       );
-    const target = referenceTarget(system);
+    const target =
+      system === 'mem0ai'
+        ? // Node only, and loads mem0ai (a devDependency) on its first run.
+          (await import('../../systems/optimize/mem0ai-target.node.ts')).mem0aiTarget()
+        : referenceTarget(system);
     const allowed = list(values, 'prompts');
     for (const p of allowed ?? [])
       if (!(p in target.prompts))

@@ -35,9 +35,11 @@ export interface CaseFactsOptions {
 /** Longer values are shown as stored: pretty-printing a whole store per case costs more than it helps an excerpt. */
 const PRETTY_LIMIT = 20_000;
 
-/** The text of a value as people read it: unquoted strings, pretty JSON / Python literals. */
-function readable(value: string): string {
-  return value.length > PRETTY_LIMIT ? value : prettyValue(value);
+/** The text of a variable's value as people read it: unquoted strings, pretty JSON / Python literals. */
+function readable(g: TraceGraph, v: number): string {
+  const value = g.varValue[v];
+  if (value.length > PRETTY_LIMIT) return value;
+  return cached(textsOf(g).readable, v, () => prettyValue(value));
 }
 
 /** `text`, or a window of it around the first focus word when it is longer than `limit`. */
@@ -120,32 +122,74 @@ interface UnitIndex {
   keyed: boolean;
   single: boolean;
   texts: string[];
-  /** Content words per unit, made when first needed. */
-  tokens: (Set<string> | undefined)[];
 }
 
-const unitIndexes = new WeakMap<TraceGraph, Map<number, UnitIndex>>();
+/**
+ * What the report reads of a graph's values, kept per graph: the cases of one trace walk the
+ * same store, and its versions repeat most of their units.
+ */
+interface GraphTexts {
+  /** Per variable: its lower-cased value, and which words it contains (evidence words recur across cases). */
+  lowered: Map<number, { low: string; has: Map<string, boolean> }>;
+  /** Per variable: its value as people read it. */
+  readable: Map<number, string>;
+  /** Units by value (equal versions are split once). */
+  units: Map<string, UnitIndex>;
+  /** Content words by unit text (a unit recurs in every later version of its store). */
+  tokens: Map<string, Set<string>>;
+}
 
-/** A variable's units and their content words, computed once per graph (cases of one trace share the store). */
-function unitIndex(g: TraceGraph, v: number): UnitIndex {
-  let m = unitIndexes.get(g);
-  if (!m) {
-    m = new Map();
-    unitIndexes.set(g, m);
+const graphTexts = new WeakMap<TraceGraph, GraphTexts>();
+
+function textsOf(g: TraceGraph): GraphTexts {
+  let t = graphTexts.get(g);
+  if (!t) {
+    t = { lowered: new Map(), readable: new Map(), units: new Map(), tokens: new Map() };
+    graphTexts.set(g, t);
   }
-  let u = m.get(v);
-  if (!u) {
-    const s = splitUnits(g.varValue[v]);
-    u = {
+  return t;
+}
+
+/** `map.get(key)`, made by `make` the first time. */
+function cached<K, V>(map: Map<K, V>, key: K, make: () => V): V {
+  let v = map.get(key);
+  if (v === undefined) {
+    v = make();
+    map.set(key, v);
+  }
+  return v;
+}
+
+/** A variable's units, split once per graph. */
+function unitIndex(g: TraceGraph, v: number): UnitIndex {
+  const value = g.varValue[v];
+  return cached(textsOf(g).units, value, () => {
+    const s = splitUnits(value);
+    return {
       keys: s.keys,
       keyed: s.keyed,
       single: s.kind === 'text' && s.texts.length === 1,
       texts: s.texts,
-      tokens: new Array(s.texts.length),
     };
-    m.set(v, u);
+  });
+}
+
+function unitTokens(g: TraceGraph, text: string): Set<string> {
+  return cached(textsOf(g).tokens, text, () => new Set(contentTokens(text)));
+}
+
+/** At least 60 % of `words` pass `has` (stops as soon as the answer is known). */
+function mostOf(words: Set<string>, has: (w: string) => boolean): boolean {
+  const need = 0.6 * words.size;
+  let present = 0;
+  let left = words.size;
+  for (const w of words) {
+    if (has(w)) present++;
+    left--;
+    if (present >= need) return true;
+    if (present + left < need) return false;
   }
-  return u;
+  return present >= need;
 }
 
 /** The unit of a variable holding most (60 %) of the evidence's content words, with its key in a dict. */
@@ -155,21 +199,16 @@ function holdingUnit(
   words: Set<string>,
 ): { key: string | null; text: string; single: boolean; probe: string } | null {
   if (words.size === 0 || g.varValue[v].length > UPDATE_MAX_CHARS) return null;
-  const low = g.varValue[v].toLowerCase();
-  let present = 0;
-  for (const w of words) if (low.includes(w)) present++;
-  if (present < 0.6 * words.size) return null;
+  const { low, has } = cached(textsOf(g).lowered, v, () => ({
+    low: g.varValue[v].toLowerCase(),
+    has: new Map<string, boolean>(),
+  }));
+  if (!mostOf(words, (w) => cached(has, w, () => low.includes(w)))) return null;
   const u = unitIndex(g, v);
   for (let i = 0; i < u.texts.length; i++) {
-    const lowUnit = u.texts[i].toLowerCase();
-    let near = 0;
-    for (const w of words) if (lowUnit.includes(w)) near++;
-    if (near < 0.6 * words.size) continue;
-    const tokens = u.tokens[i] ?? new Set(contentTokens(u.texts[i]));
-    u.tokens[i] = tokens;
-    let hit = 0;
-    for (const w of words) if (tokens.has(w)) hit++;
-    if (hit >= 0.6 * words.size)
+    // Its content words are substrings of its lower-cased text: holding them is holding the unit.
+    const tokens = unitTokens(g, u.texts[i]);
+    if (mostOf(words, (w) => tokens.has(w)))
       return {
         key: u.keyed ? u.keys[i] : null,
         text: u.texts[i],
@@ -219,19 +258,19 @@ function evidenceUnitUpdated(g: TraceGraph, asked: string, message: number, text
         next.push(w);
       }
     for (const v of next) {
-      if (walked.has(g.varLineage[v])) continue;
+      // Versions up to the question, in order; a unit once dropped is taken to stay dropped, so the
+      // first version without it is found by bisection (a window's chain has thousands of versions).
+      // A variable with no other version (a retrieval's result) cannot have changed: not examined.
+      const chain = lineageOf(g, v);
+      if (chain.length < 2 || walked.has(g.varLineage[v])) continue;
       const unit = holdingUnit(g, v, words);
       if (unit === null) continue;
       walked.add(g.varLineage[v]);
-      // Versions up to the question, in order; a unit once dropped is taken to stay dropped, so the
-      // first version without it is found by bisection (a window's chain has thousands of versions).
-      const chain = lineageOf(g, v);
       const from = chain.indexOf(v);
       let to = from;
       while (to + 1 < chain.length && g.varCreatedAt[chain[to + 1]] <= asked) to++;
       const value = g.varValue[v];
-      const held = (i: number) =>
-        g.varValue[chain[i]] === value || stillHeld(g.varValue[chain[i]], unit, probe);
+      const held = (i: number) => g.varValue[chain[i]] === value || stillHeld(g, chain[i], unit, probe);
       if (to === from || held(to)) continue;
       let lo = from;
       let hi = to;
@@ -253,17 +292,19 @@ function evidenceUnitUpdated(g: TraceGraph, asked: string, message: number, text
  * buffer, a window), the unit somewhere verbatim (a cheap substring probe first).
  */
 function stillHeld(
-  value: string,
+  g: TraceGraph,
+  v: number,
   unit: { key: string | null; text: string; single: boolean; probe: string },
   probe: string,
 ): boolean {
+  const value = g.varValue[v];
   // Cheap first (no parse of a 20 kB value per version): the message text or the unit's own text is still there.
   if (
     (probe.length >= 12 && value.includes(probe)) ||
     (unit.probe.length >= 12 && value.includes(unit.probe))
   )
     return true;
-  const u = splitUnits(value);
+  const u = unitIndex(g, v);
   if (unit.key !== null) {
     const i = u.keys.indexOf(unit.key);
     return i >= 0 && u.texts[i] === unit.text;
@@ -350,7 +391,7 @@ export function reportCase(
     .filter((v): v is number => v !== undefined);
   const evidenceTexts = evidenceVars.map((v) => evidenceText(g.varValue[v]));
   const focus = focusWords(c, evidenceTexts);
-  const excerptOf = (v: number, text = readable(g.varValue[v])): ValueExcerpt => ({
+  const excerptOf = (v: number, text = readable(g, v)): ValueExcerpt => ({
     id: g.varId[v],
     text: excerpt(text, focus, limit),
     chars: text.length,

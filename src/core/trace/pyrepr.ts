@@ -23,11 +23,28 @@ const ESCAPES: Record<string, string> = {
   '0': '\0',
 };
 
+/** JavaScript's `\s` by character code (a regex test per character made reading a store slow). */
+function isSpace(c: number): boolean {
+  if (c <= 0x20) return c === 0x20 || (c >= 0x09 && c <= 0x0d);
+  if (c < 0xa0) return false;
+  return (
+    c === 0xa0 ||
+    c === 0x1680 ||
+    (c >= 0x2000 && c <= 0x200a) ||
+    c === 0x2028 ||
+    c === 0x2029 ||
+    c === 0x202f ||
+    c === 0x205f ||
+    c === 0x3000 ||
+    c === 0xfeff
+  );
+}
+
 class Reader {
   i = 0;
   constructor(readonly s: string) {}
   ws() {
-    while (this.i < this.s.length && /\s/.test(this.s[this.i])) this.i++;
+    while (this.i < this.s.length && isSpace(this.s.charCodeAt(this.i))) this.i++;
   }
   value(depth: number): Json {
     if (depth > 200) throw new Error('too deep');
@@ -49,13 +66,14 @@ class Reader {
   }
   str(): string {
     const q = this.s[this.i++];
+    const qc = q.charCodeAt(0);
     let out = '';
     for (;;) {
       // Copy the run up to the next quote or backslash in one slice: values can be megabytes.
       let end = this.i;
       while (end < this.s.length) {
         const ch = this.s.charCodeAt(end);
-        if (ch === 0x5c || this.s[end] === q) break;
+        if (ch === 0x5c || ch === qc) break;
         end++;
       }
       out += this.s.slice(this.i, end);

@@ -9,7 +9,7 @@ import { createSystem } from '../factory.ts';
 import type { SystemLLM } from '../llm.ts';
 import { DEFAULT_PROMPTS, type PromptRegistry } from '../prompts.ts';
 import { runSystem } from '../run.ts';
-import { SPLIT_OF, type SystemName } from '../system.ts';
+import { type MemorySystem, SPLIT_OF, type SystemName } from '../system.ts';
 import type { Conversation } from '../types.ts';
 
 export interface TargetRun {
@@ -58,19 +58,29 @@ export function referenceTarget(system: SystemName): OptimizeTarget {
         filename: `memtrace-${system}`,
         metadata: { system: SPLIT_OF[system], conversation: conv.id, mode: 'llm', llm_model: o.qa.model },
       });
-      const r = await runSystem(createSystem(system), conv, {
-        tracer,
-        llm: o.qa,
-        judgeLlm: o.judge,
-        prompts: o.prompts,
-        questionIds: o.questionIds,
-        maxSessions: o.maxSessions,
-        signal: o.signal,
-      });
-      return {
-        doc: tracer.document(),
-        answers: r.answers.map((a) => ({ questionId: a.questionId, correct: a.correct })),
-      };
+      return runTraced(createSystem(system), conv, tracer, o);
     },
+  };
+}
+
+/** Runs a system over a conversation with the loop's prompts and models, traced into `tracer`. */
+export async function runTraced(
+  system: MemorySystem,
+  conv: Conversation,
+  tracer: Tracer,
+  o: TargetRunOptions,
+): Promise<TargetRun> {
+  const r = await runSystem(system, conv, {
+    tracer,
+    llm: o.qa,
+    judgeLlm: o.judge,
+    prompts: o.prompts,
+    questionIds: o.questionIds,
+    maxSessions: o.maxSessions,
+    signal: o.signal,
+  });
+  return {
+    doc: tracer.document(),
+    answers: r.answers.map((a) => ({ questionId: a.questionId, correct: a.correct })),
   };
 }
