@@ -1,13 +1,15 @@
 /** Shared by `attribute` and `bench`: method flags, engine dependencies per graph. */
 import { AGENT_PRESETS, type AgentOptions, type AgentPreset } from '../core/attribution/agents/budgets.ts';
 import { type CarryJudge, llmCarryJudge, sentenceModelJudge } from '../core/attribution/carry-judge.ts';
-import { type EngineDeps, engineFor, NEEDS_MODEL } from '../core/attribution/engines.ts';
-import { MATCH_LAYERS, type MatchLayer } from '../core/attribution/evidence-match.ts';
+import type { EngineDeps } from '../core/attribution/engines.ts';
 import {
   ATTRIBUTION_METHODS,
   type Attribution,
   type AttributionInput,
   type AttributionMethod,
+  MATCH_LAYERS,
+  type MatchLayer,
+  NEEDS_MODEL,
 } from '../core/attribution/types.ts';
 import type { TraceGraph } from '../core/graph/graph.ts';
 import { type ChatModel, isLlmError, spentOfError, type UsageMeter } from '../core/llm/index.ts';
@@ -118,6 +120,8 @@ export async function attributeCase(
 ): Promise<{ result: Attribution; error: CaseFailure | null }> {
   const started = Date.now();
   try {
+    // The engines (and the NLP libraries under them) load when a case is attributed, not at startup.
+    const { engineFor } = await import('../core/attribution/engines.ts');
     return { result: await engineFor(method)(input, deps), error: null };
   } catch (e) {
     const error = {

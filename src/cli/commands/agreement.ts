@@ -1,6 +1,5 @@
 /** `memtrace agreement`: how far annotators (people, files, engines) agree on the labelled failures. */
 import { agreement as agreementOf } from '../../core/agreement/agreement.ts';
-import { evidenceFlowEngine } from '../../core/attribution/engines.ts';
 import { listCases } from '../../core/cases/cases.ts';
 import { systemOf } from '../../core/cases/system.ts';
 import { ENGINE_SOURCE, type LabelRecord } from '../../core/labels/record.ts';
@@ -30,6 +29,8 @@ async function engineLabels(
     if (cases.length === 0) continue;
     const deps = await depsFor(r.graph, {});
     const system = systemOf(r.graph.doc, file);
+    // The engine (and the NLP libraries under it) loads when labels are made, not at startup.
+    const { evidenceFlowEngine } = await import('../../core/attribution/engines.ts');
     for (const c of cases) {
       const a = await evidenceFlowEngine({ graph: r.graph, case: c, system }, deps);
       out.push({

@@ -1,5 +1,4 @@
 /** `memtrace compare`: what changed between two runs of one conversation, in memory terms. */
-import { compareMemoryAt, compareRuns } from '../../core/compare/compare.ts';
 import { pairQuestions } from '../../core/compare/questions.ts';
 import { type Command, JSON_FLAG } from '../command.ts';
 import { CliError, printJson } from '../io.ts';
@@ -20,6 +19,8 @@ export const compare: Command = {
     },
   },
   async run({ positionals, values }, io) {
+    // Loaded when the command runs: its import is heavy (the NLP libraries under case contexts).
+    const { compareMemoryAt, compareRuns } = await import('../../core/compare/compare.ts');
     const graphs = [];
     for (const file of positionals) graphs.push(await loadGraph(file, io));
     const [ga, gb] = graphs;

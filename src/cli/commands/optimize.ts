@@ -9,12 +9,7 @@
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AttributionMethod } from '../../core/attribution/types.ts';
-import {
-  type OptimizeState,
-  type OptimizeStore,
-  optimizePrompts,
-  updateResults,
-} from '../../systems/optimize/index.ts';
+import type { OptimizeState, OptimizeStore } from '../../systems/optimize/index.ts';
 import { referenceTarget } from '../../systems/optimize/target.ts';
 import { SYSTEM_NAMES, type SystemName } from '../../systems/system.ts';
 import { METHODS } from '../attribution-setup.ts';
@@ -22,6 +17,9 @@ import { type Command, intFlag, type Values } from '../command.ts';
 import { CliError, type CliIO } from '../io.ts';
 import { chatModelFromFlags, PROVIDER_FLAGS, PROVIDER_USAGE } from '../provider-flags.ts';
 import { DATA_FLAGS, readDataArgs } from './run.ts';
+
+/** The loop, loaded when the command runs: its import is heavy (systems, attribution, NLP libraries). */
+const optimizeLib = () => import('../../systems/optimize/index.ts');
 
 async function writeJson(path: string, value: unknown) {
   const tmp = `${path}.tmp`;
@@ -48,6 +46,7 @@ export function folderStore(dir: string): OptimizeStore {
       }
     },
     async save(state) {
+      const { updateResults } = await optimizeLib();
       await mkdir(dir, { recursive: true });
       for (const r of state.rounds) {
         const it = join(dir, `iteration_${r.round}`);
@@ -144,6 +143,7 @@ export const optimize: Command = {
     },
   },
   async run({ values }, io: CliIO) {
+    const { optimizePrompts } = await optimizeLib();
     const out = values.out;
     if (typeof out !== 'string') throw new CliError('-o DIR is required (the run is saved there)', 2);
     const system = String(values.system ?? '') as TargetName;

@@ -6,33 +6,32 @@
  * flags a model writes the narrative (batches of 4, cached with --cache-dir).
  */
 import { readFile, writeFile } from 'node:fs/promises';
-import { evidenceFlowEngine } from '../../core/attribution/engines.ts';
 import { listCases, type TraceCase } from '../../core/cases/cases.ts';
 import type { TraceGraph } from '../../core/graph/graph.ts';
-import {
-  type AttributedInput,
-  AttributionFileError,
-  type AttributionRecord,
-  buildReport,
-  errorAnalysisReportJson,
-  type GraphKey,
-  matchRecords,
-  type NarrativeCase,
-  narrativeCase,
-  narrativeFromText,
-  parseAttributionFile,
-  parseErrorAnalysisReport,
-  type ReportCase,
-  reportCase,
-  reportHtml,
-  reportMarkdown,
-  writeNarrative,
+import type {
+  AttributedInput,
+  AttributionRecord,
+  GraphKey,
+  NarrativeCase,
+  ReportCase,
 } from '../../core/report/index.ts';
 import { depsFor } from '../attribution-setup.ts';
 import { type Command, intFlag } from '../command.ts';
 import { openOneOf, readText, traceFilesIn } from '../files.ts';
 import { CliError, type CliIO } from '../io.ts';
 import { chatModelFromFlags, PROVIDER_FLAGS, PROVIDER_USAGE } from '../provider-flags.ts';
+
+/**
+ * The report builder and the evidence-flow engine, loaded when the command runs: their imports
+ * are heavy (the NLP libraries under the evidence walk) and `memtrace --help` needs neither.
+ */
+async function reportLib() {
+  const [report, engines] = await Promise.all([
+    import('../../core/report/index.ts'),
+    import('../../core/attribution/engines.ts'),
+  ]);
+  return { ...report, evidenceFlowEngine: engines.evidenceFlowEngine };
+}
 
 const FORMATS = ['md', 'html', 'json', 'paper'] as const;
 type Format = (typeof FORMATS)[number];
@@ -54,6 +53,7 @@ function keyOf(file: string, g: TraceGraph): GraphKey {
 }
 
 async function readAttributions(files: string[]): Promise<{ file: string; records: AttributionRecord[] }[]> {
+  const { AttributionFileError, parseAttributionFile } = await reportLib();
   const out: { file: string; records: AttributionRecord[] }[] = [];
   for (const file of files) {
     try {
@@ -112,6 +112,20 @@ export const report: Command = {
     ...PROVIDER_FLAGS,
   },
   async run({ positionals, values }, io) {
+    const {
+      AttributionFileError,
+      buildReport,
+      errorAnalysisReportJson,
+      matchRecords,
+      narrativeCase,
+      narrativeFromText,
+      parseErrorAnalysisReport,
+      reportCase,
+      reportHtml,
+      reportMarkdown,
+      writeNarrative,
+      evidenceFlowEngine,
+    } = await reportLib();
     if (positionals.length === 0) throw new CliError('report needs graph files or folders', 2);
     // Several formats at once (`--format md,html`) write OUT.md, OUT.html, … from one run.
     const formats = String(values.format).split(',') as Format[];

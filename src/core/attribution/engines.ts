@@ -37,6 +37,3 @@ export function engineFor(method: AttributionMethod): AttributionEngine {
   if (!engine) throw new Error(`attribution method "${method}" is not available`);
   return engine;
 }
-
-/** Methods that need a chat model. */
-export const NEEDS_MODEL: ReadonlySet<AttributionMethod> = new Set(AGENT_METHODS);

@@ -19,6 +19,7 @@ import { parseValue } from '../trace/pyrepr.ts';
 import type { CarryJudge, CarryQuestion } from './carry-judge.ts';
 import { type CriticalInfo, type CriticalOptions, criticalInfo, judgeText, keepsAnswer } from './critical.ts';
 import { readSaid, type Said } from './said.ts';
+import type { MatchLayer } from './types.ts';
 
 export { contentTokens } from '../text/terms.ts';
 
@@ -212,11 +213,6 @@ export function evidenceCore(text: string, question: string, goldenAnswers: read
   if (best === 0) return text;
   return parts.filter((_, i) => scores[i] === best).join(' ');
 }
-
-/** How units are compared with the evidence (see the module comment). */
-export type MatchLayer = 'lexical' | 'normalised' | 'vectors';
-/** Every match layer, weakest first (for options and CLI choices). */
-export const MATCH_LAYERS: readonly MatchLayer[] = ['lexical', 'normalised', 'vectors'];
 
 /**
  * How units are matched against evidence: the layer, a model for the undecided middle band, and the recall

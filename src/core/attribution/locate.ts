@@ -9,8 +9,9 @@ import type { Embedder } from '../retrieval/embedder.ts';
 import type { RetrievalIndex } from '../retrieval/retrieval-index.ts';
 import { START_POINTS, startPoints } from '../retrieval/startpoints.ts';
 import { type CriticalOptions, criticalInfo } from './critical.ts';
-import { contentTokens, type MatchLayer } from './evidence-match.ts';
+import { contentTokens } from './evidence-match.ts';
 import { readMessage } from './said.ts';
+import type { MatchLayer } from './types.ts';
 
 /** Options of `startPointLocator`. */
 export interface LocateOptions {

@@ -147,3 +147,11 @@ export const AGENT_METHODS: readonly AgentMethod[] = ['memtrace', 'obs'];
 
 /** Every attribution method: the deterministic evidence-flow attributor, then the agents. */
 export const ATTRIBUTION_METHODS: readonly AttributionMethod[] = ['evidence', ...AGENT_METHODS];
+
+/** Methods that need a chat model. */
+export const NEEDS_MODEL: ReadonlySet<AttributionMethod> = new Set(AGENT_METHODS);
+
+/** How evidence-flow compares memory units with the evidence (see evidence-match.ts). */
+export type MatchLayer = 'lexical' | 'normalised' | 'vectors';
+/** Every match layer, weakest first (for options and CLI choices). */
+export const MATCH_LAYERS: readonly MatchLayer[] = ['lexical', 'normalised', 'vectors'];
