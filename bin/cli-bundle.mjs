@@ -1,13 +1,15 @@
 /**
- * The `memtrace` CLI as one JavaScript bundle (esbuild), so a run starts in plain Node
- * instead of compiling TypeScript through tsx first. The bundle lives in
- * `.cache/cli/` (ignored by git) next to the list of source files it was built from;
+ * The `memtrace` CLI as a JavaScript bundle (esbuild), so a run starts in plain Node
+ * instead of compiling TypeScript through tsx first. An entry file and chunks (code
+ * splitting: what a command imports dynamically — the attribution engines, the NLP
+ * libraries — is compiled only when that command runs, so `--help` and `stats` stay
+ * small) live in `.cache/cli/` (ignored by git) next to the list of source files they were built from;
  * it is rebuilt when missing or older than any of them, so a fresh clone and an edited
  * tree both get a current CLI without a separate build step.
  *
  * `node bin/cli-bundle.mjs` builds it (`npm run build:cli`).
  */
-import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -49,16 +51,26 @@ export function isFresh(root = ROOT) {
   return true;
 }
 
-/** Builds the bundle (written to temp names and renamed, so concurrent runs never see half a file). */
+/** Chunks no current entry names and older than this are removed (a running CLI may still load older ones). */
+const STALE_CHUNK_MS = 24 * 3600 * 1000;
+
+/**
+ * Builds the bundle into a temporary folder, then moves the chunks (content-hashed names)
+ * and last the entry into place, so concurrent runs never see half a build.
+ */
 export async function buildBundle(root = ROOT) {
   const { build } = await import('esbuild');
   const { dir, bundle, inputs } = bundlePaths(root);
   mkdirSync(dir, { recursive: true });
   const tmp = `.${process.pid}.${Date.now()}.tmp`;
+  const out = join(dir, tmp);
   const result = await build({
     absWorkingDir: root,
-    entryPoints: [ENTRY],
-    outfile: bundle + tmp,
+    entryPoints: { memtrace: ENTRY },
+    outdir: out,
+    outExtension: { '.js': '.mjs' },
+    chunkNames: 'chunk-[hash]',
+    splitting: true,
     bundle: true,
     platform: 'node',
     format: 'esm',
@@ -79,9 +91,16 @@ export async function buildBundle(root = ROOT) {
     },
   });
   const files = [...Object.keys(result.metafile.inputs), SELF];
+  const chunks = readdirSync(out).filter((f) => f !== 'memtrace.mjs');
+  for (const c of chunks) renameSync(join(out, c), join(dir, c));
   writeFileSync(inputs + tmp, JSON.stringify(files));
   renameSync(inputs + tmp, inputs);
-  renameSync(bundle + tmp, bundle);
+  renameSync(join(out, 'memtrace.mjs'), bundle);
+  rmSync(out, { recursive: true, force: true });
+  const now = Date.now();
+  for (const f of readdirSync(dir))
+    if (f.startsWith('chunk-') && !chunks.includes(f) && now - mtime(join(dir, f)) > STALE_CHUNK_MS)
+      rmSync(join(dir, f), { force: true });
   return bundle;
 }
 
