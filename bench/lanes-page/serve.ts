@@ -34,9 +34,19 @@ const TYPES: Record<string, string> = {
   '.map': 'application/json',
 };
 
-export async function serve(dir: string): Promise<{ url: string; close: () => Promise<void> }> {
+/** Serves `dir`, the shared smartcomment files under /data/, and `made` (files a test made) there too. */
+export async function serve(
+  dir: string,
+  made: Record<string, Uint8Array> = {},
+): Promise<{ url: string; close: () => Promise<void> }> {
   const server = createServer((req, res) => {
     const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
+    const bytes =
+      path.startsWith('/data/') && Object.hasOwn(made, path.slice(6)) ? made[path.slice(6)] : null;
+    if (bytes) {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(bytes);
+      return;
+    }
     const file = path.startsWith('/data/')
       ? join(DATA_DIR, normalize(path.slice(6)).replace(/^(\.\.[/\\])+/, ''))
       : join(dir, normalize(path === '/' ? '/index.html' : path).replace(/^(\.\.[/\\])+/, ''));
