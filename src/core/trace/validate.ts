@@ -95,15 +95,23 @@ const COMMON: [string, Kind][] = [
  */
 export const MAX_NESTING = 256;
 
-/** Whether a value nests objects/lists more than `limit` levels (iterative: the check cannot overflow). */
-function nestsDeeperThan(v: unknown, limit: number): boolean {
-  const stack: [unknown, number][] = [[v, 1]];
-  while (stack.length > 0) {
-    const [x, depth] = stack.pop()!;
-    if (typeof x !== 'object' || x === null) continue;
-    if (depth > limit) return true;
-    for (const child of Array.isArray(x) ? x : Object.values(x))
-      if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
+/**
+ * Whether a value nests objects/lists more than `limit` levels (`depth` is the value's own
+ * level). Recursive but stopped at `limit`, so it never goes deeper than that many calls,
+ * and it allocates nothing for the flat metadata most records have.
+ */
+function nestsDeeperThan(v: object, limit: number, depth = 1): boolean {
+  if (depth > limit) return true;
+  if (Array.isArray(v)) {
+    for (const child of v)
+      if (typeof child === 'object' && child !== null && nestsDeeperThan(child, limit, depth + 1))
+        return true;
+    return false;
+  }
+  for (const key in v) {
+    if (!Object.hasOwn(v, key)) continue;
+    const child = (v as Record<string, unknown>)[key];
+    if (typeof child === 'object' && child !== null && nestsDeeperThan(child, limit, depth + 1)) return true;
   }
   return false;
 }
@@ -111,7 +119,8 @@ function nestsDeeperThan(v: unknown, limit: number): boolean {
 /** Fatal: a field nested deeper than MAX_NESTING. Returns whether the record is fine. */
 function nesting(issues: IssueCollector, rec: Record<string, unknown>, path: string): boolean {
   let ok = true;
-  for (const [key, v] of Object.entries(rec))
+  for (const key of Object.keys(rec)) {
+    const v = rec[key];
     if (typeof v === 'object' && v !== null && nestsDeeperThan(v, MAX_NESTING)) {
       issues.error(
         'too-deep',
@@ -120,6 +129,7 @@ function nesting(issues: IssueCollector, rec: Record<string, unknown>, path: str
       );
       ok = false;
     }
+  }
   return ok;
 }
 
