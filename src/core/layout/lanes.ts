@@ -433,7 +433,7 @@ export function laneLayout(g: TraceGraph, options: LaneLayoutOptions = {}): Lane
       recorded.push(rec);
     };
     for (const e of row(g.opEdges, o)) {
-      add(g.edgeSrc[e], ROLE_INPUT, g.edges[e].metadata?.inferred ? 0 : 1);
+      add(g.edgeSrc[e], ROLE_INPUT, g.edgeInferred[e] ? 0 : 1);
       add(g.edgeDst[e], ROLE_OUTPUT, 1);
     }
     opVarOffsets[o + 1] = items.length;
