@@ -28,6 +28,7 @@ import {
   type SpanEvaluation,
   spanContent,
 } from './content.ts';
+import { RecordTexts } from './record-texts.ts';
 import type { OtelSpan, SpanFile } from './span.ts';
 import { hash16, TextMap, textSlot } from './text-map.ts';
 import { type AttrValue, formatNanos } from './values.ts';
@@ -128,7 +129,16 @@ function unitsOf(text: string): string[] {
 
 export function spansToDocument(file: SpanFile): { doc: TraceDocument; summary: OtelImportSummary } {
   const spans = orderSpans(file.spans);
-  const contents = spans.map(spanContent);
+  // Records rewritten span after span (windows, transcripts) share their text (`record-texts.ts`).
+  const recordTexts = new RecordTexts();
+  const contents = spans.map((span) => {
+    const c = spanContent(span);
+    if (c.memory)
+      for (const r of c.memory.records)
+        if (r.id !== null) recordTexts.add(`${c.memory.store ?? ''}\u0000${r.id}`, r);
+    return c;
+  });
+  recordTexts.flush();
   // The content attributes (often JSON strings as large as the file) were read: drop them early.
   for (const sp of spans)
     for (const k of Object.keys(sp.attributes)) if (CONTENT_KEYS.test(k)) delete sp.attributes[k];
