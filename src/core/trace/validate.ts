@@ -207,8 +207,8 @@ export function validateDocument(value: unknown, issues: IssueCollector): value 
     return false;
   };
   const unique = (set: Set<string>, id: string, path: string, what: string) => {
-    if (set.has(id)) issues.error('duplicate-id', `duplicate ${what} "${id}"`, path);
-    else set.add(id);
+    const before = set.size;
+    if (set.add(id).size === before) issues.error('duplicate-id', `duplicate ${what} "${id}"`, path);
   };
 
   lists.sessions.forEach((rec, i) => {
@@ -220,7 +220,8 @@ export function validateDocument(value: unknown, issues: IssueCollector): value 
     commonFields(issues, rec, path);
   });
 
-  const nodeSessions: [string, string][] = [];
+  // Session references, checked once every list is read: [session id, list, index] (paths made only for a warning).
+  const sessionRefs: [string, 'nodes' | 'operations', number][] = [];
   lists.nodes.forEach((rec, i) => {
     const path = `data.nodes[${i}]`;
     if (!recordAt('nodes', i, rec)) return;
@@ -239,11 +240,10 @@ export function validateDocument(value: unknown, issues: IssueCollector): value 
     field(issues, rec, 'value', 'string', path, false);
     field(issues, rec, 'category', 'string', path, false);
     if (field(issues, rec, 'session_id', 'string', path, false))
-      nodeSessions.push([rec.session_id as string, `${path}.session_id`]);
+      sessionRefs.push([rec.session_id as string, 'nodes', i]);
     commonFields(issues, rec, path);
   });
 
-  const opSessions: [string, string][] = [];
   lists.operations.forEach((rec, i) => {
     const path = `data.operations[${i}]`;
     if (!recordAt('operations', i, rec)) return;
@@ -252,7 +252,7 @@ export function validateDocument(value: unknown, issues: IssueCollector): value 
     field(issues, rec, 'op_name', 'string?', path, false);
     field(issues, rec, 'category', 'string', path, false);
     if (field(issues, rec, 'session_id', 'string', path, false))
-      opSessions.push([rec.session_id as string, `${path}.session_id`]);
+      sessionRefs.push([rec.session_id as string, 'operations', i]);
     commonFields(issues, rec, path);
   });
 
@@ -280,9 +280,13 @@ export function validateDocument(value: unknown, issues: IssueCollector): value 
     commonFields(issues, rec, path);
   });
 
-  for (const [sid, path] of [...nodeSessions, ...opSessions])
+  for (const [sid, list, i] of sessionRefs)
     if (!ids.sessionIds.has(sid))
-      issues.warn('unknown-session', `unknown session_id "${sid.slice(0, 120)}"`, path);
+      issues.warn(
+        'unknown-session',
+        `unknown session_id "${sid.slice(0, 120)}"`,
+        `data.${list}[${i}].session_id`,
+      );
 
   validateAnnotations(own(data, 'annotations'), ids, issues);
   return !issues.hasErrors;

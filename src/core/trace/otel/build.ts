@@ -384,7 +384,8 @@ export function spansToDocument(file: SpanFile): { doc: TraceDocument; summary: 
             : mem.records;
         for (const r of targets) {
           const recId = r.id ?? `record-${hash16(r.content ?? opId)}`;
-          const prev = records.get(recordKey(store, recId));
+          const key = recordKey(store, recId);
+          const prev = records.get(key);
           const deleting = mem.op === 'delete' || mem.op === 'delete_store';
           if (deleting && !prev) continue;
           const value = deleting ? 'None' : (r.content ?? prev?.id ?? '');
@@ -392,7 +393,7 @@ export function spansToDocument(file: SpanFile): { doc: TraceDocument; summary: 
           // Records of one store are one kind of unit (the store id is their category).
           const id = addNode(recId, store, version, value, store ?? 'memory_record', session, at);
           if (prev) addInput(prev.id, 'memory-record');
-          records.set(recordKey(store, recId), {
+          records.set(key, {
             name: recId,
             className: store,
             version,
