@@ -17,7 +17,8 @@ function random(seed: number) {
   };
 }
 
-const line = (i: number) => `turn ${i}: ${'the garden by the lake, the recipe and the trip '.repeat(1 + (i % 3))}#${i}`;
+const line = (i: number) =>
+  `turn ${i}: ${'the garden by the lake, the recipe and the trip '.repeat(1 + (i % 3))}#${i}`;
 
 describe('RecordTexts', () => {
   it('gives back equal texts for sliding, growing, repeated and unrelated contents of several records', () => {
@@ -30,8 +31,10 @@ describe('RecordTexts', () => {
       const key = `store\u0000${['window', 'transcript', 'notes'][Math.floor(rnd() * 3)]}`;
       let turns = windows.get(key) ?? [];
       const r = rnd();
-      if (r < 0.05) turns = [next++]; // starts over
-      else if (r < 0.1) turns = turns.slice(); // the same content again
+      if (r < 0.05)
+        turns = [next++]; // starts over
+      else if (r < 0.1)
+        turns = turns.slice(); // the same content again
       else {
         turns = [...turns, next++];
         if (turns.length > 60 && rnd() < 0.8) turns = turns.slice(1 + Math.floor(rnd() * 3)); // slides
