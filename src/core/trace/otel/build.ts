@@ -129,15 +129,9 @@ function unitsOf(text: string): string[] {
 
 export function spansToDocument(file: SpanFile): { doc: TraceDocument; summary: OtelImportSummary } {
   const spans = orderSpans(file.spans);
-  // Records rewritten span after span (windows, transcripts) share their text (`record-texts.ts`).
+  // Records rewritten span after span (windows, transcripts) are read and kept once (`record-texts.ts`).
   const recordTexts = new RecordTexts();
-  const contents = spans.map((span) => {
-    const c = spanContent(span);
-    if (c.memory)
-      for (const r of c.memory.records)
-        if (r.id !== null) recordTexts.add(`${c.memory.store ?? ''}\u0000${r.id}`, r);
-    return c;
-  });
+  const contents = spans.map((span) => spanContent(span, recordTexts));
   recordTexts.flush();
   // The content attributes (often JSON strings as large as the file) were read: drop them early.
   for (const sp of spans)
