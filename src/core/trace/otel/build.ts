@@ -193,8 +193,13 @@ export function spansToDocument(file: SpanFile): { doc: TraceDocument; summary: 
   const unitIndex = () => {
     for (const p of pendingUnits) {
       const units = p.text.length > LONG_TEXT ? null : unitsOf(p.text);
-      if (units && units.length <= MAX_UNITS) for (const u of units) byUnit.set(u, { id: p.id });
-      else for (const u of firstLines(p.text, ANCHORS)) byUnit.set(u, { id: p.id, whole: p.text });
+      if (units && units.length <= MAX_UNITS) {
+        const hit = { id: p.id };
+        for (const u of units) byUnit.set(u, hit);
+      } else {
+        const hit = { id: p.id, whole: p.text };
+        for (const u of firstLines(p.text, ANCHORS)) byUnit.set(u, hit);
+      }
     }
     pendingUnits.length = 0;
     return byUnit;
@@ -266,9 +271,9 @@ export function spansToDocument(file: SpanFile): { doc: TraceDocument; summary: 
     session: string,
     at: string,
     fresh = false,
+    known = byText.get(it.text, slotOf(it)), // callers that looked it up already pass it
   ): { id: string; known: boolean } => {
     const slot = slotOf(it);
-    const known = byText.get(it.text, slot);
     if (known && !fresh) return { id: known.id, known: true };
     const className = classOf.get(it.text, slot) ?? it.className ?? null;
     const hash = slot.length === it.text.length ? hash16(it.text) : slot.slice(0, 16);
@@ -324,7 +329,7 @@ export function spansToDocument(file: SpanFile): { doc: TraceDocument; summary: 
         }
       // A "message" that is a piece of an earlier output (one fact of a list) is derived data, not a raw turn.
       const derived = !known && sources.length > 0 && it.role === 'message';
-      const v = contentVar(derived ? { ...it, role: 'value' } : it, session, at);
+      const v = contentVar(derived ? { ...it, role: 'value' } : it, session, at, false, known);
       addInput(v.id, v.known && producer && producer !== opId ? 'same-content' : undefined);
       for (const src of sources) addInput(src, 'contained');
     };
@@ -335,7 +340,7 @@ export function spansToDocument(file: SpanFile): { doc: TraceDocument; summary: 
       const known = byText.get(it.text, slotOf(it));
       if (known && inputs.some((x) => x.id === known.id)) return; // passed through unchanged
       // Two answers with the same words are two variables; later readers read the latest.
-      const v = contentVar(it, session, at, known !== undefined && producerOf.has(known.id));
+      const v = contentVar(it, session, at, known !== undefined && producerOf.has(known.id), known);
       outputs.push(v.id);
       producerOf.set(v.id, opId);
       pendingUnits.push({ text: it.text, id: v.id });
@@ -629,8 +634,8 @@ const CONTENT_KEYS =
 /** The span's other attributes (model, tokens, ids, …) as op metadata: small, never the content twice. */
 function spanMetadata(span: OtelSpan, c: SpanContent): JsonObject {
   const attrs: JsonObject = {};
+  // The content attributes were deleted when the spans were read.
   for (const k of Object.keys(span.attributes)) {
-    if (CONTENT_KEYS.test(k)) continue;
     const v = span.attributes[k];
     // Numbers and booleans are short; only text and structures can be long.
     const text = typeof v === 'string' ? v : typeof v === 'object' && v !== null ? JSON.stringify(v) : '';
