@@ -23,7 +23,14 @@ export async function buildHarness(outDir = join(ROOT, 'bench/out/lanes-page')):
   return outDir;
 }
 
-/** The harness at `/`, the trace files of `dataDir` (the shared smartcomment files by default) at `/data/`. */
-export function serve(dir: string, dataDir = DATA_DIR): Promise<StaticServer> {
-  return serveStatic({ '/': dir, '/data/': dataDir });
+/**
+ * The harness at `/`, the trace files of `dataDir` (the shared smartcomment files by default) at
+ * `/data/`, and any `more` mounts (e.g. `{ '/data/made/': dirOfFilesATestWrote }`).
+ */
+export function serve(
+  dir: string,
+  dataDir = DATA_DIR,
+  more: Record<string, string> = {},
+): Promise<StaticServer> {
+  return serveStatic({ '/': dir, '/data/': dataDir, ...more });
 }

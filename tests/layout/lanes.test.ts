@@ -25,6 +25,7 @@ import {
   ROLE_INPUT,
   ROLE_OUTPUT,
 } from '../../src/core/layout/index.ts';
+import { otlpJson } from '../../src/sdk/otel.ts';
 import { graph, withSentinels } from './build.ts';
 
 const DATA = join(import.meta.dirname, '../../../shared/data/smartcomment');
@@ -207,6 +208,47 @@ describe('laneLayout(graph) on hand-built graphs', () => {
     expect(items).toEqual([msg, s2, s1]); // first appearance among the op's edges
     expect(roles).toEqual([ROLE_INPUT, ROLE_OUTPUT, ROLE_INPUT]);
     expect(rows.opRowMin[g.opIndex.get('op0')!]).toBe(-1); // an op with no edges draws nothing
+  });
+
+  it('flags the inputs an OpenTelemetry import inferred, and the connector span of the recorded rest', async () => {
+    // The fault-injected run as OTLP with the GenAI attributes only: its dataflow is inferred.
+    const doc = JSON.parse(readFileSync(join(DATA, 'conv-26-fault-0.json'), 'utf8'));
+    const text = new TextDecoder().decode(await otlpJson(doc, { flavour: 'genai', exact: false }));
+    const r = openTrace(text, { file: 'fault-0.otlp.json' });
+    if (!r.ok) throw new Error('the OTLP export did not open');
+    const g = r.graph;
+    const l = laneLayout(g);
+    const rows = laneRows(l, allOpen(l));
+    let inferred = 0;
+    let recordedInputs = 0;
+    for (let o = 0; o < g.opId.length; o++) {
+      if (l.opColumn[o] < 0) continue;
+      // From the edges: an input is inferred when no edge of this op from it is recorded.
+      const recorded = new Set<number>();
+      const inputs = new Set<number>();
+      for (const e of row(g.opEdges, o)) {
+        inputs.add(g.edgeSrc[e]);
+        recorded.add(g.edgeDst[e]);
+        if (!g.edges[e].metadata?.inferred) recorded.add(g.edgeSrc[e]);
+      }
+      const kept: number[] = [];
+      for (let i = l.opVarOffsets[o]; i < l.opVarOffsets[o + 1]; i++) {
+        const v = l.opVarItems[i];
+        expect(l.opVarInferred[i]).toBe(inputs.has(v) && !recorded.has(v) ? 1 : 0);
+        if (l.opVarInferred[i]) inferred++;
+        else {
+          kept.push(rows.varRow[v]);
+          if (inputs.has(v)) recordedInputs++;
+        }
+      }
+      expect(rows.opRecordedMin[o]).toBe(kept.length ? Math.min(...kept) : -1);
+      expect(rows.opRecordedMax[o]).toBe(kept.length ? Math.max(...kept) : -1);
+    }
+    expect(inferred).toBeGreaterThan(0);
+    expect(recordedInputs).toBeGreaterThan(0);
+    // A smartcomment trace records all of its dataflow.
+    const plain = laneLayout(open('conv-26-fault-0.json'));
+    expect(plain.opVarInferred.includes(1)).toBe(false);
   });
 
   it('sentinel variables and ops are hidden and never stretch a connector', () => {

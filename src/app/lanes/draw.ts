@@ -8,7 +8,8 @@
  * - vector, when zoomed in: batched paths per colour, dots for op inputs (hollow) and
  *   outputs (filled), lane names, op names and values with fillText.
  * A collapsed band is one row drawn as density (how many of its variables are alive at
- * each x). Marks (failed answers, labels, attributions) and highlights (hover,
+ * each x). The part of a connector that reaches only inputs an importer inferred (not
+ * recorded: `opVarInferred`) is dotted, in the same pass, in both levels. Marks (failed answers, labels, attributions) and highlights (hover,
  * selection) are drawn on top in both levels.
  */
 import { firstInSlot, type LaneLayout, type LaneRows, ROLE_INPUT } from '../../core/layout/index.ts';
@@ -55,6 +56,8 @@ export const VECTOR_MIN_SY = 3;
 export const VECTOR_MIN_SX = 1.5;
 
 const FONT = '11px system-ui, sans-serif';
+/** Dash pattern of inferred connectors and input rings (the neighbourhood view dots them too). */
+export const INFERRED_DASH = [2, 3];
 const CHAR_W = 6.2;
 
 /** Reusable buffers of the raster level, kept between frames. */
@@ -109,8 +112,14 @@ export function drawFrame(ctx: CanvasRenderingContext2D, f: FrameInput, raster: 
     ctx.fillRect(0, 0, v.width, v.height);
     items = drawVector(ctx, f);
   } else {
-    items = drawRaster(ctx, f, raster);
+    const dotted = new Path2D();
+    items = drawRaster(ctx, f, raster, dotted);
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    ctx.strokeStyle = f.theme.op;
+    ctx.lineWidth = 1;
+    ctx.setLineDash(INFERRED_DASH);
+    ctx.stroke(dotted);
+    ctx.setLineDash([]);
   }
   drawBandEdges(ctx, f);
   drawMarks(ctx, f);
@@ -118,7 +127,34 @@ export function drawFrame(ctx: CanvasRenderingContext2D, f: FrameInput, raster: 
   return { mode: vector ? 'vector' : 'raster', items, ms: performance.now() - t0 };
 }
 
-function drawRaster(ctx: CanvasRenderingContext2D, f: FrameInput, buf: RasterBuffers): number {
+/** Adds the inferred parts of op o's connector (outside its recorded rows) to `path`, from y(row). */
+function inferredParts(path: Path2D, rows: LaneRows, o: number, x: number, y: (r: number) => number) {
+  const min = rows.opRowMin[o];
+  const max = rows.opRowMax[o];
+  const rmin = rows.opRecordedMin[o];
+  const rmax = rows.opRecordedMax[o];
+  if (rmin < 0) {
+    path.moveTo(x, y(min));
+    path.lineTo(x, y(max));
+    return;
+  }
+  if (min < rmin) {
+    path.moveTo(x, y(min));
+    path.lineTo(x, y(rmin));
+  }
+  if (max > rmax) {
+    path.moveTo(x, y(rmax));
+    path.lineTo(x, y(max));
+  }
+}
+
+/** The raster level; inferred connector parts go to `dotted` (CSS pixels) instead of the buffer. */
+function drawRaster(
+  ctx: CanvasRenderingContext2D,
+  f: FrameInput,
+  buf: RasterBuffers,
+  dotted: Path2D,
+): number {
   const l = f.layout;
   const rows = f.rows;
   const dpr = f.dpr;
@@ -168,11 +204,16 @@ function drawRaster(ctx: CanvasRenderingContext2D, f: FrameInput, buf: RasterBuf
     if (o < 0 || rows.opRowMin[o] < 0 || rows.opRowMax[o] < r0 || rows.opRowMin[o] > r1) continue;
     const px = Math.floor(sx(c));
     if (px < 0 || px >= W) continue;
-    const a = Math.max(0, Math.floor(sy(rows.opRowMin[o] + 0.5)));
-    const b = Math.min(H - 1, Math.floor(sy(rows.opRowMax[o] + 0.5)));
+    items++;
+    const rmin = rows.opRecordedMin[o];
+    if (rmin !== rows.opRowMin[o] || rows.opRecordedMax[o] !== rows.opRowMax[o])
+      inferredParts(dotted, rows, o, (px + 0.5) / dpr, (r) => toScreenY(f.view, r + 0.5));
+    if (rmin < 0) continue;
+    const a = Math.max(0, Math.floor(sy(rmin + 0.5)));
+    const b = Math.min(H - 1, Math.floor(sy(rows.opRecordedMax[o] + 0.5)));
+    if (b < a) continue;
     ops[a * W + px]++;
     ops[(b + 1) * W + px]--;
-    items++;
   }
   // Compose: colour by log2 bucket of the counts through small lookup tables.
   const table = colourTable(f.theme);
@@ -281,7 +322,10 @@ function drawVector(ctx: CanvasRenderingContext2D, f: FrameInput): number {
   ctx.stroke(ticks);
 
   // Connectors grouped by category colour, with input / output dots when there is room.
-  const paths = new Map<string, { line: Path2D; dots: Path2D; rings: Path2D }>();
+  const paths = new Map<
+    string,
+    { line: Path2D; dotted: Path2D; dots: Path2D; rings: Path2D; inferred: Path2D }
+  >();
   const dotR = Math.min(4.5, Math.min(v.sx, v.sy) * 0.22);
   const dots = v.sx >= 5 && v.sy >= 5;
   for (let c = c0; c <= c1; c++) {
@@ -290,34 +334,53 @@ function drawVector(ctx: CanvasRenderingContext2D, f: FrameInput): number {
     const colour = f.theme.category.get(l.categories[l.opCategory[o]]) ?? f.theme.op;
     let p = paths.get(colour);
     if (!p) {
-      p = { line: new Path2D(), dots: new Path2D(), rings: new Path2D() };
+      p = {
+        line: new Path2D(),
+        dotted: new Path2D(),
+        dots: new Path2D(),
+        rings: new Path2D(),
+        inferred: new Path2D(),
+      };
       paths.set(colour, p);
     }
     const x = X(c);
-    p.line.moveTo(x, Math.max(-10, Y(rows.opRowMin[o])));
-    p.line.lineTo(x, Math.min(v.height + 10, Y(rows.opRowMax[o])));
+    const clip = (r: number) => Math.min(v.height + 10, Math.max(-10, Y(r)));
+    const rmin = rows.opRecordedMin[o];
+    if (rmin >= 0) {
+      p.line.moveTo(x, clip(rmin));
+      p.line.lineTo(x, clip(rows.opRecordedMax[o]));
+    }
+    if (rmin !== rows.opRowMin[o] || rows.opRecordedMax[o] !== rows.opRowMax[o])
+      inferredParts(p.dotted, rows, o, x, clip);
     items++;
     if (!dots) continue;
     for (let i = l.opVarOffsets[o]; i < l.opVarOffsets[o + 1]; i++) {
       const r = rows.varRow[l.opVarItems[i]];
       if (r < r0 || r > r1) continue;
-      const target = l.opVarRole[i] === ROLE_INPUT ? p.rings : p.dots;
+      const target = l.opVarInferred[i] ? p.inferred : l.opVarRole[i] === ROLE_INPUT ? p.rings : p.dots;
       target.moveTo(x + dotR, Y(r));
       target.arc(x, Y(r), dotR, 0, Math.PI * 2);
     }
   }
-  ctx.lineWidth = Math.max(1, Math.min(3, v.sx * 0.12));
+  const connectorWidth = Math.max(1, Math.min(3, v.sx * 0.12));
   for (const [colour, p] of paths) {
     ctx.strokeStyle = colour;
     ctx.fillStyle = colour;
+    ctx.lineWidth = connectorWidth;
     ctx.stroke(p.line);
+    ctx.setLineDash(INFERRED_DASH);
+    ctx.stroke(p.dotted);
+    ctx.setLineDash([]);
     if (!dots) continue;
     ctx.fill(p.dots);
     ctx.fillStyle = f.theme.bg;
     ctx.fill(p.rings);
+    ctx.fill(p.inferred);
     ctx.lineWidth = 1.5;
     ctx.stroke(p.rings);
-    ctx.lineWidth = Math.max(1, Math.min(3, v.sx * 0.12));
+    ctx.setLineDash(INFERRED_DASH);
+    ctx.stroke(p.inferred);
+    ctx.setLineDash([]);
   }
 
   drawLabels(ctx, f, c0, c1, r0, r1);

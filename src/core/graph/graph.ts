@@ -48,6 +48,8 @@ export interface TraceGraph {
   edgeOp: Int32Array;
   edgeSrc: Int32Array;
   edgeDst: Int32Array;
+  /** 1 for an edge an importer inferred rather than the trace recording it (`metadata.inferred`). */
+  edgeInferred: Uint8Array;
   opEdges: Csr; // edges of each op
   varOutEdges: Csr; // edges leaving each variable
   varInEdges: Csr; // edges entering each variable
@@ -155,6 +157,7 @@ export function buildGraph(doc: TraceDocument): TraceGraph {
   const eo: number[] = [];
   const es: number[] = [];
   const ed: number[] = [];
+  const ei: number[] = [];
   for (const e of rawEdges) {
     const o = opIndex.get(e.op_id);
     const s = varIndex.get(e.source_full_node_id);
@@ -164,10 +167,12 @@ export function buildGraph(doc: TraceDocument): TraceGraph {
     eo.push(o);
     es.push(s);
     ed.push(t);
+    ei.push(isRecord<Record<string, unknown>>(e.metadata) && e.metadata.inferred ? 1 : 0);
   }
   const edgeOp = Int32Array.from(eo);
   const edgeSrc = Int32Array.from(es);
   const edgeDst = Int32Array.from(ed);
+  const edgeInferred = Uint8Array.from(ei);
   const ne = edges.length;
 
   const lineageIndex = new Map<string, number>();
@@ -216,6 +221,7 @@ export function buildGraph(doc: TraceDocument): TraceGraph {
     edgeOp,
     edgeSrc,
     edgeDst,
+    edgeInferred,
     opEdges: buildCsr(no, ne, (e) => edgeOp[e]),
     varOutEdges: buildCsr(nv, ne, (e) => edgeSrc[e]),
     varInEdges: buildCsr(nv, ne, (e) => edgeDst[e]),

@@ -25,6 +25,12 @@ export interface LaneRows {
   /** Rows spanned by each op's connector; -1 when it touches no visible variable or is hidden. */
   opRowMin: Int32Array;
   opRowMax: Int32Array;
+  /**
+   * Rows spanned by the op's recorded variables (all but inputs read only through inferred
+   * edges); the rest of the connector, out to inferred inputs, is drawn dotted. -1 when none.
+   */
+  opRecordedMin: Int32Array;
+  opRecordedMax: Int32Array;
 }
 
 /** Bands open by default: all of them on a small graph, else those of a few slots. */
@@ -82,17 +88,26 @@ export function laneRows(l: LaneLayout, expanded: Uint8Array): LaneRows {
   const no = l.opColumn.length;
   const opRowMin = new Int32Array(no).fill(-1);
   const opRowMax = new Int32Array(no).fill(-1);
+  const opRecordedMin = new Int32Array(no).fill(-1);
+  const opRecordedMax = new Int32Array(no).fill(-1);
   for (let o = 0; o < no; o++) {
     if (l.opColumn[o] < 0) continue;
     let min = -1;
     let max = -1;
+    let rmin = -1;
+    let rmax = -1;
     for (let i = l.opVarOffsets[o]; i < l.opVarOffsets[o + 1]; i++) {
       const r = varRow[l.opVarItems[i]];
       if (min < 0 || r < min) min = r;
       if (r > max) max = r;
+      if (l.opVarInferred[i]) continue;
+      if (rmin < 0 || r < rmin) rmin = r;
+      if (r > rmax) rmax = r;
     }
     opRowMin[o] = min;
     opRowMax[o] = max;
+    opRecordedMin[o] = rmin;
+    opRecordedMax[o] = rmax;
   }
   return {
     rows,
@@ -104,5 +119,7 @@ export function laneRows(l: LaneLayout, expanded: Uint8Array): LaneRows {
     varRow,
     opRowMin,
     opRowMax,
+    opRecordedMin,
+    opRecordedMax,
   };
 }

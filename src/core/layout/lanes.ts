@@ -71,6 +71,11 @@ export interface LaneLayout {
   opVarOffsets: Int32Array;
   opVarItems: Int32Array;
   opVarRole: Uint8Array;
+  /**
+   * 1 when the item is an input the op reads only through edges an importer inferred
+   * (`metadata.inferred`, e.g. from OpenTelemetry spans), not recorded; drawn dotted.
+   */
+  opVarInferred: Uint8Array;
   opCategory: Uint16Array;
 
   /** Lane of each variable, -1 when hidden. */
@@ -421,25 +426,30 @@ export function laneLayout(g: TraceGraph, options: LaneLayoutOptions = {}): Lane
   const opVarOffsets = new Int32Array(no + 1);
   const items: number[] = [];
   const roles: number[] = [];
+  const recorded: number[] = []; // per item: read through at least one edge not marked inferred
   const seen = new Int32Array(nv).fill(-1); // position in `items` for the current op
   for (let o = 0; o < no; o++) {
     const begin = items.length;
-    const add = (v: number, bit: number) => {
+    const add = (v: number, bit: number, rec: number) => {
       if (hiddenVar[v]) return;
       if (seen[v] >= begin) {
         roles[seen[v]] |= bit;
+        recorded[seen[v]] |= rec;
         return;
       }
       seen[v] = items.length;
       items.push(v);
       roles.push(bit);
+      recorded.push(rec);
     };
     for (const e of row(g.opEdges, o)) {
-      add(g.edgeSrc[e], ROLE_INPUT);
-      add(g.edgeDst[e], ROLE_OUTPUT);
+      add(g.edgeSrc[e], ROLE_INPUT, g.edgeInferred[e] ? 0 : 1);
+      add(g.edgeDst[e], ROLE_OUTPUT, 1);
     }
     opVarOffsets[o + 1] = items.length;
   }
+  const opVarInferred = new Uint8Array(items.length);
+  for (let i = 0; i < items.length; i++) opVarInferred[i] = roles[i] === ROLE_INPUT && !recorded[i] ? 1 : 0;
 
   const laneName = new Array<string>(lanes);
   for (let k = 0; k < lanes; k++) laneName[k] = g.lineageNames[laneLineage[k]];
@@ -455,6 +465,7 @@ export function laneLayout(g: TraceGraph, options: LaneLayoutOptions = {}): Lane
     opVarOffsets,
     opVarItems: Int32Array.from(items),
     opVarRole: Uint8Array.from(roles),
+    opVarInferred,
     opCategory,
     varLane,
     varSlot,
@@ -607,6 +618,7 @@ export function laneLayoutTransferables(l: LaneLayout): ArrayBuffer[] {
     l.opVarOffsets,
     l.opVarItems,
     l.opVarRole,
+    l.opVarInferred,
     l.opCategory,
     l.varLane,
     l.varSlot,

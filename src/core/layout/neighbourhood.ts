@@ -140,7 +140,7 @@ export function neighbourhood(g: TraceGraph, seeds: NeighbourhoodSeeds, options:
     const bits = new Map<number, number>();
     const inferred = new Set<number>();
     for (const e of row(g.opEdges, o)) {
-      if (g.edges[e].metadata?.inferred) inferred.add(g.edgeSrc[e]);
+      if (g.edgeInferred[e]) inferred.add(g.edgeSrc[e]);
       bits.set(g.edgeSrc[e], (bits.get(g.edgeSrc[e]) ?? 0) | 1);
       bits.set(g.edgeDst[e], (bits.get(g.edgeDst[e]) ?? 0) | 2);
       linked.add(g.edgeSrc[e] * nv + g.edgeDst[e]);

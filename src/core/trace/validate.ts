@@ -95,15 +95,23 @@ const COMMON: [string, Kind][] = [
  */
 export const MAX_NESTING = 256;
 
-/** Whether a value nests objects/lists more than `limit` levels (iterative: the check cannot overflow). */
-function nestsDeeperThan(v: unknown, limit: number): boolean {
-  const stack: [unknown, number][] = [[v, 1]];
-  while (stack.length > 0) {
-    const [x, depth] = stack.pop()!;
-    if (typeof x !== 'object' || x === null) continue;
-    if (depth > limit) return true;
-    for (const child of Array.isArray(x) ? x : Object.values(x))
-      if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
+/**
+ * Whether a value nests objects/lists more than `limit` levels (`depth` is the value's own
+ * level). Recursive but stopped at `limit`, so it never goes deeper than that many calls,
+ * and it allocates nothing for the flat metadata most records have.
+ */
+function nestsDeeperThan(v: object, limit: number, depth = 1): boolean {
+  if (depth > limit) return true;
+  if (Array.isArray(v)) {
+    for (const child of v)
+      if (typeof child === 'object' && child !== null && nestsDeeperThan(child, limit, depth + 1))
+        return true;
+    return false;
+  }
+  for (const key in v) {
+    if (!Object.hasOwn(v, key)) continue;
+    const child = (v as Record<string, unknown>)[key];
+    if (typeof child === 'object' && child !== null && nestsDeeperThan(child, limit, depth + 1)) return true;
   }
   return false;
 }
@@ -111,7 +119,8 @@ function nestsDeeperThan(v: unknown, limit: number): boolean {
 /** Fatal: a field nested deeper than MAX_NESTING. Returns whether the record is fine. */
 function nesting(issues: IssueCollector, rec: Record<string, unknown>, path: string): boolean {
   let ok = true;
-  for (const [key, v] of Object.entries(rec))
+  for (const key of Object.keys(rec)) {
+    const v = rec[key];
     if (typeof v === 'object' && v !== null && nestsDeeperThan(v, MAX_NESTING)) {
       issues.error(
         'too-deep',
@@ -120,6 +129,7 @@ function nesting(issues: IssueCollector, rec: Record<string, unknown>, path: str
       );
       ok = false;
     }
+  }
   return ok;
 }
 
@@ -197,8 +207,8 @@ export function validateDocument(value: unknown, issues: IssueCollector): value 
     return false;
   };
   const unique = (set: Set<string>, id: string, path: string, what: string) => {
-    if (set.has(id)) issues.error('duplicate-id', `duplicate ${what} "${id}"`, path);
-    else set.add(id);
+    const before = set.size;
+    if (set.add(id).size === before) issues.error('duplicate-id', `duplicate ${what} "${id}"`, path);
   };
 
   lists.sessions.forEach((rec, i) => {
@@ -210,7 +220,8 @@ export function validateDocument(value: unknown, issues: IssueCollector): value 
     commonFields(issues, rec, path);
   });
 
-  const nodeSessions: [string, string][] = [];
+  // Session references, checked once every list is read: [session id, list, index] (paths made only for a warning).
+  const sessionRefs: [string, 'nodes' | 'operations', number][] = [];
   lists.nodes.forEach((rec, i) => {
     const path = `data.nodes[${i}]`;
     if (!recordAt('nodes', i, rec)) return;
@@ -229,11 +240,10 @@ export function validateDocument(value: unknown, issues: IssueCollector): value 
     field(issues, rec, 'value', 'string', path, false);
     field(issues, rec, 'category', 'string', path, false);
     if (field(issues, rec, 'session_id', 'string', path, false))
-      nodeSessions.push([rec.session_id as string, `${path}.session_id`]);
+      sessionRefs.push([rec.session_id as string, 'nodes', i]);
     commonFields(issues, rec, path);
   });
 
-  const opSessions: [string, string][] = [];
   lists.operations.forEach((rec, i) => {
     const path = `data.operations[${i}]`;
     if (!recordAt('operations', i, rec)) return;
@@ -242,7 +252,7 @@ export function validateDocument(value: unknown, issues: IssueCollector): value 
     field(issues, rec, 'op_name', 'string?', path, false);
     field(issues, rec, 'category', 'string', path, false);
     if (field(issues, rec, 'session_id', 'string', path, false))
-      opSessions.push([rec.session_id as string, `${path}.session_id`]);
+      sessionRefs.push([rec.session_id as string, 'operations', i]);
     commonFields(issues, rec, path);
   });
 
@@ -270,9 +280,13 @@ export function validateDocument(value: unknown, issues: IssueCollector): value 
     commonFields(issues, rec, path);
   });
 
-  for (const [sid, path] of [...nodeSessions, ...opSessions])
+  for (const [sid, list, i] of sessionRefs)
     if (!ids.sessionIds.has(sid))
-      issues.warn('unknown-session', `unknown session_id "${sid.slice(0, 120)}"`, path);
+      issues.warn(
+        'unknown-session',
+        `unknown session_id "${sid.slice(0, 120)}"`,
+        `data.${list}[${i}].session_id`,
+      );
 
   validateAnnotations(own(data, 'annotations'), ids, issues);
   return !issues.hasErrors;

@@ -28,6 +28,7 @@ import {
   type SpanEvaluation,
   spanContent,
 } from './content.ts';
+import { RecordTexts } from './record-texts.ts';
 import type { OtelSpan, SpanFile } from './span.ts';
 import { hash16, TextMap, textSlot } from './text-map.ts';
 import { type AttrValue, formatNanos } from './values.ts';
@@ -89,8 +90,6 @@ interface Var {
   producer: string | null;
 }
 
-const BASE = { filename: 'otel', lineno: 0, graph_id: '', user_id: null, project_id: null } as const;
-
 /** Outputs with more units than this (windows, transcripts) are found only as a whole, by their first lines. */
 const MAX_UNITS = 64;
 const LONG_TEXT = 8192;
@@ -112,8 +111,10 @@ function firstLines(text: string, n: number): string[] {
 
 /** Lines, JSON list items and record contents of a text that are long enough to mean something. */
 function unitsOf(text: string): string[] {
-  const out: string[] = [];
   const t = text.trim();
+  // One line, not a list (a message, a query): itself, without splitting.
+  if (t[0] !== '[' && !t.includes('\n')) return t.length >= 16 ? [t] : [];
+  const out: string[] = [];
   if (t[0] === '[') {
     try {
       const list = JSON.parse(t);
@@ -128,13 +129,17 @@ function unitsOf(text: string): string[] {
 
 export function spansToDocument(file: SpanFile): { doc: TraceDocument; summary: OtelImportSummary } {
   const spans = orderSpans(file.spans);
-  const contents = spans.map(spanContent);
+  // Records rewritten span after span (windows, transcripts) are read and kept once (`record-texts.ts`).
+  const recordTexts = new RecordTexts();
+  const contents = spans.map((span) => spanContent(span, recordTexts));
+  recordTexts.flush();
   // The content attributes (often JSON strings as large as the file) were read: drop them early.
   for (const sp of spans)
     for (const k of Object.keys(sp.attributes)) if (CONTENT_KEYS.test(k)) delete sp.attributes[k];
   const graphId = `graph-${spans[0]?.traceId || '0'.repeat(32)}`.slice(0, 38);
   const summary = emptySummary(file, 'inferred');
-  const base = { ...BASE, graph_id: graphId };
+  // The fields every record shares are spelled out in each literal below rather than spread
+  // from one object: a spread inside a literal builds about half as fast, on tens of thousands of records.
   const nodes: VariableRecord[] = [];
   const operations: OperationRecord[] = [];
   const edges: EdgeRecord[] = [];
@@ -156,31 +161,28 @@ export function spansToDocument(file: SpanFile): { doc: TraceDocument; summary: 
     }
   }
 
-  const parentOf = new Map<string, string | null>(
-    spans.map((s) => [key(s), s.parentSpanId ? `${s.traceId}/${s.parentSpanId}` : null]),
-  );
-  const hasChildren = new Set<string>();
-  for (const p of parentOf.values()) if (p) hasChildren.add(p);
+  const { rep, parentOf, hasChildren } = spanTree(spans);
   // An output a descendant also writes was written there; the parent only passes it on.
-  const writers = new Set<string>();
-  spans.forEach((sp, i) => {
-    if (contents[i].outputs.length && hasChildren.has(key(sp))) writers.add(key(sp));
+  const writers = new Uint8Array(spans.length);
+  let anyWriter = false;
+  spans.forEach((_, i) => {
+    if (!contents[i].outputs.length || !hasChildren[rep[i]]) return;
+    writers[rep[i]] = 1;
+    anyWriter = true;
   });
-  const descendantOutputs = new Map<string, TextMap<true>>();
-  if (writers.size)
-    spans.forEach((sp, i) => {
-      let p = parentOf.get(key(sp)) ?? null;
-      const seen = new Set<string>();
-      while (p && !seen.has(p)) {
-        seen.add(p);
-        if (writers.has(p)) {
-          const set = descendantOutputs.get(p) ?? new TextMap<true>();
-          descendantOutputs.set(p, set);
-          for (const o of contents[i].outputs) set.set(o.text, true, slotOf(o));
-        }
-        p = parentOf.get(p) ?? null;
+  const descendantOutputs = new Map<number, TextMap<true>>();
+  if (anyWriter) {
+    const seen = new Int32Array(spans.length).fill(-1); // the span whose ancestors were walked last
+    spans.forEach((_, i) => {
+      for (let p = parentOf[rep[i]]; p >= 0 && seen[p] !== i; p = parentOf[p]) {
+        seen[p] = i;
+        if (!writers[p]) continue;
+        const set = descendantOutputs.get(p) ?? new TextMap<true>();
+        descendantOutputs.set(p, set);
+        for (const o of contents[i].outputs) set.set(o.text, true, slotOf(o));
       }
     });
+  }
 
   const byText = new TextMap<Var>();
   // A unit → the variable it came from; `whole` when only the whole output counts (long texts are
@@ -191,8 +193,13 @@ export function spansToDocument(file: SpanFile): { doc: TraceDocument; summary: 
   const unitIndex = () => {
     for (const p of pendingUnits) {
       const units = p.text.length > LONG_TEXT ? null : unitsOf(p.text);
-      if (units && units.length <= MAX_UNITS) for (const u of units) byUnit.set(u, { id: p.id });
-      else for (const u of firstLines(p.text, ANCHORS)) byUnit.set(u, { id: p.id, whole: p.text });
+      if (units && units.length <= MAX_UNITS) {
+        const hit = { id: p.id };
+        for (const u of units) byUnit.set(u, hit);
+      } else {
+        const hit = { id: p.id, whole: p.text };
+        for (const u of firstLines(p.text, ANCHORS)) byUnit.set(u, hit);
+      }
     }
     pendingUnits.length = 0;
     return byUnit;
@@ -202,7 +209,7 @@ export function spansToDocument(file: SpanFile): { doc: TraceDocument; summary: 
     string,
     { name: string; className: string | null; version: number; id: string; store: string }
   >();
-  const sessionOfSpan = new Map<string, string>();
+  const sessionOfSpan: (string | undefined)[] = []; // by span (`rep`): the latest session seen
   let sentinelNode = false;
   const usedNames = new Set<string>();
   const usedOpIds = new Set<string>();
@@ -211,7 +218,11 @@ export function spansToDocument(file: SpanFile): { doc: TraceDocument; summary: 
     if (!sessions.has(id))
       sessions.set(id, {
         created_at: at,
-        ...base,
+        filename: 'otel',
+        lineno: 0,
+        graph_id: graphId,
+        user_id: null,
+        project_id: null,
         metadata: {},
         session_id: id,
         session_name: id,
@@ -234,7 +245,11 @@ export function spansToDocument(file: SpanFile): { doc: TraceDocument; summary: 
     const id = `${fullName}@${version}`;
     nodes.push({
       created_at: at,
-      ...base,
+      filename: 'otel',
+      lineno: 0,
+      graph_id: graphId,
+      user_id: null,
+      project_id: null,
       metadata,
       name,
       version,
@@ -256,15 +271,19 @@ export function spansToDocument(file: SpanFile): { doc: TraceDocument; summary: 
     session: string,
     at: string,
     fresh = false,
+    known = byText.get(it.text, slotOf(it)), // callers that looked it up already pass it
   ): { id: string; known: boolean } => {
     const slot = slotOf(it);
-    const known = byText.get(it.text, slot);
     if (known && !fresh) return { id: known.id, known: true };
     const className = classOf.get(it.text, slot) ?? it.className ?? null;
     const hash = slot.length === it.text.length ? hash16(it.text) : slot.slice(0, 16);
     let name = `text:${hash}`;
-    for (let n = 2; usedNames.has(`${className}|${name}`); n++) name = `text:${hash}-${n}`;
-    usedNames.add(`${className}|${name}`);
+    let used = `${className}|${name}`;
+    for (let n = 2; usedNames.has(used); n++) {
+      name = `text:${hash}-${n}`;
+      used = `${className}|${name}`;
+    }
+    usedNames.add(used);
     // The judge's variables are named by class; the question keeps the paper's category.
     const category = className === 'query' ? 'message & query' : (className ?? ROLE_CATEGORY[it.role]);
     const id = addNode(name, className, 1, it.text, category, session, at);
@@ -278,12 +297,12 @@ export function spansToDocument(file: SpanFile): { doc: TraceDocument; summary: 
     const c = contents[i];
     summary.byConvention[c.convention] = (summary.byConvention[c.convention] ?? 0) + 1;
     if (c.convention === 'none') summary.unknownKind++;
-    const k = key(span);
-    const parent = parentOf.get(k);
+    const k = rep[i];
+    const parent = parentOf[k];
     const session =
-      c.session ?? (parent ? sessionOfSpan.get(parent) : undefined) ?? `trace-${span.traceId || 'unknown'}`;
-    sessionOfSpan.set(k, session);
-    if (!c.hasContent && hasChildren.has(k)) {
+      c.session ?? (parent >= 0 ? sessionOfSpan[parent] : undefined) ?? `trace-${span.traceId || 'unknown'}`;
+    sessionOfSpan[k] = session;
+    if (!c.hasContent && hasChildren[k]) {
       summary.containers++;
       return;
     }
@@ -310,7 +329,7 @@ export function spansToDocument(file: SpanFile): { doc: TraceDocument; summary: 
         }
       // A "message" that is a piece of an earlier output (one fact of a list) is derived data, not a raw turn.
       const derived = !known && sources.length > 0 && it.role === 'message';
-      const v = contentVar(derived ? { ...it, role: 'value' } : it, session, at);
+      const v = contentVar(derived ? { ...it, role: 'value' } : it, session, at, false, known);
       addInput(v.id, v.known && producer && producer !== opId ? 'same-content' : undefined);
       for (const src of sources) addInput(src, 'contained');
     };
@@ -321,7 +340,7 @@ export function spansToDocument(file: SpanFile): { doc: TraceDocument; summary: 
       const known = byText.get(it.text, slotOf(it));
       if (known && inputs.some((x) => x.id === known.id)) return; // passed through unchanged
       // Two answers with the same words are two variables; later readers read the latest.
-      const v = contentVar(it, session, at, known !== undefined && producerOf.has(known.id));
+      const v = contentVar(it, session, at, known !== undefined && producerOf.has(known.id), known);
       outputs.push(v.id);
       producerOf.set(v.id, opId);
       pendingUnits.push({ text: it.text, id: v.id });
@@ -364,7 +383,8 @@ export function spansToDocument(file: SpanFile): { doc: TraceDocument; summary: 
             : mem.records;
         for (const r of targets) {
           const recId = r.id ?? `record-${hash16(r.content ?? opId)}`;
-          const prev = records.get(recordKey(store, recId));
+          const key = recordKey(store, recId);
+          const prev = records.get(key);
           const deleting = mem.op === 'delete' || mem.op === 'delete_store';
           if (deleting && !prev) continue;
           const value = deleting ? 'None' : (r.content ?? prev?.id ?? '');
@@ -372,7 +392,7 @@ export function spansToDocument(file: SpanFile): { doc: TraceDocument; summary: 
           // Records of one store are one kind of unit (the store id is their category).
           const id = addNode(recId, store, version, value, store ?? 'memory_record', session, at);
           if (prev) addInput(prev.id, 'memory-record');
-          records.set(recordKey(store, recId), {
+          records.set(key, {
             name: recId,
             className: store,
             version,
@@ -411,7 +431,11 @@ export function spansToDocument(file: SpanFile): { doc: TraceDocument; summary: 
     }
     operations.push({
       created_at: at,
-      ...base,
+      filename: 'otel',
+      lineno: 0,
+      graph_id: graphId,
+      user_id: null,
+      project_id: null,
       metadata,
       op_id: opId,
       op_name: opName,
@@ -447,7 +471,11 @@ export function spansToDocument(file: SpanFile): { doc: TraceDocument; summary: 
       }
       operations.push({
         created_at: at,
-        ...base,
+        filename: 'otel',
+        lineno: 0,
+        graph_id: graphId,
+        user_id: null,
+        project_id: null,
         metadata: { span_id: span.spanId, evaluation: e.name },
         op_id: judgeId,
         op_name: 'llm-judge',
@@ -496,7 +524,11 @@ export function spansToDocument(file: SpanFile): { doc: TraceDocument; summary: 
         if (inferred) summary.inferredEdges++;
         edges.push({
           created_at: at,
-          ...base,
+          filename: 'otel',
+          lineno: 0,
+          graph_id: graphId,
+          user_id: null,
+          project_id: null,
           metadata: inferred ? { inferred } : {},
           edge_id: `edge-${hash16(`${opId}|${s.id}|${t}`)}${edges.length.toString(16)}`,
           op_id: opId,
@@ -516,7 +548,11 @@ export function spansToDocument(file: SpanFile): { doc: TraceDocument; summary: 
     s.comment = 'NONE sentinel';
     nodes.unshift({
       created_at: '1970-01-01 00:00:00.000',
-      ...base,
+      filename: 'otel',
+      lineno: 0,
+      graph_id: graphId,
+      user_id: null,
+      project_id: null,
       metadata: {},
       name: 'NONE',
       version: 1,
@@ -548,7 +584,30 @@ export function spansToDocument(file: SpanFile): { doc: TraceDocument; summary: 
   return { doc, summary };
 }
 
-const key = (s: OtelSpan) => `${s.traceId}/${s.spanId}`;
+/**
+ * Parent links by span index. Spans are known by trace id + span id, and when a file repeats
+ * one, its last span stands for all (`rep`); `parentOf` (by `rep`) is -1 when the parent is
+ * not in the file, and `hasChildren` marks the spans some span names as parent.
+ */
+function spanTree(spans: OtelSpan[]): { rep: Int32Array; parentOf: Int32Array; hasChildren: Uint8Array } {
+  const key = (s: OtelSpan) => `${s.traceId}/${s.spanId}`;
+  const last = new Map<string, number>();
+  spans.forEach((s, i) => {
+    last.set(key(s), i);
+  });
+  const rep = Int32Array.from(spans, (s) => last.get(key(s))!);
+  const parentOf = new Int32Array(spans.length).fill(-1);
+  const hasChildren = new Uint8Array(spans.length);
+  for (const r of last.values()) {
+    const s = spans[r];
+    if (!s.parentSpanId) continue;
+    const p = last.get(`${s.traceId}/${s.parentSpanId}`);
+    if (p === undefined) continue;
+    parentOf[r] = p;
+    hasChildren[p] = 1;
+  }
+  return { rep, parentOf, hasChildren };
+}
 
 /** Execution order: start time, file order breaking ties (a span without a time keeps its place). */
 function orderSpans(spans: OtelSpan[]): OtelSpan[] {
@@ -575,10 +634,11 @@ const CONTENT_KEYS =
 /** The span's other attributes (model, tokens, ids, …) as op metadata: small, never the content twice. */
 function spanMetadata(span: OtelSpan, c: SpanContent): JsonObject {
   const attrs: JsonObject = {};
+  // The content attributes were deleted when the spans were read.
   for (const k of Object.keys(span.attributes)) {
-    if (CONTENT_KEYS.test(k)) continue;
     const v = span.attributes[k];
-    const text = typeof v === 'string' ? v : JSON.stringify(v);
+    // Numbers and booleans are short; only text and structures can be long.
+    const text = typeof v === 'string' ? v : typeof v === 'object' && v !== null ? JSON.stringify(v) : '';
     attrs[k] = text.length > 2000 ? `${text.slice(0, 2000)}…` : (v as JsonObject[string]);
   }
   const out: JsonObject = { otel_attributes: attrs };

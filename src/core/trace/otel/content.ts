@@ -5,6 +5,7 @@
  * attributes, `input.value` / `output.value`), and Langfuse (mapped to OpenInference names by
  * its reader). The graph builder turns these items into variables.
  */
+import type { RecordTexts } from './record-texts.ts';
 import type { OtelSpan } from './span.ts';
 import { type AttrValue, maybeJson } from './values.ts';
 
@@ -218,7 +219,7 @@ function records(v: AttrValue | undefined): MemoryRecordRef[] {
 
 const str = (v: AttrValue | undefined) => (typeof v === 'string' && v !== '' ? v : null);
 
-function genAi(span: OtelSpan, op: string, c: SpanContent): void {
+function genAi(span: OtelSpan, op: string, c: SpanContent, texts?: RecordTexts): void {
   const a = span.attributes;
   c.convention = 'genai';
   c.kind = op;
@@ -252,8 +253,12 @@ function genAi(span: OtelSpan, op: string, c: SpanContent): void {
   if (memOp) {
     const store =
       str(a['gen_ai.memory.store.id']) ?? str(a['gen_ai.memory.namespace']) ?? str(a['gen_ai.memory.scope']);
-    let recs = records(a['gen_ai.memory.records']);
     const recordId = str(a['gen_ai.memory.record.id']) ?? str(a['gen_ai.memory.id']);
+    const raw = a['gen_ai.memory.records'];
+    let recs =
+      texts && typeof raw === 'string'
+        ? texts.read(`${store ?? ''}\u0000${recordId ?? ''}`, raw, records)
+        : records(raw);
     const legacyContent = asText(a['gen_ai.memory.content']);
     if (!recs.length && (recordId || legacyContent !== null))
       recs = [{ id: recordId, content: legacyContent }];
@@ -398,8 +403,11 @@ function openInference(span: OtelSpan, kind: string, c: SpanContent): void {
   c.outputs.push(...(outMsgs.length ? outMsgs : ioItems(output, true)));
 }
 
-/** Reads one span's content by the first convention it follows. */
-export function spanContent(span: OtelSpan): SpanContent {
+/**
+ * Reads one span's content by the first convention it follows. With `texts`, memory
+ * records are read through it (the contents then arrive at `texts.flush()`).
+ */
+export function spanContent(span: OtelSpan, texts?: RecordTexts): SpanContent {
   const a = span.attributes;
   const c: SpanContent = {
     convention: 'none',
@@ -417,7 +425,7 @@ export function spanContent(span: OtelSpan): SpanContent {
   const first = span.name.split(' ')[0];
   if (!op && MEMORY_OPS[first] && span.name.includes(' ')) op = first;
   const oiKind = str(a['openinference.span.kind']);
-  if (op) genAi(span, op, c);
+  if (op) genAi(span, op, c, texts);
   else if (oiKind) openInference(span, oiKind.toUpperCase(), c);
   else {
     // No convention: plain input/output values still count, e.g. a hand-instrumented span.

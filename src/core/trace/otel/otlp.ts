@@ -78,8 +78,8 @@ export function readOtlpRequest(
         continue;
       }
       for (let k = 0; k < ss.spans.length; k++) {
-        const span = readSpan(ss.spans[k], at(`${ssPath}.spans[${k}]`), issues);
-        if (span) out.push({ ...span, resource, scope });
+        const span = readSpan(ss.spans[k], at(`${ssPath}.spans[${k}]`), issues, resource, scope);
+        if (span) out.push(span);
       }
     }
   }
@@ -89,7 +89,9 @@ function readSpan(
   s: unknown,
   place: string,
   issues: IssueCollector,
-): Omit<OtelSpan, 'resource' | 'scope'> | null {
+  resource: OtelSpan['resource'],
+  scope: OtelSpan['scope'],
+): OtelSpan | null {
   if (!isObject(s)) {
     issues.warn('otlp-shape', 'span is not an object; skipped', place);
     return null;
@@ -130,5 +132,7 @@ function readSpan(
       message: typeof status.message === 'string' ? status.message : null,
     },
     place,
+    resource,
+    scope,
   };
 }
