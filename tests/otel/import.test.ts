@@ -430,6 +430,11 @@ describe('bad input names the file and the place', () => {
     expect(({} as Record<string, unknown>).x).toBeUndefined();
     expect(ops(r.doc)[0].op_name).toBe('<script>alert(1)</script>');
     expect(nodeValues(r.doc)).toContain('<img src=x onerror=alert(1)>');
+    // The attribute named "__proto__" is kept as the op's data, not dropped (nor made a prototype).
+    const attrs = (ops(r.doc)[0].metadata as { otel_attributes: Record<string, unknown> }).otel_attributes;
+    expect(Object.hasOwn(attrs, '__proto__')).toBe(true);
+    expect(Object.getOwnPropertyDescriptor(attrs, '__proto__')?.value).toBe('polluted');
+    expect(Object.getPrototypeOf(attrs)).toBe(Object.prototype);
   });
 });
 

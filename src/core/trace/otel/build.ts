@@ -633,14 +633,16 @@ const CONTENT_KEYS =
 
 /** The span's other attributes (model, tokens, ids, …) as op metadata: small, never the content twice. */
 function spanMetadata(span: OtelSpan, c: SpanContent): JsonObject {
-  const attrs: JsonObject = {};
-  // The content attributes were deleted when the spans were read.
-  for (const k of Object.keys(span.attributes)) {
-    const v = span.attributes[k];
-    // Numbers and booleans are short; only text and structures can be long.
-    const text = typeof v === 'string' ? v : typeof v === 'object' && v !== null ? JSON.stringify(v) : '';
-    attrs[k] = text.length > 2000 ? `${text.slice(0, 2000)}…` : (v as JsonObject[string]);
-  }
+  // The content attributes were deleted when the spans were read. fromEntries defines own
+  // properties, so an attribute named "__proto__" stays data instead of setting a prototype.
+  const attrs: JsonObject = Object.fromEntries(
+    Object.keys(span.attributes).map((k) => {
+      const v = span.attributes[k];
+      // Numbers and booleans are short; only text and structures can be long.
+      const text = typeof v === 'string' ? v : typeof v === 'object' && v !== null ? JSON.stringify(v) : '';
+      return [k, text.length > 2000 ? `${text.slice(0, 2000)}…` : (v as JsonObject[string])];
+    }),
+  );
   const out: JsonObject = { otel_attributes: attrs };
   if (c.kind) out.otel_kind = c.kind;
   if (!c.hasContent) out.otel_note = 'no content recorded (content capture off?)';
