@@ -63,6 +63,9 @@ const TIME_WORDS = new Set(
     ' ',
   ),
 );
+/** Default similarity at which an answer word counts as present (`CriticalOptions.answerSimilarity`). */
+const ANSWER_SIMILARITY = 0.8;
+
 /** Question words that name no topic: "what kind of…", light verbs ("go", "get", "do"). */
 const QUESTION_WORDS = new Set(
   'kind type sort name names thing things say said mention mentioned tell told think like likely favorite favourite go goes going went get gets got do doing done make makes made take takes took come came have having'.split(
@@ -90,7 +93,7 @@ function sameName(a: string, b: string): boolean {
 }
 
 function hasName(name: string, terms: Term[], speaker: string | null): boolean {
-  if (speaker && speaker.split(/\s+/).some((p) => sameName(name, p))) return true;
+  if (speaker?.split(/\s+/).some((p) => sameName(name, p))) return true;
   return terms.some((t) => sameName(name, t.surface));
 }
 
@@ -119,12 +122,13 @@ export function criticalInfo(
 ): CriticalInfo {
   const similar = options.similar ?? null;
   const supportMin = options.supportSimilarity ?? 0.45;
-  const answerMin = options.answerSimilarity ?? 0.8;
+  const answerMin = options.answerSimilarity ?? ANSWER_SIMILARITY;
   const evTerms = contentTerms(evidence.text);
   const names = questionNames(question);
   const nameSet = new Set(names);
   const mentions = temporalMentions(evidence.text, evidence.day);
-  const questionKeys = new Set(contentTerms(question).map((t) => t.key));
+  const questionTerms = contentTerms(question);
+  const questionKeys = new Set(questionTerms.map((t) => t.key));
 
   let best: CriticalInfo | null = null;
   for (const golden of goldenAnswers) {
@@ -150,7 +154,7 @@ export function criticalInfo(
         answerSpan = span;
     }
     const answerKeys = new Set(gTerms.map((t) => t.key));
-    const questionTopics = contentTerms(question).filter(
+    const questionTopics = questionTerms.filter(
       (t) =>
         !nameSet.has(t.surface) &&
         !answerKeys.has(t.key) &&
@@ -215,9 +219,13 @@ function topicNeed(c: CriticalInfo): number {
  * question with one topic word: an LLM's memory keeps the fact, not the question's wording.
  */
 function keepsWholeAnswer(terms: Term[], c: CriticalInfo, options: CriticalOptions): boolean {
-  if (c.answerTerms.length < 2) return false;
-  const min = options.answerSimilarity ?? 0.8;
-  return c.answerTerms.every((t) => termPresent(t, terms, options.similar ?? null, min));
+  return c.answerTerms.length >= 2 && answerWordsKept(terms, c, options) === c.answerTerms.length;
+}
+
+/** How many of the answer's words the text keeps (near-synonyms by word meaning). */
+function answerWordsKept(terms: Term[], c: CriticalInfo, options: CriticalOptions): number {
+  const min = options.answerSimilarity ?? ANSWER_SIMILARITY;
+  return c.answerTerms.filter((t) => termPresent(t, terms, options.similar ?? null, min)).length;
 }
 
 /** Does the text keep the answer: the time the evidence states, and enough of the answer's words? */
@@ -244,11 +252,7 @@ export function keepsAnswer(
         spanStates(daySpan(said.day), { ...span, fuzz: 0 }));
     if (!ok) return false;
   }
-  if (c.answerTerms.length) {
-    const min = options.answerSimilarity ?? 0.8;
-    const kept = c.answerTerms.filter((t) => termPresent(t, terms, options.similar ?? null, min)).length;
-    if (kept < answerNeed(c)) return false;
-  }
+  if (c.answerTerms.length && answerWordsKept(terms, c, options) < answerNeed(c)) return false;
   return true;
 }
 
