@@ -35,9 +35,11 @@ export function detectSpanFormat(value: unknown): SpanFormat | null {
 
 /** Looks like JSON Lines: the first non-empty line is a whole JSON object of a span format. */
 export function jsonLinesFormat(text: string): SpanFormat | null {
-  const end = text.indexOf('\n');
+  const start = text.search(/\S/);
+  if (start < 0) return null;
+  const end = text.indexOf('\n', start);
   if (end < 0) return null;
-  const first = text.slice(0, end).trim();
+  const first = text.slice(start, end).trim();
   if (!first.startsWith('{')) return null;
   let v: unknown;
   try {

@@ -65,7 +65,11 @@ export function readSpans(
   else eachItem(value, at, 'row', (v, p) => readPhoenixRow(v, p, issues), out);
 }
 
-/** The spans of a JSON Lines file, each line's problems named by its line number. */
+/**
+ * The spans of a JSON Lines file, each line's problems named by its line number. A last line
+ * cut short (no line break after it: a file still being written, as a receiver appends) is a
+ * warning, so the lines before it still load.
+ */
 export function readJsonLines(text: string, format: SpanFormat, issues: IssueCollector): OtelSpan[] {
   const out: OtelSpan[] = [];
   let line = 0;
@@ -81,10 +85,15 @@ export function readJsonLines(text: string, format: SpanFormat, issues: IssueCol
     try {
       v = JSON.parse(raw);
     } catch (e) {
-      issues.add('error', 'json-syntax', `invalid JSON on this line: ${(e as Error).message}`, {
-        line,
-        column: 1,
-      });
+      const cut = end === text.length;
+      issues.add(
+        cut ? 'warning' : 'error',
+        cut ? 'jsonl-incomplete-line' : 'json-syntax',
+        cut
+          ? 'the last line is incomplete (no line break after it: a file still being written?); skipped'
+          : `invalid JSON on this line: ${(e as Error).message}`,
+        { line, column: 1 },
+      );
       continue;
     }
     readSpans(v, format, `line ${line}`, issues, out);
