@@ -34,13 +34,23 @@ describe('OTLP import in Chromium', () => {
   it('a Langfuse download opens with its text, and the panel says what it did not make ops', async () => {
     const { page } = s;
     const bytes = readFileSync(join(SHARED_DATA, 'otel-thirdparty/langfuse-download-openai-agents.json'));
-    expect(await dropFile(page, bytes, 'langfuse-download-openai-agents.json')).toMatchObject({ dropTaken: true });
-    await page.waitForFunction(() => document.querySelectorAll('[data-testid=trace-row]').length === 2, null, {
-      timeout: 60_000,
+    expect(await dropFile(page, bytes, 'langfuse-download-openai-agents.json')).toMatchObject({
+      dropTaken: true,
     });
-    const result = page.getByTestId('import-result').filter({ hasText: 'langfuse-download-openai-agents.json' });
+    await page.waitForFunction(
+      () => document.querySelectorAll('[data-testid=trace-row]').length === 2,
+      null,
+      {
+        timeout: 60_000,
+      },
+    );
+    const result = page
+      .getByTestId('import-result')
+      .filter({ hasText: 'langfuse-download-openai-agents.json' });
     await result.waitFor({ timeout: 30_000 });
-    expect(await result.locator('.summary').innerText()).toMatch(/^Langfuse trace export: 5 spans → 4 ops, 4 variables/);
+    expect(await result.locator('.summary').innerText()).toMatch(
+      /^Langfuse trace export: 5 spans → 4 ops, 4 variables/,
+    );
     // The AGENT observation "Hello world" has no input or output and only holds the others: said, as text.
     expect(await result.getByTestId('import-warnings').innerText()).toContain(
       '1 of 5 spans became no op (no content; they only hold other spans): "AGENT" (1 span)',

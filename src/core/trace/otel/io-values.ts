@@ -3,12 +3,10 @@
  * OpenLLMetry workflows and tasks (`traceloop.entity.input|output`, JSON such as `{"inputs":
  * …}` or `{"args": […], "kwargs": …}`) and LangWatch (`langwatch.input|output`: `{type, value}`).
  */
-import { type Attrs, asText, isObject } from './attrs.ts';
-import type { SpanContent } from './items.ts';
-import { type ContentItem, messageItems } from './items.ts';
-import { chatMessages } from './messages.ts';
+import { type Attrs, isObject } from './attrs.ts';
+import { type SpanContent, valueItems } from './items.ts';
 import type { OtelSpan } from './span.ts';
-import { type AttrValue, maybeJson } from './values.ts';
+import { type AttrValue, decodeJsonString, maybeJson } from './values.ts';
 
 /** The attribute pairs read here, input first. */
 const PAIRS: readonly [string, string][] = [
@@ -18,7 +16,7 @@ const PAIRS: readonly [string, string][] = [
 
 /** Traceloop wraps LangChain values in `{inputs}` / `{outputs}`; LangWatch in `{type, value}`. */
 function unwrap(v: AttrValue | undefined): AttrValue | undefined {
-  const parsed = maybeJson(v);
+  const parsed = maybeJson(typeof v === 'string' ? decodeJsonString(v) : v);
   if (!isObject(parsed)) return parsed;
   if (typeof parsed.type === 'string' && 'value' in parsed) return maybeJson(parsed.value);
   if ('inputs' in parsed) return parsed.inputs;
@@ -26,20 +24,11 @@ function unwrap(v: AttrValue | undefined): AttrValue | undefined {
   return parsed;
 }
 
-function items(raw: AttrValue | undefined, output: boolean): ContentItem[] {
-  const v = unwrap(raw);
-  if (v === undefined || v === null) return [];
-  const messages = typeof v === 'string' ? null : chatMessages(v);
-  if (messages?.length) return messageItems(messages, output);
-  const text = typeof v === 'string' ? v : asText(v);
-  return text ? [{ text, role: output ? 'output' : 'value' }] : [];
-}
-
 /** What a span's whole-value input / output attributes say it read and wrote. */
 export function readIoValues(span: OtelSpan, c: SpanContent): void {
   const a: Attrs = span.attributes;
   for (const [input, output] of PAIRS) {
-    c.inputs.push(...items(a[input], false));
-    c.outputs.push(...items(a[output], true));
+    c.inputs.push(...valueItems(unwrap(a[input]), false, true));
+    c.outputs.push(...valueItems(unwrap(a[output]), true, true));
   }
 }

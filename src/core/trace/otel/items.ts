@@ -2,7 +2,9 @@
  * What a span read and wrote, as the graph builder takes it: content items (texts with the part
  * they play), memory-store reads and writes, and evaluations.
  */
-import type { ChatMessage } from './messages.ts';
+import { asText } from './attrs.ts';
+import { type ChatMessage, chatMessages } from './messages.ts';
+import { type AttrValue, maybeJson } from './values.ts';
 
 /** What part an item plays; it picks the variable's category on first sight. */
 export type ItemRole = 'prompt' | 'message' | 'query' | 'output' | 'tool' | 'document' | 'record' | 'value';
@@ -70,6 +72,20 @@ export function messageItems(messages: readonly ChatMessage[], output: boolean):
       ...(className ? { className } : {}),
     };
   });
+}
+
+/**
+ * Messages when the value (JSON text unless `plain`) holds chat messages (Langfuse generations,
+ * LangChain state, an OpenAI response), else one item: the value as written, so tool arguments
+ * keep the spelling the model wrote them in.
+ */
+export function valueItems(v: AttrValue | undefined, output: boolean, plain = false): ContentItem[] {
+  if (v === undefined || v === null) return [];
+  const parsed = plain ? v : maybeJson(v);
+  const messages = typeof parsed === 'string' ? null : chatMessages(parsed);
+  if (messages?.length) return messageItems(messages, output);
+  const text = asText(v);
+  return text === null || text === '' ? [] : [{ text, role: output ? 'output' : 'value' }];
 }
 
 /** The convention a span's kind was read from (`none`: no kind, content read by value alone). */

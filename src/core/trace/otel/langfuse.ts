@@ -12,7 +12,7 @@
  */
 import type { IssueCollector } from '../issues.ts';
 import type { OtelSpan, SpanEvent } from './span.ts';
-import { type AttrValue, maybeJson, normalizeTime } from './values.ts';
+import { type AttrValue, decodeJsonString, maybeJson, normalizeTime } from './values.ts';
 
 type Obj = Record<string, unknown>;
 
@@ -105,14 +105,7 @@ function golden(meta: unknown): AttrValue | undefined {
 /** Input / output as text: JSON text of JSON text (Langfuse double-encodes some) decoded once. */
 function ioText(v: unknown): string | undefined {
   if (v === undefined || v === null) return undefined;
-  if (typeof v !== 'string') return JSON.stringify(v);
-  if (!v.startsWith('"')) return v;
-  try {
-    const inner = JSON.parse(v);
-    return typeof inner === 'string' ? inner : v;
-  } catch {
-    return v;
-  }
+  return typeof v === 'string' ? decodeJsonString(v) : JSON.stringify(v);
 }
 
 function ioAttributes(o: Obj, kind: string | undefined, type: string): Record<string, AttrValue> {

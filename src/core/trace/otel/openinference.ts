@@ -31,9 +31,14 @@ import {
 } from '@arizeai/openinference-semantic-conventions';
 import { type Attrs, asText, flatten, indexed, isObject, str } from './attrs.ts';
 import { evaluationFrom } from './evaluation.ts';
-import type { SpanContent } from './items.ts';
-import { type ContentItem, classOf, type MemoryRecordRef, messageItems, roleOf } from './items.ts';
-import { chatMessages } from './messages.ts';
+import {
+  type ContentItem,
+  classOf,
+  type MemoryRecordRef,
+  roleOf,
+  type SpanContent,
+  valueItems,
+} from './items.ts';
 import type { OtelSpan } from './span.ts';
 import { type AttrValue, maybeJson } from './values.ts';
 
@@ -91,20 +96,6 @@ function ioValue(a: Attrs, which: 'input' | 'output'): AttrValue | undefined {
   if (v === undefined) return undefined;
   const mime = a[which === 'input' ? INPUT_MIME_TYPE : OUTPUT_MIME_TYPE];
   return mime === 'text/plain' ? v : maybeJson(v);
-}
-
-/**
- * Messages when the value (JSON text unless `plain`) holds chat messages (Langfuse generations,
- * LangChain state, an OpenAI response), else one item: the value as written, so tool arguments
- * keep the spelling the model wrote them in.
- */
-export function valueItems(v: AttrValue | undefined, output: boolean, plain = false): ContentItem[] {
-  if (v === undefined || v === null) return [];
-  const parsed = plain ? v : maybeJson(v);
-  const messages = typeof parsed === 'string' ? null : chatMessages(parsed);
-  if (messages?.length) return messageItems(messages, output);
-  const text = asText(v);
-  return text === null || text === '' ? [] : [{ text, role: output ? 'output' : 'value' }];
 }
 
 /** `input.value` / `output.value` as items. */

@@ -203,3 +203,14 @@ export function maybeJson(v: AttrValue | undefined): AttrValue | undefined {
   }
   return tooDeepAt(parsed) === null ? parsed : v;
 }
+
+/** A text some tools write JSON-encoded (`"\"The quick…\""`, Python's json.dumps of a str) decoded; other text as it is. */
+export function decodeJsonString(text: string): string {
+  if (!text.startsWith('"')) return text;
+  try {
+    const inner = JSON.parse(text);
+    return typeof inner === 'string' ? inner : text;
+  } catch {
+    return text;
+  }
+}

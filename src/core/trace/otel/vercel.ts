@@ -9,7 +9,7 @@ import type { SpanContent } from './items.ts';
 import { messageItems } from './items.ts';
 import { chatMessages } from './messages.ts';
 import type { OtelSpan } from './span.ts';
-import { type AttrValue, maybeJson } from './values.ts';
+import { type AttrValue, decodeJsonString, maybeJson } from './values.ts';
 
 /** The attribute that names a Vercel AI SDK span's operation (`ai.generateText.doGenerate`, …). */
 export const VERCEL_OPERATION = 'ai.operationId';
@@ -22,17 +22,8 @@ export function vercelCategory(operationId: string): string {
 }
 
 /** A text the SDK wrote JSON-encoded (`"\"The quick…\""`) decoded; other values as text. */
-function decodedText(v: AttrValue | undefined): string | null {
-  if (typeof v === 'string' && v.startsWith('"')) {
-    try {
-      const t = JSON.parse(v);
-      if (typeof t === 'string') return t;
-    } catch {
-      // not JSON: the text as it is
-    }
-  }
-  return asText(v);
-}
+const decodedText = (v: AttrValue | undefined): string | null =>
+  typeof v === 'string' ? decodeJsonString(v) : asText(v);
 
 /** The arguments of each call in `ai.response.toolCalls`, as the tool span receives them. */
 function toolCallArgs(v: AttrValue | undefined): string[] {
