@@ -140,3 +140,42 @@ describe('round trip of data keys named like Object members', () => {
     expect(again.issues.map((i) => i.code)).toEqual(first.issues.map((i) => i.code));
   });
 });
+
+describe('kinds and types named like Object members', () => {
+  it('are plain unknown kinds: no crash, no category taken from Object.prototype', () => {
+    const spans = ['constructor', '__proto__', 'toString', 'hasOwnProperty'].map((name, i) => ({
+      traceId: '0af7651916cd43dd8448eb211c80319c',
+      spanId: `b7ad6b716920333${i}`,
+      name,
+      attributes: [
+        { key: i % 2 ? 'openinference.span.kind' : 'gen_ai.operation.name', value: { stringValue: name } },
+        {
+          key: 'input.value',
+          value: { stringValue: JSON.stringify([{ type: name, content: `question ${name}` }]) },
+        },
+      ],
+    }));
+    const r = parseTraceText(JSON.stringify({ resourceSpans: [{ scopeSpans: [{ spans }] }] }), {
+      file: 'k.json',
+    });
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    expect(r.doc.data.operations.map((o) => typeof o.category)).toEqual([
+      'string',
+      'string',
+      'string',
+      'string',
+    ]);
+    expect(r.doc.data.operations.map((o) => o.category)).toEqual([
+      'operation',
+      'operation',
+      'operation',
+      'operation',
+    ]);
+    const lf = parseTraceText(
+      JSON.stringify({ id: 't', observations: [{ id: 'o', type: 'constructor', input: 'What is it?' }] }),
+      { file: 'lf.json' },
+    );
+    expect(lf.ok && lf.doc.data.operations.map((o) => o.category)).toEqual(['span']);
+  });
+});
