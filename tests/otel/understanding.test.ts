@@ -141,6 +141,16 @@ describe('ids of the wrong type, Langfuse without observations', () => {
     );
   });
 
+  it('a server download without input and output (a trace with many observations) says so', () => {
+    const r = parse({
+      observations: [
+        { id: 'o1', traceId: 't1', type: 'GENERATION', name: 'chat', startTime: '2025-01-01T00:00:00Z' },
+      ],
+      scores: [],
+    });
+    expect(warningsOf(r, 'langfuse-no-io')[0]?.message).toMatch(/^no observation has an input or output/);
+  });
+
   it('the traces list endpoint (observations as ids) says to download the trace itself', () => {
     const r = parse({
       data: [{ id: 't1', name: 'qa', input: 'Where?', output: 'Here.', observations: ['o1', 'o2'] }],

@@ -1,7 +1,8 @@
 /**
  * A span's input and output as one value each, as framework SDKs write them: Traceloop /
- * OpenLLMetry workflows and tasks (`traceloop.entity.input|output`, JSON such as `{"inputs":
- * …}` or `{"args": […], "kwargs": …}`) and LangWatch (`langwatch.input|output`: `{type, value}`).
+ * OpenLLMetry workflows and tasks (`traceloop.entity.input|output`: JSON such as `{"inputs":
+ * …}`, `{"input": …}`, `{"args": […], "kwargs": …}`, a list of messages, a JSON-encoded text) and
+ * LangWatch (`langwatch.input|output`: `{type, value}`).
  */
 import { type Attrs, isObject } from './attrs.ts';
 import { type SpanContent, valueItems } from './items.ts';
@@ -14,13 +15,18 @@ const PAIRS: readonly [string, string][] = [
   ['langwatch.input', 'langwatch.output'],
 ];
 
-/** Traceloop wraps LangChain values in `{inputs}` / `{outputs}`; LangWatch in `{type, value}`. */
+/** Wrappers Traceloop puts around a value: LangChain's `{inputs}` / `{outputs}`, Laminar-style `{input}` / `{output}`. */
+const WRAPPERS = ['inputs', 'outputs', 'input', 'output'];
+
+/** The value inside Traceloop's wrappers or LangWatch's `{type, value}`, JSON text decoded. */
 function unwrap(v: AttrValue | undefined): AttrValue | undefined {
   const parsed = maybeJson(typeof v === 'string' ? decodeJsonString(v) : v);
   if (!isObject(parsed)) return parsed;
   if (typeof parsed.type === 'string' && 'value' in parsed) return maybeJson(parsed.value);
-  if ('inputs' in parsed) return parsed.inputs;
-  if ('outputs' in parsed) return parsed.outputs;
+  const keys = Object.keys(parsed);
+  const wrapper = WRAPPERS.find((k) => Object.hasOwn(parsed, k));
+  // `{inputs, tags, metadata, kwargs}` (LangChain) or a lone `{input}`: the value inside.
+  if (wrapper && (wrapper.endsWith('s') || keys.length === 1)) return maybeJson(parsed[wrapper]);
   return parsed;
 }
 

@@ -166,6 +166,13 @@ function observationSpans(t: Located, traceId: string, issues: IssueCollector): 
       spans.push(langfuseSpan(o, traceId, parent, p));
     }
   });
+  const objects = observations.filter(isObject);
+  if (objects.length && objects.every((o) => !('input' in o) && !('output' in o)))
+    issues.warn(
+      'langfuse-no-io',
+      'no observation has an input or output: Langfuse leaves them out of the download of a trace with many observations; fetch the observations through the public API for their text',
+      t.observationsAt,
+    );
   if (idsOnly)
     issues.warn(
       'langfuse-observation-ids',
