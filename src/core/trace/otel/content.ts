@@ -6,6 +6,8 @@
  * GenAI events, OpenInference (or plain `input.value`), Vercel `ai.*`, whole-value inputs and
  * outputs (Traceloop, LangWatch). The graph builder turns the items into variables.
  */
+
+import { SESSION_ID, SemanticConventions } from '@arizeai/openinference-semantic-conventions';
 import {
   ATTR_GEN_AI_CONVERSATION_ID,
   ATTR_GEN_AI_OPERATION_NAME,
@@ -44,7 +46,7 @@ function kindOf(span: OtelSpan): Kind {
   const first = span.name.split(' ')[0];
   if (!op && MEMORY_OPS.has(first) && span.name.includes(' ')) op = first;
   if (op) return { convention: 'genai', kind: op, category: GENAI_CATEGORY.get(op) ?? 'operation' };
-  const oi = str(a['openinference.span.kind'])?.toUpperCase();
+  const oi = str(a[SemanticConventions.OPENINFERENCE_SPAN_KIND])?.toUpperCase();
   if (oi) return { convention: 'openinference', kind: oi, category: OI_CATEGORY.get(oi) ?? 'operation' };
   const vercel = str(a[VERCEL_OPERATION]);
   if (vercel) return { convention: 'vercel-ai', kind: vercel, category: vercelCategory(vercel) };
@@ -92,7 +94,7 @@ export function spanContent(span: OtelSpan, texts?: RecordTexts): SpanContent {
     outputs: [],
     memory: null,
     evaluations: [],
-    session: str(a['session.id']) ?? str(a[ATTR_GEN_AI_CONVERSATION_ID]),
+    session: str(a[SESSION_ID]) ?? str(a[ATTR_GEN_AI_CONVERSATION_ID]),
     hasContent: false,
   };
   for (const read of READERS) {
