@@ -5,7 +5,7 @@
  * many requests at once, a Host name from elsewhere. The files it writes are read back with
  * the project's importer and the CLI.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -14,8 +14,13 @@ import { OTLPTraceExporter as ProtoExporter } from '@opentelemetry/exporter-trac
 import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { createParser } from 'eventsource-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { exportSmartcomment } from '../../src/core/trace/export.ts';
 import { parseTraceText } from '../../src/core/trace/import.ts';
 import { formatIssue } from '../../src/core/trace/issues.ts';
+import { seededIds, steppingClock, Tracer } from '../../src/sdk/index.ts';
+import { otlpHttpSink } from '../../src/sdk/otel-http.ts';
+import { createSystem, runSystem } from '../../src/systems/index.ts';
+import { demoConversation } from '../e2e/project-data.ts';
 import { runCli } from '../helpers/cli.ts';
 import { exportTurn, TEXTS } from './agent-spans.ts';
 import { type ServeProcess, startServe, streamBody } from './helpers.ts';
@@ -133,6 +138,32 @@ describe('real OpenTelemetry JS exporters over HTTP', () => {
     const html = await (await fetch(`${serve.base}/`)).text();
     expect(html).toContain('<meta name="memtrace-serve" content="api/received/" />');
     expect((await fetch(`${serve.base}/../../etc/passwd`)).status).toBe(404);
+  });
+});
+
+describe('the project SDK sends a run live', () => {
+  it('otlpHttpSink: a reference system run arrives in DIR and imports as the same document, byte for byte', async () => {
+    const run = async (sink?: ReturnType<typeof otlpHttpSink>) => {
+      const tracer = new Tracer({
+        clock: steppingClock(Date.UTC(2024, 4, 1), 3),
+        ids: seededIds(11),
+        sink,
+        filename: 'memtrace-rag',
+        metadata: { system: 'rag', dataset: 'locomo', conversation: 'demo-1', mode: 'offline' },
+      });
+      await runSystem(createSystem('rag'), demoConversation(), { tracer });
+      await tracer.finish();
+      return tracer;
+    };
+    const expected = exportSmartcomment((await run()).document());
+    const before = new Set(readdirSync(DIR));
+    await run(
+      otlpHttpSink(`${serve.base}/v1/traces`, { flavour: 'genai', exact: true, serviceName: 'memtrace-rag' }),
+    );
+    const added = readdirSync(DIR).filter((f) => !before.has(f));
+    expect(added).toHaveLength(1);
+    const r = importFile(join(DIR, added[0]));
+    expect(exportSmartcomment(r.doc)).toBe(expected);
   });
 });
 
