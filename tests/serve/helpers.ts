@@ -89,7 +89,7 @@ export function streamBody(
       ok({ status: m ? Number(m[1]) : null, reply, bytesSent: sent });
     };
     const pump = () => {
-      while (!stopped) {
+      if (!stopped) {
         if (reply.includes('\r\n\r\n') && !/^HTTP\/1\.1 100 /.test(reply)) return; // answered: stop sending
         const chunk = sent < limit ? next() : null;
         if (!chunk) {
@@ -100,7 +100,10 @@ export function streamBody(
         const framed = chunked
           ? Buffer.concat([Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from('\r\n')])
           : chunk;
+        // Wait for the socket to take it, or at least let the event loop read a reply (a loop of
+        // writes the kernel takes at once would never look at the reply).
         if (!socket.write(framed)) return void socket.once('drain', pump);
+        return void setImmediate(pump);
       }
     };
     socket.on('connect', () => {

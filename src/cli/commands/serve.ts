@@ -4,17 +4,13 @@
  * `DIR/<trace id>.jsonl` as it grows, and the workbench it serves lists the received traces
  * live and imports them like a dropped file.
  */
-import { existsSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { type Command, intFlag } from '../command.ts';
 import { outputDir } from '../files.ts';
 import { CliError } from '../io.ts';
-import { buildApp, projectRoot } from '../serve/app.ts';
 import { formatBytes } from '../serve/body.ts';
 import { isLoopback } from '../serve/hosts.ts';
-import { createReceiver } from '../serve/server.ts';
-import { TraceStore } from '../serve/store.ts';
 
 /** `20MiB`, `512KiB`, `1048576`: bytes, or a usage error. */
 function sizeFlag(text: string, flag: string): number {
@@ -24,25 +20,6 @@ function sizeFlag(text: string, flag: string): number {
   if (!Number.isSafeInteger(n) || n < 1)
     throw new CliError(`${flag} must be a size such as 20MiB, 512KiB or 1048576 (got "${text}")`, 2);
   return n;
-}
-
-/** The app folder to serve: --app as given, else the project's dist/ (built when missing or asked). */
-async function appFolder(given: string | undefined, rebuild: boolean, log: (l: string) => void) {
-  if (given) {
-    if (!existsSync(join(given, 'index.html'))) throw new CliError(`--app ${given}: no index.html there`);
-    return given;
-  }
-  const root = projectRoot();
-  if (!root) {
-    log('the workbench is not served: the project folder (with dist/) was not found');
-    return null;
-  }
-  const dist = join(root, 'dist');
-  if ((rebuild || !existsSync(join(dist, 'index.html'))) && !(await buildApp(root, log))) {
-    log('the workbench is not served: vite build failed (see above); traces are still received');
-    return null;
-  }
-  return dist;
 }
 
 export const serve: Command = {
@@ -108,6 +85,12 @@ export const serve: Command = {
     const maxBody = sizeFlag(String(values['max-body']), '--max-body');
     const maxConcurrent = intFlag(values, 'max-concurrent', 1) ?? 8;
     const dir = resolve(await outputDir(String(values.dir), '--dir'));
+    // Loaded when the command runs (protobufjs with them), not for every command's start.
+    const [{ appFolder }, { createReceiver }, { TraceStore }] = await Promise.all([
+      import('../serve/app.ts'),
+      import('../serve/server.ts'),
+      import('../serve/store.ts'),
+    ]);
     const appDir = await appFolder(values.app as string | undefined, values.build === true, log);
     const store = await TraceStore.open(dir, log);
     const receiver = createReceiver({ store, maxBody, maxConcurrent, appDir, allowRemote, log });

@@ -10,6 +10,7 @@ import { readFile, stat } from 'node:fs/promises';
 import type { ServerResponse } from 'node:http';
 import { dirname, extname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { CliError } from '../io.ts';
 
 /** Content types of the files a built app has (shared with the tests' static server). */
 export const CONTENT_TYPES: Record<string, string> = {
@@ -77,4 +78,23 @@ export async function serveAppFile(dir: string, urlPath: string, res: ServerResp
   });
   res.end(body);
   return true;
+}
+
+/** The app folder to serve: --app as given, else the project's dist/ (built when missing or asked). */
+export async function appFolder(given: string | undefined, rebuild: boolean, log: (l: string) => void) {
+  if (given) {
+    if (!existsSync(join(given, 'index.html'))) throw new CliError(`--app ${given}: no index.html there`);
+    return given;
+  }
+  const root = projectRoot();
+  if (!root) {
+    log('the workbench is not served: the project folder (with dist/) was not found');
+    return null;
+  }
+  const dist = join(root, 'dist');
+  if ((rebuild || !existsSync(join(dist, 'index.html'))) && !(await buildApp(root, log))) {
+    log('the workbench is not served: vite build failed (see above); traces are still received');
+    return null;
+  }
+  return dist;
 }
