@@ -7,6 +7,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { AxeBuilder } from '@axe-core/playwright';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import type { Page } from 'playwright-core';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -37,7 +38,8 @@ afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 describe('memtrace serve in Chromium', () => {
   it('lists a trace as the exporter sends it, imports it like a drop, and updates it when it grows', async () => {
     const serve = await startServe(['--dir', join(tmp, 'traces'), '--app', await buildOnce()]);
-    const s = await openApp({ url: `${serve.base}/` });
+    // bypassCSP: axe-core is injected for the accessibility check at the end.
+    const s = await openApp({ url: `${serve.base}/`, bypassCSP: true });
     const { page } = s;
     try {
       const { consoleErrors, failed } = watch(page);
@@ -116,6 +118,12 @@ describe('memtrace serve in Chromium', () => {
       expect(await page.evaluate(() => (window as unknown as { sameDocument?: boolean }).sameDocument)).toBe(
         true,
       );
+      const axe = await new AxeBuilder({ page })
+        .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'])
+        .analyze();
+      expect(
+        axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id),
+      ).toEqual([]);
       expect(s.errors).toEqual([]);
       expect(consoleErrors).toEqual([]);
       expect(failed).toEqual([]);

@@ -4,7 +4,6 @@
  * warnings). The server marks the page it serves with `<meta name="memtrace-serve">`; on a
  * static deployment there is no tag, so nothing is requested and nothing shows.
  */
-import { getContext, setContext } from 'svelte';
 import type { ReceivedTraceFile } from '../../core/receiver/index.ts';
 import type { Importer } from './importer.svelte.ts';
 
@@ -40,9 +39,9 @@ export class ReceivedTraces {
     return this.#imported[traceId];
   }
 
-  /** Opens the event stream (the browser reconnects by itself); returns what closes it. */
-  start(): () => void {
-    if (!this.api) return () => undefined;
+  /** Opens the event stream (the browser reconnects by itself after a drop). */
+  start(): void {
+    if (!this.api) return;
     const events = new EventSource(`${this.api}events`);
     events.addEventListener('traces', (e) => {
       this.#traces = JSON.parse((e as MessageEvent<string>).data) as ReceivedTraceFile[];
@@ -53,7 +52,6 @@ export class ReceivedTraces {
     });
     events.onopen = () => (this.#state = 'live');
     events.onerror = () => (this.#state = events.readyState === EventSource.CLOSED ? 'lost' : 'connecting');
-    return () => events.close();
   }
 
   /**
@@ -87,10 +85,17 @@ export class ReceivedTraces {
   }
 }
 
-const KEY = Symbol('received');
-export function setupReceived(doc: Document, importer: Importer): ReceivedTraces {
-  return setContext(KEY, new ReceivedTraces(doc, importer));
-}
-export function useReceived(): ReceivedTraces {
-  return getContext<ReceivedTraces>(KEY);
+let shared: ReceivedTraces | null = null;
+
+/**
+ * The page's one list of received traces, its event stream opened on first use and kept
+ * for the page's life (the panel comes and goes with the route; the list and what was
+ * imported from it stay).
+ */
+export function receivedTraces(doc: Document, importer: Importer): ReceivedTraces {
+  if (!shared) {
+    shared = new ReceivedTraces(doc, importer);
+    shared.start();
+  }
+  return shared;
 }
