@@ -170,6 +170,7 @@ describe('decodeTraceRequest', () => {
     for (const [bytes, enc] of [
       [new Uint8Array(0), 'protobuf'],
       [new TextEncoder().encode('{}'), 'json'],
+      [new TextEncoder().encode('{"resourceSpans": null}'), 'json'],
     ] as const)
       expect(decodeTraceRequest(bytes, enc)).toMatchObject({ ok: true, accepted: 0, rejected: 0 });
   });

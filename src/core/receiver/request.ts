@@ -85,9 +85,9 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** A list field: absent is empty; anything else but a list is bad data. */
+/** A list field: absent (or null, as protobuf JSON allows) is empty; anything else but a list is bad data. */
 function listAt(owner: Record<string, unknown>, names: string[], place: string): unknown[] | string {
-  const name = names.find((n) => owner[n] !== undefined);
+  const name = names.find((n) => owner[n] !== undefined && owner[n] !== null);
   if (name === undefined) return [];
   const v = owner[name];
   return Array.isArray(v) ? v : `${place}.${name} is not a list`;
