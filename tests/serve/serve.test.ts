@@ -138,6 +138,8 @@ describe('real OpenTelemetry JS exporters over HTTP', () => {
     const html = await (await fetch(`${serve.base}/`)).text();
     expect(html).toContain('<meta name="memtrace-serve" content="api/received/" />');
     expect((await fetch(`${serve.base}/../../etc/passwd`)).status).toBe(404);
+    expect((await fetch(`${serve.base}/%2e%2e/%2e%2e/etc/passwd`)).status).toBe(404);
+    expect((await fetch(`${serve.base}/%E0%A4%A`)).status).toBe(404); // a malformed escape
   });
 });
 

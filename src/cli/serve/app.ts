@@ -62,8 +62,14 @@ export function buildApp(root: string, log: (line: string) => void): Promise<boo
 
 /** Serves a file of the app folder; false when the path names none (the caller answers 404). */
 export async function serveAppFile(dir: string, urlPath: string, res: ServerResponse): Promise<boolean> {
+  let path: string;
+  try {
+    path = decodeURIComponent(urlPath);
+  } catch {
+    return false; // a malformed escape names no file
+  }
   const root = resolve(dir);
-  const file = resolve(join(root, urlPath === '/' ? 'index.html' : urlPath));
+  const file = resolve(join(root, path === '/' ? 'index.html' : path));
   if (!file.startsWith(root + sep)) return false;
   const s = await stat(file).catch(() => null);
   if (!s?.isFile()) return false;

@@ -86,7 +86,7 @@ export function createReceiver(o: ReceiverOptions): { server: Server; close(): P
     if (path === `/${RECEIVED_API}events`) return live.connect(req, res);
     const file = TRACE_FILE.exec(path);
     if (file) return sendTraceFile(res, o.store, file[1]);
-    if (o.appDir && (await serveAppFile(o.appDir, decodeURIComponent(path), res))) return;
+    if (o.appDir && (await serveAppFile(o.appDir, path, res))) return;
     if (path === '/' && !o.appDir)
       return plain(
         res,
