@@ -20,6 +20,8 @@
  * `--cache` keeps each file's outcomes in bench/out/generalisation-cache/, keyed by the file's
  * path, size and time and the commit checked out, so runs of a few sets at a time can be
  * joined by one last run; uncommitted changes to the attributor are not part of the key.
+ * `--cached-only` (with `--cache`) scores only files already in the cache and lists the others
+ * as not measured.
  */
 
 import { execFileSync } from 'node:child_process';
@@ -49,6 +51,7 @@ const { values } = parseArgs({
     rules: { type: 'string', default: JUDGE_RULES.join(',') },
     baseline: { type: 'string' },
     cache: { type: 'boolean', default: false },
+    'cached-only': { type: 'boolean', default: false },
   },
 });
 const machine = machineFacts();
@@ -77,19 +80,38 @@ interface Outcome extends ScoredCase {
   before?: BaselineCase;
 }
 
+/** The benchmark's held-out conversations (`make-bench --heldout`'s default). */
+const HELDOUT = ['conv-44', 'conv-47', 'Liam_O_Connor'];
+
+/** One rule's graphs by its summary's manifest, else (generation unfinished) by its folders. */
+function llmSources(rule: string): Source[] {
+  const dir = join(OUT, `llm-bench-${rule}`);
+  if (existsSync(join(dir, 'summary.json'))) {
+    const s = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8')) as LlmBenchSummary;
+    return s.manifest.map((m) => ({
+      file: join(dir, m.file),
+      set: 'llm',
+      rule,
+      design: m.split,
+      part: m.part,
+    }));
+  }
+  if (!existsSync(dir)) {
+    console.error(`no ${dir}: run npx tsx scripts/make-llm-bench.ts --judge-rule ${rule}`);
+    return [];
+  }
+  console.error(`${dir} has no summary.json (still being written?): its folders are read`);
+  return jsonFiles(dir).map((file) => {
+    const design = file.slice(dir.length + 1).split('/')[0];
+    const conv = file.split('/').pop() ?? '';
+    const part = HELDOUT.some((h) => conv.startsWith(`${h}-`)) ? 'heldout' : 'dev';
+    return { file, set: 'llm', rule, design, part };
+  });
+}
+
 function sources(): Source[] {
   const out: Source[] = [];
-  if (wanted.has('llm'))
-    for (const rule of values.rules.split(',')) {
-      const dir = join(OUT, `llm-bench-${rule}`);
-      if (!existsSync(join(dir, 'summary.json'))) {
-        console.error(`no ${dir}: run npx tsx scripts/make-llm-bench.ts --judge-rule ${rule}`);
-        continue;
-      }
-      const s = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8')) as LlmBenchSummary;
-      for (const m of s.manifest)
-        out.push({ file: join(dir, m.file), set: 'llm', rule, design: m.split, part: m.part });
-    }
+  if (wanted.has('llm')) for (const rule of values.rules.split(',')) out.push(...llmSources(rule));
   if (wanted.has('faultbench'))
     out.push(...jsonFiles(join(OUT, 'faultbench')).map((file) => ({ file, set: 'faultbench' })));
   if (wanted.has('shared'))
@@ -149,6 +171,10 @@ const setup = await evidenceSetup({ method: 'evidence', match: 'vectors' }, {
 const run: MethodRun = { method: 'evidence', model: undefined, prior: false, agent: {}, setup };
 
 const CACHE = join(OUT, 'generalisation-cache');
+/** Files that did not load (reported, not scored). */
+const unreadable: string[] = [];
+/** Files left out by `--cached-only` (reported). */
+const unmeasured: string[] = [];
 const HEAD = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
 
 /** `attributeFile`, its outcomes kept in the cache (`--cache`) under the file's path, size, time and the commit. */
@@ -157,9 +183,15 @@ async function attributeCached(src: Source): Promise<Outcome[]> {
   const st = statSync(src.file);
   const key = createHash('sha1').update(`${HEAD}\n${src.file}\n${st.size}\n${st.mtimeMs}`).digest('hex');
   const path = join(CACHE, `${key}.json`);
+  if (values['cached-only'] && !existsSync(path)) {
+    unmeasured.push(src.file);
+    return [];
+  }
   if (existsSync(path))
     return (JSON.parse(readFileSync(path, 'utf8')) as Omit<Outcome, 'src'>[]).map((o) => ({ ...o, src }));
+  const before = unreadable.length;
   const out = await attributeFile(src);
+  if (unreadable.length > before) return out; // not loaded: never cached
   mkdirSync(CACHE, { recursive: true });
   writeFileSync(path, JSON.stringify(out.map(({ src: _, ...o }) => o)));
   return out;
@@ -167,7 +199,10 @@ async function attributeCached(src: Source): Promise<Outcome[]> {
 
 async function attributeFile(src: Source): Promise<Outcome[]> {
   const r = await openTraceFile(src.file);
-  if (!r.ok) throw new Error(`${src.file} does not load`);
+  if (!r.ok) {
+    unreadable.push(src.file);
+    return [];
+  }
   const g = r.graph;
   const chosen = labelsFor(fileLabels(g.doc), FILE_CHOICE);
   const labelled = listCases(g)
@@ -307,7 +342,7 @@ if (llm.length) {
 }
 const others: [string, Outcome[]][] = [
   [
-    'extractive fault-injected benchmark (bench/out/faultbench)',
+    `extractive fault-injected benchmark (bench/out/faultbench: ${[...new Set(srcs.filter((x) => x.set === 'faultbench').map((x) => x.file.split('/').at(-2)))].join(', ')})`,
     all.filter((o) => o.src.set === 'faultbench'),
   ],
   ['shared real files (../shared/data/smartcomment)', all.filter((o) => o.src.set === 'shared')],
@@ -343,7 +378,24 @@ const body = [
   'held out = LoCoMo conv-44, conv-47 and RealMem Liam_O_Connor.',
   '',
   ...sections,
-  `${all.length} cases in ${(seconds / 60).toFixed(1)} min. Measured with \`npx tsx bench/attribution-generalisation.ts --sets ${values.sets}${values.baseline ? ` --baseline ${values.baseline}` : ''}\`. Machine: ${machine}.`,
+  ...(unreadable.length ? [`Files that did not load (not scored): ${unreadable.join(', ')}.`, ''] : []),
+  ...(unmeasured.length
+    ? [
+        `**Not measured in this run** (\`--cached-only\`): ${unmeasured.length} of ${srcs.length} graphs — ${[
+          ...new Set(
+            unmeasured.map((f) =>
+              f
+                .slice(OUT.length + 1)
+                .split('/')
+                .slice(0, 2)
+                .join('/'),
+            ),
+          ),
+        ].join(', ')}.`,
+        '',
+      ]
+    : []),
+  `${all.length} cases in ${(seconds / 60).toFixed(1)} min${values.cache ? ' (the files not cached yet; the rest was measured by earlier runs of this commit with `--cache`)' : ''}. Measured with \`npx tsx bench/attribution-generalisation.ts --sets ${values.sets}${values.baseline ? ` --baseline ${values.baseline}` : ''}${values.cache ? ' --cache' : ''}\`. Machine: ${machine}.`,
 ].join('\n');
 writeResultsSection('Attribution generalisation (judge rules, designs, human labels)', body);
 console.log(body);
