@@ -15,6 +15,7 @@ import { optimize } from './commands/optimize.ts';
 import { report } from './commands/report.ts';
 import { run } from './commands/run.ts';
 import { search } from './commands/search.ts';
+import { serve } from './commands/serve.ts';
 import { stats } from './commands/stats.ts';
 import { validate } from './commands/validate.ts';
 import { CliError, type CliIO } from './io.ts';
@@ -35,6 +36,7 @@ export const COMMANDS: Command[] = [
   makeBench,
   agreement,
   compare,
+  serve,
 ];
 
 function help(): string {

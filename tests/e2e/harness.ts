@@ -162,11 +162,13 @@ export interface Session {
 /**
  * A fresh Chromium profile on the built app. The demo trace the app preloads on a
  * fresh profile is answered 404 (an empty store to start from) unless `demo` is set.
+ * `url`: open the app another server serves (`memtrace serve`) instead of a static server.
  */
-export async function openApp(options: { demo?: boolean; bypassCSP?: boolean } = {}): Promise<Session> {
-  const dist = await buildOnce();
-  const server = await serveStatic({ '/': dist });
-  const url = server.url;
+export async function openApp(
+  options: { demo?: boolean; bypassCSP?: boolean; url?: string } = {},
+): Promise<Session> {
+  const server = options.url ? null : await serveStatic({ '/': await buildOnce() });
+  const url = options.url ?? server!.url;
   const userDataDir = mkdtempSync(join(tmpdir(), 'memtrace-e2e-'));
   const context = await launchChromiumProfile(userDataDir, {
     viewport: { width: 1440, height: 900 },
@@ -191,7 +193,7 @@ export async function openApp(options: { demo?: boolean; bypassCSP?: boolean } =
     errors,
     async close() {
       await context.close();
-      await server.close();
+      await server?.close();
       rmSync(userDataDir, { recursive: true, force: true });
     },
   };

@@ -23,12 +23,13 @@ import {
 import { type Command, intFlag, type Options, type Values } from '../command.ts';
 import { outputFile, readText } from '../files.ts';
 import { CliError, type CliIO } from '../io.ts';
+import { JUDGE_RULE_FLAG, judgeRuleOf } from '../judge-rule-flag.ts';
 import { chatModelFromFlags, PROVIDER_FLAGS, PROVIDER_USAGE, usageLine } from '../provider-flags.ts';
 
 export const DATA_FLAGS: Options = {
   system: {
     type: 'string',
-    value: 'rag|long-context|mem0|evermemos|fact-store|session-summary|vector-store',
+    value: 'rag|long-context|mem0|evermemos|fact-store|session-summary|vector-store|per-user-store',
     help: 'the reference memory system or memory shape (required)',
   },
   dataset: {
@@ -126,8 +127,9 @@ export const run: Command = {
   name: 'run',
   summary: 'run a reference memory system on a data set conversation and write its execution graph',
   usage:
-    'memtrace run --system rag|long-context|mem0|evermemos|fact-store|session-summary|vector-store ' +
+    'memtrace run --system rag|long-context|mem0|evermemos|fact-store|session-summary|vector-store|per-user-store ' +
     '[--dataset locomo|realmem|longmemeval] --data FILE [--conversation ID] [--sessions N] [--top-k N] [--memories offline|recorded] ' +
+    '[--judge-rule offline|containment|token-f1|half-words] ' +
     `[--offline | ${PROVIDER_USAGE}] [--format smartcomment|otlp|openinference [--standard-only]] -o OUT.json`,
   args: { min: 0, max: 0, name: '' },
   options: {
@@ -145,6 +147,7 @@ export const run: Command = {
       value: 'offline|recorded',
       help: "extraction: the offline components' own, or the data set's recorded LLM-written memories",
     },
+    'judge-rule': JUDGE_RULE_FLAG,
     format: {
       type: 'string',
       default: 'smartcomment',
@@ -167,6 +170,7 @@ export const run: Command = {
     const memories = values.memories;
     if (memories !== 'offline' && memories !== 'recorded')
       throw new CliError('--memories must be offline or recorded', 2);
+    const judgeRule = judgeRuleOf(values);
     const args = await readDataArgs<SystemName | ShapeName>(values, [...SYSTEM_NAMES, ...SHAPE_NAMES]);
     const system = args.system;
     const topK = topKOf(values, system);
@@ -213,6 +217,7 @@ export const run: Command = {
         tracer,
         llm,
         memories,
+        judgeRule,
         maxSessions: args.maxSessions,
         onProgress: (done, total, label) => io.stderr.write(`[${done}/${total}] ${label}\n`),
       });

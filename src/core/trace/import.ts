@@ -1,7 +1,7 @@
 /**
  * Reads smartcomment / MemTraceBench JSON text into a validated document. Span formats
- * (OTLP/JSON and JSON Lines, Phoenix rows, Langfuse exports: `otel/`) are detected and
- * mapped to the same document first. Never throws on bad input.
+ * (OTLP/JSON and JSON Lines, ResourceSpans, SDK spans, Phoenix rows, Langfuse exports: `otel/`)
+ * are detected and mapped to the same document first. Never throws on bad input.
  */
 
 import { IssueCollector, type TraceIssue } from './issues.ts';
@@ -9,6 +9,7 @@ import { findJsonSyntaxError } from './json-syntax.ts';
 import {
   detectSpanFormat,
   jsonLinesFormat,
+  noFormatMessage,
   type OtelImportSummary,
   readJsonLines,
   readSpans,
@@ -76,6 +77,12 @@ export function parseTraceText(text: string, options: ImportOptions): ImportResu
     value = undefined; // the spans hold what is needed; let the parsed tree go before mapping
 
     return fromSpans({ format, spans }, issues);
+  }
+  // Not a span format, and no "data" to read as smartcomment: name every format tried.
+  const noFormat = noFormatMessage(value);
+  if (noFormat) {
+    issues.error('not-a-graph', noFormat);
+    return { ok: false, issues: issues.finish() };
   }
   return validateParsed(value, issues);
 }

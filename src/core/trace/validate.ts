@@ -13,6 +13,7 @@
  */
 import { fullNameOf, fullNodeIdOf } from './identity.ts';
 import type { IssueCollector } from './issues.ts';
+import { TOO_DEEP_MESSAGE, tooDeepAt } from './nesting.ts';
 import type { TraceDocument } from './types.ts';
 
 type Kind = 'string' | 'string?' | 'int' | 'int>=1' | 'object' | 'bool' | 'string[]';
@@ -88,45 +89,14 @@ const COMMON: [string, Kind][] = [
   ['metadata', 'object'],
 ];
 
-/**
- * Deepest nesting accepted inside a record's field. Rendering and export use JSON.stringify,
- * which recurses: a value nested thousands of levels deep overflows the stack (no real trace
- * comes near this).
- */
-export const MAX_NESTING = 256;
-
-/**
- * Whether a value nests objects/lists more than `limit` levels (`depth` is the value's own
- * level). Recursive but stopped at `limit`, so it never goes deeper than that many calls,
- * and it allocates nothing for the flat metadata most records have.
- */
-function nestsDeeperThan(v: object, limit: number, depth = 1): boolean {
-  if (depth > limit) return true;
-  if (Array.isArray(v)) {
-    for (const child of v)
-      if (typeof child === 'object' && child !== null && nestsDeeperThan(child, limit, depth + 1))
-        return true;
-    return false;
-  }
-  for (const key in v) {
-    if (!Object.hasOwn(v, key)) continue;
-    const child = (v as Record<string, unknown>)[key];
-    if (typeof child === 'object' && child !== null && nestsDeeperThan(child, limit, depth + 1)) return true;
-  }
-  return false;
-}
-
 /** Fatal: a field nested deeper than MAX_NESTING. Returns whether the record is fine. */
 function nesting(issues: IssueCollector, rec: Record<string, unknown>, path: string): boolean {
   let ok = true;
   for (const key of Object.keys(rec)) {
     const v = rec[key];
-    if (typeof v === 'object' && v !== null && nestsDeeperThan(v, MAX_NESTING)) {
-      issues.error(
-        'too-deep',
-        `${key} nests more than ${MAX_NESTING} levels deep; such a file cannot be shown or exported`,
-        `${path}.${key}`,
-      );
+    const deep = typeof v === 'object' && v !== null ? tooDeepAt(v) : null;
+    if (deep !== null) {
+      issues.error('too-deep', `${key} ${TOO_DEEP_MESSAGE}`, `${path}.${key}`);
       ok = false;
     }
   }
