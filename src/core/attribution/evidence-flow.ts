@@ -12,11 +12,13 @@
  */
 import type { TraceCase } from '../cases/cases.ts';
 import { type TraceGraph, varMetadata } from '../graph/graph.ts';
-import { consumersOf, lineageOf, producersOf } from '../graph/queries.ts';
+import { consumersOf, lineageOf, opStructure, producersOf } from '../graph/queries.ts';
+import { contentTerms } from '../text/terms.ts';
 import type { ErrorType } from '../trace/types.ts';
 import { type AnswerRule, accepts, describeAnswerRule } from './answer-rule.ts';
 import { type Carriers, followEvidence, type PassOptions } from './carriers.ts';
 import { type CaseContext, caseContext } from './case-context.ts';
+import { termOf } from './critical.ts';
 import {
   type Evidence,
   evidenceCore,
@@ -37,8 +39,10 @@ import {
   type NotAttributableReason,
   type PathStep,
   type RunHooks,
+  type QuotedUnit,
   type SupportStep,
   throwIfAborted,
+  type VerdictEvidence,
   ZERO_COST,
 } from './types.ts';
 
@@ -67,6 +71,11 @@ interface Loss {
   op: number;
   reason: string;
   path: PathStep[];
+  /** The last variable that still held the evidence, and the one that came after it without it. */
+  held: number;
+  after: number;
+  /** The units of `held` that carried it. */
+  heldUnits?: Set<number>;
 }
 
 /** A golden answer that says there is nothing to find: empty, or "not mentioned" (adversarial questions). */
@@ -166,6 +175,9 @@ function retrievalLoss(g: TraceGraph, cx: CaseContext, ev: number, flow: Flow, h
     evidence: ev,
     type: 'RetrievalError',
     op,
+    held: held[0],
+    heldUnits: flow.carriers.get(held[0]),
+    after: cx.context[0] ?? -1,
     reason: `The store at question time holds the evidence (${g.varId[held[0]]}), but the context given to the answer lacks it; ${op >= 0 ? `${g.opName[op] || g.opId[op]} dropped it` : 'no op carried it'}.`,
     path: [
       { var_id: g.varId[ev], note: 'evidence' },
@@ -213,6 +225,9 @@ function storeLoss(g: TraceGraph, cx: CaseContext, ev: number, flow: Flow, m: Ma
     evidence: ev,
     type,
     op,
+    held: prev,
+    heldUnits: flow.carriers.get(prev),
+    after: cur,
     reason: `${g.varId[prev]} held the evidence (${before.keyed ? `entry ${before.keys[unit]}` : `item ${unit + 1}`}); the next version ${g.varId[cur]} ${deleted ? 'no longer has that entry' : 'changed it and lost the evidence'}.`,
     path: [
       { var_id: g.varId[ev], note: 'evidence' },
@@ -221,6 +236,11 @@ function storeLoss(g: TraceGraph, cx: CaseContext, ev: number, flow: Flow, m: Ma
       { var_id: g.varId[cur], note: 'lost from here on' },
     ],
   };
+}
+
+/** The variables an op wrote. */
+function producedBy(g: TraceGraph, op: number): number[] {
+  return opStructure(g, op).outputs;
 }
 
 function extractionLoss(g: TraceGraph, cx: CaseContext, ev: number, flow: Flow): Loss {
@@ -238,10 +258,14 @@ function extractionLoss(g: TraceGraph, cx: CaseContext, ev: number, flow: Flow):
     how = op >= 0 ? 'read it, but nothing it wrote reaches the store' : '';
   }
   const carried = carriers.filter((v) => v !== ev && !cx.context.includes(v));
+  const written = op >= 0 ? producedBy(g, op) : [];
   return {
     evidence: ev,
     type: 'ExtractionError',
     op,
+    held: carried.at(-1) ?? ev,
+    heldUnits: flow.carriers.get(carried.at(-1) ?? ev),
+    after: written[0] ?? -1,
     reason:
       op >= 0
         ? `The evidence never entered the store read at question time: ${g.opName[op] || g.opId[op]} ${how}.`
@@ -273,6 +297,8 @@ function indexLoss(g: TraceGraph, cx: CaseContext, ev: number, flow: Flow): Loss
           evidence: ev,
           type: 'UpdateError',
           op,
+          held: unit,
+          after: merged.unit,
           reason: `${g.varId[unit]} held the evidence; ${g.opName[op] || g.opId[op]} merged it into ${g.varId[merged.unit]} without it, and the store kept only the merged unit.`,
           path: [
             { var_id: g.varId[ev], note: 'evidence' },
@@ -285,6 +311,8 @@ function indexLoss(g: TraceGraph, cx: CaseContext, ev: number, flow: Flow): Loss
           evidence: ev,
           type: 'DeletionError',
           op,
+          held: unit,
+          after,
           reason: `${g.varId[unit]} held the evidence; ${g.varId[before]} listed it, ${g.varId[after]} no longer does, so it was out of the store at question time.`,
           path: [
             { var_id: g.varId[ev], note: 'evidence' },
@@ -414,6 +442,8 @@ interface FlowRun {
   pieces: { ev: number; e: Evidence }[];
   /** The largest share of the answer one evidence message states. */
   best: number;
+  /** The carrying test used (for the verdict's confidence). */
+  used: AnswerRuleUsed;
 }
 
 /**
@@ -461,6 +491,67 @@ async function traceLosses(run: FlowRun, cost: AttributionCost) {
   return found;
 }
 
+/** Longest quote of a unit in a result. */
+const QUOTE_CHARS = 600;
+
+/**
+ * The unit of v that conveys most of the evidence (one of `carrying`, which carried it along
+ * the evidence's way, when given), quoted with the words it matched.
+ */
+function quote(run: FlowRun, v: number, e: Evidence, carrying?: Set<number>): QuotedUnit | null {
+  if (v < 0) return null;
+  const texts = run.m.unitTexts(v);
+  let best = -1;
+  let support = -1;
+  for (let i = 0; i < texts.length && support < 1; i++) {
+    const s = carrying?.has(i) ? 1 : carrying?.size ? -1 : run.m.unitSupport(v, i, e);
+    if (s > support) {
+      support = s;
+      best = i;
+    }
+  }
+  if (best < 0) return null;
+  const text = texts[best].length > QUOTE_CHARS ? `${texts[best].slice(0, QUOTE_CHARS)}…` : texts[best];
+  return { var_id: run.g.varId[v], text, matched: matchedWords(texts[best], e), support };
+}
+
+/** The answer's, names' and topics' words a text holds, as written there. */
+function matchedWords(text: string, e: Evidence): string[] {
+  const c = e.critical;
+  const keys = new Set(
+    c
+      ? [...c.answerTerms, ...c.topics].map((t) => t.key)
+      : [...e.answerTokens, ...e.keyTokens].map((t) => termOf(t).key),
+  );
+  const names = new Set(c?.entities ?? []);
+  const out = new Set<string>();
+  for (const t of contentTerms(text)) if (keys.has(t.key) || names.has(t.surface)) out.add(t.surface);
+  return [...out];
+}
+
+/** The texts a verdict rests on: the decisive loss's last holder and successor, else the context. */
+function evidenceOfVerdict(run: FlowRun, first: Loss | undefined): VerdictEvidence {
+  const piece = run.pieces.find((p) => p.ev === first?.evidence) ?? run.pieces[0];
+  if (!piece) return { held: null, after: null };
+  if (first)
+    return {
+      held: quote(run, first.held, piece.e, first.heldUnits),
+      after: quote(run, first.after, piece.e),
+    };
+  const context = run.cx.context.map((v) => quote(run, v, piece.e)).filter((q) => q !== null);
+  context.sort((a, b) => b.support - a.support);
+  const prediction = producedBy(run.g, run.cx.answerOp)[0] ?? -1;
+  return { held: context[0] ?? null, after: quote(run, prediction, piece.e) };
+}
+
+/** How sure a verdict is (see `Attribution.confidence`). */
+function confidenceOf(used: AnswerRuleUsed, ev: VerdictEvidence, located: number, response: boolean): number {
+  const rule = used.source === 'fitted' ? (used.agreement ?? 0.75) : 0.75;
+  const clarity = response ? (ev.held?.support ?? 0) : 1 - (ev.after?.support ?? 0);
+  const alone = located > 1 ? 0.85 : 1;
+  return Math.round(100 * Math.max(0, Math.min(1, rule * clarity * alone))) / 100;
+}
+
 /** The verdict from the losses found: the earliest located loss, else the answer op. */
 function verdictOf(run: FlowRun, losses: Loss[]): Omit<Attribution, 'query_id' | 'method' | 'cost'> {
   const { g, cx } = run;
@@ -477,8 +568,13 @@ function verdictOf(run: FlowRun, losses: Loss[]): Omit<Attribution, 'query_id' |
     if (!candidates.some((x) => x.op_id === g.opId[l.op]))
       candidates.push({ op_id: g.opId[l.op], error_type: l.type, score: 1 / (i + 1), reason: l.reason });
   candidates.push(response);
+  const first = located[0] ?? losses[0];
+  const grounds = evidenceOfVerdict(run, first);
+  const confidence = confidenceOf(run.used, grounds, candidates.length - 1, losses.length === 0);
   if (losses.length === 0)
     return {
+      verdict_evidence: grounds,
+      confidence,
       error_type: 'ResponseError',
       op_id: g.opId[cx.answerOp],
       reason: `Every piece of evidence (${run.evidence.map((v) => g.varId[v]).join(', ')}) reached the answer's inputs, yet the answer is wrong.`,
@@ -488,8 +584,9 @@ function verdictOf(run: FlowRun, losses: Loss[]): Omit<Attribution, 'query_id' |
       ],
       candidates,
     };
-  const first = located[0] ?? losses[0];
   return {
+    verdict_evidence: grounds,
+    confidence,
     error_type: first.type,
     op_id: first.op >= 0 ? g.opId[first.op] : null,
     reason: first.reason,
@@ -602,7 +699,7 @@ export async function attributeEvidenceFlow(
   );
   const pieces = evidence.map((ev) => ({ ev, e: evidenceFor(g, ev, c, m) }));
   const best = Math.max(0, ...pieces.map((p) => coverage(p.e) ?? 0));
-  const run: FlowRun = { input, g, c, cx, m, hooks, evidence, pieces, best };
+  const run: FlowRun = { input, g, c, cx, m, hooks, evidence, pieces, best, used };
   const { losses, unsupported } = await traceLosses(run, cost);
   if (losses.length === 0 && unsupported > 0 && best === 0) {
     const why = unstated(run);

@@ -65,6 +65,29 @@ export interface Attribution {
   judge_disagrees?: boolean;
   /** Evidence-flow: how much of the answer each op on the evidence's way conveyed, before and after it. */
   support?: SupportStep[];
+  /** Evidence-flow: the texts the verdict rests on. */
+  verdict_evidence?: VerdictEvidence | null;
+  /**
+   * Evidence-flow: how sure the verdict is, 0–1 — how well the carrying test reproduces the trace's
+   * judge, how clearly the answer was lost at the op (support before and after), and whether other
+   * ops were suspected too. An ordering for people, not a calibrated probability.
+   */
+  confidence?: number;
+}
+
+/** A unit quoted as the ground of a verdict, with the words of the answer (or the question) it matched. */
+export interface QuotedUnit {
+  var_id: string;
+  text: string;
+  matched: string[];
+  /** How much of the answer it conveys, 0–1 (see `SupportStep`). */
+  support: number;
+}
+
+/** The last text that still held the answer, and what came after it (a later version, an output, the context). */
+export interface VerdictEvidence {
+  held: QuotedUnit | null;
+  after: QuotedUnit | null;
 }
 
 /** Why a failed case has no decisive op: the trace cannot say where the answer was lost. */
