@@ -1,4 +1,3 @@
-import { writeFile } from 'node:fs/promises';
 import { type ScoredCase, scoredCase, summarize } from '../../core/bench/metrics.ts';
 import { listCases } from '../../core/cases/cases.ts';
 import { systemOf } from '../../core/cases/system.ts';
@@ -23,6 +22,7 @@ import { openOneOf, outputFile, traceFilesIn } from '../files.ts';
 import { CliError, printJson } from '../io.ts';
 import { LABEL_SOURCE_USAGE, labelChoiceOf, readLabelPaths } from '../labels.ts';
 import { usageJson, usageLine } from '../provider-flags.ts';
+import { writeAtomic } from '../write.ts';
 
 export const bench: Command = {
   name: 'bench',
@@ -124,13 +124,7 @@ export const bench: Command = {
       ...(model ? { llm_usage: usageJson(meter.totals()) } : {}),
     };
     if (typeof values.out === 'string') {
-      try {
-        await writeFile(values.out, `${JSON.stringify({ summary, cases: perCase }, null, 2)}\n`);
-      } catch (e) {
-        throw new CliError(
-          `${values.out}: cannot write (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`,
-        );
-      }
+      await writeAtomic(values.out, `${JSON.stringify({ summary, cases: perCase }, null, 2)}\n`);
     }
     if (values.json) printJson(io, summary);
     else {

@@ -6,7 +6,7 @@
  * trace's documents or the model change.
  */
 import { createHash } from 'node:crypto';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { corpusFromGraph, type DocScope, indexKey } from '../../core/retrieval/corpus.ts';
 import type { Embedder } from '../../core/retrieval/embedder.ts';
@@ -16,6 +16,7 @@ import { nodeModelDir } from '../../core/retrieval/transformers.node.ts';
 import { type Dtype, TransformersEmbedder } from '../../core/retrieval/transformers.ts';
 import { type Command, intFlag, JSON_FLAG } from '../command.ts';
 import { CliError, type CliIO, printJson } from '../io.ts';
+import { writeAtomic } from '../write.ts';
 import { loadGraph } from './load.ts';
 
 const SCOPES = ['messages', 'all'];
@@ -107,9 +108,7 @@ export const search: Command = {
       index = await RetrievalIndex.build(corpus, { embedder });
       if (useCache) {
         await mkdir(cacheDir(io), { recursive: true });
-        const tmp = `${cachePath}.${process.pid}.tmp`;
-        await writeFile(tmp, index.serialize());
-        await rename(tmp, cachePath);
+        await writeAtomic(cachePath, index.serialize());
       }
     }
 
