@@ -132,14 +132,17 @@ describe('memtrace agreement', () => {
       bad,
       JSON.stringify({ annotations: [{ graph_id: 'g', query_id: 'q', final_error_type: 5 }] }),
     );
+    // Among several files, the bad one is named with its place; the others are still read; exit 1.
     const r = await run('agreement', annFile, bad);
     expect(r.code).toBe(1);
-    expect(r.stderr.trim()).toMatch(
-      new RegExp(
-        `^memtrace agreement: ${bad.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: annotations\\[0\\]\\.final_error_type: `,
-      ),
-    );
-    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    const place = `${bad.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: annotations\\[0\\]\\.final_error_type: `;
+    expect(r.stderr).toMatch(new RegExp(`^${place}`, 'm'));
+    expect(r.stdout).toMatch(/^1 annotator\(s\): ann$/m);
+    // Alone, it fails the command with that one line.
+    const alone = await run('agreement', bad);
+    expect(alone.code).toBe(1);
+    expect(alone.stderr.trim()).toMatch(new RegExp(`^memtrace agreement: ${place}`));
+    expect(alone.stderr.trim().split('\n')).toHaveLength(1);
     expect((await run('agreement')).code).toBe(2);
     expect((await run('agreement', annFile, '--engine', 'obs')).code).toBe(2);
     expect((await run('agreement', join(tmp, 'missing.json'))).code).toBe(1);

@@ -67,9 +67,11 @@ export const agreement: Command = {
   async run({ positionals, values }, io) {
     if (values.engine !== undefined && values.engine !== 'evidence')
       throw new CliError('--engine must be evidence (the deterministic attributor; no model)', 2);
-    const { labels, files, graphFiles } = await readLabelPaths(positionals);
+    const { labels, files, graphFiles, unreadable } = await readLabelPaths(positionals, io);
     if (files === 0) throw new CliError(`${positionals.join(', ')}: no .json files to read labels from`);
-    io.stderr.write(`${labels.length} label(s) in ${files} file(s)\n`);
+    io.stderr.write(
+      `${labels.length} label(s) in ${files - unreadable} file(s)${unreadable ? `; ${unreadable} file(s) could not be read` : ''}\n`,
+    );
     if (values.engine) {
       if (graphFiles.length === 0)
         throw new CliError('--engine needs graph files among the inputs (it attributes their cases)', 2);
@@ -78,7 +80,7 @@ export const agreement: Command = {
     const report = agreementOf(labels);
     if (values.json) {
       printJson(io, report);
-      return 0;
+      return unreadable ? 1 : 0;
     }
     const num = (x: number | null, pct = false) =>
       x === null ? '—' : pct ? `${(100 * x).toFixed(1)} %` : x.toFixed(3);
@@ -94,6 +96,6 @@ export const agreement: Command = {
       io.stdout.write(
         `  ${d.graph_id} ${d.query_id}: ${d.labels.map((l) => `${l.annotator}=${l.error_type}@${l.op_id ?? '-'}`).join('  ')}\n`,
       );
-    return 0;
+    return unreadable ? 1 : 0;
   },
 };

@@ -50,9 +50,10 @@ export const bench: Command = {
     const method = methodOf(values);
     const choice = labelChoiceOf(values);
     // Labels from annotations files (a team's, adjudicated ones) join each graph's own.
-    const extra = Array.isArray(values.labels)
-      ? (await readLabelPaths(values.labels.map(String))).labels
-      : [];
+    const extraLabels = Array.isArray(values.labels)
+      ? await readLabelPaths(values.labels.map(String), io)
+      : { labels: [], unreadable: 0 };
+    const extra = extraLabels.labels;
     const files = await traceFilesIn(positionals);
     if (typeof values.out === 'string') await outputFile(values.out, '--out');
     const meter = new UsageMeter();
@@ -68,7 +69,7 @@ export const bench: Command = {
       llm_calls: number;
       error: CaseFailure | null;
     })[] = [];
-    let unreadable = 0;
+    let unreadable = extraLabels.unreadable;
     for (const [i, file] of files.entries()) {
       const graph = await openOneOf(file, files.length, io);
       if (!graph) {
