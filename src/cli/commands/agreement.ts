@@ -6,7 +6,7 @@ import { ENGINE_SOURCE, type LabelRecord } from '../../core/labels/record.ts';
 import { depsFor } from '../attribution-setup.ts';
 import { type Command, JSON_FLAG } from '../command.ts';
 import { openTraceFile, problemLine } from '../files.ts';
-import { CliError, printJson } from '../io.ts';
+import { CliError, printJson, printLine } from '../io.ts';
 import { readLabelPaths } from '../labels.ts';
 
 const ENGINE_ANNOTATOR = 'engine:evidence';
@@ -84,17 +84,21 @@ export const agreement: Command = {
     }
     const num = (x: number | null, pct = false) =>
       x === null ? '—' : pct ? `${(100 * x).toFixed(1)} %` : x.toFixed(3);
-    io.stdout.write(
-      `${report.annotators.length} annotator(s): ${report.annotators.join(', ')}\n${report.shared_cases} case(s) labelled by two or more · Fleiss κ ${num(report.fleiss_kappa)}\n`,
+    printLine(io, `${report.annotators.length} annotator(s): ${report.annotators.join(', ')}`);
+    printLine(
+      io,
+      `${report.shared_cases} case(s) labelled by two or more · Fleiss κ ${num(report.fleiss_kappa)}`,
     );
     for (const p of report.pairs)
-      io.stdout.write(
-        `${p.a} × ${p.b}: n ${p.n}  type disagreement ${num(p.type_disagreement, true)}  op disagreement ${num(p.op_disagreement, true)}  Cohen κ ${num(p.cohen_kappa)}\n`,
+      printLine(
+        io,
+        `${p.a} × ${p.b}: n ${p.n}  type disagreement ${num(p.type_disagreement, true)}  op disagreement ${num(p.op_disagreement, true)}  Cohen κ ${num(p.cohen_kappa)}`,
       );
-    io.stdout.write(`${report.disputed.length} disputed case(s)\n`);
+    printLine(io, `${report.disputed.length} disputed case(s)`);
     for (const d of report.disputed)
-      io.stdout.write(
-        `  ${d.graph_id} ${d.query_id}: ${d.labels.map((l) => `${l.annotator}=${l.error_type}@${l.op_id ?? '-'}`).join('  ')}\n`,
+      printLine(
+        io,
+        `  ${d.graph_id} ${d.query_id}: ${d.labels.map((l) => `${l.annotator}=${l.error_type}@${l.op_id ?? '-'}`).join('  ')}`,
       );
     return unreadable ? 1 : 0;
   },

@@ -15,7 +15,7 @@ import { RetrievalIndex, SEARCH_METHODS, type SearchMethod } from '../../core/re
 import { nodeModelDir } from '../../core/retrieval/transformers.node.ts';
 import { type Dtype, TransformersEmbedder } from '../../core/retrieval/transformers.ts';
 import { type Command, intFlag, JSON_FLAG } from '../command.ts';
-import { CliError, type CliIO, printJson } from '../io.ts';
+import { CliError, type CliIO, printJson, printLine } from '../io.ts';
 import { writeAtomic } from '../write.ts';
 import { loadGraph } from './load.ts';
 
@@ -124,8 +124,9 @@ export const search: Command = {
       if (rows.length === 0) io.stdout.write('no matching documents\n');
       for (const h of hits) {
         const text = corpus.texts[h.doc].replace(/\s+/g, ' ').slice(0, 100);
-        io.stdout.write(
-          `${String(h.rank).padStart(3)}  ${h.score.toFixed(4).padStart(9)}  ${h.full_node_id}  ${text}\n`,
+        printLine(
+          io,
+          `${String(h.rank).padStart(3)}  ${h.score.toFixed(4).padStart(9)}  ${h.full_node_id}  ${text}`,
         );
       }
     }
