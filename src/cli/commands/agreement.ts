@@ -1,10 +1,10 @@
 /** `memtrace agreement`: how far annotators (people, files, engines) agree on the labelled failures. */
-import { agreement as agreementOf } from '../../core/agreement/agreement.ts';
+import { agreement as agreementOf, DEFAULT_MAX_PAIRS } from '../../core/agreement/agreement.ts';
 import { listCases } from '../../core/cases/cases.ts';
 import { systemOf } from '../../core/cases/system.ts';
 import { ENGINE_SOURCE, type LabelRecord } from '../../core/labels/record.ts';
 import { depsFor } from '../attribution-setup.ts';
-import { type Command, JSON_FLAG } from '../command.ts';
+import { type Command, intFlag, JSON_FLAG } from '../command.ts';
 import { openTraceFile, problemLine } from '../files.ts';
 import { CliError, printJson, printLine } from '../io.ts';
 import { readLabelPaths } from '../labels.ts';
@@ -54,10 +54,17 @@ export const agreement: Command = {
   name: 'agreement',
   summary:
     'agreement between annotators: per pair n, op / type disagreement, Cohen κ; Fleiss κ; disputed cases',
-  usage: 'memtrace agreement <annotations files, graph files or dirs…> [--engine evidence] [--json]',
+  usage:
+    'memtrace agreement <annotations files, graph files or dirs…> [--engine evidence] [--max-pairs N] [--json]',
   args: { min: 1, max: Number.POSITIVE_INFINITY, name: '<annotations files, graph files or dirs…>' },
   options: {
     ...JSON_FLAG,
+    'max-pairs': {
+      type: 'string',
+      value: 'N',
+      default: String(DEFAULT_MAX_PAIRS),
+      help: 'list at most N pairs of annotators who share cases, by name (pairs_truncated says when more exist; 0 = none)',
+    },
     engine: {
       type: 'string',
       value: 'evidence',
@@ -77,7 +84,7 @@ export const agreement: Command = {
         throw new CliError('--engine needs graph files among the inputs (it attributes their cases)', 2);
       labels.push(...(await engineLabels(graphFiles, labels, io)));
     }
-    const report = agreementOf(labels);
+    const report = agreementOf(labels, { maxPairs: intFlag(values, 'max-pairs', 0) });
     if (values.json) {
       printJson(io, report);
       return unreadable ? 1 : 0;
@@ -93,6 +100,11 @@ export const agreement: Command = {
       printLine(
         io,
         `${p.a} × ${p.b}: n ${p.n}  type disagreement ${num(p.type_disagreement, true)}  op disagreement ${num(p.op_disagreement, true)}  Cohen κ ${num(p.cohen_kappa)}`,
+      );
+    if (report.pairs_truncated)
+      printLine(
+        io,
+        `… more pairs share cases than the ${report.max_pairs} listed (--max-pairs N lists more)`,
       );
     printLine(io, `${report.disputed.length} disputed case(s)`);
     for (const d of report.disputed)
