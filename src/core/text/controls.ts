@@ -12,20 +12,21 @@ export interface ControlOptions {
   multiline?: boolean;
 }
 
-const MULTILINE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
-const ONE_LINE = /[\u0000-\u001f\u007f-\u009f]/g;
-const ANY = /[\u0000-\u001f\u007f-\u009f]/;
+const MULTILINE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
+const ONE_LINE = /[\u0000-\u001f\u007f-\u009f]/;
+const MULTILINE_ALL = new RegExp(MULTILINE.source, 'g');
+const ONE_LINE_ALL = new RegExp(ONE_LINE.source, 'g');
 
 const visible = (c: string) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
 
 /**
  * `text` with C0 controls (but line feed and tab in multi-line text), DEL and C1 controls
- * written as `\uXXXX`. Text without any is returned as is (no copy).
+ * written as `\uXXXX`. Text without any is returned as is, after one scan (no copy).
  */
 export function escapeControls(text: string, options: ControlOptions = {}): string {
-  if (!ANY.test(text)) return text;
-  if (options.multiline === false) return text.replace(ONE_LINE, visible);
-  return text.replace(/\r\n/g, '\n').replace(MULTILINE, visible);
+  if (options.multiline === false) return ONE_LINE.test(text) ? text.replace(ONE_LINE_ALL, visible) : text;
+  if (!MULTILINE.test(text)) return text;
+  return text.replace(/\r\n/g, '\n').replace(MULTILINE_ALL, visible);
 }
 
 /** One field of one line (a TSV cell, an id in a message): every control character escaped, `\n` and `\t` too. */
