@@ -85,15 +85,18 @@ async function lastTouched(dir: string): Promise<number> {
   return newest;
 }
 
-const swept = new Set<string>();
+/** When each folder was last swept: a command writing many files into one folder sweeps it once. */
+const swept = new Map<string, number>();
+const SWEEP_EVERY_MS = 60_000;
 
 /**
  * Removes the temporaries and spool folders in `dir` left by processes that are gone (a
- * SIGKILL cannot run cleanup), once per folder per process. Never throws: cleanup is a courtesy.
+ * SIGKILL cannot run cleanup), at most once a minute per folder. Never throws: cleanup is a courtesy.
  */
 export async function sweepStale(dir: string): Promise<void> {
-  if (swept.has(dir)) return;
-  swept.add(dir);
+  const now = Date.now();
+  if (now - (swept.get(dir) ?? Number.NEGATIVE_INFINITY) < SWEEP_EVERY_MS) return;
+  swept.set(dir, now);
   const names = await readdir(dir).catch(() => [] as string[]);
   for (const name of names) {
     const m = OURS.exec(name);

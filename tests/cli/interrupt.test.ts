@@ -6,10 +6,19 @@
  * endpoint failing) leaves the old file and no spool either.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { writeAtomic } from '../../src/cli/write.ts';
 import { runCli } from '../helpers/cli.ts';
 import { SHARED_DATA } from '../helpers/shared-data.ts';
 import { useMockLlmServer } from '../llm/mock-llm-server.ts';
@@ -171,4 +180,33 @@ describe('memtrace export interrupted', () => {
     expect(leftovers(dir)).toEqual([]);
     expect(readFileSync(out).equals(OLD)).toBe(true);
   }, 180_000);
+});
+
+describe('what the next write removes', () => {
+  it('temporaries and spools of processes that are gone; never a live process’s; old-style spools once untouched for an hour', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'memtrace-sweep-'));
+    const dead = 2 ** 22 + 12345; // above Linux's default pid_max: no such process
+    const names = {
+      deadTemp: `.out.json.memtrace-tmp-${dead}-abc`,
+      deadSpool: `.memtrace-spool-${dead}-xyz123`,
+      liveSpool: '.memtrace-spool-1-xyz123', // pid 1 is always running
+      oldLegacy: '.memtrace-spool-aB3dE9',
+      newLegacy: '.memtrace-spool-Zz9yY8',
+      unrelated: '.memtrace-spool-notes.txt',
+    };
+    writeFileSync(join(dir, names.deadTemp), 'half');
+    for (const n of [names.deadSpool, names.liveSpool, names.oldLegacy, names.newLegacy]) {
+      mkdirSync(join(dir, n));
+      writeFileSync(join(dir, n, 'nodes.part'), 'x');
+    }
+    writeFileSync(join(dir, names.unrelated), 'mine');
+    const hoursAgo = new Date(Date.now() - 2 * 3600_000);
+    utimesSync(join(dir, names.oldLegacy, 'nodes.part'), hoursAgo, hoursAgo);
+    utimesSync(join(dir, names.oldLegacy), hoursAgo, hoursAgo);
+    await writeAtomic(join(dir, 'new.json'), '{}');
+    expect(readdirSync(dir).sort()).toEqual(
+      ['new.json', names.liveSpool, names.newLegacy, names.unrelated].sort(),
+    );
+    expect(readFileSync(join(dir, 'new.json'), 'utf8')).toBe('{}');
+  });
 });
