@@ -286,36 +286,80 @@ export function validateDocument(value: unknown, issues: IssueCollector): value 
         `data.${list}[${i}].session_id`,
       );
 
-  cycles(issues, ids.nodeIds, flow);
+  cycles(issues, ids.nodeIds, flow, lists);
   validateAnnotations(own(data, 'annotations'), ids, issues);
   return !issues.hasErrors;
 }
 
 /**
- * Warning: edges that lead from a variable back to itself (no run writes what it already read
- * without a new version). The graph is still built and exported as is. The case path walks ops
- * back in execution order (a cause is the latest writer before a read), so it cuts the cycle
- * where it goes back in time; evidence-flow's question-derived set follows edges forward
- * regardless of time, so a cycle through the question can change its verdict.
+ * Warning: a cycle of edges that goes back in time — an op reads a variable that only it or
+ * later ops write, and the edges lead from what it wrote back to that variable. (Cycles in
+ * time order are normal where values are named by their content: the same value written
+ * again later is the same variable.) The graph is still built and exported as is. The case
+ * path walks ops back in execution order (a cause is the latest writer before a read), so it
+ * cuts such a cycle at the reversed edge; evidence-flow's question-derived set follows edges
+ * forward regardless of time, so a cycle through the question can change its verdict.
  */
-function cycles(issues: IssueCollector, nodeIds: Map<string, number>, flow: Flow) {
+function cycles(
+  issues: IssueCollector,
+  nodeIds: Map<string, number>,
+  flow: Flow,
+  lists: Record<string, unknown[]>,
+) {
   if (flow.edge.length === 0) return;
   const found = edgeCycles(nodeIds.size, Int32Array.from(flow.src), Int32Array.from(flow.dst));
   if (found.length === 0) return;
+  const when = opTimes(lists.operations);
+  const opOf = (k: number) =>
+    when.get((lists.edges[flow.edge[k]] as Record<string, unknown>).op_id as string);
+  const before = (a: OpTime, b: OpTime) => a.at < b.at || (a.at === b.at && a.index < b.index);
+  const firstWrite: (OpTime | undefined)[] = new Array(nodeIds.size);
+  for (let k = 0; k < flow.edge.length; k++) {
+    const w = opOf(k) as OpTime;
+    const first = firstWrite[flow.dst[k]];
+    if (!first || before(w, first)) firstWrite[flow.dst[k]] = w;
+  }
+  const cycleOf = new Int32Array(nodeIds.size).fill(-1);
+  for (const [i, c] of found.entries()) for (const v of c.vars) cycleOf[v] = i;
   const names = [...nodeIds.keys()];
-  for (const c of found) {
-    const shown = c.vars.slice(0, 3).map((v) => `"${names[v].slice(0, 80)}"`);
-    const more = c.vars.length > 3 ? `, … (${c.vars.length} in all)` : '';
-    const what =
-      c.vars.length === 1
-        ? `variable ${shown[0]} is written by an op that reads it`
-        : `the edges lead in a cycle through ${shown.join(', ')}${more}`;
+  const reported = new Set<number>();
+  for (let k = 0; k < flow.edge.length; k++) {
+    const src = flow.src[k];
+    const c = cycleOf[src];
+    if (c < 0 || c !== cycleOf[flow.dst[k]] || reported.has(c)) continue;
+    const reader = opOf(k) as OpTime;
+    if (before(firstWrite[src] as OpTime, reader)) continue; // written before this read: in time order
+    reported.add(c);
+    const vars = found[c].vars;
+    const shown = vars.slice(0, 3).map((v) => `"${names[v].slice(0, 80)}"`);
+    const more = vars.length > 3 ? `, … (${vars.length} in all)` : '';
     issues.warn(
       'edge-cycle',
-      `${what}; the case path cuts it where it goes back in execution order; attribution may answer otherwise than without it (edges read forward regardless of time can make memory look derived from the question): check the edges`,
-      `data.edges[${flow.edge[c.firstEdge]}]`,
+      `op "${reader.id.slice(0, 80)}" reads "${names[src].slice(0, 80)}", which only it or later ops write, and the edges lead back to it (a cycle through ${shown.join(', ')}${more}); the case path cuts the cycle there, but attribution may answer otherwise than without it: check the edges`,
+      `data.edges[${flow.edge[k]}]`,
     );
   }
+}
+
+/** When an op ran, as the graph orders ops: created_at text, then file order. */
+interface OpTime {
+  id: string;
+  at: string;
+  index: number;
+}
+
+function opTimes(operations: unknown[]): Map<string, OpTime> {
+  const out = new Map<string, OpTime>();
+  operations.forEach((rec, index) => {
+    if (!isObject(rec) || typeof rec.op_id !== 'string' || out.has(rec.op_id)) return;
+    const t = own(rec, 'created_at');
+    out.set(rec.op_id, {
+      id: rec.op_id,
+      at: typeof t === 'string' ? t : t == null ? '' : JSON.stringify(t),
+      index,
+    });
+  });
+  return out;
 }
 
 /** Longest graph_id accepted (it is the stored trace's key and part of its address). */
