@@ -185,7 +185,7 @@ describe('memtrace export interrupted', () => {
 describe('what the next write removes', () => {
   it('temporaries and spools of processes that are gone; never a live process’s; old-style spools once untouched for an hour', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'memtrace-sweep-'));
-    const dead = 2 ** 22 + 12345; // above Linux's default pid_max: no such process
+    const dead = 2 ** 22 + 12345; // above the largest pid Linux can give (pid_max ≤ 2^22): no such process
     const names = {
       deadTemp: `.out.json.memtrace-tmp-${dead}-abc`,
       deadSpool: `.memtrace-spool-${dead}-xyz123`,
