@@ -1,7 +1,7 @@
 /** `memtrace compare`: what changed between two runs of one conversation, in memory terms. */
 import { pairQuestions } from '../../core/compare/questions.ts';
 import { type Command, JSON_FLAG } from '../command.ts';
-import { CliError, printJson } from '../io.ts';
+import { CliError, printJson, printLine } from '../io.ts';
 import { loadGraph } from './load.ts';
 
 export const compare: Command = {
@@ -44,10 +44,11 @@ export const compare: Command = {
       `${s.questions} question(s): ${s.fixed} fixed, ${s.broken} broken, ${s.same} same (${s.still_wrong} still wrong); ${s.diverged} with a first divergence\n`,
     );
     for (const q of out.questions.filter((x) => x.change !== 'same'))
-      io.stdout.write(
+      printLine(
+        io,
         `${q.change.padEnd(6)} ${q.outcome_a} → ${q.outcome_b}  ${q.query.replace(/\s+/g, ' ').slice(0, 80)}${
           q.first_divergence ? `  (diverges at ${q.first_divergence.op_a} / ${q.first_divergence.op_b})` : ''
-        }\n`,
+        }`,
       );
     const m = out.memory;
     io.stdout.write(

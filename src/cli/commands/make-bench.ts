@@ -1,5 +1,5 @@
 /** `memtrace make-bench --kind llm-memories`: the labelled benchmark of LLM-written (recorded) memories. */
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { exportSmartcomment } from '../../core/trace/export.ts';
 import {
@@ -14,6 +14,7 @@ import {
 import { type Command, JSON_FLAG, type Values } from '../command.ts';
 import { CliError, printJson } from '../io.ts';
 import { JUDGE_RULE_FLAG, judgeRuleOf } from '../judge-rule-flag.ts';
+import { writeAtomic } from '../write.ts';
 
 const list = (v: Values[string]) => (typeof v === 'string' ? v.split(',').filter(Boolean) : []);
 
@@ -142,14 +143,14 @@ export const makeBench: Command = {
       write: async (rel, doc) => {
         const file = join(out, rel);
         await mkdir(dirname(file), { recursive: true });
-        await writeFile(file, exportSmartcomment(doc, { indent: values.compact ? 0 : 2 }));
+        await writeAtomic(file, exportSmartcomment(doc, { indent: values.compact ? 0 : 2 }));
       },
       onProgress: (m) => io.stderr.write(`${m}\n`),
     });
     const seconds = (Date.now() - started) / 1000;
-    await writeFile(join(out, 'summary.json'), `${JSON.stringify({ ...summary, seconds }, null, 2)}\n`);
+    await writeAtomic(join(out, 'summary.json'), `${JSON.stringify({ ...summary, seconds }, null, 2)}\n`);
     const files = (part: string) => summary.manifest.filter((m) => m.part === part).map((m) => m.file);
-    await writeFile(
+    await writeAtomic(
       join(out, 'manifest.json'),
       `${JSON.stringify({ dev: files('dev'), heldout: files('heldout') }, null, 2)}\n`,
     );

@@ -1,4 +1,5 @@
 /** `memtrace run`: a reference memory system over a data set conversation, traced to a smartcomment file. */
+import { dirname } from 'node:path';
 import { UsageMeter } from '../../core/llm/index.ts';
 import { fileSink } from '../../sdk/file-sink.node.ts';
 import { Tracer } from '../../sdk/index.ts';
@@ -25,6 +26,7 @@ import { outputFile, readText } from '../files.ts';
 import { CliError, type CliIO } from '../io.ts';
 import { JUDGE_RULE_FLAG, judgeRuleOf } from '../judge-rule-flag.ts';
 import { chatModelFromFlags, PROVIDER_FLAGS, PROVIDER_USAGE, usageLine } from '../provider-flags.ts';
+import { beginWrite, removeNow, spoolFolder } from '../write.ts';
 
 export const DATA_FLAGS: Options = {
   system: {
@@ -189,12 +191,15 @@ export const run: Command = {
     io.stderr.write(
       `${system} on ${conv.id} (${conv.sessions.length} sessions, ${conv.questions.length} questions), ${mode}\n`,
     );
+    // Written beside OUT and renamed into place at the end: an interrupted run leaves OUT as it was.
+    const target = await beginWrite(out);
+    const spool = format === 'smartcomment' ? spoolFolder(dirname(target.temp)) : undefined;
     const tracer = new Tracer({
       // otlp / openinference: the same run as OpenTelemetry spans, written by the OpenTelemetry SDK.
       sink:
         format === 'smartcomment'
-          ? fileSink(out)
-          : otelFileSink(out, {
+          ? fileSink(target.temp, { spoolDir: spool })
+          : otelFileSink(target.temp, {
               flavour: format === 'otlp' ? 'genai' : 'openinference',
               exact: values['standard-only'] !== true,
               serviceName: `memtrace-${system}`,
@@ -221,11 +226,15 @@ export const run: Command = {
         maxSessions: args.maxSessions,
         onProgress: (done, total, label) => io.stderr.write(`[${done}/${total}] ${label}\n`),
       });
+      await tracer.finish();
+      await target.commit();
     } catch (e) {
+      await target.discard();
       if (llm) io.stderr.write(`before the failure: ${usageLine(meter.totals())}\n`);
       throw e;
+    } finally {
+      if (spool) removeNow(spool);
     }
-    await tracer.finish();
     const correct = result.answers.filter((a) => a.correct).length;
     io.stderr.write(
       `${out}: ${tracer.counts.nodes} variables, ${tracer.counts.operations} ops, ${tracer.counts.edges} edges; ` +

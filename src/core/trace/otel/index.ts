@@ -6,7 +6,7 @@
  * files. What could not be read is said (warnings), never dropped silently.
  */
 import type { IssueCollector } from '../issues.ts';
-import { TOO_DEEP_MESSAGE, tooDeepAt } from '../nesting.ts';
+import { deepPlace, TOO_DEEP_MESSAGE } from '../nesting.ts';
 import type { TraceDocument } from '../types.ts';
 import { emptySummary, type OtelImportSummary, spansToDocument } from './build.ts';
 import { hasExactRecords, restoreExact } from './exact.ts';
@@ -51,7 +51,7 @@ export function readSpans(
   out: OtelSpan[],
 ): void {
   const at = (p: string) => (prefix ? (p ? `${prefix}: ${p}` : prefix) : p);
-  const deep = tooDeepAt(value);
+  const deep = deepPlace(value);
   if (deep !== null) {
     issues.error('too-deep', `the value ${TOO_DEEP_MESSAGE}`, at(deep.replace(/^\./, '')) || undefined);
     return;
