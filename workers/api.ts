@@ -1,8 +1,10 @@
 /**
- * The typed interfaces at the worker boundary. The UI holds comlink proxies of
- * `ImportApi` and `AnalysisApi`; everything crossing is plain data (typed arrays are
- * transferred). Graph-drawing components (src/app/lanes, src/app/neighbourhood) take
- * `LaneLayout` and `NeighbourhoodData` as their input (see src/app/graph-views.ts).
+ * The typed interfaces at the worker boundary, one per worker: the engine worker's
+ * `EngineApi` (import + the open traces' analyses + ranked retrieval), the embedder worker's
+ * `EmbedderApi` (texts in, vectors out), the systems worker's `SystemsApi`. Everything
+ * crossing is plain data (typed arrays are transferred); an `AbortSignal` argument crosses
+ * through `abort-transfer.ts`. Graph-drawing components (src/app/lanes, src/app/neighbourhood)
+ * take `LaneLayout` and `NeighbourhoodData` as their input (see src/app/graph-views.ts).
  */
 import type {
   LaneLayout,
@@ -10,6 +12,17 @@ import type {
   NeighbourhoodDrawing,
   NeighbourhoodDrawingOptions,
 } from '../src/core/layout/index.ts';
+// Registers the AbortSignal transfer for whoever talks to a worker through these APIs.
+import './abort-transfer.ts';
+import type { DocScope } from '../src/core/retrieval/corpus.ts';
+import type { SearchMethod } from '../src/core/retrieval/retrieval-index.ts';
+import type {
+  EmbedderInfo,
+  EmbeddingSetting,
+  IndexInfo,
+  ServiceHit,
+  ServiceProgress,
+} from '../src/core/retrieval/service.ts';
 import type { DiffLine } from '../src/core/text/diff.ts';
 import type { TraceIssue } from '../src/core/trace/issues.ts';
 import type { AgentRunRow } from '../src/db/agent-runs.ts';
@@ -37,6 +50,7 @@ import type {
   StoredReport,
 } from './report.ts';
 
+export { isAbort } from './abort-transfer.ts';
 export type {
   CompareProgress,
   CompareResult,
@@ -105,13 +119,16 @@ export interface ImportOptions {
 }
 
 export interface ImportApi {
+  /**
+   * Reads, validates and stores files; each stored trace stays open in the engine. Aborting
+   * `signal` stops the import after the current step; nothing half-written is kept.
+   */
   importFiles(
     inputs: ImportInput[],
     options: ImportOptions,
-    onProgress: (p: ImportProgress) => void,
+    onProgress?: (p: ImportProgress) => void,
+    signal?: AbortSignal,
   ): Promise<FileResult[]>;
-  /** Stops the running import after the current step; nothing half-written is kept. */
-  cancel(): void;
   /** Restores file labels a v1 correction overwrote (traces marked by the database upgrade); returns how many traces. */
   restoreFileLabels(): Promise<number>;
 }
@@ -390,8 +407,6 @@ export interface SearchResult {
   traces: number;
   /** Problem with the query (bad regex), in words. */
   error?: string;
-  /** A newer search started before this one finished (its result is dropped). */
-  stale?: boolean;
   tookMs: number;
 }
 
@@ -434,15 +449,15 @@ export interface AnalysisApi {
    */
   loadMatcher(onProgress?: (p: MatcherProgress) => void): Promise<MatcherInfo>;
   /** The case's evidence and the ops that caused its answer (core `casePath`). */
-  caseOverview(traceId: string, queryId: string): Promise<CaseOverview>;
-  opDetail(traceId: string, opId: string): Promise<OpDetail | null>;
-  varDetail(traceId: string, fullNodeId: string): Promise<VarDetail | null>;
-  diffVersions(traceId: string, from: string, to: string): Promise<VersionDiff | null>;
+  caseOverview(traceId: string, queryId: string, signal?: AbortSignal): Promise<CaseOverview>;
+  opDetail(traceId: string, opId: string, signal?: AbortSignal): Promise<OpDetail | null>;
+  varDetail(traceId: string, fullNodeId: string, signal?: AbortSignal): Promise<VarDetail | null>;
+  diffVersions(traceId: string, from: string, to: string, signal?: AbortSignal): Promise<VersionDiff | null>;
   /**
-   * Searches variable values across stored traces, grouped by memory unit. Newest wins:
-   * a search started while another runs makes the older one return `stale`.
+   * Searches variable values across stored traces, grouped by memory unit. An aborted
+   * `signal` (a newer search) stops it before its next trace.
    */
-  search(query: SearchQuery): Promise<SearchResult>;
+  search(query: SearchQuery, signal?: AbortSignal): Promise<SearchResult>;
   /** Marks for the lane view: failed cases' answer ops, labelled ops, attributed ops. */
   laneMarks(traceId: string): Promise<LaneMark[]>;
   /**
@@ -453,6 +468,7 @@ export interface AnalysisApi {
     traceId: string,
     options?: LaneLayoutOptions,
     onProgress?: (p: LaneLayoutProgress) => void,
+    signal?: AbortSignal,
   ): Promise<LaneLayout>;
   /** The head of a variable's value as one line (hover tooltips), '' when unknown. */
   valuePreview(traceId: string, fullNodeId: string, chars?: number): Promise<string>;
@@ -461,8 +477,9 @@ export interface AnalysisApi {
     traceId: string,
     seeds: NeighbourhoodSeedIds,
     options?: NeighbourhoodDrawingOptions,
+    signal?: AbortSignal,
   ): Promise<NeighbourhoodData>;
-  /** Drops a trace's opened graph (after deletion or replacement). */
+  /** Drops a trace's open engine (after deletion). */
   forget(traceId: string): void;
   /**
    * Runs the evidence-flow attributor on one case (labelled or not); the result names
@@ -532,6 +549,50 @@ export interface AnalysisApi {
     queryB: string | null,
   ): Promise<MemoryComparison>;
 }
+
+/** Ranked retrieval over one open trace (BM25 in the engine; vectors from the embedder worker). */
+export interface RankedApi {
+  /** Connects the embedder worker (a port the page made; the other end went to `EmbedderApi.connect`). */
+  connectEmbedder(port: MessagePort): void;
+  /** Builds (or loads from storage) the trace's index of a scope with the embedder in use. */
+  buildIndex(
+    traceId: string,
+    scope: DocScope,
+    onProgress?: (p: ServiceProgress) => void,
+    signal?: AbortSignal,
+  ): Promise<IndexInfo>;
+  /** The best `k` documents of the index built last (`bm25`, `dense` or `hybrid`). */
+  rankedSearch(
+    traceId: string,
+    query: string,
+    options?: { method?: SearchMethod; k?: number },
+    signal?: AbortSignal,
+  ): Promise<ServiceHit[]>;
+}
+
+/** The engine worker: one engine per open trace, and everything asked of a trace. */
+export interface EngineApi extends ImportApi, AnalysisApi, RankedApi {}
+
+/** The embedder worker: one embedder, texts in, vectors out; it never holds a trace. */
+export interface EmbedderApi {
+  setEmbedding(setting: EmbeddingSetting, onProgress?: (p: ServiceProgress) => void): Promise<EmbedderInfo>;
+  embedderInfo(): EmbedderInfo | Promise<EmbedderInfo>;
+  /** Cancels a model still loading. */
+  cancel(): void;
+  /** Rows of `dims` floats, one per text (transferred). */
+  embed(texts: string[], signal?: AbortSignal): Promise<Float32Array>;
+  /** Serves this API on a port too (the engine worker's end). */
+  connect(port: MessagePort): void;
+}
+export type {
+  DocScope,
+  EmbedderInfo,
+  EmbeddingSetting,
+  IndexInfo,
+  SearchMethod,
+  ServiceHit,
+  ServiceProgress,
+};
 
 // ---------- agent runs ----------
 
