@@ -1,6 +1,6 @@
 /**
- * The comparison of two stored traces, run in the analysis worker (core/compare via
- * `AnalysisApi.compareTraces`) with progress and cancel; the newest request wins.
+ * The comparison of two stored traces, run in the engine worker (core/compare via
+ * `EngineApi.compareTraces`) with progress and cancel; the newest request wins.
  */
 import * as Comlink from 'comlink';
 import type { CompareProgress, RunComparison } from '../../../workers/api.ts';
