@@ -384,14 +384,14 @@ export interface AnalysisApi {
   /**
    * Compares two stored traces of one conversation (core/compare `compareRuns`): questions
    * paired by identity, outcome flips, first divergence, memory at the last question.
-   * Progress after questions; `cancelCompare()` (or a newer comparison) stops it.
+   * Progress after questions; aborting `signal` (or a newer comparison) stops it (`cancelled`).
    */
   compareTraces(
     traceA: string,
     traceB: string,
     onProgress: (p: CompareProgress) => void,
+    signal?: AbortSignal,
   ): Promise<CompareResult>;
-  cancelCompare(): void;
   /** The memory at one question's time in both traces (a query id of either side). */
   compareMemory(
     traceA: string,

@@ -376,12 +376,9 @@ export class EngineService implements EngineApi {
     traceA: string,
     traceB: string,
     onProgress: (p: CompareProgress) => void,
+    signal?: AbortSignal,
   ): Promise<CompareResult> {
-    return this.#comparer.compare(traceA, traceB, onProgress);
-  }
-
-  cancelCompare(): void {
-    this.#comparer.cancel();
+    return this.#comparer.compare(traceA, traceB, onProgress, signal);
   }
 
   compareMemory(

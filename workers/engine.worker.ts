@@ -32,7 +32,6 @@ const api = {
   importAttributions: service.importAttributions.bind(service),
   narrateReport: service.narrateReport.bind(service),
   compareTraces: service.compareTraces.bind(service),
-  cancelCompare: service.cancelCompare.bind(service),
   compareMemory: service.compareMemory.bind(service),
   valuePreview: service.valuePreview.bind(service),
   connectEmbedder: service.connectEmbedder.bind(service),
