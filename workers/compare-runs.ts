@@ -1,6 +1,6 @@
 /**
- * Comparing two stored traces inside the analysis worker (core/compare): one question at a
- * time, yielding to the worker's event loop between questions so `cancel()` gets through,
+ * Comparing two stored traces inside the engine worker (core/compare): one question at a
+ * time, yielding to the worker's event loop between questions so an abort gets through,
  * with progress after each.
  */
 import {
@@ -20,40 +20,35 @@ export type CompareResult = { status: 'done'; comparison: RunComparison } | { st
 
 const yieldToMessages = () => new Promise<void>((r) => setTimeout(r, 0));
 
-/** Comparisons, newest first: starting one cancels the one running. */
+/** Comparisons, newest first: starting one aborts the one running. */
 export class Comparer {
-  #run = 0;
-  #cancelled = new Set<number>();
+  #running: AbortController | null = null;
 
   constructor(private readonly open: (traceId: string) => Promise<TraceGraph>) {}
 
-  cancel(): void {
-    this.#cancelled.add(this.#run);
-  }
-
+  /** Compares two traces; `cancelled` when `signal` aborts or a newer comparison starts. */
   async compare(
     traceA: string,
     traceB: string,
     onProgress: (p: CompareProgress) => void,
+    signal?: AbortSignal,
   ): Promise<CompareResult> {
-    const id = ++this.#run;
-    this.#cancelled.delete(id);
-    try {
-      const [ga, gb] = [await this.open(traceA), await this.open(traceB)];
-      const steps = compareSteps(ga, gb);
-      let last = performance.now();
-      for (;;) {
-        const s = steps.next();
-        if (s.done) return { status: 'done', comparison: s.value };
-        if (performance.now() - last > 30) {
-          onProgress(s.value);
-          await yieldToMessages();
-          last = performance.now();
-          if (this.#cancelled.has(id) || id !== this.#run) return { status: 'cancelled' };
-        }
+    this.#running?.abort();
+    const own = new AbortController();
+    this.#running = own;
+    const stop = signal ? AbortSignal.any([signal, own.signal]) : own.signal;
+    const [ga, gb] = [await this.open(traceA), await this.open(traceB)];
+    const steps = compareSteps(ga, gb);
+    let last = performance.now();
+    for (;;) {
+      if (stop.aborted) return { status: 'cancelled' };
+      const s = steps.next();
+      if (s.done) return { status: 'done', comparison: s.value };
+      if (performance.now() - last > 30) {
+        onProgress(s.value);
+        await yieldToMessages();
+        last = performance.now();
       }
-    } finally {
-      this.#cancelled.delete(id);
     }
   }
 

@@ -1,10 +1,11 @@
 /**
  * Import: read → parse and validate (core) → build the graph, stats and cases →
- * store atomically (db). Runs inside the import worker; plain class so Node tests
- * can drive it on fake-indexeddb.
+ * store atomically (db) → hand the graph to the engine (`adopt`), which keeps it open, so
+ * the file is parsed once. Runs inside the engine worker; plain class so Node tests can
+ * drive it on fake-indexeddb.
  */
 import { listCases, systemOf, type TraceCase } from '../src/core/cases/index.ts';
-import { buildGraph } from '../src/core/graph/graph.ts';
+import { buildGraph, type TraceGraph } from '../src/core/graph/graph.ts';
 import { fileLabels } from '../src/core/labels/file-labels.ts';
 import { traceStats } from '../src/core/stats/stats.ts';
 import { parseTraceText } from '../src/core/trace/import.ts';
@@ -22,8 +23,6 @@ import type {
   ImportProgress,
 } from './api.ts';
 
-class Cancelled extends Error {}
-
 /** Rough share of a file's work done when each phase starts (parse dominates). */
 const PHASE_SHARE: Record<ImportPhase, number> = {
   reading: 0,
@@ -34,60 +33,46 @@ const PHASE_SHARE: Record<ImportPhase, number> = {
 };
 
 export class ImportService implements ImportApi {
-  #cancelled = false;
-  #running = false;
-
   constructor(
     private readonly db: MemtraceDb,
     private readonly now: () => number = Date.now,
+    /** Takes the graph of each trace stored (the engine keeps it open). */
+    private readonly adopt: (traceId: string, graph: TraceGraph) => void = () => {},
   ) {}
 
-  cancel(): void {
-    if (this.#running) this.#cancelled = true;
-  }
-
+  /** Imports files in order; an aborted `signal` stops after the current step (nothing half-written is kept). */
   async importFiles(
     inputs: ImportInput[],
     options: ImportOptions,
     onProgress: (p: ImportProgress) => void = () => {},
+    signal?: AbortSignal,
   ): Promise<FileResult[]> {
-    this.#cancelled = false;
-    this.#running = true;
     const bytesTotal = inputs.reduce((s, f) => s + f.blob.size, 0);
     let bytesBefore = 0;
     const results: FileResult[] = [];
-    try {
-      for (let i = 0; i < inputs.length; i++) {
-        const input = inputs[i];
-        const step = (phase: ImportPhase) => {
-          if (this.#cancelled && phase !== 'done') throw new Cancelled();
-          onProgress({
-            fileIndex: i,
-            fileCount: inputs.length,
-            name: input.name,
-            phase,
-            bytesDone: bytesBefore + Math.round(input.blob.size * PHASE_SHARE[phase]),
-            bytesTotal,
-          });
-        };
-        try {
-          results.push(await this.#importOne(input, options, step));
-        } catch (e) {
-          if (!(e instanceof Cancelled)) throw e;
-          for (const rest of inputs.slice(i))
-            results.push({
-              ...base(rest),
-              status: 'cancelled',
-              message: 'Import cancelled; nothing stored.',
-            });
-          break;
-        }
-        bytesBefore += input.blob.size;
-        step('done');
+    for (let i = 0; i < inputs.length; i++) {
+      const input = inputs[i];
+      const step = (phase: ImportPhase) => {
+        if (phase !== 'done') signal?.throwIfAborted();
+        onProgress({
+          fileIndex: i,
+          fileCount: inputs.length,
+          name: input.name,
+          phase,
+          bytesDone: bytesBefore + Math.round(input.blob.size * PHASE_SHARE[phase]),
+          bytesTotal,
+        });
+      };
+      try {
+        results.push(await this.#importOne(input, options, step));
+      } catch (e) {
+        if (!signal?.aborted) throw e;
+        for (const rest of inputs.slice(i))
+          results.push({ ...base(rest), status: 'cancelled', message: 'Import cancelled; nothing stored.' });
+        break;
       }
-    } finally {
-      this.#running = false;
-      this.#cancelled = false;
+      bytesBefore += input.blob.size;
+      step('done');
     }
     return results;
   }
@@ -97,28 +82,8 @@ export class ImportService implements ImportApi {
     options: ImportOptions,
     step: (p: ImportPhase) => void,
   ): Promise<FileResult> {
-    step('reading');
-    let bytes: Uint8Array;
-    try {
-      bytes = new Uint8Array(await input.blob.arrayBuffer());
-    } catch (e) {
-      return { ...base(input), status: 'failed', message: `could not read the file: ${errorText(e)}` };
-    }
-    // Strict UTF-8: a bad byte is reported with its offset, never silently replaced.
-    const decoded = decodeUtf8(bytes);
-    if (!decoded.ok) {
-      const issue: TraceIssue = {
-        severity: 'error',
-        code: 'invalid-utf8',
-        message: decoded.message,
-        file: input.path || input.name,
-        line: decoded.line,
-      };
-      return { ...base(input), status: 'invalid', issues: [issue], errorCount: 1, warningCount: 0 };
-    }
-    const text = decoded.text;
-    step('parsing');
-    const parsed = parseTraceText(text, { file: input.path || input.name });
+    const parsed = await readAndParse(input, step);
+    if ('status' in parsed) return parsed;
     const errorCount = parsed.issues.filter((x) => x.severity === 'error').length;
     const warningCount = parsed.issues.length - errorCount;
     if (!parsed.ok)
@@ -161,6 +126,7 @@ export class ImportService implements ImportApi {
         { meta, blob: original, cases: caseRows, labels: fileLabels(doc) },
         { replace: options.replace === true },
       );
+      if (stored.outcome !== 'exists') this.adopt(traceId, graph);
       return {
         ...base(input),
         status: stored.outcome,
@@ -215,6 +181,37 @@ export class ImportService implements ImportApi {
     }
     return restored;
   }
+}
+
+/**
+ * Reads the file's bytes, decodes them strictly (a bad byte is reported with its offset,
+ * never replaced) and parses the text. Its own function so the text is garbage as soon as
+ * it is parsed: only the parsed document lives on.
+ */
+async function readAndParse(
+  input: ImportInput,
+  step: (p: ImportPhase) => void,
+): Promise<ReturnType<typeof parseTraceText> | FileResult> {
+  step('reading');
+  let bytes: Uint8Array;
+  try {
+    bytes = new Uint8Array(await input.blob.arrayBuffer());
+  } catch (e) {
+    return { ...base(input), status: 'failed', message: `could not read the file: ${errorText(e)}` };
+  }
+  const decoded = decodeUtf8(bytes);
+  if (!decoded.ok) {
+    const issue: TraceIssue = {
+      severity: 'error',
+      code: 'invalid-utf8',
+      message: decoded.message,
+      file: input.path || input.name,
+      line: decoded.line,
+    };
+    return { ...base(input), status: 'invalid', issues: [issue], errorCount: 1, warningCount: 0 };
+  }
+  step('parsing');
+  return parseTraceText(decoded.text, { file: input.path || input.name });
 }
 
 /** Case rows of a trace: its cases in order, each with the file's own label. */

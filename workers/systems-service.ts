@@ -50,7 +50,6 @@ export class SystemsService implements Omit<SystemsApi, 'optimize' | 'cancelOpti
   cancel(): void {
     if (!this.#abort) return;
     this.#abort.abort();
-    void this.importer.cancel();
   }
 
   async inspect(source: DatasetSource): Promise<DatasetInfo> {
@@ -197,7 +196,12 @@ export class SystemsService implements Omit<SystemsApi, 'optimize' | 'cancelOpti
       abort.signal.throwIfAborted();
 
       report({ phase: 'storing', label: `storing ${file}` });
-      const [stored] = await this.importer.importFiles([{ blob, name: file, path: file }], {}, () => {});
+      const [stored] = await this.importer.importFiles(
+        [{ blob, name: file, path: file }],
+        {},
+        () => {},
+        abort.signal,
+      );
       if (stored.status === 'cancelled' || abort.signal.aborted)
         return finish({
           status: 'cancelled',

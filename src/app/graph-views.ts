@@ -12,22 +12,22 @@ import type { LaneLayout, NeighbourhoodDrawing } from '../core/layout/index.ts';
 export type GraphSelection = { kind: 'op'; id: string } | { kind: 'var'; id: string };
 
 export interface LaneViewProps {
-  /** From `AnalysisApi.laneLayout(traceId)` (computed in the analysis worker). */
+  /** From `EngineApi.laneLayout(traceId)` (computed in the engine worker). */
   layout: LaneLayout;
   /** What to highlight and bring into view, if anything. */
   selected?: GraphSelection | null;
   onselect?: (s: GraphSelection | null) => void;
   /** Enter on the selected item: open its page. */
   onopen?: (s: GraphSelection) => void;
-  /** From `AnalysisApi.laneMarks(traceId)`: failed answers, labels, attributions. */
+  /** From `EngineApi.laneMarks(traceId)`: failed answers, labels, attributions. */
   marks?: LaneMark[];
-  /** A variable's value text for the hover tooltip (from `AnalysisApi.valuePreview`). */
+  /** A variable's value text for the hover tooltip (from `EngineApi.valuePreview`). */
   preview?: (s: GraphSelection) => Promise<string>;
 }
 
 export interface NeighbourhoodViewProps {
   /**
-   * From `AnalysisApi.neighbourhood(traceId, seeds)`: computed in the analysis worker,
+   * From `EngineApi.neighbourhood(traceId, seeds)`: computed in the engine worker,
    * with everything the drawing shows (ids, labels, categories, value previews), so the
    * page never opens the graph, whatever the trace's size.
    */

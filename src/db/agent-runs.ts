@@ -1,7 +1,7 @@
 /**
  * LLM agent runs (MemTrace, MemTrace-OBS) of one case, kept as `runs` rows of kind
  * `agent`. The row is created `running` by the page, then written by the one runner
- * that owns its current segment (the analysis worker): the agent's checkpoint and a
+ * that owns its current segment (the engine worker): the agent's checkpoint and a
  * small progress summary after every step, and the result or the outcome at the end.
  * A page closed mid-run leaves the row `running` (shown as interrupted); resuming opens
  * a new segment, so a runner left over from an older segment can no longer write.

@@ -42,7 +42,7 @@ export interface TraceMeta {
   warningCount: number;
   /**
    * Set by the version-2 upgrade when a v1 correction had overwritten a case row's file
-   * label: the import worker re-reads the stored file to restore the file's labels.
+   * label: the engine worker re-reads the stored file to restore the file's labels.
    */
   fileLabelsPending?: boolean;
 }
@@ -154,7 +154,7 @@ const V1_SOURCES: Record<string, string> = { workbench: PERSON_SOURCE, 'workbenc
  * Version 1 → 2: every `annotations` row becomes a `labels` row (source `person` or `agent`,
  * its time, reason, decision and MemTraceBench context kept), and each case row's file label
  * becomes a file-origin record. A case row whose label a v1 correction had overwritten gets
- * its label fields cleared and its trace is marked `fileLabelsPending`, so the import worker
+ * its label fields cleared and its trace is marked `fileLabelsPending`, so the engine worker
  * restores the file's labels from the stored original (an upgrade transaction cannot read blobs).
  */
 export async function migrateToLabels(tx: Transaction): Promise<void> {

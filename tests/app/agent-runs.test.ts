@@ -23,8 +23,8 @@ import {
 } from '../../src/db/agent-runs.ts';
 import { caseLabels, saveLabel } from '../../src/db/labels.ts';
 import { type MemtraceDb, openDb } from '../../src/db/schema.ts';
-import { AnalysisService } from '../../workers/analysis-service.ts';
 import type { AgentRunEvent } from '../../workers/api.ts';
+import { EngineService } from '../../workers/engine.ts';
 import { ImportService } from '../../workers/import-service.ts';
 import { SMARTCOMMENT_DIR } from '../helpers/shared-data.ts';
 
@@ -106,7 +106,7 @@ async function until(ok: () => Promise<boolean>, ms = 10_000) {
 
 describe('agent runs in the analysis service', () => {
   it('runs OBS through the model port, checkpointing every step in the row', async () => {
-    const svc = new AnalysisService(db);
+    const svc = new EngineService(db);
     const id = await newRun();
     const model = new ScriptedChatModel([policy], { loop: true });
     const events: AgentRunEvent[] = [];
@@ -148,7 +148,7 @@ describe('agent runs in the analysis service', () => {
   it('a run abandoned mid-way (page closed) resumes from its row to the same result and tokens', async () => {
     const id = await newRun();
     const first = holdingModel(1);
-    const stale = new AnalysisService(db); // the closed page's worker
+    const stale = new EngineService(db); // the closed page's worker
     const abandoned = stale.runAgent(id, modelInfo(first.model), modelPort(first.model), () => {});
     await first.reached;
     await until(async () => (await getAgentRun(db, id))?.progress.step === 1);
@@ -160,7 +160,7 @@ describe('agent runs in the analysis service', () => {
     // after the reload: a new segment, a new worker, a new model
     expect(await reopenAgentRun(db, id)).toBe(2);
     const model = new ScriptedChatModel([policy], { loop: true });
-    const row = await new AnalysisService(db).runAgent(id, modelInfo(model), modelPort(model), () => {});
+    const row = await new EngineService(db).runAgent(id, modelInfo(model), modelPort(model), () => {});
     expect(model.requests).toHaveLength(2); // only the steps after the checkpoint
     expect(row.status).toBe('done');
     expect(row.result).toMatchObject({
@@ -178,7 +178,7 @@ describe('agent runs in the analysis service', () => {
   });
 
   it('cancel stops the run and marks it cancelled; a cancelled run is not reopened', async () => {
-    const svc = new AnalysisService(db);
+    const svc = new EngineService(db);
     const id = await newRun('memtrace');
     const { model, reached } = holdingModel(1);
     const port = modelPort(model);
@@ -201,7 +201,7 @@ describe('agent runs in the analysis service', () => {
   });
 
   it('a model failure marks the run failed with the message; it can be reopened', async () => {
-    const svc = new AnalysisService(db);
+    const svc = new EngineService(db);
     const id = await newRun();
     const model = new ScriptedChatModel([
       () => {

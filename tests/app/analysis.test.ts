@@ -3,12 +3,12 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { diffLines } from '../../src/core/text/diff.ts';
 import { isQuotaError, listCaseRows, type MemtraceDb, openDb } from '../../src/db/index.ts';
-import { AnalysisService } from '../../workers/analysis-service.ts';
+import { EngineService } from '../../workers/engine.ts';
 import { ImportService } from '../../workers/import-service.ts';
 
 const file = new URL('../../../shared/data/smartcomment/conv-26-fault-1.json', import.meta.url);
 let db: MemtraceDb;
-let svc: AnalysisService;
+let svc: EngineService;
 let traceId: string;
 
 beforeAll(async () => {
@@ -18,11 +18,11 @@ beforeAll(async () => {
     {},
   );
   traceId = r.traceId!;
-  svc = new AnalysisService(db);
+  svc = new EngineService(db);
 });
 afterAll(() => db.delete());
 
-describe('AnalysisService over a stored trace', () => {
+describe('EngineService over a stored trace', () => {
   it('opDetail(labelled op) lists inputs and outputs with full values', async () => {
     const [c] = await listCaseRows(db, { labelled: 'labelled' });
     const op = await svc.opDetail(traceId, c.labelOpId!);
@@ -116,7 +116,7 @@ describe('caseOverview on a long run', () => {
         [{ blob: new Blob([text]), name: 'long.json', path: 'long.json' }],
         {},
       );
-      const long = new AnalysisService(longDb);
+      const long = new EngineService(longDb);
       const [c] = await listCaseRows(longDb, { labelled: 'labelled' });
       const ctx = await long.caseOverview(r.traceId!, c.queryId);
       const ids = ctx.path.map((o) => o.id);

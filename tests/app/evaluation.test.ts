@@ -11,12 +11,12 @@ import {
   listEvaluationRuns,
   saveCaseRun,
 } from '../../src/db/runs.ts';
-import { AnalysisService } from '../../workers/analysis-service.ts';
+import { EngineService } from '../../workers/engine.ts';
 import { ImportService } from '../../workers/import-service.ts';
 
 const file = new URL('../../../shared/data/smartcomment/conv-26-fault-1.json', import.meta.url);
 let db: MemtraceDb;
-let svc: AnalysisService;
+let svc: EngineService;
 let traceId: string;
 
 beforeAll(async () => {
@@ -26,11 +26,11 @@ beforeAll(async () => {
     {},
   );
   traceId = r.traceId!;
-  svc = new AnalysisService(db);
+  svc = new EngineService(db);
 });
 afterAll(() => db.delete());
 
-describe('AnalysisService.evaluate and the runs repository', () => {
+describe('EngineService.evaluate and the runs repository', () => {
   it('evaluate(traceIds) attributes every stored labelled case, reporting progress; unknown traces are listed as missing', async () => {
     const labelled = await listCaseRows(db, { traceId, labelled: 'labelled' });
     const seen: number[] = [];

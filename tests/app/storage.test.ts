@@ -84,9 +84,15 @@ describe('import into storage', () => {
       input('one.json', read('conv-26-fault-2.json')),
       input('two.json', read('conv-26-fault-3.json')),
     ];
-    const results = await svc.importFiles(files, {}, (p) => {
-      if (p.fileIndex === 0 && p.phase === 'parsing') svc.cancel();
-    });
+    const abort = new AbortController();
+    const results = await svc.importFiles(
+      files,
+      {},
+      (p) => {
+        if (p.fileIndex === 0 && p.phase === 'parsing') abort.abort();
+      },
+      abort.signal,
+    );
     expect(results.map((r) => r.status)).toEqual(['cancelled', 'cancelled']);
     expect(await listTraces(db)).toEqual([]);
   });

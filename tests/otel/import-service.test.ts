@@ -1,4 +1,4 @@
-/** An OTLP file dropped on the app goes through the import worker's service like any trace (fake-indexeddb). */
+/** An OTLP file dropped on the app goes through the engine worker's service like any trace (fake-indexeddb). */
 import 'fake-indexeddb/auto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';

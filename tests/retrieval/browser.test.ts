@@ -1,7 +1,7 @@
 /**
  * The tiny real model (scripts/make-tiny-model.ts) gives the same vectors through
  * transformers.js in Node (onnxruntime-node) and in a Chromium worker (onnxruntime-web
- * wasm, files served by the app, no network), and the real retrieval worker builds,
+ * wasm, files served by the app, no network), and the real embedder worker embeds, and ranked retrieval builds,
  * persists (IndexedDB) and searches an index like Node does.
  */
 import { mkdtemp, readFile, rm } from 'node:fs/promises';

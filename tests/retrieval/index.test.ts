@@ -6,7 +6,7 @@ import { openTrace } from '../../src/core/graph/open.ts';
 import { corpusFromGraph, indexKey } from '../../src/core/retrieval/corpus.ts';
 import { HashedNgramEmbedder } from '../../src/core/retrieval/hashed.ts';
 import { RetrievalIndex } from '../../src/core/retrieval/retrieval-index.ts';
-import { type IndexStore, RetrievalService } from '../../src/core/retrieval/service.ts';
+import { EmbedderHost, type IndexStore, TraceRetrieval } from '../../src/core/retrieval/service.ts';
 import { START_POINTS, startPointQuery, startPoints } from '../../src/core/retrieval/startpoints.ts';
 import { SMARTCOMMENT_DIR } from '../helpers/shared-data.ts';
 
@@ -104,43 +104,52 @@ describe('start points (paper: messages, question + "\\n" + golden answer, top 8
   });
 });
 
-describe('RetrievalService (what the worker exposes)', () => {
+describe('TraceRetrieval and EmbedderHost (what the engine and the embedder worker hold)', () => {
   it('stores the index, reuses it, and rebuilds it when the trace changes', async () => {
     const store = memoryStore();
-    const s = new RetrievalService({ store });
-    expect((await s.setEmbedding({ kind: 'fallback' })).label).toContain('not a neural model');
-    expect((await s.loadTrace(TEXT, 'conv.json')).ok).toBe(true);
-    const first = await s.buildIndex('messages');
+    const host = new EmbedderHost();
+    expect((await host.setEmbedding({ kind: 'fallback' })).label).toContain('not a neural model');
+    const opened = openTrace(TEXT, { file: 'conv.json' });
+    if (!opened.ok) throw new Error('the test trace does not open');
+    const s = new TraceRetrieval(opened.graph, 'conv.json', { store });
+    const first = await s.buildIndex('messages', host.embedder);
     expect(first.fromStore).toBe(false);
     expect(first.docs).toBe(76);
-    const again = await s.buildIndex('messages');
+    const again = await s.buildIndex('messages', host.embedder);
     expect(again.fromStore).toBe(true);
     expect(again.key).toBe(first.key);
     const before = await s.search('LGBTQ support group', { method: 'bm25', k: 3 });
     expect(before[0].full_node_id).toBe('conv-26:D1:3@1');
 
     // Same name, changed message: the stored index no longer matches and is rebuilt.
-    await s.loadTrace(withMessage('conv-26:D1:3', 'We baked bread all afternoon.'), 'conv.json');
-    const changed = await s.buildIndex('messages');
+    const edited = openTrace(withMessage('conv-26:D1:3', 'We baked bread all afternoon.'), {
+      file: 'conv.json',
+    });
+    if (!edited.ok) throw new Error('the edited trace does not open');
+    const t = new TraceRetrieval(edited.graph, 'conv.json', { store });
+    const changed = await t.buildIndex('messages', host.embedder);
     expect(changed.fromStore).toBe(false);
     expect(changed.key).not.toBe(first.key);
     expect(store.puts).toBe(2);
-    const after = await s.search('LGBTQ support group', { method: 'bm25', k: 3 });
+    const after = await t.search('LGBTQ support group', { method: 'bm25', k: 3 });
     expect(after.map((h) => h.full_node_id)).not.toContain('conv-26:D1:3@1');
 
     // Another model: another index (the dense half belongs to the model).
-    await s.setEmbedding({ kind: 'none' });
-    expect((await s.buildIndex('messages')).modelId).toBeNull();
-    await expect(s.search('x', { method: 'hybrid' })).rejects.toThrow();
+    await host.setEmbedding({ kind: 'none' });
+    expect(host.embedderInfo().kind).toBe('none');
+    expect((await t.buildIndex('messages', host.embedder)).modelId).toBeNull();
+    await expect(t.search('x', { method: 'hybrid' })).rejects.toThrow();
   });
 
   it('gives start points of a failed question by id', async () => {
-    const s = new RetrievalService();
-    await s.setEmbedding({ kind: 'fallback' });
-    await s.loadTrace(TEXT, 'conv.json');
-    await s.buildIndex('messages');
+    const host = new EmbedderHost();
+    await host.setEmbedding({ kind: 'fallback' });
+    const opened = openTrace(TEXT, { file: 'conv.json' });
+    if (!opened.ok) throw new Error('the test trace does not open');
+    const s = new TraceRetrieval(opened.graph, 'conv.json');
+    await s.buildIndex('messages', host.embedder);
     const [c] = s.cases();
-    const hits = await s.startPoints(c.queryId);
+    const hits = await s.startPoints(c.queryId, host.embedder);
     expect(hits).toHaveLength(8);
     expect(hits[0].bm25Rank !== undefined).toBe(true); // hybrid with an embedder
   });

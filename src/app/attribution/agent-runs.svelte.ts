@@ -1,6 +1,6 @@
 /**
  * LLM agent runs of cases (MemTrace, MemTrace-OBS), app-wide so a run goes on while
- * the person looks elsewhere. The loop runs in the analysis worker (AnalysisApi.runAgent),
+ * the person looks elsewhere. The loop runs in the engine worker (EngineApi.runAgent),
  * which writes the run's `runs` row (checkpoint after every step); the chat model stays
  * in this page (settings.chatModel → a comlink proxy of `modelPort`), so keys never
  * leave it. A row left `running` by a closed page shows as interrupted and can be

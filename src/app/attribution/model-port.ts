@@ -1,5 +1,5 @@
 /**
- * The page side of the worker's chat model: the analysis worker runs the agent loop and
+ * The page side of the worker's chat model: the engine worker runs the agent loop and
  * calls `complete` through a comlink proxy of this port; the model (with its key, retries,
  * cache and token meter) stays here. Errors cross as data; `abort` cancels a call.
  */

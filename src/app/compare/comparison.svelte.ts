@@ -1,6 +1,6 @@
 /**
- * The comparison of two stored traces, run in the analysis worker (core/compare via
- * `AnalysisApi.compareTraces`) with progress and cancel; the newest request wins.
+ * The comparison of two stored traces, run in the engine worker (core/compare via
+ * `EngineApi.compareTraces`) with progress and cancel; the newest request wins.
  */
 import * as Comlink from 'comlink';
 import type { CompareProgress, RunComparison } from '../../../workers/api.ts';
@@ -14,6 +14,7 @@ export class Comparison {
   #cancelled = $state(false);
   #key = '';
   #request = 0;
+  #abort: AbortController | null = null;
 
   constructor(private readonly services: Services) {}
 
@@ -44,6 +45,8 @@ export class Comparison {
     this.#cancelled = false;
     this.#progress = null;
     this.#running = true;
+    this.#abort?.abort();
+    this.#abort = new AbortController();
     try {
       const r = await this.services.analysis.compareTraces(
         a,
@@ -51,6 +54,7 @@ export class Comparison {
         Comlink.proxy((p: CompareProgress) => {
           if (id === this.#request) this.#progress = p;
         }),
+        this.#abort.signal,
       );
       if (id !== this.#request) return;
       if (r.status === 'done') this.#value = r.comparison;
@@ -65,6 +69,6 @@ export class Comparison {
   cancel(): void {
     if (!this.#running) return;
     this.#key = '';
-    void this.services.analysis.cancelCompare();
+    this.#abort?.abort();
   }
 }

@@ -1,6 +1,6 @@
 /**
  * Evaluation state: the latest evaluation run (stored in `runs`, so it survives
- * reloads) and the live one. Running happens in the analysis worker; this class
+ * reloads) and the live one. Running happens in the engine worker; this class
  * starts, follows and cancels it, scores the cases with `summarize` and stores the run.
  */
 import * as Comlink from 'comlink';

@@ -1,6 +1,6 @@
 /**
  * The error report view's state: the latest stored report (a `runs` row of kind `report`,
- * so it survives reloads), building one in the analysis worker (progress, cancel), the
+ * so it survives reloads), building one in the engine worker (progress, cancel), the
  * imported attribution files it can use instead of evidence-flow, the narrative with the
  * configured model (the model stays in this page; the worker calls it through a port),
  * and exports of the same files as the CLI.
@@ -81,7 +81,7 @@ export class ReportState {
       : { kind: 'evidence' };
   }
 
-  /** Builds the report over these traces in the analysis worker and keeps it. */
+  /** Builds the report over these traces in the engine worker and keeps it. */
   async start(traceIds: string[]): Promise<void> {
     if (this.#running) return;
     this.#running = true;

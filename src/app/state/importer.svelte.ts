@@ -13,6 +13,7 @@ export class Importer {
   /** Files whose graph_id is already stored, waiting for the person's answer. */
   #pending = $state.raw<{ input: ImportInput; result: FileResult }[]>([]);
   #cancelling = $state(false);
+  #abort: AbortController | null = null;
   /** Files of the last pick or drop left out because they are not `.json` files. */
   #skipped = $state.raw<string[]>([]);
 
@@ -62,22 +63,23 @@ export class Importer {
     this.#running = true;
     this.#cancelling = false;
     this.#progress = null;
+    this.#abort = new AbortController();
     void this.storage?.persist();
     try {
-      const results = await this.services.importer.importFiles(
+      const results = await this.services.engine.importFiles(
         inputs,
         { replace },
         Comlink.proxy((p: ImportProgress) => {
           this.#progress = p;
         }),
+        this.#abort.signal,
       );
       const waiting = results.flatMap((result, i) =>
         result.status === 'exists' ? [{ input: inputs[i], result }] : [],
       );
       this.#pending = waiting;
+      // A replaced trace's engine already holds the new graph (the engine adopts what it stores).
       this.#results = [...this.#results.filter((r) => !results.some((x) => x.path === r.path)), ...results];
-      for (const r of results)
-        if (r.traceId && r.status === 'replaced') await this.services.analysis.forget(r.traceId);
     } catch (e) {
       this.#results = [
         ...this.#results,
@@ -103,7 +105,7 @@ export class Importer {
   cancel(): void {
     if (!this.#running) return;
     this.#cancelling = true;
-    void this.services.importer.cancel();
+    this.#abort?.abort();
   }
 
   /** Answers the replace question for the waiting files. */

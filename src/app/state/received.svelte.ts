@@ -1,6 +1,6 @@
 /**
  * Traces a `memtrace serve` on this page's origin received over OTLP, listed live (Server-
- * Sent Events) and imported like a dropped file (the same import worker, validation and
+ * Sent Events) and imported like a dropped file (the same engine worker, validation and
  * warnings). The server marks the page it serves with `<meta name="memtrace-serve">`; on a
  * static deployment there is no tag, so nothing is requested and nothing shows.
  */

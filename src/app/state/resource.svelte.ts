@@ -1,6 +1,7 @@
 /**
- * An async value that follows its inputs: whenever what `load` reads changes, it
- * runs again; the newest request wins and stale answers are dropped.
+ * An async value that follows its inputs, a view's newest-wins proxy: whenever what `load`
+ * reads changes, it runs again with a fresh `AbortSignal` and the previous run's signal is
+ * aborted (pass it to the engine call so the worker stops too); stale answers are dropped.
  * Create it while a component initialises (it owns an effect).
  */
 export class Resource<T> {
@@ -8,26 +9,24 @@ export class Resource<T> {
   #error = $state<string | null>(null);
   #loading = $state(true);
 
-  constructor(load: () => Promise<T>) {
+  constructor(load: (signal: AbortSignal) => Promise<T>) {
     $effect(() => {
-      let live = true;
+      const controller = new AbortController();
       this.#loading = true;
-      load().then(
+      load(controller.signal).then(
         (v) => {
-          if (!live) return;
+          if (controller.signal.aborted) return;
           this.#value = v;
           this.#error = null;
           this.#loading = false;
         },
         (e: unknown) => {
-          if (!live) return;
+          if (controller.signal.aborted) return;
           this.#error = e instanceof Error ? e.message : String(e);
           this.#loading = false;
         },
       );
-      return () => {
-        live = false;
-      };
+      return () => controller.abort();
     });
   }
 

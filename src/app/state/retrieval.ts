@@ -1,26 +1,72 @@
-/** The retrieval worker (BM25 / embeddings / hybrid search), started on first use; `setup…/use…` context pair. */
+/**
+ * Ranked retrieval as the search panel uses it: the embedder worker chooses the embedder,
+ * the engine worker indexes and ranks the open trace. A small proxy where the newest task
+ * wins: starting one (or `cancel`) aborts the one running. `setup…/use…` context pair.
+ */
+import * as Comlink from 'comlink';
 import { getContext, setContext } from 'svelte';
-import { createRetrievalClient, type RetrievalClient } from '../retrieval/client.ts';
+import type {
+  DocScope,
+  EmbedderInfo,
+  EmbeddingSetting,
+  IndexInfo,
+  SearchMethod,
+  ServiceHit,
+  ServiceProgress,
+} from '../../../workers/api.ts';
+import type { Services } from './services.ts';
 
-export class RetrievalHost {
-  #client: RetrievalClient | null = null;
+export class RankedRetrieval {
+  #task: AbortController | null = null;
 
-  /** The worker proxy (the worker starts here the first time). */
-  get api(): RetrievalClient['api'] {
-    this.#client ??= createRetrievalClient();
-    return this.#client.api;
+  constructor(private readonly services: Services) {}
+
+  /** Aborts the running task (an index build, a search) and a model still loading. */
+  cancel(): void {
+    this.#task?.abort();
+    void this.services.embedder.cancel();
   }
 
-  dispose(): void {
-    this.#client?.terminate();
-    this.#client = null;
+  #next(): AbortSignal {
+    this.#task?.abort();
+    this.#task = new AbortController();
+    return this.#task.signal;
+  }
+
+  embedderInfo(): Promise<EmbedderInfo> {
+    return Promise.resolve(this.services.embedder.embedderInfo());
+  }
+
+  setEmbedding(setting: EmbeddingSetting, onProgress?: (p: ServiceProgress) => void): Promise<EmbedderInfo> {
+    return this.services.embedder.setEmbedding(setting, onProgress && Comlink.proxy(onProgress));
+  }
+
+  buildIndex(
+    traceId: string,
+    scope: DocScope,
+    onProgress?: (p: ServiceProgress) => void,
+  ): Promise<IndexInfo> {
+    return this.services.engine.buildIndex(
+      traceId,
+      scope,
+      onProgress && Comlink.proxy(onProgress),
+      this.#next(),
+    );
+  }
+
+  search(
+    traceId: string,
+    query: string,
+    options: { method?: SearchMethod; k?: number },
+  ): Promise<ServiceHit[]> {
+    return this.services.engine.rankedSearch(traceId, query, options, this.#next());
   }
 }
 
 const KEY = Symbol('retrieval');
-export function setupRetrieval(): RetrievalHost {
-  return setContext(KEY, new RetrievalHost());
+export function setupRetrieval(services: Services): RankedRetrieval {
+  return setContext(KEY, new RankedRetrieval(services));
 }
-export function useRetrieval(): RetrievalHost {
-  return getContext<RetrievalHost>(KEY);
+export function useRetrieval(): RankedRetrieval {
+  return getContext<RankedRetrieval>(KEY);
 }

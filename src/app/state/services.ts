@@ -1,12 +1,14 @@
 /**
  * The app's connections: the database (read side) and the workers (comlink proxies). The
- * systems worker (reference memory systems) starts on first use.
+ * engine worker imports files and keeps each open trace's graph, indexes and analyses; the
+ * embedder worker (texts in, vectors out) starts on the first ranked search and talks to the
+ * engine over its own port; the systems worker (reference memory systems) starts on first use.
  */
 import * as Comlink from 'comlink';
 import { getContext, setContext } from 'svelte';
 import {
-  type AnalysisApi,
-  type ImportApi,
+  type EmbedderApi,
+  type EngineApi,
   type SystemsApi,
   WORD_VECTORS_PATH,
 } from '../../../workers/api.ts';
@@ -15,32 +17,47 @@ import { openDb } from '../../db/schema.ts';
 
 export interface Services {
   db: MemtraceDb;
-  importer: Comlink.Remote<ImportApi>;
-  analysis: Comlink.Remote<AnalysisApi>;
+  /** The engine worker: one engine per open trace. */
+  engine: Comlink.Remote<EngineApi>;
+  /** The engine, under the name the views ask it by (their questions are analyses). */
+  analysis: Comlink.Remote<EngineApi>;
+  /** The embedder worker, connected to the engine (started on first use). */
+  readonly embedder: Comlink.Remote<EmbedderApi>;
   /** Runs reference memory systems offline and stores their traces (started on first use). */
   readonly systems: Comlink.Remote<SystemsApi>;
   dispose(): void;
 }
 
 export function createServices(): Services {
-  const importWorker = new Worker(new URL('../../../workers/import.worker.ts', import.meta.url), {
+  const engineWorker = new Worker(new URL('../../../workers/engine.worker.ts', import.meta.url), {
     type: 'module',
-    name: 'import',
-  });
-  const analysisWorker = new Worker(new URL('../../../workers/analysis.worker.ts', import.meta.url), {
-    type: 'module',
-    name: 'analysis',
+    name: 'engine',
   });
   const db = openDb();
-  const analysis = Comlink.wrap<AnalysisApi>(analysisWorker);
+  const engine = Comlink.wrap<EngineApi>(engineWorker);
   // The evidence-flow matcher's word vectors, served by the app next to index.html.
-  void analysis.setWordVectors(new URL(WORD_VECTORS_PATH, document.baseURI).href);
+  void engine.setWordVectors(new URL(WORD_VECTORS_PATH, document.baseURI).href);
   let systemsWorker: Worker | null = null;
   let systems: Comlink.Remote<SystemsApi> | null = null;
+  let embedderWorker: Worker | null = null;
+  let embedder: Comlink.Remote<EmbedderApi> | null = null;
   return {
     db,
-    importer: Comlink.wrap<ImportApi>(importWorker),
-    analysis,
+    engine,
+    analysis: engine,
+    get embedder() {
+      if (!embedder) {
+        embedderWorker = new Worker(new URL('../../../workers/embedder.worker.ts', import.meta.url), {
+          type: 'module',
+          name: 'embedder',
+        });
+        embedder = Comlink.wrap<EmbedderApi>(embedderWorker);
+        const { port1, port2 } = new MessageChannel();
+        void embedder.connect(Comlink.transfer(port1, [port1]));
+        void engine.connectEmbedder(Comlink.transfer(port2, [port2]));
+      }
+      return embedder;
+    },
     get systems() {
       if (!systems) {
         systemsWorker = new Worker(new URL('../../../workers/systems.worker.ts', import.meta.url), {
@@ -52,8 +69,8 @@ export function createServices(): Services {
       return systems;
     },
     dispose() {
-      importWorker.terminate();
-      analysisWorker.terminate();
+      engineWorker.terminate();
+      embedderWorker?.terminate();
       systemsWorker?.terminate();
       db.close();
     },

@@ -1,6 +1,6 @@
 /**
  * One interface over every attribution engine, so the CLI, the bench runner and
- * the analysis worker call them alike. Engines that need a model get it here.
+ * the engine worker call them alike. Engines that need a model get it here.
  */
 import { attributeMemTrace } from './agents/memtrace.ts';
 import { attributeObs } from './agents/obs.ts';

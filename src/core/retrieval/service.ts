@@ -1,13 +1,12 @@
 /**
- * The retrieval service a worker exposes with comlink (workers/retrieval.worker.ts):
- * plain data in, plain data out; callbacks must be `Comlink.proxy(fn)` on the caller side.
- * Holds one trace, its index for one scope, and one embedder. Indexes are looked up in
- * an injected `IndexStore` (IndexedDB in the app) under a slot per trace/scope/model and
- * rebuilt when the stored key no longer matches the trace's documents or the model.
+ * Ranked retrieval split by who owns what: `EmbedderHost` holds one embedder (texts in,
+ * vectors out: the embedder worker), `TraceRetrieval` holds one trace's index for one scope
+ * (the trace engine, next to the graph it indexes). Indexes are looked up in an injected
+ * `IndexStore` (IndexedDB in the app) under a slot per trace/scope/model and rebuilt when the
+ * stored key no longer matches the trace's documents or the model.
  */
 import { listCases, type TraceCase } from '../cases/cases.ts';
 import type { TraceGraph } from '../graph/graph.ts';
-import { openTrace } from '../graph/open.ts';
 import type { GpuProbe } from '../llm/webllm-models.ts';
 import { type Corpus, corpusFromGraph, type DocScope, indexKey } from './corpus.ts';
 import type { Embedder } from './embedder.ts';
@@ -91,147 +90,158 @@ function hubModel(model: string): ModelLocation {
   };
 }
 
-/**
- * The retrieval worker's service (see the module comment): one open trace, its index and an embedder;
- * plain data in and out for comlink.
- */
-export class RetrievalService {
-  private graph: TraceGraph | null = null;
-  private traceName = '';
-  private corpus: Corpus | null = null;
-  private index: RetrievalIndex | null = null;
-  private embedder: Embedder | null = null;
-  private abort: AbortController | null = null;
+/** One embedder chosen by setting (none, the fallback, or a transformers.js model); the embedder worker's state. */
+export class EmbedderHost {
+  #embedder: Embedder | null = null;
+  #abort: AbortController | null = null;
 
-  constructor(
-    private readonly deps: {
-      store?: IndexStore;
-      wasmPaths?: WasmPaths;
-      gpu?: GpuProbe;
-      /** A millisecond clock for `IndexInfo.ms` (the worker passes the real one; none: 0 ms). */
-      now?: () => number;
-    } = {},
-  ) {}
+  constructor(private readonly deps: { wasmPaths?: WasmPaths; gpu?: GpuProbe } = {}) {}
 
-  /** Cancels the running build or model load. */
-  cancel(): void {
-    this.abort?.abort(new Error('cancelled'));
+  /** The embedder in use (null: BM25 only). */
+  get embedder(): Embedder | null {
+    return this.#embedder;
   }
 
-  private startTask(): AbortSignal {
-    this.cancel();
-    this.abort = new AbortController();
-    return this.abort.signal;
+  /** Cancels a running model load. */
+  cancel(): void {
+    this.#abort?.abort(new Error('cancelled'));
   }
 
   embedderInfo(): EmbedderInfo {
-    const e = this.embedder;
-    if (!e) return { kind: 'none', id: null, label: 'none (BM25 only)', dims: 0 };
-    return {
-      kind: e.kind,
-      id: e.id,
-      label: e.label,
-      dims: e.dims,
-      ...(e instanceof TransformersEmbedder ? { device: e.device } : {}),
-    };
+    return infoOf(this.#embedder);
   }
 
+  /** Switches the embedder (the previous one is freed); a newer call cancels a model still loading. */
   async setEmbedding(
     setting: EmbeddingSetting,
     onProgress?: (p: ServiceProgress) => void,
   ): Promise<EmbedderInfo> {
-    const signal = this.startTask();
-    const previous = this.embedder;
-    let next: Embedder | null;
-    if (setting.kind === 'none') next = null;
-    else if (setting.kind === 'fallback') next = new HashedNgramEmbedder();
-    else {
-      const location =
-        setting.kind === 'served'
-          ? servedModel(setting.baseUrl, setting.name)
-          : setting.kind === 'folder'
-            ? pickedFolderModel(setting.name, setting.files)
-            : hubModel(setting.model);
-      next = await TransformersEmbedder.load({
-        location,
-        dtype: setting.dtype,
-        allowRemote: setting.kind === 'hub' && setting.allowRemote === true,
-        wasmPaths: this.deps.wasmPaths,
-        gpu: this.deps.gpu,
-        signal,
-        onLoadProgress: (p) => onProgress?.({ phase: 'load-model', ...p }),
-      });
-    }
-    this.embedder = next;
+    this.cancel();
+    const abort = new AbortController();
+    this.#abort = abort;
+    const previous = this.#embedder;
+    const next = await this.#load(setting, abort.signal, onProgress);
+    this.#embedder = next;
     if (previous && previous !== next) await previous.dispose?.();
-    // The dense half of the current index belongs to the old model.
-    if (this.index && this.index.modelId !== (next?.id ?? null)) this.index = null;
     return this.embedderInfo();
   }
 
-  /** Opens a trace (smartcomment JSON text). */
-  async loadTrace(text: string, name: string): Promise<{ ok: boolean; issues: number; variables: number }> {
-    const r = openTrace(text, { file: name });
-    this.index = null;
-    this.corpus = null;
-    if (!r.ok) {
-      this.graph = null;
-      return { ok: false, issues: r.issues.length, variables: 0 };
-    }
-    this.graph = r.graph;
-    this.traceName = name;
-    return { ok: true, issues: r.issues.length, variables: r.graph.varId.length };
-  }
-
-  /** Builds (or loads from the store) the index of the open trace for a scope with the current embedder. */
-  async buildIndex(scope: DocScope, onProgress?: (p: ServiceProgress) => void): Promise<IndexInfo> {
-    if (!this.graph) throw new Error('no trace is open');
-    const signal = this.startTask();
-    const now = this.deps.now ?? (() => 0);
-    const t0 = now();
-    const corpus = corpusFromGraph(this.graph, scope);
-    const modelId = this.embedder?.id ?? null;
-    const key = indexKey(corpus, modelId);
-    const slot = `${this.traceName}|${scope}|${modelId ?? 'bm25'}`;
-    let index: RetrievalIndex | null = null;
-    let fromStore = false;
-    const stored = await this.deps.store?.get(slot);
-    if (stored) {
-      try {
-        const candidate = RetrievalIndex.deserialize(stored);
-        if (candidate.key === key) {
-          index = candidate;
-          fromStore = true;
-        }
-      } catch {
-        // unreadable: rebuild
-      }
-    }
-    if (!index) {
-      index = await RetrievalIndex.build(corpus, { embedder: this.embedder, signal, onProgress });
-      await this.deps.store?.put(slot, index.serialize());
-    }
-    this.corpus = corpus;
-    this.index = index;
-    return { key, scope, docs: corpus.ids.length, modelId, fromStore, ms: now() - t0 };
-  }
-
-  async search(query: string, options: { method?: SearchMethod; k?: number } = {}): Promise<ServiceHit[]> {
-    const { index, corpus } = this;
-    if (!index || !corpus) throw new Error('no index: call buildIndex first');
-    const hits = await index.search(query, { ...options, embedder: this.embedder });
-    return hits.map((h) => ({ ...h, preview: corpus.texts[h.doc].slice(0, 200) }));
+  async #load(
+    setting: EmbeddingSetting,
+    signal: AbortSignal,
+    onProgress?: (p: ServiceProgress) => void,
+  ): Promise<Embedder | null> {
+    if (setting.kind === 'none') return null;
+    if (setting.kind === 'fallback') return new HashedNgramEmbedder();
+    const location =
+      setting.kind === 'served'
+        ? servedModel(setting.baseUrl, setting.name)
+        : setting.kind === 'folder'
+          ? pickedFolderModel(setting.name, setting.files)
+          : hubModel(setting.model);
+    return TransformersEmbedder.load({
+      location,
+      dtype: setting.dtype,
+      allowRemote: setting.kind === 'hub' && setting.allowRemote === true,
+      wasmPaths: this.deps.wasmPaths,
+      gpu: this.deps.gpu,
+      signal,
+      onLoadProgress: (p) => onProgress?.({ phase: 'load-model', ...p }),
+    });
   }
 
   /** Embeds texts with the current embedder (rows of `dims`). */
-  async embed(texts: string[]): Promise<Float32Array> {
-    if (!this.embedder) throw new Error('no embedder: choose one with setEmbedding');
-    return this.embedder.embed(texts);
+  async embed(texts: string[], signal?: AbortSignal): Promise<Float32Array> {
+    if (!this.#embedder) throw new Error('no embedder: choose one with setEmbedding');
+    return this.#embedder.embed(texts, { signal });
+  }
+}
+
+/** What people see of an embedder (none: BM25 only). */
+export function infoOf(e: Embedder | null): EmbedderInfo {
+  if (!e) return { kind: 'none', id: null, label: 'none (BM25 only)', dims: 0 };
+  return {
+    kind: e.kind,
+    id: e.id,
+    label: e.label,
+    dims: e.dims,
+    ...(e instanceof TransformersEmbedder ? { device: e.device } : {}),
+  };
+}
+
+/**
+ * One trace's ranked retrieval: the index of one scope built with one embedder (rebuilt when
+ * either changes), its search and the paper's start points. Holds the graph it was given,
+ * never a copy.
+ */
+export class TraceRetrieval {
+  #corpus: Corpus | null = null;
+  #index: RetrievalIndex | null = null;
+
+  constructor(
+    private readonly graph: TraceGraph,
+    /** The index slot's trace part (the graph_id in the app, so a stored index is found after a reload). */
+    private readonly name: string,
+    private readonly deps: {
+      store?: IndexStore;
+      /** A millisecond clock for `IndexInfo.ms` (none: 0 ms). */
+      now?: () => number;
+    } = {},
+  ) {}
+
+  /** Builds (or loads from the store) the index for a scope with this embedder. */
+  async buildIndex(
+    scope: DocScope,
+    embedder: Embedder | null,
+    options: { signal?: AbortSignal; onProgress?: (p: ServiceProgress) => void } = {},
+  ): Promise<IndexInfo> {
+    const now = this.deps.now ?? (() => 0);
+    const t0 = now();
+    const corpus = corpusFromGraph(this.graph, scope);
+    const modelId = embedder?.id ?? null;
+    const key = indexKey(corpus, modelId);
+    const slot = `${this.name}|${scope}|${modelId ?? 'bm25'}`;
+    let index = await this.#stored(slot, key);
+    const fromStore = index !== null;
+    if (!index) {
+      index = await RetrievalIndex.build(corpus, { embedder, ...options });
+      await this.deps.store?.put(slot, index.serialize());
+    }
+    this.#corpus = corpus;
+    this.#index = index;
+    return { key, scope, docs: corpus.ids.length, modelId, fromStore, ms: now() - t0 };
   }
 
-  /** Failed questions of the open trace (for picking start points). */
+  /** The stored index of a slot when it still matches `key`. */
+  async #stored(slot: string, key: string): Promise<RetrievalIndex | null> {
+    const stored = await this.deps.store?.get(slot);
+    if (!stored) return null;
+    try {
+      const candidate = RetrievalIndex.deserialize(stored);
+      return candidate.key === key ? candidate : null;
+    } catch {
+      return null; // unreadable: rebuild
+    }
+  }
+
+  /** The scope and model of the index built last (null before any). */
+  get built(): { scope: DocScope; modelId: string | null } | null {
+    return this.#index ? { scope: this.#index.scope, modelId: this.#index.modelId } : null;
+  }
+
+  async search(
+    query: string,
+    options: { method?: SearchMethod; k?: number; embedder?: Embedder | null; signal?: AbortSignal } = {},
+  ): Promise<ServiceHit[]> {
+    const index = this.#index;
+    const corpus = this.#corpus;
+    if (!index || !corpus) throw new Error('no index: call buildIndex first');
+    const hits = await index.search(query, options);
+    return hits.map((h) => ({ ...h, preview: corpus.texts[h.doc].slice(0, 200) }));
+  }
+
+  /** Failed questions of the trace (for picking start points). */
   cases(): Pick<TraceCase, 'queryId' | 'question' | 'goldenAnswers' | 'evidenceIds'>[] {
-    if (!this.graph) return [];
     return listCases(this.graph).map(({ queryId, question, goldenAnswers, evidenceIds }) => ({
       queryId,
       question,
@@ -240,13 +250,14 @@ export class RetrievalService {
     }));
   }
 
-  /** The paper's start points of one failed question (needs a `messages` index). */
-  async startPoints(queryId: string, k = START_POINTS): Promise<ServiceHit[]> {
-    if (!this.graph || !this.index) throw new Error('no index: call buildIndex("messages") first');
-    if (this.index.scope !== 'messages') throw new Error('start points need the messages index');
+  /** The paper's start points of one question (needs a `messages` index; hybrid when it has vectors). */
+  async startPoints(queryId: string, embedder: Embedder | null, k = START_POINTS): Promise<ServiceHit[]> {
+    const index = this.#index;
+    if (!index) throw new Error('no index: call buildIndex("messages") first');
+    if (index.scope !== 'messages') throw new Error('start points need the messages index');
     const c = listCases(this.graph, { includePassed: true }).find((x) => x.queryId === queryId);
     if (!c) throw new Error(`no question ${queryId} in this trace`);
-    const method: SearchMethod = this.index.dense && this.embedder ? 'hybrid' : 'bm25';
-    return this.search(startPointQuery(c.question, c.goldenAnswers), { method, k });
+    const method: SearchMethod = index.dense && embedder ? 'hybrid' : 'bm25';
+    return this.search(startPointQuery(c.question, c.goldenAnswers), { method, k, embedder });
   }
 }

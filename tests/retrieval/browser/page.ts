@@ -1,9 +1,18 @@
-/** Test page: drives the real retrieval worker (workers/retrieval.worker.ts) through comlink. */
+/**
+ * Test page: drives the real embedder worker (workers/embedder.worker.ts) through comlink, and
+ * ranks a trace the way the engine worker does (`TraceRetrieval` with vectors from that
+ * worker, indexes kept in IndexedDB).
+ */
 import * as Comlink from 'comlink';
-import type { RetrievalApi } from '../../../workers/retrieval.worker.ts';
+import { openTrace } from '../../../src/core/graph/open.ts';
+import { TraceRetrieval } from '../../../src/core/retrieval/service.ts';
+import '../../../workers/abort-transfer.ts';
+import type { EmbedderApi } from '../../../workers/api.ts';
+import { remoteEmbedder } from '../../../workers/remote-embedder.ts';
+import { idbIndexStore } from '../../../workers/retrieval-store.ts';
 
-const api = Comlink.wrap<RetrievalApi>(
-  new Worker(new URL('../../../workers/retrieval.worker.ts', import.meta.url), { type: 'module' }),
+const api = Comlink.wrap<EmbedderApi>(
+  new Worker(new URL('../../../workers/embedder.worker.ts', import.meta.url), { type: 'module' }),
 );
 
 const w = window as unknown as Record<string, unknown>;
@@ -15,10 +24,14 @@ w.memtraceTest = {
   },
   async searchTrace(text: string, name: string, query: string) {
     await api.setEmbedding({ kind: 'fallback' });
-    const opened = await api.loadTrace(text, name);
-    const first = await api.buildIndex('messages');
-    const second = await api.buildIndex('messages');
-    const hits = await api.search(query, { method: 'hybrid', k: 5 });
+    const r = openTrace(text, { file: name });
+    if (!r.ok) return { opened: { ok: false } };
+    const opened = { ok: true, issues: r.issues.length, variables: r.graph.varId.length };
+    const embedder = await remoteEmbedder(api);
+    const retrieval = new TraceRetrieval(r.graph, name, { store: idbIndexStore() });
+    const first = await retrieval.buildIndex('messages', embedder);
+    const second = await retrieval.buildIndex('messages', embedder);
+    const hits = await retrieval.search(query, { method: 'hybrid', k: 5, embedder });
     return { opened, first, second, hits: hits.map((h) => [h.full_node_id, h.score]) };
   },
 };

@@ -1,13 +1,17 @@
-/** The analysis worker: hosts AnalysisService behind comlink. */
+/** The engine worker: hosts EngineService (import, open traces, analyses, ranked retrieval) behind comlink. */
 import * as Comlink from 'comlink';
 import { type LaneLayoutOptions, laneLayoutTransferables } from '../src/core/layout/index.ts';
 import { openDb } from '../src/db/schema.ts';
-import { AnalysisService } from './analysis-service.ts';
-import type { AnalysisApi, LaneLayoutProgress } from './api.ts';
+import './abort-transfer.ts';
+import type { EngineApi, LaneLayoutProgress } from './api.ts';
+import { EngineService } from './engine.ts';
+import { idbIndexStore } from './retrieval-store.ts';
 
-const service = new AnalysisService(openDb());
+const service = new EngineService(openDb(), { store: idbIndexStore() });
 // Lane layouts hold large typed arrays: transfer them instead of copying.
 const api = {
+  importFiles: service.importFiles.bind(service),
+  restoreFileLabels: service.restoreFileLabels.bind(service),
   setWordVectors: service.setWordVectors.bind(service),
   loadMatcher: service.loadMatcher.bind(service),
   caseOverview: service.caseOverview.bind(service),
@@ -28,16 +32,19 @@ const api = {
   importAttributions: service.importAttributions.bind(service),
   narrateReport: service.narrateReport.bind(service),
   compareTraces: service.compareTraces.bind(service),
-  cancelCompare: service.cancelCompare.bind(service),
   compareMemory: service.compareMemory.bind(service),
   valuePreview: service.valuePreview.bind(service),
+  connectEmbedder: service.connectEmbedder.bind(service),
+  buildIndex: service.buildIndex.bind(service),
+  rankedSearch: service.rankedSearch.bind(service),
   async laneLayout(
     traceId: string,
     options?: LaneLayoutOptions,
     onProgress?: (p: LaneLayoutProgress) => void,
+    signal?: AbortSignal,
   ) {
-    const layout = await service.laneLayout(traceId, options, onProgress);
+    const layout = await service.laneLayout(traceId, options, onProgress, signal);
     return Comlink.transfer(layout, laneLayoutTransferables(layout));
   },
-} satisfies AnalysisApi;
+} satisfies EngineApi;
 Comlink.expose(api);

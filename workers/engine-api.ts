@@ -1,0 +1,435 @@
+/** The engine worker's API: import, the open traces' analyses, ranked retrieval (`EngineApi`). */
+import type {
+  LaneLayout,
+  LaneLayoutOptions,
+  NeighbourhoodDrawing,
+  NeighbourhoodDrawingOptions,
+} from '../src/core/layout/index.ts';
+import type { DocScope } from '../src/core/retrieval/corpus.ts';
+import type { SearchMethod } from '../src/core/retrieval/retrieval-index.ts';
+import type {
+  EmbedderInfo,
+  EmbeddingSetting,
+  IndexInfo,
+  ServiceHit,
+  ServiceProgress,
+} from '../src/core/retrieval/service.ts';
+import type { DiffLine } from '../src/core/text/diff.ts';
+import type { TraceIssue } from '../src/core/trace/issues.ts';
+import type { AgentRunRow } from '../src/db/agent-runs.ts';
+import type { ReattachReport } from '../src/db/labels.ts';
+import type { AgentRunEvent } from './agent-runs.ts';
+import type {
+  CompareProgress,
+  CompareResult,
+  MemoryComparison,
+  QuestionComparison,
+  RunComparison,
+} from './compare-runs.ts';
+import type { EvalProgress, EvalResult, EvaluatedCase } from './evaluation.ts';
+import type { MatcherInfo, MatcherProgress } from './matcher.ts';
+import type { ModelInfo, ModelPort } from './model-port.ts';
+import type { OptimizeEvent, OptimizeRequest, OptimizeRun } from './optimize-service.ts';
+import type {
+  ImportedAttributions,
+  ReportProgress,
+  ReportRequest,
+  ReportSource,
+  StoredReport,
+} from './report.ts';
+
+export type {
+  CompareProgress,
+  CompareResult,
+  EvalProgress,
+  EvalResult,
+  EvaluatedCase,
+  ImportedAttributions,
+  MemoryComparison,
+  OptimizeEvent,
+  OptimizeRequest,
+  OptimizeRun,
+  QuestionComparison,
+  ReportProgress,
+  ReportRequest,
+  ReportSource,
+  RunComparison,
+  StoredReport,
+};
+
+// ---------- import ----------
+
+export interface ImportInput {
+  /** The file's bytes (a File or Blob; crosses to the worker by reference). */
+  blob: Blob;
+  /** File name as shown to people. */
+  name: string;
+  /** Path inside a picked or dropped folder (`MemTraceBench/mem0/graph-1.json`), or the name. */
+  path: string;
+}
+
+export type ImportPhase = 'reading' | 'parsing' | 'indexing' | 'storing' | 'done';
+
+export interface ImportProgress {
+  fileIndex: number;
+  fileCount: number;
+  name: string;
+  phase: ImportPhase;
+  /** Bytes of the files finished so far plus a share of the current one. */
+  bytesDone: number;
+  bytesTotal: number;
+}
+
+export type FileStatus = 'stored' | 'replaced' | 'exists' | 'invalid' | 'failed' | 'cancelled';
+
+export interface FileResult {
+  name: string;
+  path: string;
+  status: FileStatus;
+  /** graph_id, when the file parsed. */
+  traceId?: string;
+  /** Problems with their place (capped); errors make the file `invalid`. */
+  issues: TraceIssue[];
+  errorCount: number;
+  warningCount: number;
+  /** Why a file failed to store (quota, …), in words for people. */
+  message?: string;
+  /** For span formats (OTLP, OpenInference, Langfuse): what the spans became, in one line. */
+  summary?: string;
+  /** A replaced trace: which of the person's / imported labels stayed attached (by query id). */
+  labels?: ReattachReport;
+}
+
+export interface ImportOptions {
+  /** Replace traces whose graph_id is already stored (otherwise they come back as `exists`). */
+  replace?: boolean;
+}
+
+export interface ImportApi {
+  /**
+   * Reads, validates and stores files; each stored trace stays open in the engine. Aborting
+   * `signal` stops the import after the current step; nothing half-written is kept.
+   */
+  importFiles(
+    inputs: ImportInput[],
+    options: ImportOptions,
+    onProgress?: (p: ImportProgress) => void,
+    signal?: AbortSignal,
+  ): Promise<FileResult[]>;
+  /** Restores file labels a v1 correction overwrote (traces marked by the database upgrade); returns how many traces. */
+  restoreFileLabels(): Promise<number>;
+}
+
+// ---------- analysis ----------
+
+export interface VarView {
+  id: string;
+  fullName: string;
+  name: string;
+  version: number;
+  className: string | null;
+  category: string;
+  createdAt: string;
+  comment: string | null;
+  /** The stored value, verbatim. */
+  value: string;
+  /** Human text of the value: unquoted string, or pretty JSON of a parsed JSON / Python literal. */
+  pretty: string;
+  /** Whether `pretty` differs from `value`. */
+  hasPretty: boolean;
+  versionCount: number;
+  sentinel: boolean;
+}
+
+export interface OpSummary {
+  id: string;
+  name: string;
+  category: string;
+  createdAt: string;
+  /** Position in execution order. */
+  rank: number;
+}
+
+export interface OpDetail extends OpSummary {
+  comment: string | null;
+  session: string;
+  metadata: string;
+  inputs: VarView[];
+  intermediates: VarView[];
+  outputs: VarView[];
+  previous: OpSummary | null;
+  next: OpSummary | null;
+  /** Line diffs of the units this op mutated: each output that is a later version of a unit, against the version before it. */
+  changes: VersionDiff[];
+}
+
+export interface VersionEntry {
+  id: string;
+  version: number;
+  createdAt: string;
+  chars: number;
+}
+
+export interface VarDetail {
+  variable: VarView;
+  metadata: string;
+  producers: OpSummary[];
+  consumers: OpSummary[];
+  versions: VersionEntry[];
+}
+
+export type { OptimizeState } from '../src/systems/optimize/types.ts';
+export type { DiffLine };
+
+/** Where the app serves the evidence-flow matcher's word vectors, relative to its base URL (emitted by the build). */
+export const WORD_VECTORS_PATH = 'vectors/sg100d-100k.bin';
+export type { MatcherInfo, MatcherProgress } from './matcher.ts';
+
+export interface VersionDiff {
+  from: string;
+  to: string;
+  lines: DiffLine[];
+  /** True when the diff was cut short (very different long values). */
+  truncated: boolean;
+}
+
+/** A case as the workspace shows it: its evidence messages and the ops that caused its answer. */
+export interface CaseOverview {
+  evidence: VarView[];
+  /**
+   * The causes of the judged answer in execution order, then the judge (core `casePath`):
+   * the last `PATH_SHOWN` of them when there are more (the labelled op is kept in place).
+   */
+  path: OpSummary[];
+  /** Ops on the whole path. */
+  pathTotal: number;
+  pathTruncated: boolean;
+  /** The op that wrote the judged answer. */
+  answerOp: OpSummary | null;
+  labelOp: OpSummary | null;
+}
+
+/** Most ops of a case path sent to the page (the ones nearest the answer). */
+export const PATH_SHOWN = 200;
+
+/** A value search across stored traces (`AnalysisApi.search`). */
+export interface SearchQuery {
+  q: string;
+  /** The query is a regular expression over whole values (default: words and word beginnings). */
+  regex?: boolean;
+  /** Stored traces to search (default: all of them). */
+  traceIds?: string[];
+  /** Most matching variables per trace (default 200). */
+  limit?: number;
+}
+
+/** One matching version of a memory unit. */
+export interface SearchVersion {
+  varId: string;
+  version: number;
+  snippet: string;
+  /** Match position inside the snippet (-1 when no exact place is known). */
+  at: number;
+  length: number;
+}
+
+/** The hits of one logical variable (a memory unit and its versions), one row in the results. */
+export interface SearchGroup {
+  traceId: string;
+  fullName: string;
+  category: string;
+  /** Versions of the unit in the trace (matching or not). */
+  versionCount: number;
+  /** The matching versions, in version order. */
+  versions: SearchVersion[];
+  /** The op that wrote the first matching version (else one that touches it). */
+  op: OpSummary | null;
+  /** Questions (query full_node_ids) whose evidence is one of the matching versions. */
+  evidenceOf: string[];
+}
+
+export interface SearchResult {
+  groups: SearchGroup[];
+  /** Matching variables found (all groups). */
+  variables: number;
+  /** The per-trace limit stopped the search in at least one trace. */
+  truncated: boolean;
+  /** Traces searched. */
+  traces: number;
+  /** Problem with the query (bad regex), in words. */
+  error?: string;
+  tookMs: number;
+}
+
+export interface LaneLayoutProgress {
+  phase: 'opening' | 'layout';
+  /** Variables and ops of the trace, once it is open. */
+  variables?: number;
+  operations?: number;
+}
+
+/** A mark on the lane view: a failed case's answer op, a labelled op, an attributed op. */
+export interface LaneMark {
+  opId: string;
+  kind: 'answer' | 'label' | 'attribution';
+  queryId: string;
+  /** What the mark says (the question, the label's type, the attributed type). */
+  note: string;
+}
+
+/** Seeds of a neighbourhood by id (ops and/or variables). */
+export interface NeighbourhoodSeedIds {
+  ops?: string[];
+  vars?: string[];
+}
+
+/**
+ * The layered neighbourhood of a few seeds (core/layout `neighbourhoodDrawing`): the
+ * layout plus, per local node, its id (`ids[local]` is an op id when
+ * `nb.kind[local] === NODE_OP`, else a full_node_id), label, category and value
+ * preview, so the page draws it without the graph. `seeds` are the seeds' local indices.
+ */
+export type NeighbourhoodData = NeighbourhoodDrawing;
+
+export interface AnalysisApi {
+  /** Where the app serves the evidence-flow matcher's word-vector file (`WORD_VECTORS_PATH` under the app's base). */
+  setWordVectors(url: string): void;
+  /**
+   * Loads the matcher's word vectors once per worker, with progress (bytes); without them
+   * (no file, a failed fetch) attribution matches one layer down and `note` says why.
+   */
+  loadMatcher(onProgress?: (p: MatcherProgress) => void): Promise<MatcherInfo>;
+  /** The case's evidence and the ops that caused its answer (core `casePath`). */
+  caseOverview(traceId: string, queryId: string, signal?: AbortSignal): Promise<CaseOverview>;
+  opDetail(traceId: string, opId: string, signal?: AbortSignal): Promise<OpDetail | null>;
+  varDetail(traceId: string, fullNodeId: string, signal?: AbortSignal): Promise<VarDetail | null>;
+  diffVersions(traceId: string, from: string, to: string, signal?: AbortSignal): Promise<VersionDiff | null>;
+  /**
+   * Searches variable values across stored traces, grouped by memory unit. An aborted
+   * `signal` (a newer search) stops it before its next trace.
+   */
+  search(query: SearchQuery, signal?: AbortSignal): Promise<SearchResult>;
+  /** Marks for the lane view: failed cases' answer ops, labelled ops, attributed ops. */
+  laneMarks(traceId: string): Promise<LaneMark[]>;
+  /**
+   * The whole-graph lane layout (typed arrays transferred), reporting its phases: opening
+   * the trace (read and parse, when it is not open yet), then laying it out.
+   */
+  laneLayout(
+    traceId: string,
+    options?: LaneLayoutOptions,
+    onProgress?: (p: LaneLayoutProgress) => void,
+    signal?: AbortSignal,
+  ): Promise<LaneLayout>;
+  /** The head of a variable's value as one line (hover tooltips), '' when unknown. */
+  valuePreview(traceId: string, fullNodeId: string, chars?: number): Promise<string>;
+  /** The layered neighbourhood of some ops / variables (unknown ids are skipped). */
+  neighbourhood(
+    traceId: string,
+    seeds: NeighbourhoodSeedIds,
+    options?: NeighbourhoodDrawingOptions,
+    signal?: AbortSignal,
+  ): Promise<NeighbourhoodData>;
+  /** Drops a trace's open engine (after deletion). */
+  forget(traceId: string): void;
+  /**
+   * Runs the evidence-flow attributor on one case (labelled or not); the result names
+   * the op, the type (null: no decisive memory error), the reason and the path.
+   */
+  attributeCase(traceId: string, queryId: string): Promise<EvaluatedCase>;
+  /**
+   * Runs the evidence-flow attributor over every case of these traces that has a label under
+   * `labelChoice` (core/labels: `file` — the default, the file's own — `source:<s>` or
+   * `annotator:<name>`), scoring against that label, reporting progress after each case.
+   * `cancelEvaluation()` stops it after the current case (status `cancelled`, the cases
+   * done so far kept).
+   */
+  evaluate(
+    traceIds: string[],
+    onProgress: (p: EvalProgress) => void,
+    labelChoice?: string,
+  ): Promise<EvalResult>;
+  cancelEvaluation(): void;
+  /**
+   * Runs (or resumes, from its stored checkpoint) the LLM agent of a stored `runs` row of
+   * kind `agent` (src/db/agent-runs.ts): checkpoints and progress are written to the row
+   * after every step, events are reported as they happen, and the row is finished as
+   * done, cancelled or failed. The model stays in the page: the worker calls it through
+   * `port` (so keys never leave the page). Resolves with the final row.
+   */
+  runAgent(
+    runId: number,
+    model: ModelInfo,
+    port: ModelPort,
+    onEvent: (e: AgentRunEvent) => void,
+  ): Promise<AgentRunRow>;
+  /** Aborts a running agent (its row becomes `cancelled`). */
+  cancelAgent(runId: number): void;
+  /**
+   * The error report (core/report) over the failed cases of these traces, attributed by
+   * evidence-flow or read from an imported attribution file; stored as a `runs` row of
+   * kind `report`. Resolves null when cancelled (`cancelReport`).
+   */
+  buildReport(request: ReportRequest, onProgress: (p: ReportProgress) => void): Promise<StoredReport | null>;
+  cancelReport(): void;
+  /** Reads an attribution file (the paper's `{results}`, `memtrace attribute --json`, bench results) into a stored run; records are matched to stored traces. */
+  importAttributions(blob: Blob, name: string): Promise<ImportedAttributions>;
+  /** Writes a stored report's narrative with the page's chat model (called through `port`). */
+  narrateReport(
+    runId: number,
+    model: ModelInfo,
+    port: ModelPort,
+    onBatch: (done: number, total: number) => void,
+  ): Promise<StoredReport>;
+  /**
+   * Compares two stored traces of one conversation (core/compare `compareRuns`): questions
+   * paired by identity, outcome flips, first divergence, memory at the last question.
+   * Progress after questions; aborting `signal` (or a newer comparison) stops it (`cancelled`).
+   */
+  compareTraces(
+    traceA: string,
+    traceB: string,
+    onProgress: (p: CompareProgress) => void,
+    signal?: AbortSignal,
+  ): Promise<CompareResult>;
+  /** The memory at one question's time in both traces (a query id of either side). */
+  compareMemory(
+    traceA: string,
+    traceB: string,
+    queryA: string | null,
+    queryB: string | null,
+  ): Promise<MemoryComparison>;
+}
+
+/** Ranked retrieval over one open trace (BM25 in the engine; vectors from the embedder worker). */
+export interface RankedApi {
+  /** Connects the embedder worker (a port the page made; the other end went to `EmbedderApi.connect`). */
+  connectEmbedder(port: MessagePort): void;
+  /** Builds (or loads from storage) the trace's index of a scope with the embedder in use. */
+  buildIndex(
+    traceId: string,
+    scope: DocScope,
+    onProgress?: (p: ServiceProgress) => void,
+    signal?: AbortSignal,
+  ): Promise<IndexInfo>;
+  /** The best `k` documents of the index built last (`bm25`, `dense` or `hybrid`). */
+  rankedSearch(
+    traceId: string,
+    query: string,
+    options?: { method?: SearchMethod; k?: number },
+    signal?: AbortSignal,
+  ): Promise<ServiceHit[]>;
+}
+
+/** The engine worker: one engine per open trace, and everything asked of a trace. */
+export interface EngineApi extends ImportApi, AnalysisApi, RankedApi {}
+
+export type {
+  DocScope,
+  EmbedderInfo,
+  EmbeddingSetting,
+  IndexInfo,
+  SearchMethod,
+  ServiceHit,
+  ServiceProgress,
+};

@@ -1,0 +1,392 @@
+/**
+ * The trace engine (the engine worker's service): imports files — each parsed and validated
+ * once — and keeps the graphs it built open, one `TraceEngine` per open trace (the few most
+ * recent; a trace not open is read from the database once). Everything about a trace is
+ * answered here: the views' questions, the words search, ranked retrieval (vectors come from
+ * the embedder worker over a port), attribution, evaluation, reports, comparisons. Requests
+ * take an `AbortSignal` (the page aborts the older of two requests of one view).
+ */
+import * as Comlink from 'comlink';
+import { answerOpOf } from '../src/core/cases/path.ts';
+import type { TraceGraph } from '../src/core/graph/graph.ts';
+import { openTrace } from '../src/core/graph/open.ts';
+import type { LaneLayout, LaneLayoutOptions, NeighbourhoodDrawingOptions } from '../src/core/layout/index.ts';
+import type { DocScope } from '../src/core/retrieval/corpus.ts';
+import type { Embedder } from '../src/core/retrieval/embedder.ts';
+import type { SearchMethod } from '../src/core/retrieval/retrieval-index.ts';
+import type { IndexInfo, IndexStore, ServiceHit, ServiceProgress } from '../src/core/retrieval/service.ts';
+import type { AgentRunRow } from '../src/db/agent-runs.ts';
+import { getOriginal, listTraces } from '../src/db/repo.ts';
+import { latestCaseRun, listEvaluationRuns } from '../src/db/runs.ts';
+import type { MemtraceDb } from '../src/db/schema.ts';
+import { AgentRunner } from './agent-runs.ts';
+import type {
+  AgentRunEvent,
+  CaseOverview,
+  EmbedderApi,
+  EngineApi,
+  FileResult,
+  ImportInput,
+  ImportOptions,
+  ImportProgress,
+  LaneLayoutProgress,
+  LaneMark,
+  ModelInfo,
+  ModelPort,
+  NeighbourhoodData,
+  NeighbourhoodSeedIds,
+  OpDetail,
+  SearchQuery,
+  SearchResult,
+  VarDetail,
+  VersionDiff,
+} from './api.ts';
+import { type CompareProgress, type CompareResult, Comparer, type MemoryComparison } from './compare-runs.ts';
+import {
+  attributeOne,
+  type EvalProgress,
+  type EvalResult,
+  type EvaluatedCase,
+  Evaluator,
+  findCase,
+} from './evaluation.ts';
+import { ImportService } from './import-service.ts';
+import { type MatcherInfo, type MatcherProgress, Matching } from './matcher.ts';
+import { remoteEmbedder } from './remote-embedder.ts';
+import {
+  type ImportedAttributions,
+  type ReportProgress,
+  type ReportRequest,
+  ReportRunner,
+  type StoredReport,
+} from './report.ts';
+import { TraceEngine } from './trace-engine.ts';
+
+/** Traces kept open (each holds its graph and indexes); older ones are dropped and reopened on demand. */
+const KEEP_OPEN = 3;
+
+export class EngineService implements EngineApi {
+  readonly #open = new Map<string, Promise<TraceEngine>>();
+  readonly #importer: ImportService;
+  readonly #evaluator: Evaluator;
+  readonly #agents: AgentRunner;
+  readonly #reports: ReportRunner;
+  readonly #comparer: Comparer;
+  readonly #matching: Matching;
+  #embedder: Comlink.Remote<EmbedderApi> | null = null;
+
+  constructor(
+    private readonly db: MemtraceDb,
+    options: { matching?: Matching; store?: IndexStore; now?: () => number } = {},
+  ) {
+    this.#store = options.store;
+    this.#matching = options.matching ?? new Matching();
+    this.#importer = new ImportService(db, options.now, (id, graph) => this.#adopt(id, graph));
+    const graphOf = async (id: string) => (await this.#get(id)).graph;
+    this.#evaluator = new Evaluator(db, graphOf, this.#matching);
+    this.#agents = new AgentRunner(db, graphOf, this.#matching);
+    this.#reports = new ReportRunner(db, graphOf, this.#matching);
+    this.#comparer = new Comparer(graphOf);
+  }
+
+  readonly #store: IndexStore | undefined;
+
+  // ---------- open traces ----------
+
+  /** The engine of a stored trace, opened from the database when it is not open (most recent few kept). */
+  #get(traceId: string): Promise<TraceEngine> {
+    let p = this.#open.get(traceId);
+    if (p) {
+      this.#open.delete(traceId);
+      this.#open.set(traceId, p);
+      return p;
+    }
+    p = this.#load(traceId);
+    this.#keep(traceId, p);
+    p.catch(() => {
+      if (this.#open.get(traceId) === p) this.#open.delete(traceId);
+    });
+    return p;
+  }
+
+  #keep(traceId: string, engine: Promise<TraceEngine>): void {
+    this.#open.delete(traceId);
+    this.#open.set(traceId, engine);
+    while (this.#open.size > KEEP_OPEN) this.#open.delete(this.#open.keys().next().value as string);
+  }
+
+  /** A trace just imported: its graph becomes the open engine (the file is not parsed again). */
+  #adopt(traceId: string, graph: TraceGraph): void {
+    this.#keep(traceId, Promise.resolve(new TraceEngine(traceId, graph, this.#store)));
+  }
+
+  async #load(traceId: string): Promise<TraceEngine> {
+    const blob = await getOriginal(this.db, traceId);
+    if (!blob) throw new Error(`trace ${traceId} is not stored`);
+    const opened = openTrace(await blob.text(), { file: traceId });
+    if (!opened.ok) throw new Error(`trace ${traceId} no longer parses: ${opened.issues[0]?.message ?? ''}`);
+    return new TraceEngine(traceId, opened.graph, this.#store);
+  }
+
+  forget(traceId: string): void {
+    this.#open.delete(traceId);
+  }
+
+  // ---------- import ----------
+
+  importFiles(
+    inputs: ImportInput[],
+    options: ImportOptions,
+    onProgress?: (p: ImportProgress) => void,
+    signal?: AbortSignal,
+  ): Promise<FileResult[]> {
+    // Each stored file's graph becomes its open engine (`#adopt`): no second parse.
+    return this.#importer.importFiles(inputs, options, onProgress, signal);
+  }
+
+  restoreFileLabels(): Promise<number> {
+    return this.#importer.restoreFileLabels();
+  }
+
+  // ---------- one trace's views ----------
+
+  async caseOverview(traceId: string, queryId: string, signal?: AbortSignal): Promise<CaseOverview> {
+    const engine = await this.#get(traceId);
+    signal?.throwIfAborted();
+    return engine.caseOverview(queryId);
+  }
+
+  async opDetail(traceId: string, opId: string, signal?: AbortSignal): Promise<OpDetail | null> {
+    const engine = await this.#get(traceId);
+    signal?.throwIfAborted();
+    return engine.opDetail(opId);
+  }
+
+  async varDetail(traceId: string, fullNodeId: string, signal?: AbortSignal): Promise<VarDetail | null> {
+    const engine = await this.#get(traceId);
+    signal?.throwIfAborted();
+    return engine.varDetail(fullNodeId);
+  }
+
+  async diffVersions(
+    traceId: string,
+    from: string,
+    to: string,
+    signal?: AbortSignal,
+  ): Promise<VersionDiff | null> {
+    const engine = await this.#get(traceId);
+    signal?.throwIfAborted();
+    return engine.diffVersions(from, to);
+  }
+
+  async laneLayout(
+    traceId: string,
+    options: LaneLayoutOptions = {},
+    onProgress: (p: LaneLayoutProgress) => void = () => {},
+    signal?: AbortSignal,
+  ): Promise<LaneLayout> {
+    onProgress({ phase: 'opening' });
+    const engine = await this.#get(traceId);
+    signal?.throwIfAborted();
+    onProgress({
+      phase: 'layout',
+      variables: engine.graph.varId.length,
+      operations: engine.graph.opId.length,
+    });
+    return engine.laneLayout(options);
+  }
+
+  async valuePreview(traceId: string, fullNodeId: string, chars = 160): Promise<string> {
+    return (await this.#get(traceId)).valuePreview(fullNodeId, chars);
+  }
+
+  async neighbourhood(
+    traceId: string,
+    seeds: NeighbourhoodSeedIds,
+    options: NeighbourhoodDrawingOptions = {},
+    signal?: AbortSignal,
+  ): Promise<NeighbourhoodData> {
+    const engine = await this.#get(traceId);
+    signal?.throwIfAborted();
+    return engine.neighbourhood(seeds, options);
+  }
+
+  async laneMarks(traceId: string): Promise<LaneMark[]> {
+    const engine = await this.#get(traceId);
+    const g = engine.graph;
+    const marks: LaneMark[] = [];
+    for (const c of engine.cases.filter((x) => x.failed)) {
+      const o = answerOpOf(g, c);
+      if (o >= 0) marks.push({ opId: g.opId[o], kind: 'answer', queryId: c.queryId, note: c.question });
+    }
+    const rows = await this.db.cases.where('traceId').equals(traceId).toArray();
+    for (const r of rows)
+      if (r.labelOpId && r.errorType)
+        marks.push({ opId: r.labelOpId, kind: 'label', queryId: r.queryId, note: r.errorType });
+    // Attributions: each case's newest one-case run, else the newest evaluation's result.
+    const attributed = new Map<string, { op: string; type: string | null }>();
+    const evaluation = (await listEvaluationRuns(this.db)).find((r) => r.result);
+    for (const e of evaluation?.result?.cases ?? [])
+      if (e.trace_id === traceId && e.predicted_op)
+        attributed.set(e.query_id, { op: e.predicted_op, type: e.predicted_type });
+    for (const r of rows) {
+      const run = await latestCaseRun(this.db, traceId, r.queryId);
+      if (run?.result.predicted_op)
+        attributed.set(r.queryId, { op: run.result.predicted_op, type: run.result.predicted_type });
+    }
+    for (const [queryId, a] of attributed)
+      marks.push({ opId: a.op, kind: 'attribution', queryId, note: a.type ?? 'no decisive memory error' });
+    return marks.filter((m) => g.opIndex.has(m.opId));
+  }
+
+  // ---------- search ----------
+
+  /** Words (or regex) search over stored traces; an aborted search stops before its next trace. */
+  async search(query: SearchQuery, signal?: AbortSignal): Promise<SearchResult> {
+    const t0 = performance.now();
+    const q = query.q.trim();
+    const limit = query.limit ?? 200;
+    const ids = query.traceIds?.length ? query.traceIds : (await listTraces(this.db)).map((t) => t.id);
+    const result: SearchResult = { groups: [], variables: 0, truncated: false, traces: 0, tookMs: 0 };
+    const done = () => ({ ...result, tookMs: performance.now() - t0 });
+    if (!q) return done();
+    if (query.regex) {
+      try {
+        new RegExp(q);
+      } catch (e) {
+        return { ...done(), error: e instanceof Error ? e.message : String(e) };
+      }
+    }
+    for (const traceId of ids) {
+      let engine: TraceEngine;
+      try {
+        engine = await this.#get(traceId);
+      } catch {
+        continue; // deleted meanwhile or unreadable: the trace list says so
+      }
+      signal?.throwIfAborted();
+      result.traces++;
+      const found = engine.search(q, !!query.regex, limit);
+      result.truncated ||= found.truncated;
+      result.variables += found.variables;
+      result.groups.push(...found.groups);
+    }
+    return done();
+  }
+
+  /** The port of the embedder worker (the page connects the two workers once). */
+  connectEmbedder(port: MessagePort): void {
+    this.#embedder = Comlink.wrap<EmbedderApi>(port);
+  }
+
+  /** The embedder in use, as the engine builds indexes with it (null: BM25 only). */
+  #currentEmbedder(): Promise<Embedder | null> {
+    return this.#embedder ? remoteEmbedder(this.#embedder) : Promise.resolve(null);
+  }
+
+  async buildIndex(
+    traceId: string,
+    scope: DocScope,
+    onProgress?: (p: ServiceProgress) => void,
+    signal?: AbortSignal,
+  ): Promise<IndexInfo> {
+    const engine = await this.#get(traceId);
+    signal?.throwIfAborted();
+    return engine.retrieval.buildIndex(scope, await this.#currentEmbedder(), { signal, onProgress });
+  }
+
+  async rankedSearch(
+    traceId: string,
+    query: string,
+    options: { method?: SearchMethod; k?: number } = {},
+    signal?: AbortSignal,
+  ): Promise<ServiceHit[]> {
+    const engine = await this.#get(traceId);
+    return engine.retrieval.search(query, { ...options, embedder: await this.#currentEmbedder(), signal });
+  }
+
+  // ---------- attribution, evaluation, reports, comparison ----------
+
+  /** Where the app serves the word-vector file (the page knows its base URL). */
+  setWordVectors(url: string): void {
+    this.#matching.setSource(url);
+  }
+
+  /** Loads the matcher's word vectors (once; later calls return at once), with progress. */
+  loadMatcher(onProgress?: (p: MatcherProgress) => void): Promise<MatcherInfo> {
+    return this.#matching.load(onProgress);
+  }
+
+  async attributeCase(traceId: string, queryId: string): Promise<EvaluatedCase> {
+    const { graph: g } = await this.#get(traceId);
+    const c = findCase(g, queryId);
+    if (!c) throw new Error(`no question ${queryId} in trace ${traceId}`);
+    const row = await this.db.cases.get([traceId, queryId]);
+    const label = row?.errorType ? { type: row.errorType, op: row.labelOpId } : null;
+    return attributeOne(traceId, g, c, row?.system ?? null, label, this.#matching);
+  }
+
+  evaluate(
+    traceIds: string[],
+    onProgress: (p: EvalProgress) => void,
+    labelChoice?: string,
+  ): Promise<EvalResult> {
+    return this.#evaluator.evaluate(traceIds, onProgress, labelChoice);
+  }
+
+  cancelEvaluation(): void {
+    this.#evaluator.cancel();
+  }
+
+  runAgent(
+    runId: number,
+    model: ModelInfo,
+    port: ModelPort,
+    onEvent: (e: AgentRunEvent) => void,
+  ): Promise<AgentRunRow> {
+    return this.#agents.run(runId, model, port, onEvent);
+  }
+
+  cancelAgent(runId: number): void {
+    this.#agents.cancel(runId);
+  }
+
+  buildReport(request: ReportRequest, onProgress: (p: ReportProgress) => void): Promise<StoredReport | null> {
+    return this.#reports.build(request, onProgress);
+  }
+
+  cancelReport(): void {
+    this.#reports.cancel();
+  }
+
+  importAttributions(blob: Blob, name: string): Promise<ImportedAttributions> {
+    return this.#reports.importAttributions(blob, name);
+  }
+
+  narrateReport(
+    runId: number,
+    model: ModelInfo,
+    port: ModelPort,
+    onBatch: (done: number, total: number) => void,
+  ): Promise<StoredReport> {
+    return this.#reports.narrate(runId, model, port, onBatch);
+  }
+
+  compareTraces(
+    traceA: string,
+    traceB: string,
+    onProgress: (p: CompareProgress) => void,
+    signal?: AbortSignal,
+  ): Promise<CompareResult> {
+    return this.#comparer.compare(traceA, traceB, onProgress, signal);
+  }
+
+  compareMemory(
+    traceA: string,
+    traceB: string,
+    queryA: string | null,
+    queryB: string | null,
+  ): Promise<MemoryComparison> {
+    return this.#comparer.memoryAt(traceA, traceB, queryA, queryB);
+  }
+}

@@ -1,0 +1,304 @@
+/**
+ * One open trace in the engine worker: the graph parsed and validated once, and everything
+ * built from it on first use — its questions, the evidence map, the words index (flexsearch),
+ * the ranked-retrieval index (BM25, vectors from the embedder worker) — answering the views'
+ * questions about this trace. Nothing here reads the file again.
+ */
+import { Index } from 'flexsearch';
+import { listCases, type TraceCase } from '../src/core/cases/cases.ts';
+import { casePath } from '../src/core/cases/path.ts';
+import { isSentinelVar, opMetadata, type TraceGraph, varMetadata } from '../src/core/graph/graph.ts';
+import { consumersOf, lineageOf, opStructure, opsTouching, producersOf } from '../src/core/graph/queries.ts';
+import { groupByLineage, searchValues, wordSnippet } from '../src/core/graph/search.ts';
+import {
+  type LaneLayout,
+  type LaneLayoutOptions,
+  laneLayout,
+  type NeighbourhoodDrawingOptions,
+  neighbourhoodDrawing,
+  previewText,
+} from '../src/core/layout/index.ts';
+import { type IndexStore, TraceRetrieval } from '../src/core/retrieval/service.ts';
+import { diffLines } from '../src/core/text/diff.ts';
+import { prettyValue } from '../src/core/trace/pyrepr.ts';
+import type {
+  CaseOverview,
+  NeighbourhoodData,
+  NeighbourhoodSeedIds,
+  OpDetail,
+  OpSummary,
+  SearchGroup,
+  VarDetail,
+  VarView,
+  VersionDiff,
+} from './api.ts';
+import { PATH_SHOWN } from './api.ts';
+
+const PRETTY_LIMIT = 2_000_000;
+
+interface Hit {
+  v: number;
+  snippet: string;
+  at: number;
+  length: number;
+}
+
+export class TraceEngine {
+  #cases?: TraceCase[];
+  #evidence?: Map<number, string[]>;
+  #text?: Index;
+  #retrieval?: TraceRetrieval;
+
+  constructor(
+    readonly traceId: string,
+    readonly graph: TraceGraph,
+    private readonly store?: IndexStore,
+  ) {}
+
+  /** Every question of the trace (passed ones too), read once. */
+  get cases(): TraceCase[] {
+    this.#cases ??= listCases(this.graph, { includePassed: true });
+    return this.#cases;
+  }
+
+  /** Ranked retrieval over this graph (its index is built on first search). */
+  get retrieval(): TraceRetrieval {
+    this.#retrieval ??= new TraceRetrieval(this.graph, this.traceId, {
+      store: this.store,
+      now: () => performance.now(),
+    });
+    return this.#retrieval;
+  }
+
+  /** Evidence variable → the questions naming it. */
+  #evidenceMap(): Map<number, string[]> {
+    if (this.#evidence) return this.#evidence;
+    const map = new Map<number, string[]>();
+    for (const c of this.cases)
+      for (const id of c.evidenceIds) {
+        const v = this.graph.varIndex.get(id);
+        if (v === undefined) continue;
+        const list = map.get(v);
+        if (list) list.push(c.queryId);
+        else map.set(v, [c.queryId]);
+      }
+    this.#evidence = map;
+    return map;
+  }
+
+  caseOverview(queryId: string): CaseOverview {
+    const g = this.graph;
+    const c = this.cases.find((x) => x.queryId === queryId);
+    const evidence = (c?.evidenceIds ?? [])
+      .map((id) => g.varIndex.get(id))
+      .filter((v): v is number => v !== undefined)
+      .map((v) => varView(g, v));
+    const path = c ? casePath(g, c) : { ops: [], answerOp: -1, judgeOp: -1 };
+    const labelOp = c?.label?.opId ? g.opIndex.get(c.label.opId) : undefined;
+    let shown = path.ops.slice(-PATH_SHOWN);
+    // A labelled op further back than what is shown stays in place (it is a cause too).
+    if (labelOp !== undefined && path.ops.includes(labelOp) && !shown.includes(labelOp))
+      shown = [labelOp, ...shown];
+    return {
+      evidence,
+      path: shown.map((o) => opSummary(g, o)),
+      pathTotal: path.ops.length,
+      pathTruncated: shown.length < path.ops.length,
+      answerOp: path.answerOp >= 0 ? opSummary(g, path.answerOp) : null,
+      labelOp: labelOp === undefined ? null : opSummary(g, labelOp),
+    };
+  }
+
+  opDetail(opId: string): OpDetail | null {
+    const g = this.graph;
+    const o = g.opIndex.get(opId);
+    if (o === undefined) return null;
+    const s = opStructure(g, o);
+    const views = (vs: number[]) => vs.filter((v) => !isSentinelVar(g, v)).map((v) => varView(g, v));
+    const rank = g.opRank[o];
+    const rec = g.ops[o];
+    return {
+      ...opSummary(g, o),
+      comment: typeof rec.comment === 'string' ? rec.comment : null,
+      session: typeof rec.session_id === 'string' ? rec.session_id : '',
+      metadata: JSON.stringify(opMetadata(g, o), null, 2),
+      inputs: views(s.inputs),
+      intermediates: views(s.intermediates),
+      outputs: views(s.outputs),
+      previous: rank > 0 ? opSummary(g, g.opOrder[rank - 1]) : null,
+      next: rank + 1 < g.opOrder.length ? opSummary(g, g.opOrder[rank + 1]) : null,
+      changes: [...s.intermediates, ...s.outputs].flatMap((v) => {
+        const chain = lineageOf(g, v);
+        const k = chain.indexOf(v);
+        return k > 0 && !isSentinelVar(g, v) ? [versionDiff(g, chain[k - 1], v)] : [];
+      }),
+    };
+  }
+
+  varDetail(fullNodeId: string): VarDetail | null {
+    const g = this.graph;
+    const v = g.varIndex.get(fullNodeId);
+    if (v === undefined) return null;
+    const byRank = (a: number, b: number) => g.opRank[a] - g.opRank[b];
+    return {
+      variable: varView(g, v),
+      metadata: JSON.stringify(varMetadata(g, v), null, 2),
+      producers: producersOf(g, v)
+        .sort(byRank)
+        .map((o) => opSummary(g, o)),
+      consumers: consumersOf(g, v)
+        .sort(byRank)
+        .map((o) => opSummary(g, o)),
+      versions: Array.from(lineageOf(g, v), (w) => ({
+        id: g.varId[w],
+        version: g.vars[w].version,
+        createdAt: g.varCreatedAt[w],
+        chars: g.varValue[w].length,
+      })),
+    };
+  }
+
+  diffVersions(from: string, to: string): VersionDiff | null {
+    const a = this.graph.varIndex.get(from);
+    const b = this.graph.varIndex.get(to);
+    if (a === undefined || b === undefined) return null;
+    return versionDiff(this.graph, a, b);
+  }
+
+  laneLayout(options: LaneLayoutOptions): LaneLayout {
+    return laneLayout(this.graph, { pack: true, ...options });
+  }
+
+  valuePreview(fullNodeId: string, chars: number): string {
+    const v = this.graph.varIndex.get(fullNodeId);
+    return v === undefined ? '' : previewText(this.graph.varValue[v], chars);
+  }
+
+  neighbourhood(seeds: NeighbourhoodSeedIds, options: NeighbourhoodDrawingOptions): NeighbourhoodData {
+    const g = this.graph;
+    const known = (ids: string[] | undefined, index: Map<string, number>) =>
+      (ids ?? []).map((id) => index.get(id)).filter((i): i is number => i !== undefined);
+    // The deadline bounds the crossing reduction, counted from when the graph is open.
+    return neighbourhoodDrawing(
+      g,
+      { ops: known(seeds.ops, g.opIndex), vars: known(seeds.vars, g.varIndex) },
+      { now: () => performance.now(), deadline: performance.now() + 500, ...options },
+    );
+  }
+
+  /** Matching variables of this trace (at most `limit`) grouped by memory unit. */
+  search(
+    q: string,
+    regex: boolean,
+    limit: number,
+  ): { groups: SearchGroup[]; variables: number; truncated: boolean } {
+    const found = this.#hits(q, regex, limit + 1);
+    const truncated = found.length > limit;
+    if (truncated) found.length = limit;
+    return { groups: this.#group(found), variables: found.length, truncated };
+  }
+
+  #hits(q: string, regex: boolean, limit: number): Hit[] {
+    const g = this.graph;
+    if (regex)
+      return searchValues(g, q, { regex: true, limit, perVariable: 1, context: 80 }).map((m) => ({
+        v: m.var,
+        snippet: m.snippet,
+        at: m.snippetOffset,
+        length: m.length,
+      }));
+    this.#text ??= buildTextIndex(g);
+    const words = q.toLowerCase().split(/\s+/).filter(Boolean);
+    return (this.#text.search(q, { limit }) as number[]).map((v) => ({
+      v,
+      ...wordSnippet(g.varValue[v], words),
+    }));
+  }
+
+  /** One group per memory unit, in the order of its first hit. */
+  #group(hits: Hit[]): SearchGroup[] {
+    const g = this.graph;
+    const byVar = new Map(hits.map((h) => [h.v, h]));
+    const evidence = this.#evidenceMap();
+    return groupByLineage(
+      g,
+      hits.map((h) => h.v),
+    ).map(({ lineage, vars }) => {
+      const first = vars[0];
+      const writers = producersOf(g, first);
+      const touching = writers.length ? writers : opsTouching(g, first);
+      return {
+        traceId: this.traceId,
+        fullName: g.lineageNames[lineage],
+        category: g.varCategory[first],
+        versionCount: lineageOf(g, first).length,
+        versions: vars.map((v) => {
+          const h = byVar.get(v)!;
+          return {
+            varId: g.varId[v],
+            version: g.vars[v].version,
+            snippet: h.snippet,
+            at: h.at,
+            length: h.length,
+          };
+        }),
+        op: touching.length ? opSummary(g, touching[0]) : null,
+        evidenceOf: [...new Set(vars.flatMap((v) => evidence.get(v) ?? []))],
+      };
+    });
+  }
+}
+
+function prettyOf(value: string): string {
+  return value.length > PRETTY_LIMIT ? value : prettyValue(value);
+}
+
+/** A variable as the views show it. */
+export function varView(g: TraceGraph, v: number): VarView {
+  const rec = g.vars[v];
+  const value = g.varValue[v];
+  const pretty = prettyOf(value);
+  return {
+    id: g.varId[v],
+    fullName: g.varFullName[v],
+    name: typeof rec.name === 'string' ? rec.name : String(rec.name),
+    version: rec.version,
+    className: typeof rec.class_name === 'string' ? rec.class_name : null,
+    category: g.varCategory[v],
+    createdAt: g.varCreatedAt[v],
+    comment: typeof rec.comment === 'string' ? rec.comment : null,
+    value,
+    pretty,
+    hasPretty: pretty !== value,
+    versionCount: lineageOf(g, v).length,
+    sentinel: isSentinelVar(g, v),
+  };
+}
+
+/** An op as a row of a list. */
+export function opSummary(g: TraceGraph, o: number): OpSummary {
+  return {
+    id: g.opId[o],
+    name: g.opName[o],
+    category: g.opCategory[o],
+    createdAt: g.opCreatedAt[o],
+    rank: g.opRank[o],
+  };
+}
+
+function versionDiff(g: TraceGraph, a: number, b: number): VersionDiff {
+  const d = diffLines(prettyOf(g.varValue[a]), prettyOf(g.varValue[b]));
+  return { from: g.varId[a], to: g.varId[b], lines: d.lines, truncated: d.truncated };
+}
+
+/** Full-text index over variable values (forward tokenisation: prefixes match while typing). */
+function buildTextIndex(g: TraceGraph): Index {
+  const index = new Index({ tokenize: 'forward', resolution: 9 });
+  for (let v = 0; v < g.varValue.length; v++) {
+    if (isSentinelVar(g, v)) continue;
+    // Long values (whole memory windows) are indexed by their first part; regex search covers all of it.
+    const value = g.varValue[v];
+    index.add(v, value.length > 20_000 ? value.slice(0, 20_000) : value);
+  }
+  return index;
+}
