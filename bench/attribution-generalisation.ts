@@ -31,6 +31,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { attributeCase, caseDeps, evidenceSetup, type MethodRun } from '../src/cli/attribution-setup.ts';
 import { openTraceFile } from '../src/cli/files.ts';
+import { MIN_VERDICTS } from '../src/core/attribution/answer-rule.ts';
 import type { AnswerRuleUsed } from '../src/core/attribution/index.ts';
 import { type BenchSummary, type ScoredCase, summarize } from '../src/core/bench/metrics.ts';
 import { listCases, type TraceCase } from '../src/core/cases/cases.ts';
@@ -200,6 +201,24 @@ async function attributeCached(src: Source): Promise<Outcome[]> {
   return out;
 }
 
+/** The baseline's `memtrace bench` on `files`, kept in the cache (`--cache`) under the ref and the file list. */
+function baselineCached(ref: string, files: string[]): ReturnType<typeof benchAt> {
+  const run = () => withWorktree(ROOT, ref, (dir) => benchAt(dir, files));
+  if (!values.cache) return run();
+  const sha = execFileSync('git', ['rev-parse', ref], { cwd: ROOT, encoding: 'utf8' }).trim();
+  const key = createHash('sha1')
+    .update(`${sha}\n${[...files].sort().join('\n')}`)
+    .digest('hex');
+  const path = join(CACHE, `baseline-${key}.json`);
+  if (existsSync(path)) return JSON.parse(readFileSync(path, 'utf8'));
+  const out = run();
+  if (out) {
+    mkdirSync(CACHE, { recursive: true });
+    writeFileSync(path, JSON.stringify(out));
+  }
+  return out;
+}
+
 async function attributeFile(src: Source): Promise<Outcome[]> {
   const r = await openTraceFile(src.file);
   if (!r.ok) {
@@ -334,7 +353,7 @@ for (const [i, src] of srcs.entries()) {
 }
 if (values.baseline) {
   const ref = values.baseline;
-  const before = withWorktree(ROOT, ref, (dir) => benchAt(dir, [...new Set(srcs.map((s) => s.file))]));
+  const before = baselineCached(ref, [...new Set(srcs.map((s) => s.file))]);
   const byKey = new Map((before?.cases ?? []).map((c) => [`${c.file}#${c.query_id}`, c]));
   for (const o of all) o.before = byKey.get(o.key);
 }
@@ -400,7 +419,11 @@ if (memeval.length) {
 }
 const judgeGroups: [string, Outcome[]][] = [
   ...[...new Set(llm.map((o) => o.src.rule!))].map(
-    (rule) => [`LLM-written memories, judge rule ${rule}`, llm.filter((o) => o.src.rule === rule)] as [string, Outcome[]],
+    (rule) =>
+      [`LLM-written memories, judge rule ${rule}`, llm.filter((o) => o.src.rule === rule)] as [
+        string,
+        Outcome[],
+      ],
   ),
   ...others.map(([name, os]) => [name.replace(/ \(.*/, ''), os] as [string, Outcome[]]),
   ['real Mem0 failures labelled by people', memeval],
@@ -409,7 +432,7 @@ sections.push(
   "### How often the fitted carrying test reproduces each trace's own judge",
   '',
   'Per trace, the carrying test is fitted to the judge verdicts on all its questions (passed and failed);',
-  'a trace with fewer than 5 verdicts of either kind runs the documented prior. "reproduced": share of',
+  `a trace with fewer than ${MIN_VERDICTS} verdicts of either kind runs the documented prior. "reproduced": share of`,
   "the judge's verdicts the fitted test gives too; the rest are candidate judge errors or what the test cannot see.",
   '',
   ...judgeTable(judgeGroups),
