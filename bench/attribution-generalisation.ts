@@ -31,6 +31,8 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { attributeCase, caseDeps, evidenceSetup, type MethodRun } from '../src/cli/attribution-setup.ts';
 import { openTraceFile } from '../src/cli/files.ts';
+import { MIN_VERDICTS } from '../src/core/attribution/answer-rule.ts';
+import type { AnswerRuleUsed } from '../src/core/attribution/index.ts';
 import { type BenchSummary, type ScoredCase, summarize } from '../src/core/bench/metrics.ts';
 import { listCases, type TraceCase } from '../src/core/cases/cases.ts';
 import { casePath } from '../src/core/cases/path.ts';
@@ -77,6 +79,8 @@ interface Outcome extends ScoredCase {
   key: string;
   naive: { type: string | null; op: string | null };
   adversarial: boolean;
+  /** The carrying test the attributor ran on this case's trace, and how well it reproduced the trace's judge. */
+  judge?: AnswerRuleUsed;
   before?: BaselineCase;
 }
 
@@ -197,6 +201,24 @@ async function attributeCached(src: Source): Promise<Outcome[]> {
   return out;
 }
 
+/** The baseline's `memtrace bench` on `files`, kept in the cache (`--cache`) under the ref and the file list. */
+function baselineCached(ref: string, files: string[]): ReturnType<typeof benchAt> {
+  const run = () => withWorktree(ROOT, ref, (dir) => benchAt(dir, files));
+  if (!values.cache) return run();
+  const sha = execFileSync('git', ['rev-parse', ref], { cwd: ROOT, encoding: 'utf8' }).trim();
+  const key = createHash('sha1')
+    .update(`${sha}\n${[...files].sort().join('\n')}`)
+    .digest('hex');
+  const path = join(CACHE, `baseline-${key}.json`);
+  if (existsSync(path)) return JSON.parse(readFileSync(path, 'utf8'));
+  const out = run();
+  if (out) {
+    mkdirSync(CACHE, { recursive: true });
+    writeFileSync(path, JSON.stringify(out));
+  }
+  return out;
+}
+
 async function attributeFile(src: Source): Promise<Outcome[]> {
   const r = await openTraceFile(src.file);
   if (!r.ok) {
@@ -231,6 +253,7 @@ async function attributeFile(src: Source): Promise<Outcome[]> {
       seconds: a.cost.seconds,
       naive: naiveAttribution(g, c),
       adversarial: c.goldenAnswers.every((x) => !x.trim()),
+      judge: a.answer_rule,
     });
   }
   return out;
@@ -293,6 +316,33 @@ function crossTable(os: Outcome[]): string[] {
   return lines;
 }
 
+/**
+ * How well each trace's fitted carrying test reproduces that trace's own judge, per group: the
+ * traces, how many had enough verdicts of both kinds to fit (the rest ran the prior), and the
+ * share of verdicts reproduced (over all verdicts of the group, and the lowest trace's).
+ */
+function judgeTable(groups: [string, Outcome[]][]): string[] {
+  const lines = [
+    '| cases of | traces | fitted / prior | verdicts | reproduced | lowest trace |',
+    '| --- | --- | --- | --- | --- | --- |',
+  ];
+  for (const [name, os] of groups) {
+    const perTrace = new Map<string, AnswerRuleUsed>();
+    for (const o of os) if (o.judge) perTrace.set(o.src.file, o.judge);
+    const traces = [...perTrace.values()];
+    if (traces.length === 0) continue;
+    const fitted = traces.filter((t) => t.source === 'fitted').length;
+    const scored = traces.filter((t) => t.agreement !== null);
+    const verdicts = scored.reduce((n, t) => n + t.passed + t.failed, 0);
+    const agreed = scored.reduce((n, t) => n + (t.agreement ?? 0) * (t.passed + t.failed), 0);
+    const lowest = scored.length ? Math.min(...scored.map((t) => t.agreement ?? 1)) : null;
+    lines.push(
+      `| ${name} | ${traces.length} | ${fitted} / ${traces.length - fitted} | ${verdicts} | ${verdicts ? pct(agreed / verdicts) : '—'} | ${lowest === null ? '—' : pct(lowest)} |`,
+    );
+  }
+  return lines;
+}
+
 // ---- main ---------------------------------------------------------------------------------
 
 const all: Outcome[] = [];
@@ -303,7 +353,7 @@ for (const [i, src] of srcs.entries()) {
 }
 if (values.baseline) {
   const ref = values.baseline;
-  const before = withWorktree(ROOT, ref, (dir) => benchAt(dir, [...new Set(srcs.map((s) => s.file))]));
+  const before = baselineCached(ref, [...new Set(srcs.map((s) => s.file))]);
   const byKey = new Map((before?.cases ?? []).map((c) => [`${c.file}#${c.query_id}`, c]));
   for (const o of all) o.before = byKey.get(o.key);
 }
@@ -367,6 +417,27 @@ if (memeval.length) {
     '',
   );
 }
+const judgeGroups: [string, Outcome[]][] = [
+  ...[...new Set(llm.map((o) => o.src.rule!))].map(
+    (rule) =>
+      [`LLM-written memories, judge rule ${rule}`, llm.filter((o) => o.src.rule === rule)] as [
+        string,
+        Outcome[],
+      ],
+  ),
+  ...others.map(([name, os]) => [name.replace(/ \(.*/, ''), os] as [string, Outcome[]]),
+  ['real Mem0 failures labelled by people', memeval],
+];
+sections.push(
+  "### How often the fitted carrying test reproduces each trace's own judge",
+  '',
+  'Per trace, the carrying test is fitted to the judge verdicts on all its questions (passed and failed);',
+  `a trace with fewer than ${MIN_VERDICTS} verdicts of either kind runs the documented prior. "reproduced": share of`,
+  "the judge's verdicts the fitted test gives too; the rest are candidate judge errors or what the test cannot see.",
+  '',
+  ...judgeTable(judgeGroups),
+  '',
+);
 const body = [
   'The evidence-flow attributor with its default matcher (word vectors), run as `memtrace bench --method',
   'evidence` runs it (the CLI setup, whole graphs), on labelled failures of judges and memory designs beside',

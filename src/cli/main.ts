@@ -10,6 +10,7 @@ import { chat } from './commands/chat.ts';
 import { compare } from './commands/compare.ts';
 import { exportCommand } from './commands/export.ts';
 import { inject } from './commands/inject.ts';
+import { judge } from './commands/judge.ts';
 import { makeBench } from './commands/make-bench.ts';
 import { optimize } from './commands/optimize.ts';
 import { report } from './commands/report.ts';
@@ -28,6 +29,7 @@ export const COMMANDS: Command[] = [
   search,
   chat,
   attribute,
+  judge,
   bench,
   report,
   optimize,

@@ -115,6 +115,84 @@ describe('the carrying test is learned from the trace’s judge', () => {
   });
 });
 
+/**
+ * Earlier questions judged by `judge`: 'f1' (token F1 against the golden answer, as SQuAD) fails
+ * a long prediction that holds the answer among many other words; 'half' passes it. Both pass
+ * the bare answer and fail a wrong one.
+ */
+function precisionHistory(b: DocBuilder, judge: 'half' | 'f1') {
+  const items: [string, string, string][] = [
+    ['What does Tom grow?', 'tomatoes', 'peppers'],
+    ['Where did Ana go on holiday?', 'Lisbon', 'Madrid'],
+    ['Which instrument does Mia play?', 'violin', 'piano'],
+    ['What did Ben buy?', 'honey', 'bread'],
+    ['Which sport does Lea follow?', 'rugby', 'tennis'],
+    ['What pet does Raj have?', 'parrot', 'hamster'],
+  ];
+  items.forEach(([q, golden, wrong], i) => {
+    judged(b, `bare-${i}`, q, `${golden}.`, golden, true);
+    judged(
+      b,
+      `long-${i}`,
+      q,
+      `Most weekends they walk along the river with neighbours, cook big dinners, read novels and talk about ${golden} late into the evening.`,
+      golden,
+      judge === 'half',
+    );
+    judged(b, `wrong-${i}`, q, `${wrong}.`, golden, false);
+  });
+}
+
+/** Luna's shelter told once; the memory keeps it inside one long sentence of other things. */
+function shelterRun(judge: 'half' | 'f1') {
+  const b = new DocBuilder();
+  precisionHistory(b, judge);
+  const said = 'Caroline: I adopted Luna from the shelter last spring.';
+  const long =
+    'Caroline, who volunteers every weekend, loves long river walks, paints landscapes, bakes bread for neighbours and collects old maps, adopted Luna from the shelter';
+  const msg = b.variable('conv:D1:1', py(said), {
+    category: 'message',
+    metadata: { timestamp: '8 May, 2023' },
+  });
+  const prompt = b.variable('extract-prompt', py('Extract facts.'), { category: 'prompt' });
+  const facts = b.variable('facts-1', pyList([long]), { category: 'facts' });
+  const extract = b.op('extract', 'llm_call', [msg, prompt], [facts]);
+  const store = b.variable('store', pyList([long]), { category: 'memory_store' });
+  b.op('add', 'mutation', [facts], [store]);
+  const q = b.variable('qa-luna', py('Where did Caroline adopt Luna from?'), {
+    className: 'query',
+    category: 'message & query',
+  });
+  const context = b.variable('context', pyList([long]), { category: 'retrieved' });
+  b.op('search', 'search', [q, store], [context]);
+  const pred = b.variable('pred-luna', py('A breeder.'), { className: 'prediction', category: 'answer' });
+  const answer = b.op('answer', 'llm_call', [q, context], [pred]);
+  const gold = b.variable('gold-luna', pyList(['the shelter']), {
+    className: 'golden_answers',
+    category: 'golden',
+  });
+  const score = b.variable('score-luna', '0.0', { className: 'judge_score', category: 'judge' });
+  b.op('llm-judge', 'evaluation', [q, pred, gold], [score]);
+  const g = buildGraph(b.doc);
+  const c = listCases(g).find((x) => x.queryId.includes('qa-luna'));
+  if (!c) throw new Error('case not listed');
+  return { g, c: { ...c, evidenceIds: ['conv:D1:1@1'] }, extract, answer };
+}
+
+describe('a judge that weighs precision (token F1) is learned too', () => {
+  it('a long memory sentence holding "the shelter" carries under a half-the-words judge, not under a token-F1 judge', async () => {
+    const half = shelterRun('half');
+    const a = await attributeEvidenceFlow({ graph: half.g, case: half.c });
+    expect(a).toMatchObject({ error_type: 'ResponseError', op_id: half.answer });
+
+    const f1 = shelterRun('f1');
+    const b = await attributeEvidenceFlow({ graph: f1.g, case: f1.c });
+    expect(b.answer_rule).toMatchObject({ source: 'fitted', agreement: 1 });
+    // A token-F1 judge would not take that sentence for "the shelter": the fact was buried at extraction.
+    expect(b).toMatchObject({ error_type: 'ExtractionError', op_id: f1.extract });
+  });
+});
+
 describe('time is read as intervals, against the time each text was written', () => {
   const day = (s: string) => referenceDay(s);
   const evidence = {

@@ -13,12 +13,16 @@ export type WordMatch = 'surface' | 'lemma' | 'meaning';
 
 /** A judge as the matcher can see it (see the module comment). */
 export interface AnswerRule {
-  /** `words`: enough of the answer's words; `phrase`: the whole answer, in order. */
-  kind: 'words' | 'phrase';
+  /**
+   * `words`: enough of the answer's words; `phrase`: the whole answer, in order; `f1`: a
+   * sentence or two whose words match the answer's with F1 at least `minShare` (a judge that
+   * weighs precision, as SQuAD's token F1 does).
+   */
+  kind: 'words' | 'phrase' | 'f1';
   /**
    * `words`: the share of the answer's words a text must keep; null = the prior's steps
    * (every word of a one- or two-word answer, two in three of longer ones, half of answers
-   * over six words).
+   * over six words). `f1`: the F1 a window must reach.
    */
   minShare: number | null;
   words: WordMatch;
@@ -67,12 +71,15 @@ export interface AnswerFeatures {
   date: DateRelation | null;
   /** The golden answer is a date (a span). */
   dated: boolean;
+  /** The best F1 of a window of the text (a sentence or two) against the golden answer's words (`windowF1`). */
+  f1: number;
 }
 
 /** Does a text with these features give the answer under `rule`? */
 export function accepts(rule: AnswerRule, f: AnswerFeatures): boolean {
   if (f.dated && !dateAccepted(rule, f.date)) return false;
   if (f.words === 0) return f.dated;
+  if (rule.kind === 'f1') return f.f1 >= (rule.minShare ?? 0);
   if (rule.kind === 'phrase') return rule.words === 'surface' ? f.phrase.surface : f.phrase.lemma;
   return f.kept[rule.words] >= wordsNeeded(rule, f.words, f.goldenWords);
 }
@@ -102,11 +109,12 @@ export interface AnswerRuleFit {
 }
 
 /** Verdicts of each kind a trace needs before its rule replaces the prior. */
-export const MIN_VERDICTS = 5;
+export const MIN_VERDICTS = 3;
 /** Balanced accuracy by which a rule must beat the prior to replace it. */
 export const MIN_GAIN = 0;
 
 const SHARES = [null, 0.34, 0.5, 0.67, 0.75, 1] as const;
+const F1_CUTS = [0.34, 0.5, 0.67] as const;
 
 /** Every rule the fit tries, the prior first (ties keep the earlier, so the prior wins them). */
 export function candidateRules(): AnswerRule[] {
@@ -116,6 +124,8 @@ export function candidateRules(): AnswerRule[] {
       for (const minShare of SHARES) out.push({ kind: 'words', minShare, words, finerDates });
       if (words !== 'meaning') out.push({ kind: 'phrase', minShare: 1, words, finerDates });
     }
+  for (const finerDates of [true, false])
+    for (const minShare of F1_CUTS) out.push({ kind: 'f1', minShare, words: 'lemma', finerDates });
   return out;
 }
 
@@ -172,8 +182,10 @@ export function describeAnswerRule(rule: AnswerRule): string {
   const what =
     rule.kind === 'phrase'
       ? `the whole answer in order (${words})`
-      : rule.minShare === null
-        ? `the answer's words (all of a short answer, two in three or half of a long one; ${words})`
-        : `${Math.round(rule.minShare * 100)} % of the answer's words (${words})`;
+      : rule.kind === 'f1'
+        ? `a sentence or two matching the answer's words with F1 ≥ ${rule.minShare} (precision counts)`
+        : rule.minShare === null
+          ? `the answer's words (all of a short answer, two in three or half of a long one; ${words})`
+          : `${Math.round(rule.minShare * 100)} % of the answer's words (${words})`;
   return `${what}; ${rule.finerDates ? 'a finer date inside the golden one counts' : 'dates must match the golden span'}`;
 }

@@ -17,6 +17,7 @@
  * own words.
  */
 
+import { sentenceWindows } from '../text/sentences.ts';
 import { type DaySpan, spanStates, temporalMentions } from '../text/temporal.ts';
 import { contentTerms, type Term, termKey } from '../text/terms.ts';
 import {
@@ -57,6 +58,8 @@ export interface CriticalInfo {
   answerTerms: Term[];
   /** All content terms of the golden answer (for the share a long answer needs). */
   goldenTermCount: number;
+  /** The golden answer's content words (keys), for F1 rules. */
+  goldenKeys: string[];
   /** The golden answer's time span, when it is a time the evidence states. */
   answerSpan: DaySpan | null;
   /** The evidence's relative time words when its day is unknown ("yesterday"): a unit keeping them keeps the time. */
@@ -253,7 +256,32 @@ export function answerFeatures(
     },
     date: g.span ? textDateRelation(said, g.span, null) : null,
     dated: g.span !== null,
+    f1: windowF1(
+      said.text,
+      g.terms.map((t) => t.key),
+    ),
   };
+}
+
+/**
+ * The best F1 of a window of the text (one or two sentences: the span an answerer would quote)
+ * against the golden answer's content words, by lemma: a judge that weighs precision does not
+ * take a long text for a short answer, however plainly it holds it.
+ */
+export function windowF1(text: string, goldenKeys: readonly string[]): number {
+  const want = new Set(goldenKeys);
+  if (want.size === 0) return 0;
+  let best = 0;
+  for (const w of sentenceWindows(text)) {
+    const have = new Set(contentTerms(w).map((t) => t.key));
+    let hit = 0;
+    for (const k of have) if (want.has(k)) hit++;
+    if (hit === 0) continue;
+    const p = hit / have.size;
+    const r = hit / want.size;
+    best = Math.max(best, (2 * p * r) / (p + r));
+  }
+  return best;
 }
 
 /** The critical information one evidence text holds for a question. */
@@ -314,6 +342,7 @@ export function criticalInfo(
       freeText,
       answerTerms,
       goldenTermCount: g.terms.length,
+      goldenKeys: g.terms.map((t) => t.key),
       answerSpan,
       answerRelative,
       entities,
@@ -334,6 +363,7 @@ export function criticalInfo(
       freeText: false,
       answerTerms: [],
       goldenTermCount: 0,
+      goldenKeys: [],
       answerSpan: null,
       answerRelative: null,
       entities,
@@ -397,6 +427,7 @@ export function keepsAnswer(
   }
   if (c.eventTimes.length && !keepsEventTime(said, c)) return false;
   if (c.answerTerms.length === 0) return true;
+  if (rule.kind === 'f1') return windowF1(said.text, c.goldenKeys) >= (rule.minShare ?? 0);
   if (answerWordsKept(terms, c, options) < wordsNeeded(rule, c.answerTerms.length, c.goldenTermCount))
     return false;
   return (

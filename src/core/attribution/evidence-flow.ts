@@ -27,7 +27,7 @@ import {
   makeEvidence,
   type UnitDefaults,
 } from './evidence-match.ts';
-import { judgedSample, traceAnswerRule } from './judge-fit.ts';
+import { judgedSample, traceJudgeFit } from './judge-fit.ts';
 import { metadataDay, readMessage } from './said.ts';
 import {
   type AnswerRuleUsed,
@@ -399,12 +399,7 @@ function answerRuleOf(
         failed: 0,
       },
     };
-  const similar = options.layer === 'lexical' ? null : (options.similar ?? null);
-  const fit = traceAnswerRule(
-    g,
-    { similar, answerSimilarity: options.answerSimilarity },
-    similar ? 'vectors' : 'words',
-  );
+  const fit = traceJudgeFit(g, options);
   return {
     rule: fit.rule,
     used: {

@@ -13,6 +13,7 @@
  *   by word vectors.
  */
 
+import { sentences, sentenceWindows } from '../text/sentences.ts';
 import { hasTemporalCue } from '../text/temporal.ts';
 import { contentTerms, contentTokens, type Term } from '../text/terms.ts';
 import { parseValue } from '../trace/pyrepr.ts';
@@ -193,14 +194,6 @@ function shinglesOf(words: string[]): Set<string> {
   return out;
 }
 
-/** Sentences (or lines) of a text, for picking the part of a long message that matters. */
-export function sentences(text: string): string[] {
-  return text
-    .split(/(?<=[.!?])\s+|\n+/)
-    .map((x) => x.trim())
-    .filter((x) => x !== '');
-}
-
 /**
  * The part of an evidence message that bears on the question: the sentences that
  * share the most words with the question and golden answer (golden words count
@@ -360,18 +353,6 @@ function normalisedFallback(unit: string, length: number, e: Evidence, o: Resolv
   for (const t of distinct.values()) if (has(t, o.topicSimilarity)) hit++;
   const recall = hit / distinct.size;
   return recall >= o.minRecall ? recall : 0;
-}
-
-/** Windows of one or two consecutive sentences: where a summary or a chunk states one fact. */
-function sentenceWindows(text: string): string[] {
-  const parts = sentences(text);
-  if (parts.length <= 2) return [text];
-  const out: string[] = [];
-  for (let i = 0; i < parts.length; i++) {
-    out.push(parts[i]);
-    if (i + 1 < parts.length) out.push(`${parts[i]} ${parts[i + 1]}`);
-  }
-  return out;
 }
 
 const NO_DEFAULTS: UnitDefaults = { day: null, speaker: null };

@@ -48,3 +48,24 @@ export function traceAnswerRule(
   }
   return fit;
 }
+
+/** What decides which word matching the judge is fitted with: the attributor's matcher setup. */
+export interface JudgeFitSetup {
+  /** `lexical` ignores word meaning. */
+  layer?: string;
+  similar?: CriticalOptions['similar'];
+  answerSimilarity?: number;
+}
+
+/**
+ * The trace's judge as the evidence-flow attributor with this setup learns it: the one fit
+ * both the attributor and `memtrace judge` report.
+ */
+export function traceJudgeFit(g: TraceGraph, setup: JudgeFitSetup): AnswerRuleFit {
+  const similar = setup.layer === 'lexical' ? null : (setup.similar ?? null);
+  return traceAnswerRule(
+    g,
+    { similar, answerSimilarity: setup.answerSimilarity },
+    similar ? 'vectors' : 'words',
+  );
+}
