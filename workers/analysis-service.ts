@@ -14,7 +14,15 @@ import {
   type TraceGraph,
   varMetadata,
 } from '../src/core/graph/graph.ts';
-import { consumersOf, lineageOf, opStructure, opsTouching, producersOf } from '../src/core/graph/queries.ts';
+import {
+  consumersOf,
+  lineageOf,
+  opComment,
+  opSession,
+  opStructure,
+  opsTouching,
+  producersOf,
+} from '../src/core/graph/queries.ts';
 import { groupByLineage, searchValues, wordSnippet } from '../src/core/graph/search.ts';
 import {
   type LaneLayout,
@@ -43,6 +51,7 @@ import type {
   NeighbourhoodData,
   NeighbourhoodSeedIds,
   OpDetail,
+  OpMatches,
   OpSummary,
   SearchGroup,
   SearchQuery,
@@ -61,7 +70,7 @@ import {
   Evaluator,
   findCase,
 } from './evaluation.ts';
-import { type MatcherInfo, type MatcherProgress, Matching } from './matcher.ts';
+import { type MatcherInfo, type MatcherProgress, Matching, warmLanguage } from './matcher.ts';
 import {
   type ImportedAttributions,
   type ReportProgress,
@@ -107,9 +116,20 @@ export class AnalysisService implements AnalysisApi {
     this.#matching.setSource(url);
   }
 
-  /** Loads the matcher's word vectors (once; later calls return at once), with progress. */
-  loadMatcher(onProgress?: (p: MatcherProgress) => void): Promise<MatcherInfo> {
-    return this.#matching.load(onProgress);
+  #warmed = false;
+
+  /**
+   * Loads the matcher's word vectors (once; later calls return at once), with progress, and
+   * warms its language tools once — the page calls it as soon as traces are stored, so the
+   * first case opened finds both ready.
+   */
+  async loadMatcher(onProgress?: (p: MatcherProgress) => void): Promise<MatcherInfo> {
+    const info = await this.#matching.load(onProgress);
+    if (!this.#warmed) {
+      this.#warmed = true;
+      warmLanguage();
+    }
+    return info;
   }
 
   compareTraces(
@@ -191,11 +211,8 @@ export class AnalysisService implements AnalysisApi {
     const s = opStructure(g, o);
     const views = (vs: number[]) => vs.filter((v) => !isSentinelVar(g, v)).map((v) => varView(g, v));
     const rank = g.opRank[o];
-    const rec = g.ops[o];
     return {
       ...opSummary(g, o),
-      comment: typeof rec.comment === 'string' ? rec.comment : null,
-      session: typeof rec.session_id === 'string' ? rec.session_id : '',
       metadata: JSON.stringify(opMetadata(g, o), null, 2),
       inputs: views(s.inputs),
       intermediates: views(s.intermediates),
@@ -208,6 +225,26 @@ export class AnalysisService implements AnalysisApi {
         return k > 0 && !isSentinelVar(g, v) ? [versionDiff(g, chain[k - 1], v)] : [];
       }),
     };
+  }
+
+  async describeOps(traceId: string, opIds: string[]): Promise<(OpSummary | null)[]> {
+    const { graph: g } = await this.#get(traceId);
+    return opIds.map((id) => {
+      const o = g.opIndex.get(id);
+      return o === undefined ? null : opSummary(g, o);
+    });
+  }
+
+  async findOps(traceId: string, query: string, limit = 100): Promise<OpMatches> {
+    const { graph: g } = await this.#get(traceId);
+    const words = query.toLowerCase().split(/\s+/).filter(Boolean);
+    const ops: OpSummary[] = [];
+    let total = 0;
+    for (const o of g.opOrder) {
+      if (words.length && !words.every((w) => opSearchText(g, o).includes(w))) continue;
+      if (total++ < limit) ops.push(opSummary(g, o));
+    }
+    return { ops, total };
   }
 
   async varDetail(traceId: string, fullNodeId: string): Promise<VarDetail | null> {
@@ -425,13 +462,23 @@ export function varView(g: TraceGraph, v: number): VarView {
 }
 
 export function opSummary(g: TraceGraph, o: number): OpSummary {
+  const session = opSession(g, o);
   return {
     id: g.opId[o],
     name: g.opName[o],
     category: g.opCategory[o],
     createdAt: g.opCreatedAt[o],
     rank: g.opRank[o],
+    session: session.id,
+    sessionName: session.name,
+    comment: opComment(g, o),
   };
+}
+
+/** What `findOps` matches an op by, lower-cased. */
+function opSearchText(g: TraceGraph, o: number): string {
+  const s = opSummary(g, o);
+  return `${s.name} ${s.category} ${s.comment ?? ''} ${s.session} ${s.sessionName ?? ''} step ${s.rank + 1} ${s.id}`.toLowerCase();
 }
 
 function casesOf(opened: Opened): TraceCase[] {

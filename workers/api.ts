@@ -273,18 +273,29 @@ export interface VarView {
   sentinel: boolean;
 }
 
+/** An op as every view names it: name, kind (category), step, session — the id for hover and copy. */
 export interface OpSummary {
   id: string;
   name: string;
   category: string;
   createdAt: string;
-  /** Position in execution order. */
+  /** Position in execution order (the step shown is rank + 1). */
   rank: number;
+  /** The op's session id ('' when it has none). */
+  session: string;
+  /** The session's name when the trace gives one. */
+  sessionName: string | null;
+  /** The op's own comment ("UPDATE mem-6"), when it has one. */
+  comment: string | null;
+}
+
+/** Ops of a trace matching a search (`AnalysisApi.findOps`): the first few, in execution order, and how many matched. */
+export interface OpMatches {
+  ops: OpSummary[];
+  total: number;
 }
 
 export interface OpDetail extends OpSummary {
-  comment: string | null;
-  session: string;
   metadata: string;
   inputs: VarView[];
   intermediates: VarView[];
@@ -436,6 +447,13 @@ export interface AnalysisApi {
   /** The case's evidence and the ops that caused its answer (core `casePath`). */
   caseOverview(traceId: string, queryId: string): Promise<CaseOverview>;
   opDetail(traceId: string, opId: string): Promise<OpDetail | null>;
+  /** Names of some ops of a trace (null for an id the trace does not have), in the order asked. */
+  describeOps(traceId: string, opIds: string[]): Promise<(OpSummary | null)[]>;
+  /**
+   * Every op of the trace whose name, kind, comment, session, step ("step 12") or id holds
+   * every word of `query` (all ops for an empty one): the first `limit`, in execution order.
+   */
+  findOps(traceId: string, query: string, limit?: number): Promise<OpMatches>;
   varDetail(traceId: string, fullNodeId: string): Promise<VarDetail | null>;
   diffVersions(traceId: string, from: string, to: string): Promise<VersionDiff | null>;
   /**

@@ -6,6 +6,8 @@
  */
 import type { EvidenceFlowOptions } from '../src/core/attribution/evidence-flow.ts';
 import { vectorSimilarity, WordVectors } from '../src/core/semantic/word-vectors.ts';
+import { referenceDay, temporalMentions } from '../src/core/text/temporal.ts';
+import { contentTerms, numbersAsDigits } from '../src/core/text/terms.ts';
 
 export interface MatcherProgress {
   /** Bytes of the word-vector file read so far, and its size when the server says. */
@@ -105,4 +107,18 @@ export class Matching {
     })();
     return this.#loading;
   }
+}
+
+const SAMPLE =
+  'Caroline: I went to the LGBTQ support group yesterday and signed up for two more sessions next week.';
+
+/**
+ * Runs the language tools the matcher reads texts with (lemmas, numbers, time expressions)
+ * once on a sample: their first use builds lexicons and compiles code, which would otherwise
+ * fall on the first case a person opens.
+ */
+export function warmLanguage(): void {
+  contentTerms(SAMPLE);
+  numbersAsDigits(SAMPLE);
+  temporalMentions(SAMPLE, referenceDay('8 May 2023'));
 }

@@ -161,10 +161,13 @@ export interface Session {
 
 /**
  * A fresh Chromium profile on the built app. The demo trace the app preloads on a
- * fresh profile is answered 404 (an empty store to start from) unless `demo` is set.
+ * fresh profile is answered 404 (an empty store to start from) unless `demo` is set. `dist`: serve
+ * another build (a benchmark's "before") instead of this tree's.
  */
-export async function openApp(options: { demo?: boolean; bypassCSP?: boolean } = {}): Promise<Session> {
-  const dist = await buildOnce();
+export async function openApp(
+  options: { demo?: boolean; bypassCSP?: boolean; dist?: string } = {},
+): Promise<Session> {
+  const dist = options.dist ?? (await buildOnce());
   const server = await serveStatic({ '/': dist });
   const url = server.url;
   const userDataDir = mkdtempSync(join(tmpdir(), 'memtrace-e2e-'));

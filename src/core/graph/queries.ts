@@ -172,3 +172,24 @@ export function varsWithCategory(g: TraceGraph, category: string): number[] {
   for (let i = 0; i < g.varCategory.length; i++) if (g.varCategory[i] === category) out.push(i);
   return out;
 }
+
+const sessionNames = new WeakMap<TraceGraph, Map<string, string>>();
+
+/** An op's session: its id ('' when it has none) and the session's name when the trace gives one. */
+export function opSession(g: TraceGraph, o: number): { id: string; name: string | null } {
+  let names = sessionNames.get(g);
+  if (!names) {
+    names = new Map();
+    for (const s of g.sessions)
+      if (typeof s.session_name === 'string' && s.session_name) names.set(s.session_id, s.session_name);
+    sessionNames.set(g, names);
+  }
+  const id = typeof g.ops[o].session_id === 'string' ? g.ops[o].session_id : '';
+  return { id, name: names.get(id) ?? null };
+}
+
+/** An op's own comment ("UPDATE mem-6"), null when it has none. */
+export function opComment(g: TraceGraph, o: number): string | null {
+  const c = g.ops[o].comment;
+  return typeof c === 'string' && c ? c : null;
+}
