@@ -34,7 +34,7 @@ import {
 } from '../src/core/layout/index.ts';
 import { diffLines } from '../src/core/text/diff.ts';
 import { parseTraceText } from '../src/core/trace/import.ts';
-import { prettyValue } from '../src/core/trace/pyrepr.ts';
+import { readableValue } from '../src/core/trace/pyrepr.ts';
 import type { AgentRunRow } from '../src/db/agent-runs.ts';
 import { getOriginal, listTraces } from '../src/db/repo.ts';
 import { latestCaseRun, listEvaluationRuns } from '../src/db/runs.ts';
@@ -437,7 +437,7 @@ export class AnalysisService implements AnalysisApi {
 }
 
 function prettyOf(value: string): string {
-  return value.length > PRETTY_LIMIT ? value : prettyValue(value);
+  return value.length > PRETTY_LIMIT ? value : readableValue(value);
 }
 
 export function varView(g: TraceGraph, v: number): VarView {
@@ -507,6 +507,7 @@ interface Hit {
   snippet: string;
   at: number;
   length: number;
+  marks: [number, number][];
 }
 
 /** Matching variables of one trace (at most `limit`), with a snippet each. */
@@ -518,6 +519,7 @@ function searchOne(opened: Opened, q: string, regex: boolean, limit: number): Hi
       snippet: m.snippet,
       at: m.snippetOffset,
       length: m.length,
+      marks: [[m.snippetOffset, m.length]],
     }));
   opened.text ??= buildTextIndex(g);
   const words = q.toLowerCase().split(/\s+/).filter(Boolean);
@@ -552,6 +554,7 @@ function groupHits(traceId: string, opened: Opened, hits: Hit[]): SearchGroup[] 
           snippet: h.snippet,
           at: h.at,
           length: h.length,
+          marks: h.marks,
         };
       }),
       op: touching.length ? opSummary(g, touching[0]) : null,

@@ -374,6 +374,8 @@ export interface SearchVersion {
   /** Match position inside the snippet (-1 when no exact place is known). */
   at: number;
   length: number;
+  /** Every match inside the snippet as [start, length], sorted (whole words or the whole phrase). */
+  marks: [number, number][];
 }
 
 /** The hits of one logical variable (a memory unit and its versions), one row in the results. */

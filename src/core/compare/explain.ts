@@ -9,7 +9,7 @@ import { isPrompt } from '../attribution/case-context.ts';
 import { isSentinelVar, opMetadata, type TraceGraph } from '../graph/graph.ts';
 import { opComment, opSession, opStructure } from '../graph/queries.ts';
 import { type DiffLine, diffLines } from '../text/diff.ts';
-import { prettyValue } from '../trace/pyrepr.ts';
+import { readableValue } from '../trace/pyrepr.ts';
 
 /** One side's op as people name it. */
 export interface DivergentOp {
@@ -99,7 +99,7 @@ interface Side {
 /** Pairs variables of the two ops by name, then the rest in order; differing pairs become differences. */
 function varDifferences(part: Difference['part'], a: Side, b: Side): Difference[] {
   const name = (g: TraceGraph, v: number) => String(g.vars[v].name);
-  const text = (g: TraceGraph, v: number) => prettyValue(g.varValue[v]);
+  const text = (g: TraceGraph, v: number) => readableValue(g.varValue[v]);
   const restB = [...b.vars];
   const pairs: [number | null, number | null][] = [];
   const unpairedA: number[] = [];

@@ -11,6 +11,7 @@ import type { ErrorReport, Exemplar, ValueExcerpt } from './types.ts';
 
 const CSS = `
 body{font:14px/1.45 system-ui,sans-serif;color:#222;max-width:1000px;margin:24px auto;padding:0 16px}
+svg{max-width:100%;height:auto}
 h1{font-size:24px}h2{font-size:18px;margin-top:28px;border-bottom:1px solid #ddd;padding-bottom:4px}
 h3{font-size:15px;margin:18px 0 6px}h4{font-size:13px;margin:12px 0 4px;font-family:ui-monospace,monospace;word-break:break-all}
 table{border-collapse:collapse;margin:8px 0;font-size:13px}th,td{border:1px solid #ddd;padding:3px 7px;text-align:left;vertical-align:top}

@@ -135,11 +135,19 @@ function keptByScan(jsonPath: string): { dims: number; kept: [string, number[]][
   }
 }
 
+/**
+ * The words the cache keeps (the first `VOCABULARY_SIZE` lower-case words of the package's
+ * frequency list that have a vector) and their vectors, from the package's JSON at `jsonPath`.
+ */
+export function keptVectors(jsonPath: string): { dims: number; kept: [string, number[]][] } {
+  return keptByScan(jsonPath) ?? keptByParse(jsonPath);
+}
+
 /** Reduces the package's JSON to the compact file at `file` (about two seconds, once). */
 export function buildVectorFile(file: string, log: (line: string) => void = () => {}): void {
   const { version, jsonPath } = packageSource();
   log(`building the word-vector cache ${file} from ${PACKAGE} (once)…`);
-  const { dims, kept } = keptByScan(jsonPath) ?? keptByParse(jsonPath);
+  const { dims, kept } = keptVectors(jsonPath);
   const bytes = encodeVectorFile(`${PACKAGE}@${version}`, dims, kept);
   mkdirSync(dirname(file), { recursive: true });
   const tmp = `${file}.${process.pid}.tmp`;
