@@ -17,9 +17,8 @@ import {
 import {
   consumersOf,
   lineageOf,
-  opComment,
-  opSession,
   opStructure,
+  opSummary,
   opsTouching,
   producersOf,
 } from '../src/core/graph/queries.ts';
@@ -458,20 +457,6 @@ export function varView(g: TraceGraph, v: number): VarView {
     hasPretty: pretty !== value,
     versionCount: lineageOf(g, v).length,
     sentinel: isSentinelVar(g, v),
-  };
-}
-
-export function opSummary(g: TraceGraph, o: number): OpSummary {
-  const session = opSession(g, o);
-  return {
-    id: g.opId[o],
-    name: g.opName[o],
-    category: g.opCategory[o],
-    createdAt: g.opCreatedAt[o],
-    rank: g.opRank[o],
-    session: session.id,
-    sessionName: session.name,
-    comment: opComment(g, o),
   };
 }
 

@@ -10,6 +10,7 @@ import type {
   NeighbourhoodDrawing,
   NeighbourhoodDrawingOptions,
 } from '../src/core/layout/index.ts';
+import type { OpSummary } from '../src/core/graph/queries.ts';
 import type { DiffLine } from '../src/core/text/diff.ts';
 import type { TraceIssue } from '../src/core/trace/issues.ts';
 import type { AgentRunRow } from '../src/db/agent-runs.ts';
@@ -273,21 +274,8 @@ export interface VarView {
   sentinel: boolean;
 }
 
-/** An op as every view names it: name, kind (category), step, session — the id for hover and copy. */
-export interface OpSummary {
-  id: string;
-  name: string;
-  category: string;
-  createdAt: string;
-  /** Position in execution order (the step shown is rank + 1). */
-  rank: number;
-  /** The op's session id ('' when it has none). */
-  session: string;
-  /** The session's name when the trace gives one. */
-  sessionName: string | null;
-  /** The op's own comment ("UPDATE mem-6"), when it has one. */
-  comment: string | null;
-}
+/** An op as every view names it (core/graph `opSummary`). */
+export type { OpSummary };
 
 /** Ops of a trace matching a search (`AnalysisApi.findOps`): the first few, in execution order, and how many matched. */
 export interface OpMatches {

@@ -1,5 +1,6 @@
 /**
- * Takes the evaluation screenshots 08–11 in docs/screenshots: `npx tsx tests/e2e/screenshots-evaluation.ts`.
+ * Takes the evaluation screenshots 08–11 in docs/screenshots: `npx tsx tests/e2e/screenshots-evaluation.ts`
+ * (10: "Correct…" with an op found by search in the whole trace, refused for the type chosen).
  * The traces are the demo conversation's fault-injected benchmark (tests/e2e/project-data.ts, the
  * graphs of docs/examples), made in a temp folder and removed at the end.
  */
@@ -22,7 +23,12 @@ try {
   await page.getByTestId('eval-case-link').nth(3).click();
   await page.getByTestId('attribution-type').waitFor();
   await page.getByTestId('attribution-correct').click();
-  await page.waitForTimeout(800);
+  // "Correct…" finds any op of the trace; an op whose kind cannot cause the type is refused.
+  await page.getByTestId('correct-find-input').fill('extraction session_1');
+  await page.getByTestId('correct-find-pick').first().click();
+  await page.getByTestId('correct-type').selectOption('RetrievalError');
+  await page.getByTestId('correct-refusal').waitFor();
+  await page.waitForTimeout(500);
   await page.getByTestId('correct-form').scrollIntoViewIfNeeded();
   await page.screenshot({ path: shot('10-case-attribution.png') });
   await page.goto(`${url}#/eval`);

@@ -42,7 +42,9 @@ export class OpNames {
     const wanted = this.#wanted;
     this.#wanted = new Map();
     for (const [traceId, set] of wanted) {
-      const ids = [...set];
+      // Ids a view added meanwhile (`add`) need no request.
+      const ids = [...set].filter((id) => !this.#known.has(key(traceId, id)));
+      if (ids.length === 0) continue;
       try {
         const ops = await this.services.analysis.describeOps(traceId, ids);
         ids.forEach((id, i) => {

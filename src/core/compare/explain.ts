@@ -7,7 +7,7 @@
  */
 import { isPrompt } from '../attribution/case-context.ts';
 import { isSentinelVar, opMetadata, type TraceGraph } from '../graph/graph.ts';
-import { opComment, opSession, opStructure } from '../graph/queries.ts';
+import { opStructure, opSummary } from '../graph/queries.ts';
 import { type DiffLine, diffLines } from '../text/diff.ts';
 import { readableValue } from '../trace/pyrepr.ts';
 
@@ -51,15 +51,15 @@ export const MAX_DIFFERENCES = 12;
 
 /** An op of a run as people name it. */
 export function divergentOp(g: TraceGraph, o: number): DivergentOp {
-  const session = opSession(g, o);
+  const s = opSummary(g, o);
   return {
-    op_id: g.opId[o],
-    name: g.opName[o],
-    category: g.opCategory[o],
-    step: g.opRank[o] + 1,
-    session_id: session.id,
-    session_name: session.name,
-    comment: opComment(g, o),
+    op_id: s.id,
+    name: s.name,
+    category: s.category,
+    step: s.rank + 1,
+    session_id: s.session,
+    session_name: s.sessionName,
+    comment: s.comment,
   };
 }
 
@@ -79,7 +79,14 @@ function compactDiff(lines: DiffLine[]): { diff: DiffLine[]; omitted: number } {
 const cut = (t: string | null) => (t === null || t.length <= TEXT_CHARS ? t : `${t.slice(0, TEXT_CHARS)}…`);
 
 function difference(part: Difference['part'], name: string, a: string | null, b: string | null): Difference {
-  const { diff, omitted } = compactDiff(diffLines(a ?? '', b ?? '').lines);
+  // A value one side lacks is all removed (only in A) or all added (only in B), with no blank line opposite.
+  const lines: DiffLine[] =
+    a === null
+      ? (b ?? '').split('\n').map((text) => ({ kind: 'add', text }))
+      : b === null
+        ? a.split('\n').map((text) => ({ kind: 'del', text }))
+        : diffLines(a, b).lines;
+  const { diff, omitted } = compactDiff(lines);
   return { part, name, a: cut(a), b: cut(b), diff, diff_omitted: omitted };
 }
 

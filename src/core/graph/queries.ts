@@ -193,3 +193,34 @@ export function opComment(g: TraceGraph, o: number): string | null {
   const c = g.ops[o].comment;
   return typeof c === 'string' && c ? c : null;
 }
+
+/** An op as every view names it: name, kind (category), step, session — the id for hover and copy. */
+export interface OpSummary {
+  id: string;
+  name: string;
+  category: string;
+  createdAt: string;
+  /** Position in execution order (the step shown is rank + 1). */
+  rank: number;
+  /** The op's session id ('' when it has none). */
+  session: string;
+  /** The session's name when the trace gives one. */
+  sessionName: string | null;
+  /** The op's own comment ("UPDATE mem-6"), when it has one. */
+  comment: string | null;
+}
+
+/** An op's summary: its name, kind, step, session and comment. */
+export function opSummary(g: TraceGraph, o: number): OpSummary {
+  const session = opSession(g, o);
+  return {
+    id: g.opId[o],
+    name: g.opName[o],
+    category: g.opCategory[o],
+    createdAt: g.opCreatedAt[o],
+    rank: g.opRank[o],
+    session: session.id,
+    sessionName: session.name,
+    comment: opComment(g, o),
+  };
+}
