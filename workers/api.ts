@@ -4,13 +4,14 @@
  * transferred). Graph-drawing components (src/app/lanes, src/app/neighbourhood) take
  * `LaneLayout` and `NeighbourhoodData` as their input (see src/app/graph-views.ts).
  */
+
+import type { OpSummary } from '../src/core/graph/queries.ts';
 import type {
   LaneLayout,
   LaneLayoutOptions,
   NeighbourhoodDrawing,
   NeighbourhoodDrawingOptions,
 } from '../src/core/layout/index.ts';
-import type { OpSummary } from '../src/core/graph/queries.ts';
 import type { DiffLine } from '../src/core/text/diff.ts';
 import type { TraceIssue } from '../src/core/trace/issues.ts';
 import type { AgentRunRow } from '../src/db/agent-runs.ts';

@@ -84,7 +84,12 @@ describe('AnalysisService.evaluate and the runs repository', () => {
     const { otherLabel: _listed, ...stored } = row;
     expect(await db.cases.get([traceId, row.queryId])).toEqual(stored);
     const [listed] = await listCaseRows(db, { traceId, labelled: 'labelled' });
-    expect(listed.otherLabel).toEqual({ errorType: newType, source: 'person', annotator: 'ann', opId: 'op-x' });
+    expect(listed.otherLabel).toEqual({
+      errorType: newType,
+      source: 'person',
+      annotator: 'ann',
+      opId: 'op-x',
+    });
     const byFile = (await svc.evaluate([traceId], () => {})).cases.find((x) => x.query_id === row.queryId)!;
     expect([byFile.label_type, byFile.label_op]).toEqual([row.errorType, row.labelOpId]);
     const byAnn = await svc.evaluate([traceId], () => {}, 'annotator:ann');

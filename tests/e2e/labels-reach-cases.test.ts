@@ -40,7 +40,9 @@ describe('labels in the Cases list', () => {
     ).find((n) => (n.full_node_id ?? `${n.name}@${n.version}`) === queryId)!.value;
     // The op that wrote the answer: the path row marked "answer"; a ResponseError there.
     await page.locator('[data-testid=case-path]:not([data-stale])').waitFor();
-    const answer = page.locator('[data-testid=case-path] a', { has: page.locator('.note', { hasText: /^answer$/ }) });
+    const answer = page.locator('[data-testid=case-path] a', {
+      has: page.locator('.note', { hasText: /^answer$/ }),
+    });
     await answer.click();
     await page.getByTestId('queue-op-name').waitFor();
     await page.locator('[data-testid=case-path] [aria-current=true]').focus();

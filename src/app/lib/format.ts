@@ -32,7 +32,10 @@ export function millis(seconds: number): string {
 }
 
 /** A snippet cut into plain and marked pieces (`marks`: sorted [start, length] pairs). */
-export function markPieces(text: string, marks: readonly [number, number][]): { text: string; mark: boolean }[] {
+export function markPieces(
+  text: string,
+  marks: readonly [number, number][],
+): { text: string; mark: boolean }[] {
   const out: { text: string; mark: boolean }[] = [];
   let at = 0;
   for (const [start, length] of marks) {

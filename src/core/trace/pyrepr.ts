@@ -200,7 +200,9 @@ export function messageText(text: string): string | null {
   const body = TEXT_FIELDS.map((k) => contentText(v[k])).find((x) => x !== null);
   const speaker = SPEAKER_FIELDS.map((k) => v[k]).find((x) => typeof x === 'string' && x.trim());
   if (body === undefined || typeof speaker !== 'string') return null;
-  const time = ['timestamp', 'time', 'created_at', 'date'].map((k) => v[k]).find((x) => typeof x === 'string');
+  const time = ['timestamp', 'time', 'created_at', 'date']
+    .map((k) => v[k])
+    .find((x) => typeof x === 'string');
   return `${speaker}: ${body}${typeof time === 'string' ? `  (${time})` : ''}`;
 }
 
