@@ -1,6 +1,6 @@
 /**
  * Evidence-flow accuracy, per matcher layer, on
- *   - the benchmark of LLM-written memories (`scripts/make-llm-bench.ts` → bench/out/llm-bench;
+ *   - the benchmark of LLM-written memories (`scripts/make-llm-bench.ts` → bench/out/llm-bench-offline;
  *     its dev part and, reported apart, its held-out part),
  *   - the extractive fault-injected benchmark (`scripts/make-fault-bench.ts` → bench/out/faultbench),
  *   - the labelled real files of the shared data.
@@ -13,9 +13,7 @@
  * `npx tsx bench/evidence-accuracy.ts [--baseline REF] [--model-dir DIR]` writes
  * `## Evidence-flow attributor (accuracy)` in bench/RESULTS.md.
  */
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { openTraceFile } from '../src/cli/files.ts';
@@ -30,14 +28,19 @@ import { HashedNgramEmbedder } from '../src/core/retrieval/hashed.ts';
 import { RetrievalIndex } from '../src/core/retrieval/retrieval-index.ts';
 import { loadWordVectors } from '../src/core/semantic/word-vectors.node.ts';
 import { vectorSimilarity } from '../src/core/semantic/word-vectors.ts';
-import { machineFacts, median, writeResultsSection } from './stats-util.ts';
+import { baselineSummary } from './baseline.ts';
+import { jsonFiles, machineFacts, median, writeResultsSection } from './stats-util.ts';
 
 const { values } = parseArgs({
   options: { baseline: { type: 'string' }, 'model-dir': { type: 'string' } },
 });
 const machine = machineFacts();
 const ROOT = resolve(import.meta.dirname, '..');
-const LLM = join(ROOT, 'bench/out/llm-bench');
+// The offline-rule benchmark (scripts/make-llm-bench.ts writes one folder per judge rule).
+const LLM =
+  [join(ROOT, 'bench/out/llm-bench-offline'), join(ROOT, 'bench/out/llm-bench')].find((d) =>
+    existsSync(join(d, 'manifest.json')),
+  ) ?? join(ROOT, 'bench/out/llm-bench-offline');
 const FAULTS = join(ROOT, 'bench/out/faultbench');
 const SHARED = resolve(ROOT, '../shared/data/smartcomment');
 
@@ -66,15 +69,6 @@ interface LabelledSet {
   files: string[];
   /** Attribute with the evidence located by start points instead of the evidence ids. */
   located?: boolean;
-}
-
-function jsonFiles(p: string): string[] {
-  if (!existsSync(p)) return [];
-  if (!statSync(p).isDirectory()) return p.endsWith('.json') ? [p] : [];
-  return readdirSync(p)
-    .sort()
-    .filter((f) => f !== 'summary.json' && f !== 'manifest.json')
-    .flatMap((f) => jsonFiles(join(p, f)));
 }
 
 const sets: LabelledSet[] = [];
@@ -135,27 +129,6 @@ function row(label: string, s: BenchSummary, seconds: number[]) {
 
 const right = (o: Outcome) => o.predicted_type === o.label_type && o.predicted_op === o.label_op;
 
-/** `memtrace bench` of another commit on these files (its JSON summary), in a temporary worktree. */
-function baselineSummary(ref: string, files: string[]): BenchSummary | null {
-  const dir = mkdtempSync(join(tmpdir(), 'memtrace-baseline-'));
-  try {
-    execFileSync('git', ['worktree', 'add', '--detach', dir, ref], { cwd: ROOT, stdio: 'ignore' });
-    symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
-    const json = execFileSync(
-      process.execPath,
-      [join(dir, 'bin/memtrace.mjs'), 'bench', ...files, '--method', 'evidence', '--json'],
-      { cwd: dir, encoding: 'utf8', maxBuffer: 64 * 2 ** 20, stdio: ['ignore', 'pipe', 'ignore'] },
-    );
-    return JSON.parse(json) as BenchSummary;
-  } catch (e) {
-    console.error(`baseline ${ref}: ${(e as Error).message.split('\n')[0]}`);
-    return null;
-  } finally {
-    execFileSync('git', ['worktree', 'remove', '--force', dir], { cwd: ROOT, stdio: 'ignore' });
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
-
 const sections: string[] = [];
 for (const set of sets) {
   if (set.files.length === 0) continue;
@@ -169,7 +142,7 @@ for (const set of sets) {
     '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
   ];
   if (values.baseline && !set.located) {
-    const s = baselineSummary(values.baseline, set.files);
+    const s = baselineSummary(ROOT, values.baseline, set.files);
     if (s) lines.push(row(`before (\`memtrace bench\` at ${values.baseline})`, s, [s.avg_seconds]));
   }
   for (const layer of layers) {

@@ -1,7 +1,8 @@
 /** Small helpers shared by the benchmark scripts. */
 import { execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
+import { join } from 'node:path';
 
 export function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -55,4 +56,14 @@ export function machineFacts(): string {
     `load average ${loadavg()[0].toFixed(1)} at the start (other jobs share the cores), ` +
     `Node ${process.version}, commit ${commit}, ${new Date().toISOString().slice(0, 10)}`
   );
+}
+
+/** The trace files under `p` (a file or a folder, recursively; summary.json / manifest.json left out), sorted. */
+export function jsonFiles(p: string): string[] {
+  if (!existsSync(p)) return [];
+  if (!statSync(p).isDirectory()) return p.endsWith('.json') ? [p] : [];
+  return readdirSync(p)
+    .sort()
+    .filter((f) => f !== 'summary.json' && f !== 'manifest.json')
+    .flatMap((f) => jsonFiles(join(p, f)));
 }

@@ -1,5 +1,6 @@
 /** Shared by `attribute` and `bench`: method flags, engine dependencies per graph. */
 import { AGENT_PRESETS, type AgentOptions, type AgentPreset } from '../core/attribution/agents/budgets.ts';
+import { isAgentStopped } from '../core/attribution/agents/stopped.ts';
 import { type CarryJudge, llmCarryJudge, sentenceModelJudge } from '../core/attribution/carry-judge.ts';
 import type { EngineDeps } from '../core/attribution/engines.ts';
 import {
@@ -125,7 +126,7 @@ export async function attributeCase(
     return { result: await engineFor(method)(input, deps), error: null };
   } catch (e) {
     const error = {
-      kind: isLlmError(e) ? e.kind : 'error',
+      kind: isLlmError(e) || isAgentStopped(e) ? e.kind : 'error',
       message: e instanceof Error ? e.message : String(e),
     };
     const spent = spentOfError(e);

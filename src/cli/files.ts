@@ -52,16 +52,29 @@ function readProblem(e: unknown): string {
   return `cannot read (${code ?? (e as Error).message})`;
 }
 
-/** A file's text, decoded strictly as UTF-8 (a bad byte is reported with its offset, never replaced). */
-export async function readText(file: string): Promise<string> {
+/**
+ * A file's text, decoded strictly as UTF-8 (a bad byte is reported with its offset, never
+ * replaced), or the one problem that keeps it from being read — returned, not thrown, so a
+ * command over many files reports it and goes on.
+ */
+export async function readFileText(
+  file: string,
+): Promise<{ ok: true; text: string } | { ok: false; issue: TraceIssue }> {
   let bytes: Buffer;
   try {
     bytes = await readFile(file);
   } catch (e) {
-    throw new CliError(`${file}: ${readProblem(e)}`);
+    return { ok: false, issue: { severity: 'error', code: 'unreadable', message: readProblem(e), file } };
   }
   const r = decodeUtf8(bytes);
-  if (!r.ok) throw new CliError(`${file}: ${r.message}`);
+  if (!r.ok) return { ok: false, issue: { severity: 'error', code: 'not-utf8', message: r.message, file } };
+  return r;
+}
+
+/** A file's text (as `readFileText`); a file that cannot be read fails the command with its one line. */
+export async function readText(file: string): Promise<string> {
+  const r = await readFileText(file);
+  if (!r.ok) throw new CliError(`${file}: ${r.issue.message}`);
   return r.text;
 }
 
@@ -90,8 +103,10 @@ export function problemLine(file: string, issues: readonly TraceIssue[]): string
   return `${formatIssue(first)}${more > 0 ? ` (and ${more} more problem(s): memtrace validate ${file})` : ''}`;
 }
 
+/** A trace file opened, or the issues that stop it (unreadable and undecodable files included: never thrown). */
 export async function openTraceFile(file: string): Promise<OpenResult> {
-  return openTrace(await readText(file), { file });
+  const r = await readFileText(file);
+  return r.ok ? openTrace(r.text, { file }) : { ok: false, issues: [r.issue] };
 }
 
 /**

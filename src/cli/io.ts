@@ -1,3 +1,5 @@
+import { escapeControls, oneLine } from '../core/text/controls.ts';
+
 /** What a CLI command may touch: its streams and environment (injected, so tests run commands in-process). */
 export interface Writable {
   write(chunk: string): unknown;
@@ -20,6 +22,26 @@ export class CliError extends Error {
   }
 }
 
+/**
+ * The streams with every control character a trace (or a model) could smuggle in — ESC, BEL,
+ * OSC 52, C1, a lone CR — written as `\uXXXX`; line feeds and tabs stay. Applied once to
+ * everything a command prints, human text and JSON alike (JSON.stringify already escapes C0,
+ * and `\u0080`–`\u009f` / `\u007f` read back as the same characters).
+ */
+export function terminalSafe(io: CliIO): CliIO {
+  const safe = (w: Writable): Writable => ({
+    write: (chunk: string) => w.write(escapeControls(chunk)),
+    isTTY: w.isTTY,
+  });
+  return { ...io, stdout: safe(io.stdout), stderr: safe(io.stderr) };
+}
+
+/** One line of human output on stdout: a line break, tab or other control character inside it (from a trace) escaped. */
+export function printLine(io: CliIO, line: string) {
+  io.stdout.write(`${oneLine(line)}\n`);
+}
+
+/** Prints `value` as indented JSON on stdout. */
 export function printJson(io: CliIO, value: unknown) {
   io.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 }

@@ -2,26 +2,38 @@
 import { FILE_CHOICE, isLabelChoice, type LabelChoice } from '../core/labels/choose.ts';
 import { type LabelRecord, readLabelFile } from '../core/labels/index.ts';
 import type { Values } from './command.ts';
-import { collectTraceFiles, readText } from './files.ts';
-import { CliError } from './io.ts';
+import { collectTraceFiles, readFileText } from './files.ts';
+import { CliError, type CliIO } from './io.ts';
 
 /**
- * Every label in these files and folders (`.json`, recursively); a bad file fails the command
- * with its one line. `graphFiles` are the files that were graph files (not annotations files).
+ * Every label in these files and folders (`.json`, recursively). A file that cannot be read
+ * (not UTF-8, broken JSON, wrong shape): alone, it fails the command with its one line; among
+ * several, its line goes to stderr, it counts in `unreadable`, and the others are read.
+ * `graphFiles` are the files that were graph files (not annotations files).
  */
 export async function readLabelPaths(
   paths: string[],
-): Promise<{ labels: LabelRecord[]; files: number; graphFiles: string[] }> {
+  io: Pick<CliIO, 'stderr'>,
+): Promise<{ labels: LabelRecord[]; files: number; graphFiles: string[]; unreadable: number }> {
   const files = await collectTraceFiles(paths);
   const labels: LabelRecord[] = [];
   const graphFiles: string[] = [];
+  let unreadable = 0;
   for (const file of files) {
-    const r = readLabelFile(await readText(file), file);
-    if (!r.ok) throw new CliError(r.message);
+    const t = await readFileText(file);
+    const r = t.ok
+      ? readLabelFile(t.text, file)
+      : { ok: false as const, message: `${file}: ${t.issue.message}` };
+    if (!r.ok) {
+      if (files.length === 1) throw new CliError(r.message);
+      io.stderr.write(`${r.message}\n`);
+      unreadable++;
+      continue;
+    }
     labels.push(...r.labels);
     if (r.kind === 'graph') graphFiles.push(file);
   }
-  return { labels, files: files.length, graphFiles };
+  return { labels, files: files.length, graphFiles, unreadable };
 }
 
 export const LABEL_SOURCE_USAGE = '[--label-source file|SOURCE|annotator:NAME] [--labels FILE_OR_DIR]';

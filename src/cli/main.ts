@@ -15,9 +15,10 @@ import { optimize } from './commands/optimize.ts';
 import { report } from './commands/report.ts';
 import { run } from './commands/run.ts';
 import { search } from './commands/search.ts';
+import { serve } from './commands/serve.ts';
 import { stats } from './commands/stats.ts';
 import { validate } from './commands/validate.ts';
-import { CliError, type CliIO } from './io.ts';
+import { CliError, type CliIO, terminalSafe } from './io.ts';
 
 export const COMMANDS: Command[] = [
   validate,
@@ -35,6 +36,7 @@ export const COMMANDS: Command[] = [
   makeBench,
   agreement,
   compare,
+  serve,
 ];
 
 function help(): string {
@@ -58,7 +60,8 @@ function failureLine(e: unknown, debug: boolean): string {
   return `unexpected error: ${what.split('\n')[0]}${stack}`;
 }
 
-export async function main(argv: string[], io: CliIO): Promise<number> {
+export async function main(argv: string[], given: CliIO): Promise<number> {
+  const io = terminalSafe(given);
   const [name, ...rest] = argv;
   if (!name || name === '--help' || name === '-h' || name === 'help') {
     io.stdout.write(`${help()}\n`);

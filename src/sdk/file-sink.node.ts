@@ -39,9 +39,18 @@ class FileSpool implements Spool {
   }
 }
 
-/** A sink writing `path` incrementally (records spooled to a temp folder next to it, removed on close). */
-export function fileSink(path: string): StreamingSink {
-  const dir = mkdtempSync(join(dirname(path), '.memtrace-spool-'));
+/** Options of `fileSink`. */
+export interface FileSinkOptions {
+  /** The folder to spool records in (made by the caller; removed on close). Default: a new one beside `path`. */
+  spoolDir?: string;
+}
+
+/**
+ * A sink writing `path` incrementally (records spooled to a temp folder next to it, named
+ * `.memtrace-spool-<pid>-…` so a cleanup can tell a dead run's spool from a live one; removed on close).
+ */
+export function fileSink(path: string, options: FileSinkOptions = {}): StreamingSink {
+  const dir = options.spoolDir ?? mkdtempSync(join(dirname(path), `.memtrace-spool-${process.pid}-`));
   const fd = openSync(path, 'w');
   return new StreamingSink(
     {

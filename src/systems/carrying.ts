@@ -1,8 +1,14 @@
 /**
  * The carrying rule of the recorded-memories benchmark: when does a memory text hold a
- * question's critical information? When the trace's own judge (`offlineJudge`) would accept
- * the text, read with its date, as the answer. Labels use this rule, never the attributor's
- * matcher (src/core/attribution), so they stay independent of what they score.
+ * question's critical information? When the trace's own judge (its offline rule, `JudgeRule`)
+ * would accept the text, read with its date, as the answer. Labels use this rule, never the
+ * attributor's matcher (src/core/attribution), so they stay independent of what they score.
+ *
+ * Rules that only ask for the answer's words (`offline`, `containment`, `half-words`) judge
+ * the whole text: more text never hides an answer from them. `token-f1` also weighs precision,
+ * so a whole memory (or a whole message) would fail it however plainly it states the answer;
+ * it judges the text's best window instead — one or two consecutive segments (the date it was
+ * written on, a sentence, a resolved time expression), the span an answerer would quote.
  *
  * Reading with a date: the text is prefixed with the date it was written on and followed by
  * the relative time expressions it holds, resolved against that date (`resolveRelativeDate`),
@@ -12,7 +18,7 @@
  * accepts it together with the raw text of the other evidence turns (it can stand in for `e`).
  * With one evidence turn that is just "the judge accepts the text".
  */
-import { offlineJudge } from './judge.ts';
+import { acceptsAnswer, type JudgeRule } from './judge-rules.ts';
 import { parseLooseDate, resolveRelativeDate } from './offline.ts';
 import { sentences } from './text.ts';
 import type { Conversation } from './types.ts';
@@ -23,19 +29,49 @@ export interface MemoryPart {
   date: string;
 }
 
+/** The relative time expressions of a text resolved against the date it was written on. */
+function resolvedDates(text: string, date: string): string[] {
+  const said = parseLooseDate(date);
+  if (!said) return [];
+  return sentences(text)
+    .map((s) => resolveRelativeDate(s, said))
+    .filter((r): r is string => r !== null);
+}
+
 /** A memory read with its date: `date: text (resolved relative dates)`, parts joined. */
 export function readMemory(parts: readonly MemoryPart[]): string {
   return parts
     .map(({ text, date }) => {
-      const said = parseLooseDate(date);
-      const resolved = said
-        ? sentences(text)
-            .map((s) => resolveRelativeDate(s, said))
-            .filter((r): r is string => r !== null)
-        : [];
+      const resolved = resolvedDates(text, date);
       return `${date ? `${date}: ` : ''}${text}${resolved.length ? ` (${resolved.join('; ')})` : ''}`;
     })
     .join('\n');
+}
+
+/** A memory read with its date as segments: per part its date, its sentences, its resolved time expressions. */
+export function memorySegments(parts: readonly MemoryPart[]): string[] {
+  return parts.flatMap(({ text, date }) => [
+    ...(date ? [date] : []),
+    ...sentences(text),
+    ...resolvedDates(text, date),
+  ]);
+}
+
+/** Windows of the `token-f1` carrying test: one or two consecutive segments. */
+export const F1_WINDOW = 2;
+
+/** Does `rule` accept a memory made of `memories` (each a unit's parts) as the answer? */
+export function acceptsMemory(
+  rule: JudgeRule,
+  memories: readonly (readonly MemoryPart[])[],
+  answers: readonly string[],
+): boolean {
+  if (rule !== 'token-f1') return acceptsAnswer(rule, memories.map(readMemory).join('\n'), answers);
+  const segs = memories.flatMap(memorySegments);
+  for (let i = 0; i < segs.length; i++)
+    for (let w = 1; w <= F1_WINDOW && i + w <= segs.length; w++)
+      if (acceptsAnswer(rule, segs.slice(i, i + w).join(' '), answers)) return true;
+  return false;
 }
 
 /** What the rule needs of a question: its golden answers and its evidence turn ids. */
@@ -46,25 +82,27 @@ export interface CarryQuestion {
 
 /** The carrying rule for one question of one conversation (results cached per text). */
 export class CarryRule {
-  private readonly raw = new Map<string, string>();
+  private readonly raw = new Map<string, MemoryPart[]>();
   private readonly cache = new Map<string, boolean>();
   /** The evidence turns' own texts, read with their dates, are accepted together. */
   readonly evidenceCarries: boolean;
 
+  /** `rule`: the trace's judge rule (default `offline`). */
   constructor(
     conv: Conversation,
     private readonly q: CarryQuestion,
+    private readonly rule: JudgeRule = 'offline',
   ) {
     for (const s of conv.sessions)
       for (const t of s.turns)
         if (q.evidence.includes(t.id))
-          this.raw.set(t.id, readMemory([{ text: `${t.speaker}: ${t.text}`, date: s.dateTime }]));
+          this.raw.set(t.id, [{ text: `${t.speaker}: ${t.text}`, date: s.dateTime }]);
     this.evidenceCarries =
-      this.raw.size === q.evidence.length && this.accepted(q.evidence.map((e) => this.raw.get(e) ?? ''));
+      this.raw.size === q.evidence.length && this.accepted(q.evidence.map((e) => this.raw.get(e) ?? []));
   }
 
-  private accepted(texts: string[]): boolean {
-    return offlineJudge(texts.join('\n'), this.q.answers).correct;
+  private accepted(memories: (readonly MemoryPart[])[]): boolean {
+    return acceptsMemory(this.rule, memories, this.q.answers);
   }
 
   /** Does a memory made of `parts` keep evidence turn `turn`'s information? */
@@ -73,8 +111,8 @@ export class CarryRule {
     const key = `${turn}\u0000${read}`;
     let r = this.cache.get(key);
     if (r === undefined) {
-      const others = this.q.evidence.filter((e) => e !== turn).map((e) => this.raw.get(e) ?? '');
-      r = this.accepted([read, ...others]);
+      const others = this.q.evidence.filter((e) => e !== turn).map((e) => this.raw.get(e) ?? []);
+      r = this.accepted([parts, ...others]);
       this.cache.set(key, r);
     }
     return r;

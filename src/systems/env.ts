@@ -8,6 +8,7 @@
 import { pyJsonDumps } from '../sdk/encode.ts';
 import type { TracedVar, Tracer } from '../sdk/tracer.ts';
 import { CarryRule, type MemoryPart } from './carrying.ts';
+import type { JudgeRule } from './judge-rules.ts';
 import type { SystemLLM } from './llm.ts';
 import { DEFAULT_PROMPTS, type PromptRegistry } from './prompts.ts';
 import type { Conversation, ConversationSession, Turn } from './types.ts';
@@ -35,7 +36,8 @@ export interface Intervention {
   fault?: FaultKind;
   /**
    * Key of the evidence event from which ops behave ideally (`c<n>`: the n-th construction
-   * event; `q:<question id>:retrieval|response`: that question's retrieval or answer).
+   * event; `q:<question id>:retrieval|response`: that question's retrieval or answer;
+   * `q:<question id>:retrieval:<stage>`: a later stage of a retrieval in several steps).
    */
   repairFrom?: string;
   /** Golden answers (the ideal answer op answers with them when its context holds the evidence). */
@@ -69,6 +71,11 @@ export interface EvidenceEvent {
   lost?: string[];
   /** retrieval / response: the question, the evidence-bearing turns in the store and in the context. */
   questionId?: string;
+  /**
+   * retrieval in several steps (a search, then a reranker): the later step's name; its key is
+   * `q:<id>:retrieval:<stage>`, its `inStore` what the step was given.
+   */
+  stage?: string;
   inStore?: string[];
   inContext?: string[];
 }
@@ -135,7 +142,13 @@ export interface RunEnvOptions {
   prompts?: PromptRegistry;
   intervention?: Intervention;
   memories?: MemoriesMode;
+  /** The offline judge's rule; also the carrying rule of judged carrying (default `offline`). */
+  judgeRule?: JudgeRule;
 }
+
+/** The key of a question's retrieval or answer event (`q:<id>:<kind>[:<stage>]`). */
+const questionKey = (questionId: string, kind: FaultKind, stage?: string) =>
+  `q:${questionId}:${kind}${stage ? `:${stage}` : ''}`;
 
 export class RunEnv {
   readonly t: Tracer;
@@ -147,6 +160,8 @@ export class RunEnv {
   readonly intervention: Intervention | undefined;
   /** Extraction / summarisation ops replay the data set's recorded LLM texts. */
   readonly replay: boolean;
+  /** The offline judge's rule (the judge op's and, with judged carrying, the carrying rule's). */
+  readonly judgeRule: JudgeRule;
   private readonly rule: CarryRule | null;
   readonly events: EvidenceEvent[] = [];
   readonly turnVars = new Map<string, TracedVar>();
@@ -171,10 +186,11 @@ export class RunEnv {
     this.intervention = o.intervention;
     this.evidence = new Set(o.intervention?.evidence ?? []);
     this.replay = o.memories === 'recorded';
+    this.judgeRule = o.judgeRule ?? 'offline';
     const i = o.intervention;
     this.rule =
       i?.carrying === 'judge'
-        ? new CarryRule(o.conversation, { answers: i.answers ?? [], evidence: i.evidence })
+        ? new CarryRule(o.conversation, { answers: i.answers ?? [], evidence: i.evidence }, this.judgeRule)
         : null;
     for (const s of this.conv.sessions)
       for (const t of s.turns) {
@@ -279,12 +295,12 @@ export class RunEnv {
    * Whether the op about to be logged must behave ideally: a construction op (no
    * arguments) or the retrieval/answer of `questionId`. Ideal from the repair point on.
    */
-  ideal(questionId?: string, kind?: 'retrieval' | 'response'): boolean {
+  ideal(questionId?: string, kind?: 'retrieval' | 'response', stage?: string): boolean {
     const from = this.intervention?.repairFrom;
     if (from === undefined) return false;
     if (this.repairing) return true;
     if (questionId && kind) {
-      if (from === `q:${questionId}:${kind}`) this.repairing = true;
+      if (from === questionKey(questionId, kind, stage)) this.repairing = true;
     } else if (/^c\d+$/.test(from) && this.constructionEvents >= Number(from.slice(1))) this.repairing = true;
     return this.repairing;
   }
@@ -292,7 +308,9 @@ export class RunEnv {
   log(event: Omit<EvidenceEvent, 'seq' | 'key'>): EvidenceEvent {
     const question =
       event.questionId !== undefined && (event.kind === 'retrieval' || event.kind === 'response');
-    const key = question ? `q:${event.questionId}:${event.kind}` : `c${this.constructionEvents++}`;
+    const key = question
+      ? questionKey(event.questionId ?? '', event.kind, event.stage)
+      : `c${this.constructionEvents++}`;
     const e = { seq: this.events.length, key, ...event };
     this.events.push(e);
     return e;

@@ -3,6 +3,7 @@ import { EverMemOS } from './evermemos.ts';
 import { FactStore } from './fact-store.ts';
 import { LongContext } from './long-context.ts';
 import { Mem0 } from './mem0.ts';
+import { PerUserStore } from './per-user-store.ts';
 import { NaiveRag } from './rag.ts';
 import { SummaryMemory } from './summary-memory.ts';
 import type { MemorySystem, ShapeName, SystemName } from './system.ts';
@@ -39,5 +40,7 @@ export function createShape(name: ShapeName): MemorySystem {
       return new SummaryMemory();
     case 'vector-store':
       return new VectorMemory();
+    case 'per-user-store':
+      return new PerUserStore();
   }
 }

@@ -23,6 +23,7 @@ import {
   type Intervention,
   type MemoriesMode,
 } from './env.ts';
+import type { JudgeRule } from './judge-rules.ts';
 import type { SystemLLM } from './llm.ts';
 import { type RunResult, runSystem } from './run.ts';
 import type { AnswerRecord, MemorySystem } from './system.ts';
@@ -50,6 +51,8 @@ export interface LabelContext {
   memories?: MemoriesMode;
   /** How carrying is decided for labels (see `Intervention.carrying`); default `provenance`. */
   carrying?: 'provenance' | 'judge';
+  /** The offline judge's rule of every run (default `offline`); judged carrying uses the same rule. */
+  judgeRule?: JudgeRule;
   /** A fault every rerun keeps (labelling a fault-injected run by counterfactual repair). */
   fault?: Pick<Intervention, 'fault' | 'faultUnit'>;
 }
@@ -136,6 +139,7 @@ export async function rerun(ctx: LabelContext, q: Question, repairFrom?: string)
     maxSessions: ctx.maxSessions,
     answerOnly: [q.id],
     memories: ctx.memories,
+    judgeRule: ctx.judgeRule,
     intervention: interventionFor(ctx, q, evidenceOf(ctx.conversation, q), repairFrom),
   });
 }
@@ -155,7 +159,7 @@ export async function labelFailure(
   if (evidence.length === 0) return { drop: 'no-evidence-ids', candidates: [] };
   let log = events;
   if (ctx.carrying === 'judge') {
-    if (!new CarryRule(ctx.conversation, { answers: q.answers, evidence }).evidenceCarries)
+    if (!new CarryRule(ctx.conversation, { answers: q.answers, evidence }, ctx.judgeRule).evidenceCarries)
       return { drop: 'evidence-does-not-carry', candidates: [] };
     const diag = await rerun(ctx, q);
     if (diag.answers[0]?.correct !== false) return { drop: 'not-failed', candidates: [] };
@@ -260,6 +264,7 @@ export async function injectFault(
       maxSessions: ctx.maxSessions,
       answerOnly: [q.id],
       memories: ctx.memories,
+      judgeRule: ctx.judgeRule,
       intervention: {
         questionId: q.id,
         evidence,

@@ -24,8 +24,9 @@ import {
   quietTracer,
   verifyLabel,
 } from './inject.ts';
+import type { JudgeRule } from './judge-rules.ts';
 import { runSystem } from './run.ts';
-import type { ShapeName } from './system.ts';
+import { SHAPE_NAMES, type ShapeName } from './system.ts';
 import type { Conversation, DatasetName, Question } from './types.ts';
 
 /** MemTraceBench split folder of each shape. */
@@ -33,6 +34,7 @@ export const SHAPE_SPLIT: Record<ShapeName, string> = {
   'fact-store': 'fact_store',
   'session-summary': 'session_summary',
   'vector-store': 'vector_store',
+  'per-user-store': 'per_user_store',
 };
 
 export const ERROR_TYPES = FAULT_KINDS.map((k) => ERROR_TYPE_OF[k]);
@@ -43,10 +45,17 @@ export interface LlmBenchPart {
   conversations: Conversation[];
 }
 
-/** The benchmark's shapes and data: fact store and vector store on both data sets, summaries on LoCoMo (RealMem has none recorded). */
-export function defaultLlmBenchParts(locomo: Conversation[], realmem: Conversation[]): LlmBenchPart[] {
+/**
+ * The benchmark's shapes and data: every shape on both data sets, but summaries only on LoCoMo
+ * (RealMem has none recorded).
+ */
+export function defaultLlmBenchParts(
+  locomo: Conversation[],
+  realmem: Conversation[],
+  shapes: readonly ShapeName[] = SHAPE_NAMES,
+): LlmBenchPart[] {
   const parts: LlmBenchPart[] = [];
-  for (const shape of ['fact-store', 'session-summary', 'vector-store'] as const) {
+  for (const shape of shapes) {
     if (locomo.length) parts.push({ shape, dataset: 'locomo', conversations: locomo });
     if (realmem.length && shape !== 'session-summary')
       parts.push({ shape, dataset: 'realmem', conversations: realmem });
@@ -62,6 +71,8 @@ export interface LlmBenchOptions {
   minPerType: number;
   /** Rerun every label's checks once more (`verifyLabel`); off = the search's own reruns only. */
   verify?: boolean;
+  /** The judge's rule of every run, which is also the carrying rule of the labels (default `offline`). */
+  judgeRule?: JudgeRule;
   tracerOptions?: () => TracerOptions;
   write: (relativePath: string, doc: TraceDocument) => void | Promise<void>;
   onProgress?: (message: string) => void;
@@ -93,6 +104,8 @@ export interface LlmBenchSummary {
   kind: 'llm-memories';
   memories: 'recorded';
   carrying: 'judge';
+  /** The judge's rule (the carrying rule of the labels). */
+  judgeRule: JudgeRule;
   graphs: number;
   cases: number;
   /** Per error type over the whole benchmark. */
@@ -124,10 +137,12 @@ function lastEvidenceSession(conv: Conversation, q: Question): number {
 
 export async function generateLlmBenchmark(o: LlmBenchOptions): Promise<LlmBenchSummary> {
   const say = o.onProgress ?? (() => {});
+  const judgeRule = o.judgeRule ?? 'offline';
   const summary: LlmBenchSummary = {
     kind: 'llm-memories',
     memories: 'recorded',
     carrying: 'judge',
+    judgeRule,
     graphs: 0,
     cases: 0,
     natural: zero(ERROR_TYPES),
@@ -173,6 +188,7 @@ export async function generateLlmBenchmark(o: LlmBenchOptions): Promise<LlmBench
     conversation: conv,
     memories: 'recorded',
     carrying: 'judge',
+    judgeRule,
     maxSessions,
   });
   const write = async (
@@ -216,7 +232,11 @@ export async function generateLlmBenchmark(o: LlmBenchOptions): Promise<LlmBench
       const file = `${conv.id}-base.json`;
       const tracer = tracerFor(part, conv, file);
       const ctx = contextOf(part, conv);
-      const base = await runSystem(createShape(part.shape), conv, { tracer, memories: 'recorded' });
+      const base = await runSystem(createShape(part.shape), conv, {
+        tracer,
+        memories: 'recorded',
+        judgeRule,
+      });
       const byId = new Map(conv.questions.map((q) => [q.id, q]));
       let labelled = 0;
       counts.questions += base.answers.length;
@@ -262,6 +282,7 @@ export async function generateLlmBenchmark(o: LlmBenchOptions): Promise<LlmBench
         const clean = await runSystem(createShape(part.shape), conv, {
           tracer: quietTracer(),
           memories: 'recorded',
+          judgeRule,
           maxSessions,
           answerOnly: [q.id],
         });

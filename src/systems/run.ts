@@ -1,6 +1,7 @@
 /** Runs a memory system over one conversation: sessions in order, questions at their point in time. */
 import type { Tracer } from '../sdk/tracer.ts';
 import { type EvidenceEvent, type Intervention, type MemoriesMode, RunEnv } from './env.ts';
+import type { JudgeRule } from './judge-rules.ts';
 import type { SystemLLM } from './llm.ts';
 import type { PromptRegistry } from './prompts.ts';
 import type { AnswerRecord, MemorySystem } from './system.ts';
@@ -18,6 +19,8 @@ export interface RunOptions {
   intervention?: Intervention;
   /** `recorded`: extraction / summarisation ops replay the data set's LLM-written texts (default `offline`). */
   memories?: MemoriesMode;
+  /** The offline judge's rule (default `offline`); with judged carrying also the carrying rule. */
+  judgeRule?: JudgeRule;
   /** Answer only these questions (and stop construction once they are answered). */
   questionIds?: string[];
   /**
@@ -54,6 +57,7 @@ export async function runSystem(system: MemorySystem, conv: Conversation, o: Run
     prompts: o.prompts,
     intervention: o.intervention,
     memories: o.memories,
+    judgeRule: o.judgeRule,
   });
   const judgeWith = o.judge ?? (o.llm || o.judgeLlm ? 'llm' : 'offline');
   const S = Math.min(conv.sessions.length, o.maxSessions ?? Number.POSITIVE_INFINITY);

@@ -6,7 +6,8 @@
 import { PyFloat } from '../sdk/encode.ts';
 import type { TracedVar } from '../sdk/tracer.ts';
 import type { ContextItem, RunEnv } from './env.ts';
-import { llmJudge, offlineJudge, type Verdict } from './judge.ts';
+import { llmJudge, ruleJudge, type Verdict } from './judge.ts';
+import type { JudgeRule } from './judge-rules.ts';
 import { extractiveAnswer } from './offline.ts';
 import { fillPrompt } from './prompts.ts';
 import type { ConversationSession, Question } from './types.ts';
@@ -14,8 +15,13 @@ import type { ConversationSession, Question } from './types.ts';
 export type SystemName = 'rag' | 'long-context' | 'mem0' | 'evermemos';
 export const SYSTEM_NAMES: readonly SystemName[] = ['rag', 'long-context', 'mem0', 'evermemos'];
 /** The memory shapes of the recorded-memories benchmark (src/systems/llm-bench.ts). */
-export type ShapeName = 'fact-store' | 'session-summary' | 'vector-store';
-export const SHAPE_NAMES: readonly ShapeName[] = ['fact-store', 'session-summary', 'vector-store'];
+export type ShapeName = 'fact-store' | 'session-summary' | 'vector-store' | 'per-user-store';
+export const SHAPE_NAMES: readonly ShapeName[] = [
+  'fact-store',
+  'session-summary',
+  'vector-store',
+  'per-user-store',
+];
 
 /** MemTraceBench split folder of each system. */
 export const SPLIT_OF: Record<SystemName, string> = {
@@ -136,6 +142,14 @@ export abstract class MemorySystem {
   }
 }
 
+/** How the judge op's comment names each offline rule (`offline`'s as before the rules had names). */
+const JUDGE_COMMENT: Record<JudgeRule, string> = {
+  offline: 'containment, token F1, or support of the prediction by a long golden answer',
+  containment: 'containment of the golden answer',
+  'token-f1': 'token F1 ≥ 0.5',
+  'half-words': "half of the golden answer's content words",
+};
+
 /** The `llm-judge` op (category evaluation) with the variables the paper's tools pick by class. */
 export async function judge(
   env: RunEnv,
@@ -148,7 +162,7 @@ export async function judge(
   const verdict =
     judgeWith === 'llm' && env.judgeLlm
       ? await llmJudge(env.judgeLlm, q.question, q.answers, prediction, env.prompts['llm-judge-prompt'])
-      : offlineJudge(prediction, q.answers, q.question);
+      : ruleJudge(env.judgeRule, prediction, q.answers, q.question);
   const opId = env.t.op(
     'llm-judge',
     {
@@ -156,10 +170,14 @@ export async function judge(
       comment:
         verdict.judge === 'llm'
           ? 'LLM-as-a-judge compares the prediction with the golden answer.'
-          : 'Offline judge (containment, token F1, or support of the prediction by a long golden answer) compares the prediction with the golden answer.',
-      metadata: {
-        judge: verdict.judge === 'llm' ? (env.judgeLlm?.model ?? 'llm') : 'offline-containment-f1-support',
-      },
+          : `Offline judge (${JUDGE_COMMENT[env.judgeRule]}) compares the prediction with the golden answer.`,
+      // The rule's name is metadata for people; attributors must not read it (docs/llm-memory-benchmark.md).
+      metadata:
+        verdict.judge === 'llm'
+          ? { judge: env.judgeLlm?.model ?? 'llm' }
+          : env.judgeRule === 'offline'
+            ? { judge: 'offline-containment-f1-support' }
+            : { judge: `offline-${env.judgeRule}`, judge_rule: env.judgeRule },
     },
     (op) => {
       op.input(queryVar);

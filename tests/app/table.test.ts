@@ -73,6 +73,26 @@ describe('evaluation CSV', () => {
     expect(csvField(-1.5)).toBe('-1.5');
     expect(csvField(null)).toBe('');
   });
+  it('neutralises every formula start OWASP lists, also behind white space and in full width', () => {
+    // Each of these starts a formula (or a cell that becomes one) in some spreadsheet.
+    const signs = ['=', '+', '-', '@', '\uFF1D', '\uFF0B', '\uFF0D', '\uFF20'];
+    const leads = ['', ' ', '   ', '\u3000', '\u00a0', '\t', '\n'];
+    const cells = [
+      ...signs.flatMap((t) => leads.map((lead) => `${lead}${t}1+cmd|' /C calc'!A0`)),
+      ...['\t', '\r', '\n'].map((t) => `${t}=1+1`),
+      ...['\t', '\r', '\n'].map((t) => `${t}x`),
+    ];
+    for (const cell of cells) {
+      const out = csvField(cell);
+      // Unquoted back to the cell's text, it starts with the inert quote followed by the whole cell.
+      const text = out.startsWith('"') ? out.slice(1, -1).replaceAll('""', '"') : out;
+      expect(text, JSON.stringify(cell)).toBe(`'${cell}`);
+    }
+    // Text that only contains such characters later stays as it is.
+    for (const plain of ['a=1', 'x - y', 'mail@example.org', '1+1', 'hello\tworld'])
+      expect(csvField(plain).replace(/^"|"$/g, '')).not.toMatch(/^'/);
+    expect(csvField(-1)).toBe('-1'); // numbers are numbers
+  });
   it('writes one row per case with the header first', () => {
     const c: EvaluatedCase = {
       method: 'evidence',

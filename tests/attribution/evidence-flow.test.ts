@@ -1,8 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  attributeEvidenceFlow,
-  predictionLooksAcceptable,
-} from '../../src/core/attribution/evidence-flow.ts';
+import { attributeEvidenceFlow } from '../../src/core/attribution/evidence-flow.ts';
 import { splitUnits } from '../../src/core/attribution/evidence-match.ts';
 import { listCases } from '../../src/core/cases/cases.ts';
 import { buildGraph } from '../../src/core/graph/graph.ts';
@@ -123,16 +120,13 @@ describe('evidence-flow attributes each error type to its op', () => {
     expect(a).toMatchObject({ error_type: 'ResponseError', op_id: run.ops.answer });
     expect(a.candidates.at(-1)).toMatchObject({ op_id: run.ops.answer, error_type: 'ResponseError' });
   });
-  it('no decisive memory error when the prediction already holds the golden answer', async () => {
-    const run = mem0Run({ prediction: 'The puppy is called Biscuit.' });
+  it('a rejected prediction that holds the golden answer is a candidate judge error, still attributed', async () => {
+    const run = mem0Run({ prediction: 'The puppy is called Biscuit.', extraction: true });
     const a = await attribute(run);
-    expect(a.error_type).toBeNull();
-    expect(a.op_id).toBeNull();
-    expect(a.reason).toMatch(/judge/);
-  });
-  it('a prediction that differs from the golden answer only by a one-digit day is not acceptable', () => {
-    expect(predictionLooksAcceptable('3 March, 2024', ['2 March 2024'])).toBe(false);
-    expect(predictionLooksAcceptable('On March 2, 2024.', ['2 March 2024'])).toBe(true);
+    expect(a.judge_disagrees).toBe(true);
+    expect(a).toMatchObject({ error_type: 'ExtractionError', op_id: run.ops.extract0 });
+    const other = await attribute(mem0Run({ prediction: 'Rex', extraction: true }));
+    expect(other.judge_disagrees).toBe(false);
   });
   it('no decisive memory error when no evidence can be located', async () => {
     const run = mem0Run();

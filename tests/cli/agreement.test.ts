@@ -78,11 +78,19 @@ describe('memtrace agreement', () => {
     // bob [Resp, Resp, Ret] × file [Resp, Ret, Ret]: pₒ 2/3, pₑ 4/9 → κ 2/5
     expect(pair('bob', 'counterfactual').cohen_kappa).toBeCloseTo(2 / 5, 12);
     expect(pair('bob', 'counterfactual').op_disagreement).toBeCloseTo(1 / 3, 12);
-    expect(pair('counterfactual', 'fault-injection')).toMatchObject({
-      n: 0,
-      cohen_kappa: null,
-      type_disagreement: null,
-    });
+    // The file's two label sources share no case: that pair is not listed.
+    expect(pair('counterfactual', 'fault-injection')).toBeUndefined();
+    expect(out.pairs).toHaveLength(5);
+    expect(out).toMatchObject({ max_pairs: 1000, pairs_truncated: false });
+    // --max-pairs bounds the list and says that more exist.
+    const capped = JSON.parse(
+      (await run('agreement', annFile, bobFile, GRAPH, '--max-pairs', '2', '--json')).stdout,
+    );
+    expect(capped.pairs.map((p: { a: string; b: string }) => `${p.a} × ${p.b}`)).toEqual([
+      'ann × bob',
+      'ann × counterfactual',
+    ]);
+    expect(capped).toMatchObject({ max_pairs: 2, pairs_truncated: true });
     // Four cases with three raters: Pᵢ 1, 1/3, 1, 1 → P̄ 5/6; classes 4/12, 5/12, 3/12 → P̄ₑ 25/72; κ 35/47
     expect(out.shared_cases).toBe(4);
     expect(out.fleiss_kappa).toBeCloseTo(35 / 47, 12);
@@ -132,14 +140,17 @@ describe('memtrace agreement', () => {
       bad,
       JSON.stringify({ annotations: [{ graph_id: 'g', query_id: 'q', final_error_type: 5 }] }),
     );
+    // Among several files, the bad one is named with its place; the others are still read; exit 1.
     const r = await run('agreement', annFile, bad);
     expect(r.code).toBe(1);
-    expect(r.stderr.trim()).toMatch(
-      new RegExp(
-        `^memtrace agreement: ${bad.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: annotations\\[0\\]\\.final_error_type: `,
-      ),
-    );
-    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    const place = `${bad.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: annotations\\[0\\]\\.final_error_type: `;
+    expect(r.stderr).toMatch(new RegExp(`^${place}`, 'm'));
+    expect(r.stdout).toMatch(/^1 annotator\(s\): ann$/m);
+    // Alone, it fails the command with that one line.
+    const alone = await run('agreement', bad);
+    expect(alone.code).toBe(1);
+    expect(alone.stderr.trim()).toMatch(new RegExp(`^memtrace agreement: ${place}`));
+    expect(alone.stderr.trim().split('\n')).toHaveLength(1);
     expect((await run('agreement')).code).toBe(2);
     expect((await run('agreement', annFile, '--engine', 'obs')).code).toBe(2);
     expect((await run('agreement', join(tmp, 'missing.json'))).code).toBe(1);

@@ -70,6 +70,7 @@ describe('memtrace stats', () => {
       'failed_questions',
       'nodes_by_category',
       'operations_by_category',
+      'warnings',
     ]);
     expect(s).toMatchObject({
       sessions: 5,

@@ -173,7 +173,7 @@ describe('strict input decoding', () => {
     const r = await runCli(['stats', file]);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(
-      new RegExp(`^memtrace stats: ${file}: not valid UTF-8: byte ${at} \\(line \\d+, 0xc0\\)`),
+      new RegExp(`^memtrace stats: ${file}: error: not valid UTF-8: byte ${at} \\(line \\d+, 0xc0\\)`),
     );
   });
 });

@@ -13,6 +13,7 @@ import { searchValues } from '../../src/core/graph/search.ts';
 import { seededRandom } from '../../src/core/random.ts';
 import { traceStats } from '../../src/core/stats/stats.ts';
 import { exportSmartcomment } from '../../src/core/trace/export.ts';
+import { tooDeepAt } from '../../src/core/trace/nesting.ts';
 import { decodeUtf8 } from '../../src/core/trace/utf8.ts';
 import { DocBuilder } from '../helpers/doc-builder.ts';
 
@@ -183,6 +184,60 @@ describe('fuzzing hostile shapes', () => {
     const doc = validDoc() as unknown as { data: { nodes: Record<string, unknown>[] } };
     doc.data.nodes[0].metadata = JSON.parse(`{"a": ${nestedText(200)}}`);
     expect(exercise(JSON.stringify(doc), 'shallow.json')).toBe('loaded');
+  });
+
+  it('deep nesting anywhere else in a smartcomment file (top level, data, annotations) is refused by place, never exported', () => {
+    const r = seededRandom(5);
+    const places: [string, (doc: Record<string, unknown>) => void, string][] = [
+      ['$.metadata', (d) => (d.metadata = '__DEEP__'), 'metadata'],
+      ['$.extra', (d) => (d.extra = '__DEEP__'), 'extra'],
+      ['data.extra', (d) => ((d.data as Record<string, unknown>).extra = '__DEEP__'), 'extra'],
+      [
+        'data.annotations',
+        (d) => ((d.data as Record<string, unknown>).annotations = '__DEEP__'),
+        'annotations',
+      ],
+      [
+        'data.annotations[1]',
+        (d) => (d.data as { annotations: unknown[] }).annotations.push('__DEEP__'),
+        'annotation',
+      ],
+      [
+        'data.annotations[0].reason',
+        (d) => ((d.data as { annotations: Record<string, unknown>[] }).annotations[0].reason = '__DEEP__'),
+        'reason',
+      ],
+    ];
+    for (let i = 0; i < 36; i++) {
+      const [path, put, name] = places[i % places.length];
+      const depth = 257 + Math.floor(r() * 50_000);
+      const doc = validDoc() as unknown as Record<string, unknown>;
+      put(doc);
+      // Lists or objects, alternately (an annotation that is no object: always a list).
+      const list = i % 2 === 1 || path === 'data.annotations[1]';
+      const deep = list ? nestedText(depth) : `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
+      const text = JSON.stringify(doc).replace('"__DEEP__"', deep);
+      const o = openTrace(text, { file: 'deep.json' });
+      expect(o.ok, `${path} at ${depth}`).toBe(false);
+      // A list of lists as `annotations` is a list whose first annotation is too deep.
+      const [at, what] =
+        path === 'data.annotations' && list ? ['data.annotations[0]', 'annotation'] : [path, name];
+      const issue = o.issues.find((x) => x.code === 'too-deep');
+      expect(issue?.path).toBe(at);
+      expect(issue?.message).toBe(
+        `${what} nests more than 256 levels deep; such a file cannot be shown or exported`,
+      );
+    }
+  });
+
+  it('the nesting check walks without recursion: a million levels, and the exact place past the limit', () => {
+    const million = JSON.parse(nestedText(1_000_000));
+    expect(tooDeepAt(million, 256)).toEqual(Array(256).fill(0));
+    const wide = JSON.parse(`{"a": [1, {"b": ${nestedText(3)}}], "c": {"d": 2}}`);
+    // {…} is level 1, the list level 2, its object 3, then three lists: 6 levels in all.
+    expect(tooDeepAt(wide, 6)).toBeNull();
+    expect(tooDeepAt(wide, 5)).toEqual(['a', 1, 'b', 0, 0]);
+    expect(tooDeepAt('text', 0)).toBeNull();
   });
 
   it('graph_id missing, null, empty, a number, an object, a list or huge is refused with its place', () => {

@@ -3,8 +3,9 @@
  * a published Fleiss example, and the degenerate cases: one annotator, no overlap, one class.
  */
 import { describe, expect, it } from 'vitest';
-import { agreement, cohenKappa, fleissKappa } from '../../src/core/agreement/index.ts';
+import { agreement, cohenKappa, fleissKappa, pairAgreement } from '../../src/core/agreement/index.ts';
 import type { LabelRecord } from '../../src/core/labels/index.ts';
+import { seededRandom } from '../../src/core/random.ts';
 
 const G = 'graph-1';
 function label(
@@ -203,21 +204,22 @@ describe('agreement(records)', () => {
     });
   });
 
-  it('no overlap: the pair has n = 0 and undefined rates', () => {
-    const r = agreement([label('ann', 1, 'ExtractionError'), label('bob', 2, 'ExtractionError')]);
-    expect(r.pairs).toEqual([
-      {
-        a: 'ann',
-        b: 'bob',
-        n: 0,
-        op_disagreement: null,
-        type_disagreement: null,
-        cohen_kappa: null,
-        confusion: {},
-      },
-    ]);
+  it('no overlap: no pair is listed (a pair without a shared case says nothing); asked for, it has n = 0 and undefined rates', () => {
+    const records = [label('ann', 1, 'ExtractionError'), label('bob', 2, 'ExtractionError')];
+    const r = agreement(records);
+    expect(r.pairs).toEqual([]);
+    expect(r.pairs_truncated).toBe(false);
     expect(r.fleiss_kappa).toBeNull();
     expect(r.shared_cases).toBe(0);
+    expect(pairAgreement(records, 'bob', 'ann')).toEqual({
+      a: 'ann',
+      b: 'bob',
+      n: 0,
+      op_disagreement: null,
+      type_disagreement: null,
+      cohen_kappa: null,
+      confusion: {},
+    });
   });
 
   it('a single class: no type disagreement, κ undefined, op disagreement still counted', () => {
@@ -266,5 +268,88 @@ describe('agreement(records)', () => {
 
   it('can leave annotators out', () => {
     expect(agreement(two, { exclude: (a) => a === 'bob' }).annotators).toEqual(['ann']);
+  });
+});
+
+describe('pairs found through shared cases', () => {
+  /** Random labels: `people` annotators, each labelling a few of `cases` cases, some twice (the newer counts). */
+  function randomLabels(seed: number, people: number, cases: number): LabelRecord[] {
+    const r = seededRandom(seed);
+    const types = ['ExtractionError', 'UpdateError', 'RetrievalError', 'ResponseError'];
+    const out: LabelRecord[] = [];
+    for (let p = 0; p < people; p++)
+      for (let k = 0; k < 1 + Math.floor(r() * 4); k++)
+        out.push(
+          label(
+            `p${String(p).padStart(3, '0')}`,
+            Math.floor(r() * cases),
+            types[Math.floor(r() * types.length)],
+            `op-${Math.floor(r() * 3)}`,
+            `2026-01-0${1 + Math.floor(r() * 9)}`,
+          ),
+        );
+    return out;
+  }
+
+  /** Every two annotators tried against every case: the definition, worked out independently of the code. */
+  function bruteForcePairs(records: LabelRecord[]) {
+    const newest = new Map<string, LabelRecord>();
+    for (const l of [...records].sort((x, y) =>
+      x.createdAt < y.createdAt ? -1 : x.createdAt > y.createdAt ? 1 : 0,
+    ))
+      newest.set(`${l.annotator}|${l.queryId}`, l);
+    const names = [...new Set(records.map((l) => l.annotator))].sort();
+    const queries = [...new Set(records.map((l) => l.queryId))];
+    const out: { a: string; b: string; n: number; op: number; type: number }[] = [];
+    for (let i = 0; i < names.length; i++)
+      for (let j = i + 1; j < names.length; j++) {
+        let n = 0;
+        let op = 0;
+        let type = 0;
+        for (const q of queries) {
+          const x = newest.get(`${names[i]}|${q}`);
+          const y = newest.get(`${names[j]}|${q}`);
+          if (!x || !y) continue;
+          n++;
+          if (x.opId !== y.opId) op++;
+          if (x.errorType !== y.errorType) type++;
+        }
+        if (n > 0) out.push({ a: names[i], b: names[j], n, op: op / n, type: type / n });
+      }
+    return out;
+  }
+
+  it('lists exactly the pairs that share a case, with the numbers of the brute-force definition', () => {
+    for (const seed of [1, 2, 3]) {
+      const records = randomLabels(seed, 60, 40);
+      const expected = bruteForcePairs(records);
+      const r = agreement(records, { maxPairs: Number.POSITIVE_INFINITY });
+      expect(
+        r.pairs.map((p) => ({ a: p.a, b: p.b, n: p.n, op: p.op_disagreement, type: p.type_disagreement })),
+      ).toEqual(expected);
+      expect(r.pairs_truncated).toBe(false);
+      expect(r.max_pairs).toBeNull();
+      expect(expected.length).toBeGreaterThan(100);
+    }
+  });
+
+  it('stops at the cap (default 1000) and says so; the first pairs are the same as without a cap', () => {
+    const records = randomLabels(4, 60, 40);
+    const all = bruteForcePairs(records);
+    for (const cap of [0, 1, 17, all.length - 1, all.length, all.length + 5]) {
+      const r = agreement(records, { maxPairs: cap });
+      expect(r.pairs.map((p) => `${p.a}|${p.b}`)).toEqual(all.slice(0, cap).map((p) => `${p.a}|${p.b}`));
+      expect(r.pairs_truncated, `cap ${cap}`).toBe(all.length > cap);
+      expect(r.max_pairs).toBe(cap);
+    }
+    // 1,500 annotators who all labelled one case: ~1.1 M pairs exist, the default lists 1,000.
+    const crowd = Array.from({ length: 1500 }, (_, i) =>
+      label(`a${String(i).padStart(4, '0')}`, 1, 'UpdateError'),
+    );
+    const r = agreement(crowd);
+    expect(r.pairs).toHaveLength(1000);
+    expect(r.pairs_truncated).toBe(true);
+    expect(r.pairs[999]).toMatchObject({ a: 'a0000', b: 'a1000', n: 1 });
+    expect(r.shared_cases).toBe(1);
   });
 });

@@ -198,9 +198,14 @@ describe('counts the commands print are the server’s', () => {
     const g = openTrace(readFileSync(FILE, 'utf8'), { file: FILE });
     if (!g.ok) throw new Error('fixture did not load');
     const c = listCases(g.graph).find((x) => x.queryId === QUERY)!;
-    const a = await engineFor('obs')({ graph: g.graph, case: c, system: 'rag' }, { model: worker });
+    // No valid action ever: the run fails (a failed case), noting every request it cost.
+    const e = await engineFor('obs')({ graph: g.graph, case: c, system: 'rag' }, { model: worker }).then(
+      () => null,
+      (x: unknown) => x as { kind: string; spent: { calls: number } },
+    );
+    expect(e?.kind).toBe('no-valid-action');
     expect(server.requests.length).toBeGreaterThan(1);
-    expect(a.cost.llm_calls).toBe(server.requests.length);
+    expect(e?.spent.calls).toBe(server.requests.length);
     expect(meter.totals().calls).toBe(server.requests.length);
   });
 });

@@ -129,6 +129,55 @@ describe('memtrace chat', () => {
     expect(unset.stderr).toMatch(/NOPE.*not set/);
   });
 
+  /** An OpenAI completion whose message has `content: null`, with or without tool calls. */
+  const nullContent = (toolCalls?: { name: string; arguments: string }[]) => ({
+    status: 200,
+    body: {
+      id: 'chatcmpl-null',
+      model: 'qwen3:8b',
+      choices: [
+        {
+          index: 0,
+          message: {
+            role: 'assistant',
+            content: null,
+            ...(toolCalls
+              ? { tool_calls: toolCalls.map((c, i) => ({ id: `call_${i}`, type: 'function', function: c })) }
+              : {}),
+          },
+          finish_reason: toolCalls ? 'tool_calls' : 'stop',
+        },
+      ],
+      usage: { prompt_tokens: 5, completion_tokens: 3, total_tokens: 8 },
+    },
+  });
+
+  it('content null with tool calls: prints the tool calls, says there was no text, exit 0', async () => {
+    server.plan(nullContent([{ name: 'get_weather', arguments: '{"city":"Paris"}' }]));
+    const r = await run(['chat', ...openai(), 'weather?']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('tool call get_weather({"city":"Paris"}) id call_0\n');
+    expect(r.stderr).toMatch(/no text: the reply is 1 tool call\(s\)/);
+    server.plan(nullContent([{ name: 'get_weather', arguments: '{"city":"Paris"}' }]));
+    const j = await run(['chat', ...openai(), '--json', 'weather?']);
+    expect(j.code).toBe(0);
+    expect(JSON.parse(j.stdout)).toMatchObject({
+      text: '',
+      tool_calls: [{ id: 'call_0', name: 'get_weather', arguments: '{"city":"Paris"}' }],
+    });
+  });
+
+  it('content null and no tool call: no reply at all is exit 1 (text and --json)', async () => {
+    server.plan(nullContent());
+    const r = await run(['chat', ...openai(), 'hello?']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/the model sent no reply \(no text, no tool call; finish: stop\)/);
+    server.plan(nullContent());
+    const j = await run(['chat', ...openai(), '--json', 'hello?']);
+    expect(j.code).toBe(1);
+    expect(JSON.parse(j.stdout)).toMatchObject({ text: '', tool_calls: [] });
+  });
+
   it('works as a real process through bin/memtrace.mjs', async () => {
     const { stdout } = await promisify(execFile)(
       process.execPath,

@@ -203,6 +203,11 @@ export async function startMockLlmServer(): Promise<MockLlmServer> {
  * requests and default behaviour are reset before each test. Use the returned object as
  * the server (it forwards to the one started).
  */
+/** The CLI's provider flags for an OpenAI-compatible test server (the key read from `keyEnv`). */
+export function openaiFlags(base: string, model = 'm', keyEnv = 'K'): string[] {
+  return ['--provider', 'openai', '--base-url', base, '--model', model, '--api-key-env', keyEnv];
+}
+
 export function useMockLlmServer(): MockLlmServer {
   let server: MockLlmServer | undefined;
   beforeAll(async () => {

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.ts';
 import { OpenAICompatibleChatModel } from '../../src/core/llm/index.ts';
+import { ScriptedChatModel } from '../../src/core/llm/scripted.ts';
 import { loadLocomo } from '../../src/systems/index.ts';
 import {
   type OptimizeOptions,
@@ -106,6 +107,29 @@ describe('optimizePrompts with a prompt-sensitive scripted model over HTTP', () 
     expect(totalTokens(s)).toBe(server!.calls.reduce((n, c) => n + c.usage.input + c.usage.output, 0));
     expect(s.tokens_used).toBe(totalTokens(s));
     expect(r.cost.optimizer.calls).toBe(r.changes[0].failures + (r.changes[0].failures > 1 ? 1 : 0) + 1);
+  });
+
+  it('an attribution agent that gives no verdict leaves those failures not optimisable; the round goes on', async () => {
+    const m = await serve('RULE-A');
+    // The attribution model is a scripted test double that never answers with an action.
+    const junk = new ScriptedChatModel(['I would rather not say.'], { loop: true });
+    const progress: string[] = [];
+    const s = await optimizePrompts(
+      referenceTarget('mem0'),
+      { ...options(m), method: 'obs', models: { qa: m, judge: m, optimizer: m, attribution: junk } },
+      memoryStore(),
+      { onProgress: (line) => progress.push(line) },
+    );
+    const [r] = s.rounds;
+    expect(r.failures).toBeGreaterThan(0);
+    expect(r.not_optimisable).toBe(r.failures);
+    expect(r.attributions).toHaveLength(r.failures);
+    for (const a of r.attributions) {
+      expect(a).toMatchObject({ error_type: null, op_id: null, prompt: null });
+      expect(a.reason).toMatch(/^failed: the model gave no valid action 3 times in a row/);
+    }
+    expect(progress.some((l) => /not attributed \(no-valid-action: /.test(l))).toBe(true);
+    expect(r.changes).toEqual([]);
   });
 
   it('rejects a rewrite that overfits the training speakers: the held-out score drops, the prompts stay', async () => {

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseTraceText } from '../../src/core/trace/import.ts';
+import { parseValue } from '../../src/core/trace/pyrepr.ts';
 import { runCli } from '../helpers/cli.ts';
 
 const DATA = join(import.meta.dirname, '../../../shared/data');
@@ -42,9 +43,11 @@ describe('memtrace make-bench --kind llm-memories', () => {
     expect(manifest.heldout).toEqual([]);
     expect(manifest.dev.sort()).toEqual([
       'fact_store/conv-30-base.json',
+      'per_user_store/conv-30-base.json',
       'session_summary/conv-30-base.json',
       'vector_store/conv-30-base.json',
     ]);
+    expect(summary.judgeRule).toBe('offline');
     for (const f of manifest.dev) {
       const parsed = parseTraceText(readFileSync(join(out, f), 'utf8'), { file: f });
       expect(parsed.issues).toEqual([]);
@@ -61,7 +64,7 @@ describe('memtrace make-bench --kind llm-memories', () => {
     );
     expect(strict.code).toBe(1);
     expect(strict.stdout).toMatch(/NOT every type has ≥ 40/);
-  });
+  }, 240_000); // two benchmark runs over four shapes: minutes on a shared machine
 
   it('names the file of a broken data set, without a stack trace', async () => {
     const bad = join(tmp, 'bad.json');
@@ -94,6 +97,72 @@ describe('memtrace make-bench --kind llm-memories', () => {
     );
     expect(r2.code).toBe(1);
     expect(r2.stderr).toMatch(new RegExp(`^memtrace make-bench: ${locomo}: not a RealMem file`));
+  });
+
+  it("--judge-rule judges every run by that rule and names it in the judge op's metadata", async () => {
+    const bad = await run('make-bench', '--kind', 'llm-memories', '--judge-rule', 'nope', '--out', tmp);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--judge-rule must be one of offline\|containment\|token-f1\|half-words/);
+    const out = join(tmp, 'f1');
+    const r = await run(
+      'run',
+      '--system',
+      'per-user-store',
+      '--data',
+      join(DATA, 'locomo/locomo-dev.json'),
+      '--conversation',
+      'conv-30',
+      '--sessions',
+      '2',
+      '--memories',
+      'recorded',
+      '--judge-rule',
+      'token-f1',
+      '-o',
+      out,
+    );
+    expect(r.code, r.stderr).toBe(0);
+    const doc = JSON.parse(readFileSync(out, 'utf8'));
+    const judges = doc.data.operations.filter((o: { op_name: string }) => o.op_name === 'llm-judge');
+    expect(judges.length).toBeGreaterThan(0);
+    for (const j of judges)
+      expect(j.metadata).toMatchObject({ judge: 'offline-token-f1', judge_rule: 'token-f1' });
+    // Each verdict is token F1 ≥ 0.5 of the prediction against a golden answer, computed here.
+    const value = (id: string) =>
+      doc.data.nodes.find((n: { full_node_id: string }) => n.full_node_id === id)?.value;
+    const tokens = (t: string) =>
+      t
+        .toLowerCase()
+        .replace(/[^a-z0-9\s]/g, ' ')
+        .replace(/\b(a|an|the|and)\b/g, ' ')
+        .split(/\s+/)
+        .filter(Boolean);
+    const f1 = (p: string, g: string) => {
+      const pt = tokens(p);
+      const left = tokens(g);
+      let same = 0;
+      for (const t of pt) {
+        const i = left.indexOf(t);
+        if (i >= 0) {
+          same++;
+          left.splice(i, 1);
+        }
+      }
+      return same === 0 ? 0 : (2 * same) / (pt.length + tokens(g).length);
+    };
+    for (const j of judges) {
+      const edges = doc.data.edges.filter((e: { op_id: string }) => e.op_id === j.op_id);
+      const vars = edges.map((e: { source_full_node_id: string }) => e.source_full_node_id);
+      const pred = vars.find((v: string) => v.includes('pred-'));
+      const gold = vars.find((v: string) => v.includes('gold-'));
+      const score = edges.find((e: { target_full_node_id: string }) =>
+        e.target_full_node_id.includes('score-'),
+      );
+      const golds = parseValue(value(gold)) as string[];
+      const predicted = parseValue(value(pred)) as string;
+      const expected = golds.some((g) => f1(predicted, g) >= 0.5);
+      expect(Number(parseValue(value(score.target_full_node_id))), predicted).toBe(expected ? 1 : 0);
+    }
   });
 
   it('rejects a missing --kind as a usage error', async () => {

@@ -24,10 +24,17 @@ export const CSV_COLUMNS = [
   'reason',
 ] as const;
 
-/** One CSV field: quoted when it holds a comma, quote or line break; formula triggers prefixed with `'`. */
+/**
+ * Text a spreadsheet would read as a formula (OWASP "CSV injection"): starting with `= + - @`,
+ * a tab, CR or LF, or white space before one of `= + - @` or their full-width forms `＝ ＋ － ＠`
+ * (some spreadsheets trim the space or fold the width).
+ */
+const FORMULA_START = /^(?:[\t\r\n]|\s*[=+\-@\uFF1D\uFF0B\uFF0D\uFF20])/;
+
+/** One CSV field: quoted when it holds a comma, quote or line break; text a spreadsheet would run as a formula prefixed with `'`. */
 export function csvField(value: string | number | boolean | null): string {
   let s = value === null ? '' : String(value);
-  if (/^[=+\-@\t\r]/.test(s) && typeof value === 'string') s = `'${s}`;
+  if (typeof value === 'string' && FORMULA_START.test(s)) s = `'${s}`;
   return /[",\r\n]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s;
 }
 

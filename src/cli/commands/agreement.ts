@@ -1,12 +1,12 @@
 /** `memtrace agreement`: how far annotators (people, files, engines) agree on the labelled failures. */
-import { agreement as agreementOf } from '../../core/agreement/agreement.ts';
+import { agreement as agreementOf, DEFAULT_MAX_PAIRS } from '../../core/agreement/agreement.ts';
 import { listCases } from '../../core/cases/cases.ts';
 import { systemOf } from '../../core/cases/system.ts';
 import { ENGINE_SOURCE, type LabelRecord } from '../../core/labels/record.ts';
 import { depsFor } from '../attribution-setup.ts';
-import { type Command, JSON_FLAG } from '../command.ts';
+import { type Command, intFlag, JSON_FLAG } from '../command.ts';
 import { openTraceFile, problemLine } from '../files.ts';
-import { CliError, printJson } from '../io.ts';
+import { CliError, printJson, printLine } from '../io.ts';
 import { readLabelPaths } from '../labels.ts';
 
 const ENGINE_ANNOTATOR = 'engine:evidence';
@@ -54,10 +54,17 @@ export const agreement: Command = {
   name: 'agreement',
   summary:
     'agreement between annotators: per pair n, op / type disagreement, Cohen κ; Fleiss κ; disputed cases',
-  usage: 'memtrace agreement <annotations files, graph files or dirs…> [--engine evidence] [--json]',
+  usage:
+    'memtrace agreement <annotations files, graph files or dirs…> [--engine evidence] [--max-pairs N] [--json]',
   args: { min: 1, max: Number.POSITIVE_INFINITY, name: '<annotations files, graph files or dirs…>' },
   options: {
     ...JSON_FLAG,
+    'max-pairs': {
+      type: 'string',
+      value: 'N',
+      default: String(DEFAULT_MAX_PAIRS),
+      help: 'list at most N pairs of annotators who share cases, by name (pairs_truncated says when more exist; 0 = none)',
+    },
     engine: {
       type: 'string',
       value: 'evidence',
@@ -67,33 +74,44 @@ export const agreement: Command = {
   async run({ positionals, values }, io) {
     if (values.engine !== undefined && values.engine !== 'evidence')
       throw new CliError('--engine must be evidence (the deterministic attributor; no model)', 2);
-    const { labels, files, graphFiles } = await readLabelPaths(positionals);
+    const { labels, files, graphFiles, unreadable } = await readLabelPaths(positionals, io);
     if (files === 0) throw new CliError(`${positionals.join(', ')}: no .json files to read labels from`);
-    io.stderr.write(`${labels.length} label(s) in ${files} file(s)\n`);
+    io.stderr.write(
+      `${labels.length} label(s) in ${files - unreadable} file(s)${unreadable ? `; ${unreadable} file(s) could not be read` : ''}\n`,
+    );
     if (values.engine) {
       if (graphFiles.length === 0)
         throw new CliError('--engine needs graph files among the inputs (it attributes their cases)', 2);
       labels.push(...(await engineLabels(graphFiles, labels, io)));
     }
-    const report = agreementOf(labels);
+    const report = agreementOf(labels, { maxPairs: intFlag(values, 'max-pairs', 0) });
     if (values.json) {
       printJson(io, report);
-      return 0;
+      return unreadable ? 1 : 0;
     }
     const num = (x: number | null, pct = false) =>
       x === null ? '—' : pct ? `${(100 * x).toFixed(1)} %` : x.toFixed(3);
-    io.stdout.write(
-      `${report.annotators.length} annotator(s): ${report.annotators.join(', ')}\n${report.shared_cases} case(s) labelled by two or more · Fleiss κ ${num(report.fleiss_kappa)}\n`,
+    printLine(io, `${report.annotators.length} annotator(s): ${report.annotators.join(', ')}`);
+    printLine(
+      io,
+      `${report.shared_cases} case(s) labelled by two or more · Fleiss κ ${num(report.fleiss_kappa)}`,
     );
     for (const p of report.pairs)
-      io.stdout.write(
-        `${p.a} × ${p.b}: n ${p.n}  type disagreement ${num(p.type_disagreement, true)}  op disagreement ${num(p.op_disagreement, true)}  Cohen κ ${num(p.cohen_kappa)}\n`,
+      printLine(
+        io,
+        `${p.a} × ${p.b}: n ${p.n}  type disagreement ${num(p.type_disagreement, true)}  op disagreement ${num(p.op_disagreement, true)}  Cohen κ ${num(p.cohen_kappa)}`,
       );
-    io.stdout.write(`${report.disputed.length} disputed case(s)\n`);
+    if (report.pairs_truncated)
+      printLine(
+        io,
+        `… more pairs share cases than the ${report.max_pairs} listed (--max-pairs N lists more)`,
+      );
+    printLine(io, `${report.disputed.length} disputed case(s)`);
     for (const d of report.disputed)
-      io.stdout.write(
-        `  ${d.graph_id} ${d.query_id}: ${d.labels.map((l) => `${l.annotator}=${l.error_type}@${l.op_id ?? '-'}`).join('  ')}\n`,
+      printLine(
+        io,
+        `  ${d.graph_id} ${d.query_id}: ${d.labels.map((l) => `${l.annotator}=${l.error_type}@${l.op_id ?? '-'}`).join('  ')}`,
       );
-    return 0;
+    return unreadable ? 1 : 0;
   },
 };

@@ -3,6 +3,7 @@ import { listCases } from '../../core/cases/cases.ts';
 import { systemOf } from '../../core/cases/system.ts';
 import { mapLimited, UsageMeter } from '../../core/llm/index.ts';
 import { type MemtraceRecord, memtraceRecord, memtraceResults } from '../../core/report/memtrace-format.ts';
+import { oneLine } from '../../core/text/controls.ts';
 import {
   ATTRIBUTION_FLAGS,
   ATTRIBUTION_USAGE,
@@ -16,7 +17,7 @@ import {
   modelFor,
 } from '../attribution-setup.ts';
 import { type Command, JSON_FLAG } from '../command.ts';
-import { CliError, printJson } from '../io.ts';
+import { CliError, printJson, printLine } from '../io.ts';
 import { usageLine } from '../provider-flags.ts';
 import { loadGraph } from './load.ts';
 
@@ -110,7 +111,7 @@ export const attribute: Command = {
     } else if (values.json) printJson(io, out);
     else
       for (const a of out)
-        io.stdout.write(`${a.query_id}\t${a.error_type ?? 'none'}\t${a.op_id ?? '-'}\t${a.reason}\n`);
+        printLine(io, [a.query_id, a.error_type ?? 'none', a.op_id ?? '-', a.reason].map(oneLine).join('\t'));
     const failed = out.filter((a) => a.error).length;
     if (model) io.stderr.write(`${usageLine(meter.totals())}\n`);
     if (failed) io.stderr.write(`${failed} of ${out.length} case(s) failed\n`);

@@ -1,4 +1,3 @@
-import { writeFile } from 'node:fs/promises';
 import { type ScoredCase, scoredCase, summarize } from '../../core/bench/metrics.ts';
 import { listCases } from '../../core/cases/cases.ts';
 import { systemOf } from '../../core/cases/system.ts';
@@ -23,6 +22,7 @@ import { openOneOf, outputFile, traceFilesIn } from '../files.ts';
 import { CliError, printJson } from '../io.ts';
 import { LABEL_SOURCE_USAGE, labelChoiceOf, readLabelPaths } from '../labels.ts';
 import { usageJson, usageLine } from '../provider-flags.ts';
+import { writeAtomic } from '../write.ts';
 
 export const bench: Command = {
   name: 'bench',
@@ -50,9 +50,10 @@ export const bench: Command = {
     const method = methodOf(values);
     const choice = labelChoiceOf(values);
     // Labels from annotations files (a team's, adjudicated ones) join each graph's own.
-    const extra = Array.isArray(values.labels)
-      ? (await readLabelPaths(values.labels.map(String))).labels
-      : [];
+    const extraLabels = Array.isArray(values.labels)
+      ? await readLabelPaths(values.labels.map(String), io)
+      : { labels: [], unreadable: 0 };
+    const extra = extraLabels.labels;
     const files = await traceFilesIn(positionals);
     if (typeof values.out === 'string') await outputFile(values.out, '--out');
     const meter = new UsageMeter();
@@ -68,7 +69,7 @@ export const bench: Command = {
       llm_calls: number;
       error: CaseFailure | null;
     })[] = [];
-    let unreadable = 0;
+    let unreadable = extraLabels.unreadable;
     for (const [i, file] of files.entries()) {
       const graph = await openOneOf(file, files.length, io);
       if (!graph) {
@@ -124,13 +125,7 @@ export const bench: Command = {
       ...(model ? { llm_usage: usageJson(meter.totals()) } : {}),
     };
     if (typeof values.out === 'string') {
-      try {
-        await writeFile(values.out, `${JSON.stringify({ summary, cases: perCase }, null, 2)}\n`);
-      } catch (e) {
-        throw new CliError(
-          `${values.out}: cannot write (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`,
-        );
-      }
+      await writeAtomic(values.out, `${JSON.stringify({ summary, cases: perCase }, null, 2)}\n`);
     }
     if (values.json) printJson(io, summary);
     else {

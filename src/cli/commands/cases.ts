@@ -1,9 +1,10 @@
 import { listCases, type TraceCase } from '../../core/cases/cases.ts';
 import { casePath } from '../../core/cases/path.ts';
 import { systemOf } from '../../core/cases/system.ts';
+import { oneLine } from '../../core/text/controls.ts';
 import { type Command, JSON_FLAG } from '../command.ts';
 import { openOneOf, traceFilesIn } from '../files.ts';
-import { printJson } from '../io.ts';
+import { printJson, printLine } from '../io.ts';
 import { progressReporter } from '../progress.ts';
 
 /** `judgeOpId` → `judge_op_id`. */
@@ -81,8 +82,11 @@ export const cases: Command = {
     if (values.json) printJson(io, out);
     else
       for (const c of out)
-        io.stdout.write(
-          `${c.query_id}\t${c.error_type ?? '-'}\t${c.op_id ?? '-'}\t${c.question.replace(/\s+/g, ' ').slice(0, 100)}\n`,
+        printLine(
+          io,
+          [c.query_id, c.error_type ?? '-', c.op_id ?? '-', c.question.replace(/\s+/g, ' ').slice(0, 100)]
+            .map(oneLine)
+            .join('\t'),
         );
     return failedFiles > 0 ? 1 : 0;
   },

@@ -1,6 +1,6 @@
 import { type ChatResponse, isLlmError, spentOfResponse, UsageMeter } from '../../core/llm/index.ts';
 import { type Command, intFlag, JSON_FLAG } from '../command.ts';
-import { CliError, printJson } from '../io.ts';
+import { CliError, printJson, printLine } from '../io.ts';
 import { chatModelFromFlags, PROVIDER_FLAGS, PROVIDER_USAGE } from '../provider-flags.ts';
 
 export const chat: Command = {
@@ -41,16 +41,27 @@ export const chat: Command = {
         stream,
         onToken: stream ? (t) => io.stdout.write(t) : undefined,
       });
+      const calls = r.toolCalls ?? [];
       if (values.json) printJson(io, chatJson(model.provider, r));
       else {
-        if (!stream) io.stdout.write(r.text);
-        io.stdout.write('\n');
+        if (!stream && r.text) io.stdout.write(r.text);
+        if (r.text || !calls.length) io.stdout.write('\n');
+        // A reply of tool calls only (content null) is shown as those calls, not as an empty line.
+        for (const c of calls)
+          printLine(io, `tool call ${c.name}(${c.arguments})${c.id ? ` id ${c.id}` : ''}`);
         const u = r.usage;
-        const calls = spentOfResponse(r).calls;
+        const requests = spentOfResponse(r).calls;
         io.stderr.write(
           `${model.provider} ${r.model}: ${u.inputTokens} input + ${u.outputTokens} output tokens${u.estimated ? ' (estimated)' : ''}${r.cached ? ' (from cache)' : ''}, ` +
-            `${calls} request${calls === 1 ? '' : 's'}, finish: ${r.finishReason}\n`,
+            `${requests} request${requests === 1 ? '' : 's'}, finish: ${r.finishReason}\n`,
         );
+      }
+      if (!r.text && calls.length) io.stderr.write(`no text: the reply is ${calls.length} tool call(s)\n`);
+      if (!r.text && !calls.length) {
+        io.stderr.write(
+          `memtrace chat: the model sent no reply (no text, no tool call; finish: ${r.finishReason})\n`,
+        );
+        return 1;
       }
       return 0;
     } catch (e) {

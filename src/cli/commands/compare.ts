@@ -2,7 +2,7 @@
 import type { Divergence } from '../../core/compare/divergence.ts';
 import { pairQuestions } from '../../core/compare/questions.ts';
 import { type Command, JSON_FLAG } from '../command.ts';
-import { CliError, printJson } from '../io.ts';
+import { CliError, printJson, printLine } from '../io.ts';
 import { loadGraph } from './load.ts';
 
 export const compare: Command = {
@@ -45,10 +45,11 @@ export const compare: Command = {
       `${s.questions} question(s): ${s.fixed} fixed, ${s.broken} broken, ${s.same} same (${s.still_wrong} still wrong); ${s.diverged} with a first divergence\n`,
     );
     for (const q of out.questions.filter((x) => x.change !== 'same'))
-      io.stdout.write(
+      printLine(
+        io,
         `${q.change.padEnd(6)} ${q.outcome_a} → ${q.outcome_b}  ${q.query.replace(/\s+/g, ' ').slice(0, 80)}${
           q.first_divergence ? `  (diverges at ${divergenceText(q.first_divergence)})` : ''
-        }\n`,
+        }`,
       );
     const m = out.memory;
     io.stdout.write(

@@ -1,9 +1,9 @@
-import { writeFile } from 'node:fs/promises';
 import { exportSmartcomment } from '../../core/trace/export.ts';
 import { otlpJson } from '../../sdk/otel.ts';
 import type { Command } from '../command.ts';
 import { outputFile } from '../files.ts';
 import { CliError } from '../io.ts';
+import { writeAtomic } from '../write.ts';
 import { loadGraph } from './load.ts';
 
 /** `otlp`: GenAI + memory span attributes; `openinference`: Phoenix's names. Both keep every record in `memtrace.*`. */
@@ -41,20 +41,14 @@ export const exportCommand: Command = {
       throw new CliError('--indent must be a whole number 0–8', 2);
     await outputFile(values.output, '-o');
     const g = await loadGraph(positionals[0], io);
-    try {
-      const bytes =
-        format === 'smartcomment'
-          ? exportSmartcomment(g.doc, { indent })
-          : await otlpJson(g.doc, {
-              flavour: format === 'otlp' ? 'genai' : 'openinference',
-              exact: values['standard-only'] !== true,
-            });
-      await writeFile(values.output, bytes);
-    } catch (e) {
-      throw new CliError(
-        `${values.output}: cannot write (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`,
-      );
-    }
+    const bytes =
+      format === 'smartcomment'
+        ? exportSmartcomment(g.doc, { indent })
+        : await otlpJson(g.doc, {
+            flavour: format === 'otlp' ? 'genai' : 'openinference',
+            exact: values['standard-only'] !== true,
+          });
+    await writeAtomic(values.output, bytes);
     io.stderr.write(`wrote ${values.output}\n`);
     return 0;
   },

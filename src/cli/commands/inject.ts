@@ -1,5 +1,5 @@
 /** `memtrace inject`: a fault-injected, counterfactually labelled benchmark in MemTraceBench's layout. */
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { UsageMeter } from '../../core/llm/index.ts';
 import { exportSmartcomment } from '../../core/trace/export.ts';
@@ -8,6 +8,7 @@ import { type Command, JSON_FLAG } from '../command.ts';
 import { outputDir } from '../files.ts';
 import { CliError, printJson } from '../io.ts';
 import { PROVIDER_FLAGS, PROVIDER_USAGE, usageLine } from '../provider-flags.ts';
+import { writeAtomic } from '../write.ts';
 import { DATA_FLAGS, modelFromValues, readDataArgs } from './run.ts';
 
 export const inject: Command = {
@@ -72,7 +73,7 @@ export const inject: Command = {
       write: async (rel, doc) => {
         const file = join(out, rel);
         await mkdir(dirname(file), { recursive: true });
-        await writeFile(file, exportSmartcomment(doc, { indent: values.compact ? 0 : 2 }));
+        await writeAtomic(file, exportSmartcomment(doc, { indent: values.compact ? 0 : 2 }));
       },
       onProgress: (m) => io.stderr.write(`${m}\n`),
     });

@@ -1,13 +1,22 @@
 /** Opening one trace for a command that needs a graph: fails with the file's problems. */
 import type { TraceGraph } from '../../core/graph/graph.ts';
+import type { TraceIssue } from '../../core/trace/issues.ts';
 import { openTraceFile, problemLine } from '../files.ts';
 import { CliError, type CliIO } from '../io.ts';
 
-export async function loadGraph(file: string, io: CliIO): Promise<TraceGraph> {
+/** A trace's graph and the warnings it loaded with (a file that does not load fails the command). */
+export async function openGraph(
+  file: string,
+  io: CliIO,
+): Promise<{ graph: TraceGraph; warnings: TraceIssue[] }> {
   const r = await openTraceFile(file);
   if (!r.ok) throw new CliError(problemLine(file, r.issues));
   const warnings = r.issues.length;
   if (warnings > 0)
     io.stderr.write(`${file}: loaded with ${warnings} warning(s); run memtrace validate to see them\n`);
-  return r.graph;
+  return { graph: r.graph, warnings: r.issues };
+}
+
+export async function loadGraph(file: string, io: CliIO): Promise<TraceGraph> {
+  return (await openGraph(file, io)).graph;
 }

@@ -1,5 +1,5 @@
 /** `memtrace make-bench --kind llm-memories`: the labelled benchmark of LLM-written (recorded) memories. */
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { exportSmartcomment } from '../../core/trace/export.ts';
 import {
@@ -13,6 +13,8 @@ import {
 } from '../../systems/index.ts';
 import { type Command, JSON_FLAG, type Values } from '../command.ts';
 import { CliError, printJson } from '../io.ts';
+import { JUDGE_RULE_FLAG, judgeRuleOf } from '../judge-rule-flag.ts';
+import { writeAtomic } from '../write.ts';
 
 const list = (v: Values[string]) => (typeof v === 'string' ? v.split(',').filter(Boolean) : []);
 
@@ -55,7 +57,7 @@ export function describeLlmBench(s: LlmBenchSummary): string {
   const row = (c: Record<string, number>) =>
     ERROR_TYPES.map((t) => `${t.replace('Error', '')} ${c[t] ?? 0}`).join(', ');
   return [
-    `${s.graphs} graphs, ${s.cases} labelled cases (${s.heldout.cases} held out: ${s.heldout.conversations.join(', ')})`,
+    `judge rule ${s.judgeRule}: ${s.graphs} graphs, ${s.cases} labelled cases (${s.heldout.cases} held out: ${s.heldout.conversations.join(', ')})`,
     `natural:  ${row(s.natural)}`,
     `injected: ${row(s.injected)}`,
     `total:    ${row(s.total)} — ${s.meetsMinimum ? 'every' : 'NOT every'} type has ≥ ${s.minPerType}`,
@@ -77,7 +79,8 @@ export const makeBench: Command = {
     'write the labelled benchmark of LLM-written memories (recorded LoCoMo / RealMem memories replayed)',
   usage:
     'memtrace make-bench --kind llm-memories --out DIR [--locomo FILE] [--realmem FILE,FILE…] ' +
-    '[--heldout conv-47,conv-44,Liam_O_Connor] [--min-per-type 40] [--verify] [--compact] [--json]',
+    '[--heldout conv-47,conv-44,Liam_O_Connor] [--min-per-type 40] [--judge-rule offline|containment|token-f1|half-words] ' +
+    '[--verify] [--compact] [--json]',
   args: { min: 0, max: 0, name: '' },
   options: {
     ...JSON_FLAG,
@@ -101,6 +104,7 @@ export const makeBench: Command = {
       value: 'N',
       help: 'cases every error type must have (exit 1 below it)',
     },
+    'judge-rule': JUDGE_RULE_FLAG,
     verify: {
       type: 'boolean',
       default: false,
@@ -115,6 +119,7 @@ export const makeBench: Command = {
     const minPerType = Number(values['min-per-type']);
     if (!(Number.isInteger(minPerType) && minPerType >= 0))
       throw new CliError('--min-per-type must be a whole number', 2);
+    const judgeRule = judgeRuleOf(values);
     if (typeof values.locomo !== 'string' && typeof values.realmem !== 'string')
       throw new CliError('give --locomo FILE and/or --realmem FILE,…', 2);
     const locomo =
@@ -133,18 +138,19 @@ export const makeBench: Command = {
       parts: defaultLlmBenchParts(locomo, realmem),
       heldout: list(values.heldout),
       minPerType,
+      judgeRule,
       verify: values.verify === true,
       write: async (rel, doc) => {
         const file = join(out, rel);
         await mkdir(dirname(file), { recursive: true });
-        await writeFile(file, exportSmartcomment(doc, { indent: values.compact ? 0 : 2 }));
+        await writeAtomic(file, exportSmartcomment(doc, { indent: values.compact ? 0 : 2 }));
       },
       onProgress: (m) => io.stderr.write(`${m}\n`),
     });
     const seconds = (Date.now() - started) / 1000;
-    await writeFile(join(out, 'summary.json'), `${JSON.stringify({ ...summary, seconds }, null, 2)}\n`);
+    await writeAtomic(join(out, 'summary.json'), `${JSON.stringify({ ...summary, seconds }, null, 2)}\n`);
     const files = (part: string) => summary.manifest.filter((m) => m.part === part).map((m) => m.file);
-    await writeFile(
+    await writeAtomic(
       join(out, 'manifest.json'),
       `${JSON.stringify({ dev: files('dev'), heldout: files('heldout') }, null, 2)}\n`,
     );

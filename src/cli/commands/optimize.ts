@@ -6,7 +6,7 @@
  * in the paper's shape); `--resume` continues an interrupted run; calls are cached in
  * `<out>/cache` (or --cache-dir), so a resumed round replays its calls free.
  */
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AttributionMethod } from '../../core/attribution/types.ts';
 import type { OptimizeState, OptimizeStore } from '../../systems/optimize/index.ts';
@@ -16,15 +16,14 @@ import { METHODS } from '../attribution-setup.ts';
 import { type Command, intFlag, type Values } from '../command.ts';
 import { CliError, type CliIO } from '../io.ts';
 import { chatModelFromFlags, PROVIDER_FLAGS, PROVIDER_USAGE } from '../provider-flags.ts';
+import { writeAtomic } from '../write.ts';
 import { DATA_FLAGS, readDataArgs } from './run.ts';
 
 /** The loop, loaded when the command runs: its import is heavy (systems, attribution, NLP libraries). */
 const optimizeLib = () => import('../../systems/optimize/index.ts');
 
 async function writeJson(path: string, value: unknown) {
-  const tmp = `${path}.tmp`;
-  await writeFile(tmp, `${JSON.stringify(value, null, 2)}\n`);
-  await rename(tmp, path);
+  await writeAtomic(path, `${JSON.stringify(value, null, 2)}\n`);
 }
 
 /** The run's folder: the state, and per round the record and the paper's update_results.json. */

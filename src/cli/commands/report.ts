@@ -5,7 +5,7 @@
  * self-contained HTML, JSON, or the paper's `error_analysis_report.json`. With provider
  * flags a model writes the narrative (batches of 4, cached with --cache-dir).
  */
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { listCases, type TraceCase } from '../../core/cases/cases.ts';
 import type { TraceGraph } from '../../core/graph/graph.ts';
 import type {
@@ -20,6 +20,7 @@ import { type Command, intFlag } from '../command.ts';
 import { openOneOf, readText, traceFilesIn } from '../files.ts';
 import { CliError, type CliIO } from '../io.ts';
 import { chatModelFromFlags, PROVIDER_FLAGS, PROVIDER_USAGE } from '../provider-flags.ts';
+import { writeAtomic } from '../write.ts';
 
 /**
  * The report builder and the evidence-flow engine, loaded when the command runs: their imports
@@ -263,9 +264,5 @@ async function emit(io: CliIO, out: unknown, text: string) {
     io.stdout.write(text);
     return;
   }
-  try {
-    await writeFile(out, text);
-  } catch (e) {
-    throw new CliError(`${out}: cannot write (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
-  }
+  await writeAtomic(out, text);
 }

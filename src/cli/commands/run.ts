@@ -1,4 +1,5 @@
 /** `memtrace run`: a reference memory system over a data set conversation, traced to a smartcomment file. */
+import { dirname } from 'node:path';
 import { UsageMeter } from '../../core/llm/index.ts';
 import { fileSink } from '../../sdk/file-sink.node.ts';
 import { Tracer } from '../../sdk/index.ts';
@@ -23,12 +24,14 @@ import {
 import { type Command, intFlag, type Options, type Values } from '../command.ts';
 import { outputFile, readText } from '../files.ts';
 import { CliError, type CliIO } from '../io.ts';
+import { JUDGE_RULE_FLAG, judgeRuleOf } from '../judge-rule-flag.ts';
 import { chatModelFromFlags, PROVIDER_FLAGS, PROVIDER_USAGE, usageLine } from '../provider-flags.ts';
+import { beginWrite, removeNow, spoolFolder } from '../write.ts';
 
 export const DATA_FLAGS: Options = {
   system: {
     type: 'string',
-    value: 'rag|long-context|mem0|evermemos|fact-store|session-summary|vector-store',
+    value: 'rag|long-context|mem0|evermemos|fact-store|session-summary|vector-store|per-user-store',
     help: 'the reference memory system or memory shape (required)',
   },
   dataset: {
@@ -126,8 +129,9 @@ export const run: Command = {
   name: 'run',
   summary: 'run a reference memory system on a data set conversation and write its execution graph',
   usage:
-    'memtrace run --system rag|long-context|mem0|evermemos|fact-store|session-summary|vector-store ' +
+    'memtrace run --system rag|long-context|mem0|evermemos|fact-store|session-summary|vector-store|per-user-store ' +
     '[--dataset locomo|realmem|longmemeval] --data FILE [--conversation ID] [--sessions N] [--top-k N] [--memories offline|recorded] ' +
+    '[--judge-rule offline|containment|token-f1|half-words] ' +
     `[--offline | ${PROVIDER_USAGE}] [--format smartcomment|otlp|openinference [--standard-only]] -o OUT.json`,
   args: { min: 0, max: 0, name: '' },
   options: {
@@ -145,6 +149,7 @@ export const run: Command = {
       value: 'offline|recorded',
       help: "extraction: the offline components' own, or the data set's recorded LLM-written memories",
     },
+    'judge-rule': JUDGE_RULE_FLAG,
     format: {
       type: 'string',
       default: 'smartcomment',
@@ -167,6 +172,7 @@ export const run: Command = {
     const memories = values.memories;
     if (memories !== 'offline' && memories !== 'recorded')
       throw new CliError('--memories must be offline or recorded', 2);
+    const judgeRule = judgeRuleOf(values);
     const args = await readDataArgs<SystemName | ShapeName>(values, [...SYSTEM_NAMES, ...SHAPE_NAMES]);
     const system = args.system;
     const topK = topKOf(values, system);
@@ -185,12 +191,15 @@ export const run: Command = {
     io.stderr.write(
       `${system} on ${conv.id} (${conv.sessions.length} sessions, ${conv.questions.length} questions), ${mode}\n`,
     );
+    // Written beside OUT and renamed into place at the end: an interrupted run leaves OUT as it was.
+    const target = await beginWrite(out);
+    const spool = format === 'smartcomment' ? spoolFolder(dirname(target.temp)) : undefined;
     const tracer = new Tracer({
       // otlp / openinference: the same run as OpenTelemetry spans, written by the OpenTelemetry SDK.
       sink:
         format === 'smartcomment'
-          ? fileSink(out)
-          : otelFileSink(out, {
+          ? fileSink(target.temp, { spoolDir: spool })
+          : otelFileSink(target.temp, {
               flavour: format === 'otlp' ? 'genai' : 'openinference',
               exact: values['standard-only'] !== true,
               serviceName: `memtrace-${system}`,
@@ -213,14 +222,19 @@ export const run: Command = {
         tracer,
         llm,
         memories,
+        judgeRule,
         maxSessions: args.maxSessions,
         onProgress: (done, total, label) => io.stderr.write(`[${done}/${total}] ${label}\n`),
       });
+      await tracer.finish();
+      await target.commit();
     } catch (e) {
+      await target.discard();
       if (llm) io.stderr.write(`before the failure: ${usageLine(meter.totals())}\n`);
       throw e;
+    } finally {
+      if (spool) removeNow(spool);
     }
-    await tracer.finish();
     const correct = result.answers.filter((a) => a.correct).length;
     io.stderr.write(
       `${out}: ${tracer.counts.nodes} variables, ${tracer.counts.operations} ops, ${tracer.counts.edges} edges; ` +

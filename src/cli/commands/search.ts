@@ -6,7 +6,7 @@
  * trace's documents or the model change.
  */
 import { createHash } from 'node:crypto';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { corpusFromGraph, type DocScope, indexKey } from '../../core/retrieval/corpus.ts';
 import type { Embedder } from '../../core/retrieval/embedder.ts';
@@ -15,7 +15,8 @@ import { RetrievalIndex, SEARCH_METHODS, type SearchMethod } from '../../core/re
 import { nodeModelDir } from '../../core/retrieval/transformers.node.ts';
 import { type Dtype, TransformersEmbedder } from '../../core/retrieval/transformers.ts';
 import { type Command, intFlag, JSON_FLAG } from '../command.ts';
-import { CliError, type CliIO, printJson } from '../io.ts';
+import { CliError, type CliIO, printJson, printLine } from '../io.ts';
+import { writeAtomic } from '../write.ts';
 import { loadGraph } from './load.ts';
 
 const SCOPES = ['messages', 'all'];
@@ -107,9 +108,7 @@ export const search: Command = {
       index = await RetrievalIndex.build(corpus, { embedder });
       if (useCache) {
         await mkdir(cacheDir(io), { recursive: true });
-        const tmp = `${cachePath}.${process.pid}.tmp`;
-        await writeFile(tmp, index.serialize());
-        await rename(tmp, cachePath);
+        await writeAtomic(cachePath, index.serialize());
       }
     }
 
@@ -125,8 +124,9 @@ export const search: Command = {
       if (rows.length === 0) io.stdout.write('no matching documents\n');
       for (const h of hits) {
         const text = corpus.texts[h.doc].replace(/\s+/g, ' ').slice(0, 100);
-        io.stdout.write(
-          `${String(h.rank).padStart(3)}  ${h.score.toFixed(4).padStart(9)}  ${h.full_node_id}  ${text}\n`,
+        printLine(
+          io,
+          `${String(h.rank).padStart(3)}  ${h.score.toFixed(4).padStart(9)}  ${h.full_node_id}  ${text}`,
         );
       }
     }

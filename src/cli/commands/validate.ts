@@ -1,7 +1,7 @@
 import { formatIssue, type TraceIssue } from '../../core/trace/issues.ts';
 import { type Command, JSON_FLAG } from '../command.ts';
 import { openTraceFile, traceFilesIn } from '../files.ts';
-import { printJson } from '../io.ts';
+import { printJson, printLine } from '../io.ts';
 import { progressReporter } from '../progress.ts';
 
 export interface ValidateReport {
@@ -32,10 +32,11 @@ export const validate: Command = {
     if (values.json) printJson(io, reports);
     else {
       for (const r of reports) {
-        io.stdout.write(
-          `${r.ok ? 'ok     ' : 'FAILED '} ${r.file}${r.issues.length ? ` (${r.errors} errors, ${r.warnings} warnings)` : ''}\n`,
+        printLine(
+          io,
+          `${r.ok ? 'ok     ' : 'FAILED '} ${r.file}${r.issues.length ? ` (${r.errors} errors, ${r.warnings} warnings)` : ''}`,
         );
-        for (const issue of r.issues) io.stdout.write(`  ${formatIssue(issue)}\n`);
+        for (const issue of r.issues) printLine(io, `  ${formatIssue(issue)}`);
       }
     }
     return reports.every((r) => r.ok) ? 0 : 1;

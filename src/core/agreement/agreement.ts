@@ -1,9 +1,14 @@
 /**
  * Agreement between annotators (people, files, engines — an engine is one more annotator):
  * labels pair by (graph_id, query_id); each annotator's newest record of a case is their label.
- * Per pair: how many cases both labelled, how often they disagree on the op and on the
- * type, Cohen's κ on the type, and the confusion matrix of their types. Over all: Fleiss' κ,
- * disagreement per error type, and the disputed cases with everyone's label and reason.
+ * Per pair of annotators who share cases: how many cases both labelled, how often they disagree
+ * on the op and on the type, Cohen's κ on the type, and the confusion matrix of their types.
+ * Over all: Fleiss' κ, disagreement per error type, and the disputed cases with everyone's
+ * label and reason.
+ * Cost: near-linear in labels. Pairs are found through the cases they share (never by trying
+ * every two annotators), listed by name up to `maxPairs`, and the search stops there: the work
+ * is the labels plus, per listed annotator, the labels of the cases they share; the output
+ * holds at most `maxPairs` pairs whatever the number of annotators.
  * Adjudicated labels (source `adjudicated`) are final decisions, not one more opinion: they
  * are left out of the numbers and shown on the disputed case they settle.
  */
@@ -79,7 +84,12 @@ export interface AgreementReport {
   annotators: string[];
   /** Cases labelled by two or more annotators. */
   shared_cases: number;
+  /** Pairs that share at least one case (n > 0), ordered by (a, b), at most `max_pairs` of them. */
   pairs: PairAgreement[];
+  /** The cap on `pairs` this report was made with (null: none). */
+  max_pairs: number | null;
+  /** More pairs share cases than are listed (raise `maxPairs` / `--max-pairs` to see them). */
+  pairs_truncated: boolean;
   fleiss_kappa: number | null;
   by_error_type: Record<string, TypeDisagreement>;
   disputed: DisputedCase[];
@@ -89,7 +99,12 @@ export interface AgreementReport {
 export interface AgreementOptions {
   /** Leave these annotators out (e.g. the adjudicator's final labels). */
   exclude?: (annotator: string) => boolean;
+  /** List at most this many pairs (default DEFAULT_MAX_PAIRS; Infinity: all). */
+  maxPairs?: number;
 }
+
+/** How many pairs a report lists unless asked otherwise. */
+export const DEFAULT_MAX_PAIRS = 1000;
 
 const disputedLabel = (annotator: string, l: LabelRecord): DisputedLabel => ({
   annotator,
@@ -108,32 +123,8 @@ export function agreement(records: readonly LabelRecord[], options: AgreementOpt
   const byCase = latestByAnnotator(keep);
   const annotators = [...new Set(keep.map(annotatorOf))].sort();
 
-  const pairs: PairAgreement[] = [];
-  for (let i = 0; i < annotators.length; i++)
-    for (let j = i + 1; j < annotators.length; j++) {
-      const a = annotators[i];
-      const b = annotators[j];
-      const both: [LabelRecord, LabelRecord][] = [];
-      for (const labels of byCase.values()) {
-        const la = labels.get(a);
-        const lb = labels.get(b);
-        if (la && lb) both.push([la, lb]);
-      }
-      const confusion: Record<string, Record<string, number>> = Object.create(null);
-      for (const [la, lb] of both) {
-        confusion[la.errorType] ??= Object.create(null);
-        confusion[la.errorType][lb.errorType] = (confusion[la.errorType][lb.errorType] ?? 0) + 1;
-      }
-      pairs.push({
-        a,
-        b,
-        n: both.length,
-        op_disagreement: rate(both.filter(([x, y]) => x.opId !== y.opId).length, both.length),
-        type_disagreement: rate(both.filter(([x, y]) => x.errorType !== y.errorType).length, both.length),
-        cohen_kappa: cohenKappa(both.map(([x, y]) => [x.errorType, y.errorType] as const)),
-        confusion,
-      });
-    }
+  const maxPairs = options.maxPairs ?? DEFAULT_MAX_PAIRS;
+  const { pairs, truncated } = pairsOf(byCase, annotators, maxPairs);
 
   const shared = [...byCase].filter(([, labels]) => labels.size >= 2);
   const byType: Record<string, { n: number; type: number; op: number }> = Object.create(null);
@@ -169,6 +160,8 @@ export function agreement(records: readonly LabelRecord[], options: AgreementOpt
     annotators,
     shared_cases: shared.length,
     pairs,
+    max_pairs: Number.isFinite(maxPairs) ? maxPairs : null,
+    pairs_truncated: truncated,
     fleiss_kappa: fleissKappa(shared.map(([, labels]) => [...labels.values()].map((l) => l.errorType))),
     by_error_type: Object.fromEntries(
       Object.keys(byType)
@@ -184,4 +177,101 @@ export function agreement(records: readonly LabelRecord[], options: AgreementOpt
     ),
     disputed,
   };
+}
+
+/**
+ * How two annotators agree (a before b in name order), whatever the report's pair cap: n = 0
+ * and undefined rates when they share no case.
+ */
+export function pairAgreement(records: readonly LabelRecord[], a: string, b: string): PairAgreement {
+  const [x, y] = a < b ? [a, b] : [b, a];
+  const two = records.filter((r) => {
+    const who = annotatorOf(r);
+    return who === x || who === y;
+  });
+  return agreement(two, { maxPairs: 1 }).pairs[0] ?? pairStats(x, y, { types: [], opDiffer: 0 });
+}
+
+/** One pair's shared cases while they are counted. */
+interface PairCount {
+  types: [string, string][];
+  opDiffer: number;
+}
+
+function pairStats(a: string, b: string, c: PairCount): PairAgreement {
+  const confusion: Record<string, Record<string, number>> = Object.create(null);
+  for (const [ta, tb] of c.types) {
+    confusion[ta] ??= Object.create(null);
+    confusion[ta][tb] = (confusion[ta][tb] ?? 0) + 1;
+  }
+  const n = c.types.length;
+  return {
+    a,
+    b,
+    n,
+    op_disagreement: rate(c.opDiffer, n),
+    type_disagreement: rate(c.types.filter(([x, y]) => x !== y).length, n),
+    cohen_kappa: cohenKappa(c.types),
+    confusion,
+  };
+}
+
+/**
+ * The pairs that share cases, ordered by (a, b), at most `max`: each annotator in name order
+ * meets its partners through its own shared cases (so annotators who share nothing cost
+ * nothing), and the walk stops once `max` pairs are listed.
+ */
+function pairsOf(
+  byCase: Map<string, Map<string, LabelRecord>>,
+  annotators: string[],
+  max: number,
+): { pairs: PairAgreement[]; truncated: boolean } {
+  const rank = new Map(annotators.map((a, i) => [a, i]));
+  const casesOf: Map<string, LabelRecord>[][] = annotators.map(() => []);
+  const lastRank = new Map<Map<string, LabelRecord>, number>(); // the highest-ranked annotator of a case
+  for (const labels of byCase.values()) {
+    if (labels.size < 2) continue;
+    let last = -1;
+    for (const a of labels.keys()) {
+      const r = rank.get(a) as number;
+      casesOf[r].push(labels);
+      last = Math.max(last, r);
+    }
+    lastRank.set(labels, last);
+  }
+  const pairs: PairAgreement[] = [];
+  for (let i = 0; i < annotators.length; i++) {
+    const partners = new Map<number, PairCount>();
+    for (const labels of casesOf[i]) {
+      if ((lastRank.get(labels) as number) <= i) continue;
+      const mine = labels.get(annotators[i]) as LabelRecord;
+      for (const [b, theirs] of labels) {
+        const j = rank.get(b) as number;
+        if (j <= i) continue;
+        const c = partners.get(j) ?? { types: [], opDiffer: 0 };
+        partners.set(j, c);
+        c.types.push([mine.errorType, theirs.errorType]);
+        if (mine.opId !== theirs.opId) c.opDiffer++;
+      }
+    }
+    const order = [...partners.keys()].sort((x, y) => x - y);
+    for (const [k, j] of order.entries()) {
+      if (pairs.length === max) return { pairs, truncated: true };
+      pairs.push(pairStats(annotators[i], annotators[j], partners.get(j) as PairCount));
+      if (k === order.length - 1 && pairs.length === max)
+        return { pairs, truncated: sharesLater(casesOf, lastRank, i + 1) };
+    }
+  }
+  return { pairs, truncated: false };
+}
+
+/** Whether an annotator ranked `from` or later shares a case with a later-ranked one (one more pair exists). */
+function sharesLater(
+  casesOf: Map<string, LabelRecord>[][],
+  lastRank: Map<Map<string, LabelRecord>, number>,
+  from: number,
+): boolean {
+  for (let i = from; i < casesOf.length; i++)
+    if (casesOf[i].some((labels) => (lastRank.get(labels) as number) > i)) return true;
+  return false;
 }

@@ -27,6 +27,8 @@ export interface PassOptions {
   keep: (v: number) => boolean;
   /** Inputs an op read that the trace does not show (a store behind an untraced search). */
   extraInputs?: Map<number, number[]>;
+  /** Told of every op that read a carrier: what carried into it, what it wrote that matters, the day read. */
+  onStep?: (op: number, carrying: number[], outputs: number[], day: number | null) => void;
 }
 
 /** Copies shorter than this are not told apart from coincidence ("Yes.", a name). */
@@ -128,6 +130,7 @@ export function followEvidence(
     if (carrying.length === 0) continue;
     const outs = s.outputs.filter(options.keep);
     const read = readUnits(m, carriers, inputs);
+    options.onStep?.(op, carrying, outs, read.day);
     for (const w of s.intermediates) {
       const units = carryingUnits(m, e, w, read);
       if (units.size) carriers.set(w, units);

@@ -19,6 +19,15 @@
 
 import { type DaySpan, spanStates, temporalMentions } from '../text/temporal.ts';
 import { contentTerms, type Term, termKey } from '../text/terms.ts';
+import {
+  type AnswerFeatures,
+  type AnswerRule,
+  type DateRelation,
+  dateAccepted,
+  PRIOR_ANSWER_RULE,
+  type WordMatch,
+  wordsNeeded,
+} from './answer-rule.ts';
 import type { Said } from './said.ts';
 
 /** How similar two terms are in meaning (0–1); exact keys are handled before it is asked. */
@@ -35,6 +44,8 @@ export interface CriticalOptions {
   supportSimilarity?: number;
   /** Similarity at which an answer word counts as present (default 0.8: near-synonyms only). */
   answerSimilarity?: number;
+  /** When a text gives the answer (default: the prior; a trace's judge teaches another, `judge-fit.ts`). */
+  rule?: AnswerRule;
 }
 
 export interface CriticalInfo {
@@ -56,6 +67,15 @@ export interface CriticalInfo {
   topics: Term[];
   /** The evidence's day: relative dates of units without a day of their own are read against it. */
   day: number | null;
+  /**
+   * A question about time whose answer is no date ("How long did it take…", "six months"):
+   * the times the evidence states (resolved against its day). A text keeps the evidence's
+   * information only with one of them: "lost my job yesterday" stored as "lost his job on an
+   * unspecified date" lost what the answer is computed from.
+   */
+  eventTimes: DaySpan[];
+  /** The answer words in the golden answer's order (phrase rules). */
+  phrase: string[];
 }
 
 const TIME_WORDS = new Set(
@@ -68,7 +88,7 @@ const ANSWER_SIMILARITY = 0.8;
 
 /** Question words that name no topic: "what kind of…", light verbs ("go", "get", "do"). */
 const QUESTION_WORDS = new Set(
-  'kind type sort name names thing things say said mention mentioned tell told think like likely favorite favourite go goes going went get gets got do doing done make makes made take takes took come came have having'.split(
+  'kind type sort name names thing things say said mention mentioned tell told think like likely favorite favourite go goes going went get gets got do doing done make makes made take takes took come came have having both start started starting begin began'.split(
     ' ',
   ),
 );
@@ -104,6 +124,17 @@ function termPresent(t: Term, terms: Term[], similar: TermSimilarity | null, min
   return false;
 }
 
+/** One word is the other with a prefix or suffix ("destress" / "stress"): the same topic. */
+function sharesStem(a: string, b: string): boolean {
+  const [s, l] = a.length <= b.length ? [a, b] : [b, a];
+  return s.length >= 5 && s !== l && (l.startsWith(s) || l.endsWith(s));
+}
+
+/** A question topic word in a text: by lemma, by a shared stem, or by meaning. */
+function topicPresent(t: Term, terms: Term[], similar: TermSimilarity | null, min: number): boolean {
+  return termPresent(t, terms, similar, min) || terms.some((u) => sharesStem(t.key, u.key));
+}
+
 function daySpan(day: number): DaySpan {
   return { start: day, end: day, fuzz: 0 };
 }
@@ -111,6 +142,118 @@ function daySpan(day: number): DaySpan {
 function goldenSpan(golden: string): DaySpan | null {
   for (const m of temporalMentions(golden, null)) if (m.span && m.relative === null) return m.span;
   return null;
+}
+
+/**
+ * How a time stands to the golden span: outside it (beyond the looser slack of the two),
+ * much coarser ("May 2023" for "7 May 2023"), much finer and inside it ("8 February" for
+ * "February 2023"), else the same.
+ */
+export function dateRelation(time: DaySpan, golden: DaySpan): DateRelation {
+  if (!spanStates(time, golden)) {
+    const fuzz = Math.max(time.fuzz, golden.fuzz);
+    const overlaps = time.end + fuzz >= golden.start && time.start - fuzz <= golden.end;
+    return overlaps ? 'coarser' : 'outside';
+  }
+  const len = (x: DaySpan) => x.end - x.start + 1;
+  return 3 * len(time) <= len(golden) && time.start >= golden.start && time.end <= golden.end
+    ? 'finer'
+    : 'same';
+}
+
+const RELATION_RANK: Record<DateRelation, number> = { same: 3, finer: 2, coarser: 1, outside: 0 };
+
+/** The best relation of a text's times to the golden span: its own time expressions, else the day it was written. */
+function textDateRelation(said: Said, golden: DaySpan, fallbackDay: number | null): DateRelation | null {
+  const ms = temporalMentions(said.text, said.day ?? fallbackDay);
+  let best: DateRelation | null = null;
+  for (const m of ms)
+    if (m.span) {
+      const r = dateRelation(m.span, golden);
+      if (best === null || RELATION_RANK[r] > RELATION_RANK[best]) best = r;
+    }
+  // A unit with a day of its own and no time in its text happened that day.
+  if (ms.length === 0 && said.day !== null) best = dateRelation(daySpan(said.day), { ...golden, fuzz: 0 });
+  return best;
+}
+
+/** Questions about time: "when", "how long", "how many days / weeks / months / years", "what year". */
+const TIME_QUESTION =
+  /^\s*when\b|\bhow long\b|\bhow many (?:days|weeks|months|years)\b|\bwhat (?:year|month|date|day)\b|\bsince when\b/i;
+
+/** The golden answer as every carrying test reads it: its answer words, their order, its span. */
+export interface GoldenAnswer {
+  span: DaySpan | null;
+  /** Answer words: content words that are no question name (nor, for a date, time words). */
+  terms: Term[];
+  /** The answer words the question does not already say (all of them when it says every one). */
+  novel: Term[];
+}
+
+/** Reads one golden answer against its question. */
+export function goldenAnswer(golden: string, question: string): GoldenAnswer {
+  const span = goldenSpan(golden);
+  const names = new Set(questionNames(question));
+  const questionKeys = new Set(contentTerms(question).map((t) => t.key));
+  const terms = contentTerms(golden).filter(
+    (t) =>
+      !names.has(t.surface) &&
+      !(span && (TIME_WORDS.has(t.surface) || /^\d+(st|nd|rd|th)?$/.test(t.surface))),
+  );
+  // Answer words the question already says ("dairy-free" in "dairy-free chocolate mousse" for
+  // "Nate's favourite dairy-free treat?") tell nothing about whether a text holds the answer.
+  const novel = terms.filter((t) => !questionKeys.has(t.key));
+  return { span, terms, novel: novel.length ? novel : terms };
+}
+
+function present(t: Term, terms: readonly Term[], level: WordMatch, o: CriticalOptions): boolean {
+  if (level === 'surface') return terms.some((u) => u.surface === t.surface);
+  if (level === 'lemma') return terms.some((u) => u.key === t.key);
+  return termPresent(t, terms as Term[], o.similar ?? null, o.answerSimilarity ?? ANSWER_SIMILARITY);
+}
+
+/** Does `keys` (a text's words) hold `phrase` as a run, in order? */
+function holdsRun(keys: readonly string[], phrase: readonly string[]): boolean {
+  if (phrase.length === 0) return false;
+  outer: for (let i = 0; i + phrase.length <= keys.length; i++) {
+    for (let j = 0; j < phrase.length; j++) if (keys[i + j] !== phrase[j]) continue outer;
+    return true;
+  }
+  return false;
+}
+
+/**
+ * What a text (a prediction, a memory) shows of one golden answer: the answer words it keeps
+ * per kind of match, the whole answer in order, and its time against the golden span. What
+ * `fitAnswerRule` learns a trace's judge from.
+ */
+export function answerFeatures(
+  said: Said,
+  golden: string,
+  question: string,
+  options: CriticalOptions = {},
+): AnswerFeatures {
+  const g = goldenAnswer(golden, question);
+  const terms = contentTerms(said.text);
+  const count = (level: WordMatch) => g.novel.filter((t) => present(t, terms, level, options)).length;
+  const goldenTerms = contentTerms(golden);
+  return {
+    words: g.novel.length,
+    goldenWords: g.terms.length,
+    kept: { surface: count('surface'), lemma: count('lemma'), meaning: count('meaning') },
+    phrase: {
+      surface: holdsRun(
+        terms.map((t) => t.surface),
+        goldenTerms.map((t) => t.surface),
+      ),
+      lemma: holdsRun(
+        terms.map((t) => t.key),
+        goldenTerms.map((t) => t.key),
+      ),
+    },
+    date: g.span ? textDateRelation(said, g.span, null) : null,
+    dated: g.span !== null,
+  };
 }
 
 /** The critical information one evidence text holds for a question. */
@@ -128,22 +271,17 @@ export function criticalInfo(
   const nameSet = new Set(names);
   const mentions = temporalMentions(evidence.text, evidence.day);
   const questionTerms = contentTerms(question);
-  const questionKeys = new Set(questionTerms.map((t) => t.key));
+  const entities = names.filter((n) => hasName(n, evTerms, evidence.speaker));
+  const timeQuestion = TIME_QUESTION.test(question);
 
   let best: CriticalInfo | null = null;
   for (const golden of goldenAnswers) {
-    const span = goldenSpan(golden);
-    const gTerms = contentTerms(golden).filter(
-      (t) =>
-        !nameSet.has(t.surface) &&
-        !(span && (TIME_WORDS.has(t.surface) || /^\d+(st|nd|rd|th)?$/.test(t.surface))),
-    );
-    const stated = gTerms.filter((t) => termPresent(t, evTerms, similar, answerMin));
-    // Answer words the question already says ("dairy-free" in "dairy-free chocolate mousse" for
-    // "Nate's favourite dairy-free treat?") tell nothing about whether a text holds the answer:
-    // count only the new ones, when there are any.
-    const novel = stated.filter((t) => !questionKeys.has(t.key));
-    const answerTerms = novel.length ? novel : stated;
+    const g = goldenAnswer(golden, question);
+    const span = g.span;
+    const stated = g.terms.filter((t) => termPresent(t, evTerms, similar, answerMin));
+    const novelKeys = new Set(g.novel.map((t) => t.key));
+    const statedNovel = stated.filter((t) => novelKeys.has(t.key));
+    const answerTerms = statedNovel.length ? statedNovel : stated;
     let answerSpan: DaySpan | null = null;
     let answerRelative: string | null = null;
     if (span) {
@@ -153,7 +291,7 @@ export function criticalInfo(
       else if (mentions.length === 0 && spanStates(daySpan(evidence.day), { ...span, fuzz: 0 }))
         answerSpan = span;
     }
-    const answerKeys = new Set(gTerms.map((t) => t.key));
+    const answerKeys = new Set(g.terms.map((t) => t.key));
     const questionTopics = questionTerms.filter(
       (t) =>
         !nameSet.has(t.surface) &&
@@ -161,24 +299,33 @@ export function criticalInfo(
         !TIME_WORDS.has(t.surface) &&
         !QUESTION_WORDS.has(t.surface),
     );
-    const topics = questionTopics.filter((t) => termPresent(t, evTerms, similar, supportMin));
+    const topics = questionTopics.filter((t) => topicPresent(t, evTerms, similar, supportMin));
     // A relative time with no day to read it against ("last week") states an unknown date:
     // it counts only when the message is about the question's topic.
     if (answerRelative !== null && questionTopics.length > 0 && topics.length === 0) answerRelative = null;
-    const freeText = gTerms.length >= LONG_ANSWER;
-    const supported = !freeText && (answerTerms.length > 0 || answerSpan !== null || answerRelative !== null);
+    const freeText = g.terms.length >= LONG_ANSWER;
+    const eventTimes = !span && timeQuestion ? mentions.flatMap((m) => (m.span ? [m.span] : [])) : [];
+    // The times an answer is computed from ("how long…") state it as much as its words would.
+    const supported =
+      !freeText &&
+      (answerTerms.length > 0 || answerSpan !== null || answerRelative !== null || eventTimes.length > 0);
     const info: CriticalInfo = {
       supported,
       freeText,
       answerTerms,
-      goldenTermCount: gTerms.length,
+      goldenTermCount: g.terms.length,
       answerSpan,
       answerRelative,
-      entities: names.filter((n) => hasName(n, evTerms, evidence.speaker)),
+      entities,
       topics,
       day: evidence.day,
+      eventTimes,
+      phrase: contentTerms(golden)
+        .map((t) => t.key)
+        .filter((k) => answerTerms.some((t) => t.key === k)),
     };
-    const weight = (x: CriticalInfo) => (x.answerSpan || x.answerRelative ? 2 : 0) + x.answerTerms.length;
+    const weight = (x: CriticalInfo) =>
+      (x.answerSpan || x.answerRelative ? 2 : 0) + (x.eventTimes.length ? 1 : 0) + x.answerTerms.length;
     if (!best || weight(info) > weight(best)) best = info;
   }
   return (
@@ -189,9 +336,11 @@ export function criticalInfo(
       goldenTermCount: 0,
       answerSpan: null,
       answerRelative: null,
-      entities: names.filter((n) => hasName(n, evTerms, evidence.speaker)),
+      entities,
       topics: [],
       day: evidence.day,
+      eventTimes: [],
+      phrase: [],
     }
   );
 }
@@ -201,13 +350,6 @@ export function criticalInfo(
  * states: such evidence is followed by its own words (`freeText`).
  */
 const LONG_ANSWER = 15;
-
-/** Share of answer words a unit must keep: all of a short answer, two in three or half of longer ones. */
-function answerNeed(c: CriticalInfo): number {
-  const n = c.answerTerms.length;
-  if (n <= 2) return n;
-  return Math.max(2, Math.ceil(n * (c.goldenTermCount > 6 ? 0.5 : 0.67)));
-}
 
 /** Topic words a unit must keep: at least half (at least one). */
 function topicNeed(c: CriticalInfo): number {
@@ -222,38 +364,49 @@ function keepsWholeAnswer(terms: Term[], c: CriticalInfo, options: CriticalOptio
   return c.answerTerms.length >= 2 && answerWordsKept(terms, c, options) === c.answerTerms.length;
 }
 
-/** How many of the answer's words the text keeps (near-synonyms by word meaning). */
+/** How many of the answer's words the text keeps, by the rule's kind of match. */
 function answerWordsKept(terms: Term[], c: CriticalInfo, options: CriticalOptions): number {
-  const min = options.answerSimilarity ?? ANSWER_SIMILARITY;
-  return c.answerTerms.filter((t) => termPresent(t, terms, options.similar ?? null, min)).length;
+  const level = (options.rule ?? PRIOR_ANSWER_RULE).words;
+  return c.answerTerms.filter((t) => present(t, terms, level, options)).length;
 }
 
-/** Does the text keep the answer: the time the evidence states, and enough of the answer's words? */
+/** Does the text keep a time the evidence stated (for questions about time whose answer is no date)? */
+function keepsEventTime(said: Said, c: CriticalInfo): boolean {
+  const ms = temporalMentions(said.text, said.day ?? c.day);
+  const times = ms.flatMap((m) => (m.span ? [m.span] : []));
+  if (ms.length === 0 && said.day !== null) times.push(daySpan(said.day));
+  return times.some((t) => c.eventTimes.some((e) => spanStates(t, e) || spanStates(e, t)));
+}
+
+/**
+ * Does the text keep the answer under the rule: the time the evidence states, and enough of
+ * the answer's words (or the whole answer in order)?
+ */
 export function keepsAnswer(
   said: Said,
   c: CriticalInfo,
   options: CriticalOptions = {},
   terms = contentTerms(said.text),
 ): boolean {
-  if (c.answerSpan || c.answerRelative) {
-    const span = c.answerSpan;
+  const rule = options.rule ?? PRIOR_ANSWER_RULE;
+  if (c.answerSpan) {
+    if (!dateAccepted(rule, textDateRelation(said, c.answerSpan, c.day))) return false;
+  } else if (c.answerRelative !== null) {
     const ms = temporalMentions(said.text, said.day ?? c.day);
-    const ok =
-      ms.some(
-        (m) =>
-          (span && m.span && spanStates(m.span, span)) ||
-          (c.answerRelative !== null && m.relative === c.answerRelative),
-      ) ||
-      // A unit with a day of its own and no time in its text happened that day.
-      // (Strictly: the day a memory was written is not "the week before" it.)
-      (span !== null &&
-        said.day !== null &&
-        ms.length === 0 &&
-        spanStates(daySpan(said.day), { ...span, fuzz: 0 }));
-    if (!ok) return false;
+    if (!ms.some((m) => m.relative === c.answerRelative)) return false;
   }
-  if (c.answerTerms.length && answerWordsKept(terms, c, options) < answerNeed(c)) return false;
-  return true;
+  if (c.eventTimes.length && !keepsEventTime(said, c)) return false;
+  if (c.answerTerms.length === 0) return true;
+  if (answerWordsKept(terms, c, options) < wordsNeeded(rule, c.answerTerms.length, c.goldenTermCount))
+    return false;
+  return (
+    rule.kind !== 'phrase' ||
+    c.phrase.length < 2 ||
+    holdsRun(
+      terms.map((t) => t.key),
+      c.phrase,
+    )
+  );
 }
 
 /**
@@ -273,13 +426,58 @@ export function judgeText(
   // Topic words before the answer: reading dates is the expensive check.
   let topical = true;
   if (c.topics.length) {
-    const min = options.topicSimilarity ?? 0.5;
-    const kept = c.topics.filter((t) => termPresent(t, terms, options.similar ?? null, min)).length;
-    topical = kept >= topicNeed(c) || (kept > 0 && keepsWholeAnswer(terms, c, options));
+    const kept = keptTopics(terms, c, options);
+    topical = kept >= topicNeed(c) || keepsWholeAnswer(terms, c, options);
   }
   if (!topical && !options.middleBand) return 'no';
   if (!keepsAnswer(said, c, options, terms)) return 'no';
+  // Dated only by the day it was written: that day is the answer only if the text is about
+  // the question's event itself ("Gina supports Jon's business", written in January, says
+  // nothing of when she lost her job).
+  if (
+    topical &&
+    datedByDayOnly(said, c) &&
+    keptTopics(terms, c, { ...options, topicSimilarity: options.answerSimilarity ?? ANSWER_SIMILARITY }) <
+      strictTopicNeed(c)
+  )
+    return 'no';
   return topical ? 'yes' : 'undecided';
+}
+
+/** Topic words a text dated only by its day must keep (by near-synonyms at most): two in three. */
+function strictTopicNeed(c: CriticalInfo): number {
+  return Math.ceil((2 * c.topics.length) / 3);
+}
+
+function keptTopics(terms: Term[], c: CriticalInfo, options: CriticalOptions): number {
+  const min = options.topicSimilarity ?? 0.5;
+  return c.topics.filter((t) => topicPresent(t, terms, options.similar ?? null, min)).length;
+}
+
+/** The text keeps the answer's time only through the day it was written (no time expression of its own). */
+function datedByDayOnly(said: Said, c: CriticalInfo): boolean {
+  if (!c.answerSpan && c.eventTimes.length === 0) return false;
+  return said.day !== null && temporalMentions(said.text, said.day).length === 0;
+}
+
+/**
+ * How much of the critical information a text conveys, 0–1: the share of the answer's words it
+ * keeps and whether it keeps the answer's time (averaged), halved when it names none of the
+ * people asked about and when it is off the question's topic. 1 when `judgeText` accepts it.
+ * For display along the evidence's way (where it faded); carrying is `judgeText`'s verdict.
+ */
+export function answerSupport(said: Said, c: CriticalInfo, options: CriticalOptions = {}): number {
+  if (judgeText(said, c, options) === 'yes') return 1;
+  const terms = contentTerms(said.text);
+  const parts: number[] = [];
+  if (c.answerTerms.length) parts.push(answerWordsKept(terms, c, options) / c.answerTerms.length);
+  if (c.answerSpan || c.answerRelative || c.eventTimes.length)
+    parts.push(keepsAnswer(said, { ...c, answerTerms: [] }, options, terms) ? 1 : 0);
+  if (parts.length === 0) return 0;
+  let share = parts.reduce((a, b) => a + b, 0) / parts.length;
+  if (c.entities.length && !c.entities.some((n) => hasName(n, terms, said.speaker))) share /= 2;
+  if (c.topics.length && keptTopics(terms, c, options) < topicNeed(c)) share /= 2;
+  return share;
 }
 
 /** `judgeText` without a middle band. */

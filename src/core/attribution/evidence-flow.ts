@@ -12,12 +12,14 @@
  */
 import type { TraceCase } from '../cases/cases.ts';
 import { type TraceGraph, varMetadata } from '../graph/graph.ts';
-import { consumersOf, lineageOf, producersOf } from '../graph/queries.ts';
+import { consumersOf, lineageOf, opStructure, producersOf } from '../graph/queries.ts';
+import { contentTerms } from '../text/terms.ts';
 import type { ErrorType } from '../trace/types.ts';
-import { type Carriers, followEvidence } from './carriers.ts';
+import { type AnswerRule, accepts, describeAnswerRule } from './answer-rule.ts';
+import { type Carriers, followEvidence, type PassOptions } from './carriers.ts';
 import { type CaseContext, caseContext } from './case-context.ts';
+import { termOf } from './critical.ts';
 import {
-  contentTokens,
   type Evidence,
   evidenceCore,
   Matcher,
@@ -25,15 +27,22 @@ import {
   makeEvidence,
   type UnitDefaults,
 } from './evidence-match.ts';
+import { judgedSample, traceAnswerRule } from './judge-fit.ts';
 import { metadataDay, readMessage } from './said.ts';
 import {
+  type AnswerRuleUsed,
   type Attribution,
   type AttributionCost,
   type AttributionInput,
   type Candidate,
+  type NotAttributable,
+  type NotAttributableReason,
   type PathStep,
+  type QuotedUnit,
   type RunHooks,
+  type SupportStep,
   throwIfAborted,
+  type VerdictEvidence,
   ZERO_COST,
 } from './types.ts';
 
@@ -62,17 +71,24 @@ interface Loss {
   op: number;
   reason: string;
   path: PathStep[];
+  /** The last variable that still held the evidence, and the one that came after it without it. */
+  held: number;
+  after: number;
+  /** The units of `held` that carried it. */
+  heldUnits?: Set<number>;
 }
 
-/** Golden answers whose content words all appear in the prediction: the judge was likely too strict. */
-export function predictionLooksAcceptable(prediction: string | null, golden: readonly string[]): boolean {
-  if (!prediction) return false;
-  const words = new Set(contentTokens(prediction));
-  return golden.some((g) => {
-    const t = contentTokens(g);
-    return t.length > 0 && t.every((w) => words.has(w));
-  });
+/** A golden answer that says there is nothing to find: empty, or "not mentioned" (adversarial questions). */
+const NO_ANSWER =
+  /^\s*(?:n\/?a|unknown|unanswerable|not answerable|no (?:answer|information)(?: available)?|not (?:mentioned|stated|specified|discussed)(?: in the conversation)?)?\s*\.?\s*$/i;
+
+/** The golden answers give nothing to trace: none, or all empty or "not mentioned". */
+export function noGoldenAnswer(golden: readonly string[]): boolean {
+  return golden.every((a) => NO_ANSWER.test(a));
 }
+
+/** An image shared in a message, as the loaders write it ("[shares a photo: a dog on a beach]"). */
+const IMAGE = /\[(?:shares?|shared|sends?|sent) (?:a |an )?(?:photo|image|picture)[^\]]*\]/i;
 
 function earliest(g: TraceGraph, ops: number[]): number {
   return ops.reduce((best, o) => (best < 0 || g.opRank[o] < g.opRank[best] ? o : best), -1);
@@ -119,15 +135,23 @@ interface Flow {
   questionDrops: number[];
 }
 
-function follow(g: TraceGraph, cx: CaseContext, ev: number, e: Evidence, m: Matcher): Flow {
+function follow(
+  g: TraceGraph,
+  cx: CaseContext,
+  ev: number,
+  e: Evidence,
+  m: Matcher,
+  onStep?: PassOptions['onStep'],
+): Flow {
   const questionOps = new Set(cx.questionOps);
   const start: Carriers = new Map([[ev, new Set(m.unitTexts(ev).map((_, i) => i))]]);
   const construction = cx.coneOps.filter((o) => !questionOps.has(o));
-  const built = followEvidence(g, construction, start, e, m, { keep: (v) => cx.coneVars.has(v) });
+  const built = followEvidence(g, construction, start, e, m, { keep: (v) => cx.coneVars.has(v), onStep });
   // Question time: from whatever the store holds, toward the answer's inputs.
   const asked = followEvidence(g, cx.questionOps, built.carriers, e, m, {
     keep: (v) => cx.coneVars.has(v) || cx.context.includes(v),
     extraInputs: cx.untracedInputs,
+    onStep,
   });
   return {
     carriers: asked.carriers,
@@ -151,6 +175,9 @@ function retrievalLoss(g: TraceGraph, cx: CaseContext, ev: number, flow: Flow, h
     evidence: ev,
     type: 'RetrievalError',
     op,
+    held: held[0],
+    heldUnits: flow.carriers.get(held[0]),
+    after: cx.context[0] ?? -1,
     reason: `The store at question time holds the evidence (${g.varId[held[0]]}), but the context given to the answer lacks it; ${op >= 0 ? `${g.opName[op] || g.opId[op]} dropped it` : 'no op carried it'}.`,
     path: [
       { var_id: g.varId[ev], note: 'evidence' },
@@ -198,6 +225,9 @@ function storeLoss(g: TraceGraph, cx: CaseContext, ev: number, flow: Flow, m: Ma
     evidence: ev,
     type,
     op,
+    held: prev,
+    heldUnits: flow.carriers.get(prev),
+    after: cur,
     reason: `${g.varId[prev]} held the evidence (${before.keyed ? `entry ${before.keys[unit]}` : `item ${unit + 1}`}); the next version ${g.varId[cur]} ${deleted ? 'no longer has that entry' : 'changed it and lost the evidence'}.`,
     path: [
       { var_id: g.varId[ev], note: 'evidence' },
@@ -208,11 +238,16 @@ function storeLoss(g: TraceGraph, cx: CaseContext, ev: number, flow: Flow, m: Ma
   };
 }
 
+/** The variables an op wrote. */
+function producedBy(g: TraceGraph, op: number): number[] {
+  return opStructure(g, op).outputs;
+}
+
 function extractionLoss(g: TraceGraph, cx: CaseContext, ev: number, flow: Flow): Loss {
   const questionOps = new Set(cx.questionOps);
   const drop = flow.constructionDrops.find((d) => d.transfer) ?? flow.constructionDrops[0];
   let op = drop ? drop.op : -1;
-  let how = drop ? 'its outputs toward the store lack the evidence' : '';
+  let how = drop ? 'wrote nothing toward the store that still holds it' : '';
   const carriers = [...flow.carriers.keys()];
   if (op < 0) {
     // Nothing on the way to the store read it: blame the first op that read the evidence at all.
@@ -220,13 +255,17 @@ function extractionLoss(g: TraceGraph, cx: CaseContext, ev: number, flow: Flow):
       g,
       carriers.flatMap((v) => consumersOf(g, v)).filter((o) => !questionOps.has(o) && o !== cx.answerOp),
     );
-    how = op >= 0 ? 'it read the evidence but nothing it wrote reaches the store' : '';
+    how = op >= 0 ? 'read it, but nothing it wrote reaches the store' : '';
   }
   const carried = carriers.filter((v) => v !== ev && !cx.context.includes(v));
+  const written = op >= 0 ? producedBy(g, op) : [];
   return {
     evidence: ev,
     type: 'ExtractionError',
     op,
+    held: carried.at(-1) ?? ev,
+    heldUnits: flow.carriers.get(carried.at(-1) ?? ev),
+    after: written[0] ?? -1,
     reason:
       op >= 0
         ? `The evidence never entered the store read at question time: ${g.opName[op] || g.opId[op]} ${how}.`
@@ -258,6 +297,8 @@ function indexLoss(g: TraceGraph, cx: CaseContext, ev: number, flow: Flow): Loss
           evidence: ev,
           type: 'UpdateError',
           op,
+          held: unit,
+          after: merged.unit,
           reason: `${g.varId[unit]} held the evidence; ${g.opName[op] || g.opId[op]} merged it into ${g.varId[merged.unit]} without it, and the store kept only the merged unit.`,
           path: [
             { var_id: g.varId[ev], note: 'evidence' },
@@ -270,6 +311,8 @@ function indexLoss(g: TraceGraph, cx: CaseContext, ev: number, flow: Flow): Loss
           evidence: ev,
           type: 'DeletionError',
           op,
+          held: unit,
+          after,
           reason: `${g.varId[unit]} held the evidence; ${g.varId[before]} listed it, ${g.varId[after]} no longer does, so it was out of the store at question time.`,
           path: [
             { var_id: g.varId[ev], note: 'evidence' },
@@ -340,87 +383,179 @@ async function evidenceOf(
   return options.locateEvidence(g, c);
 }
 
-/**
- * The deterministic attributor: follows each evidence message forward through the ops and blames the
- * earliest op where one was lost (type by where it stood at question time), with ranked candidates; no
- * decisive error when the prediction already holds the golden answer. Makes no model call unless
- * `options.judge` is given.
- */
-export async function attributeEvidenceFlow(
-  input: AttributionInput,
-  options: EvidenceFlowOptions = {},
-  hooks: RunHooks = {},
-): Promise<Attribution> {
-  const now = options.now ?? (() => 0);
-  const started = now();
-  const cost: AttributionCost = { ...ZERO_COST };
-  const spent = () => ({ ...cost, seconds: Math.max(0, now() - started) / 1000 });
-  const { graph: g, case: c } = input;
-  const none = (reason: string, path: PathStep[] = []) =>
-    result(input, spent(), { error_type: null, op_id: null, reason, path, candidates: [] });
-  if (predictionLooksAcceptable(c.prediction, c.goldenAnswers))
-    return none(
-      `The prediction "${c.prediction}" already contains the golden answer; the judge verdict, not the memory, looks wrong.`,
-    );
-  const cx = caseContext(g, c);
-  if (cx.answerOp < 0)
-    return none('No operation in the graph wrote the prediction, so there is no path to follow.');
-  const answerStep: PathStep = { op_id: g.opId[cx.answerOp], note: 'wrote the prediction' };
-  const evidence = await evidenceOf(g, c, cx, options);
-  throwIfAborted(hooks.signal);
-  if (evidence.length === 0)
-    return none(
-      'No evidence could be located for this question (no evidence ids, and no message matches it).',
-      [answerStep],
-    );
-
-  const m = new Matcher(
-    (v) => g.varValue[v],
-    options,
-    unitDefaults(g),
-    (v) => (isMessage(g, v) ? readMessage(g.varValue[v], varMetadata(g, v)).text : null),
+/** The carrying test: the caller's, else the one the trace's judge teaches (or the prior). */
+function answerRuleOf(
+  g: TraceGraph,
+  options: EvidenceFlowOptions,
+): { rule: AnswerRule; used: AnswerRuleUsed } {
+  if (options.rule)
+    return {
+      rule: options.rule,
+      used: {
+        source: 'given',
+        description: describeAnswerRule(options.rule),
+        agreement: null,
+        passed: 0,
+        failed: 0,
+      },
+    };
+  const similar = options.layer === 'lexical' ? null : (options.similar ?? null);
+  const fit = traceAnswerRule(
+    g,
+    { similar, answerSimilarity: options.answerSimilarity },
+    similar ? 'vectors' : 'words',
   );
-  const pieces = evidence.map((ev) => ({ ev, e: evidenceFor(g, ev, c, m) }));
-  const best = Math.max(0, ...pieces.map((p) => coverage(p.e) ?? 0));
-  const followAll = (report: boolean) => {
-    const losses: Loss[] = [];
-    let unsupported = 0;
-    for (const [i, { ev, e }] of pieces.entries()) {
-      throwIfAborted(hooks.signal);
-      // Evidence stating part of the answer yields to evidence stating more of it; evidence
-      // stating none of it (the question's frame) is still followed by its own words.
-      const cov = coverage(e);
-      if (cov !== null && cov > 0 && cov < best) continue;
-      if (report) hooks.onEvent?.({ type: 'step', step: i + 1, note: `following ${describeVar(g, ev)}` });
-      const loss = lossFor(g, cx, ev, e, m);
-      if (loss?.unsupported) unsupported++;
-      else if (loss) losses.push(loss);
-    }
-    return { losses, unsupported };
+  return {
+    rule: fit.rule,
+    used: {
+      source: fit.source,
+      description: describeAnswerRule(fit.rule),
+      agreement: fit.agreement,
+      passed: fit.passed,
+      failed: fit.failed,
+    },
   };
-  let { losses, unsupported } = followAll(true);
-  // Units in the middle band go to the judge (a model), then the evidence is followed again.
-  const judged = m.pendingCount;
+}
+
+/** Does the rule accept the prediction the trace's judge rejected (a candidate judge error)? */
+function judgeDisagrees(c: TraceCase, rule: AnswerRule, options: EvidenceFlowOptions): boolean {
+  if (!c.failed) return false;
+  const sample = judgedSample(c, { similar: options.similar, answerSimilarity: options.answerSimilarity });
+  return sample?.features.some((f) => accepts(rule, f)) ?? false;
+}
+
+/** An image the message shared (its caption a memory system may never see). */
+function sharesImage(g: TraceGraph, v: number): boolean {
+  const meta = varMetadata(g, v);
+  return Boolean(meta && (meta.img_url || meta.blip_caption || meta.image)) || IMAGE.test(g.varValue[v]);
+}
+
+/** What the evidence-flow attributor runs with for one case (built once, used by its steps). */
+interface FlowRun {
+  input: AttributionInput;
+  g: TraceGraph;
+  c: TraceCase;
+  cx: CaseContext;
+  m: Matcher;
+  hooks: RunHooks;
+  evidence: number[];
+  pieces: { ev: number; e: Evidence }[];
+  /** The largest share of the answer one evidence message states. */
+  best: number;
+  /** The carrying test used (for the verdict's confidence). */
+  used: AnswerRuleUsed;
+}
+
+/**
+ * Is this evidence message followed? Evidence stating part of the answer yields to evidence
+ * stating more of it (`best`); evidence stating none of it (the question's frame) is still
+ * followed by its own words.
+ */
+function followed(e: Evidence, best: number): boolean {
+  const cov = coverage(e);
+  return cov === null || cov === 0 || cov >= best;
+}
+
+/** Follows every evidence message that states the most of the answer; collects where each was lost. */
+function followAll(run: FlowRun, report: boolean) {
+  const { g, cx, m, hooks } = run;
+  const losses: Loss[] = [];
+  let unsupported = 0;
+  for (const [i, { ev, e }] of run.pieces.entries()) {
+    throwIfAborted(hooks.signal);
+    if (!followed(e, run.best)) continue;
+    if (report) hooks.onEvent?.({ type: 'step', step: i + 1, note: `following ${describeVar(g, ev)}` });
+    const loss = lossFor(g, cx, ev, e, m);
+    if (loss?.unsupported) unsupported++;
+    else if (loss) losses.push(loss);
+  }
+  return { losses, unsupported };
+}
+
+/** Follows the evidence, asks the middle-band judge when there is one, and follows it again. */
+async function traceLosses(run: FlowRun, cost: AttributionCost) {
+  let found = followAll(run, true);
+  const judged = run.m.pendingCount;
   if (judged > 0) {
-    hooks.onEvent?.({
+    run.hooks.onEvent?.({
       type: 'step',
-      step: pieces.length + 1,
-      note: `asking ${m.options.judge?.label} about ${judged} memory unit(s)`,
+      step: run.pieces.length + 1,
+      note: `asking ${run.m.options.judge?.label} about ${judged} memory unit(s)`,
     });
-    const spent = await m.decidePending(hooks.signal);
+    const spent = await run.m.decidePending(run.hooks.signal);
     cost.llm_calls += spent.llm_calls;
     cost.input_tokens += spent.input_tokens;
     cost.output_tokens += spent.output_tokens;
-    ({ losses, unsupported } = followAll(false));
+    found = followAll(run, false);
   }
-  if (losses.length === 0 && unsupported > 0 && best === 0)
-    return none(
-      `No decisive memory error found: the evidence (${evidence.map((v) => g.varId[v]).join(', ')}) does not state the golden answer itself (it must be inferred), and no memory or context holds it.`,
-      [
-        ...evidence.map((v) => ({ var_id: g.varId[v], note: 'evidence; does not state the answer' })),
-        answerStep,
-      ],
-    );
+  return found;
+}
+
+/** Longest quote of a unit in a result. */
+const QUOTE_CHARS = 600;
+
+/**
+ * The unit of v that conveys most of the evidence (one of `carrying`, which carried it along
+ * the evidence's way, when given), quoted with the words it matched.
+ */
+function quote(run: FlowRun, v: number, e: Evidence, carrying?: Set<number>): QuotedUnit | null {
+  if (v < 0) return null;
+  const texts = run.m.unitTexts(v);
+  let best = -1;
+  let support = -1;
+  for (let i = 0; i < texts.length && support < 1; i++) {
+    const s = carrying?.has(i) ? 1 : carrying?.size ? -1 : run.m.unitSupport(v, i, e);
+    if (s > support) {
+      support = s;
+      best = i;
+    }
+  }
+  if (best < 0) return null;
+  const text = texts[best].length > QUOTE_CHARS ? `${texts[best].slice(0, QUOTE_CHARS)}…` : texts[best];
+  return { var_id: run.g.varId[v], text, matched: matchedWords(texts[best], e), support };
+}
+
+/** The answer's, names' and topics' words a text holds, as written there. */
+function matchedWords(text: string, e: Evidence): string[] {
+  const c = e.critical;
+  const keys = new Set(
+    c
+      ? [...c.answerTerms, ...c.topics].map((t) => t.key)
+      : [...e.answerTokens, ...e.keyTokens].map((t) => termOf(t).key),
+  );
+  const names = new Set(c?.entities ?? []);
+  const out = new Set<string>();
+  for (const t of contentTerms(text)) if (keys.has(t.key) || names.has(t.surface)) out.add(t.surface);
+  return [...out];
+}
+
+/** The texts a verdict rests on: the decisive loss's last holder and successor, else the context. */
+function evidenceOfVerdict(run: FlowRun, first: Loss | undefined): VerdictEvidence {
+  const piece = run.pieces.find((p) => p.ev === first?.evidence) ?? run.pieces[0];
+  if (!piece) return { held: null, after: null };
+  if (first)
+    return {
+      held: quote(run, first.held, piece.e, first.heldUnits),
+      after: quote(run, first.after, piece.e),
+    };
+  const context = run.cx.context.map((v) => quote(run, v, piece.e)).filter((q) => q !== null);
+  context.sort((a, b) => b.support - a.support);
+  const prediction = producedBy(run.g, run.cx.answerOp)[0] ?? -1;
+  return { held: context[0] ?? null, after: quote(run, prediction, piece.e) };
+}
+
+/** How sure a verdict is (see `Attribution.confidence`). */
+function confidenceOf(used: AnswerRuleUsed, ev: VerdictEvidence, located: number, response: boolean): number {
+  const rule = used.source === 'fitted' ? (used.agreement ?? 0.75) : 0.75;
+  const clarity = response ? (ev.held?.support ?? 0) : 1 - (ev.after?.support ?? 0);
+  const alone = located > 1 ? 0.85 : 1;
+  return Math.round(100 * Math.max(0, Math.min(1, rule * clarity * alone))) / 100;
+}
+
+/** The verdict from the losses found: the earliest located loss, else the answer op. */
+function verdictOf(run: FlowRun, losses: Loss[]): Omit<Attribution, 'query_id' | 'method' | 'cost'> {
+  const { g, cx } = run;
+  const answerStep: PathStep = { op_id: g.opId[cx.answerOp], note: 'wrote the prediction' };
   const response: Candidate = {
     op_id: g.opId[cx.answerOp],
     error_type: 'ResponseError',
@@ -433,23 +568,180 @@ export async function attributeEvidenceFlow(
     if (!candidates.some((x) => x.op_id === g.opId[l.op]))
       candidates.push({ op_id: g.opId[l.op], error_type: l.type, score: 1 / (i + 1), reason: l.reason });
   candidates.push(response);
+  const first = located[0] ?? losses[0];
+  const grounds = evidenceOfVerdict(run, first);
+  const confidence = confidenceOf(run.used, grounds, candidates.length - 1, losses.length === 0);
   if (losses.length === 0)
-    return result(input, spent(), {
+    return {
+      verdict_evidence: grounds,
+      confidence,
       error_type: 'ResponseError',
       op_id: g.opId[cx.answerOp],
-      reason: `Every piece of evidence (${evidence.map((v) => g.varId[v]).join(', ')}) reached the answer's inputs, yet the answer is wrong.`,
+      reason: `Every piece of evidence (${run.evidence.map((v) => g.varId[v]).join(', ')}) reached the answer's inputs, yet the answer is wrong.`,
       path: [
-        ...evidence.map((v) => ({ var_id: g.varId[v], note: 'evidence, present in the context' })),
+        ...run.evidence.map((v) => ({ var_id: g.varId[v], note: 'evidence, present in the context' })),
         answerStep,
       ],
       candidates,
-    });
-  const first = located[0] ?? losses[0];
-  return result(input, spent(), {
+    };
+  return {
+    verdict_evidence: grounds,
+    confidence,
     error_type: first.type,
     op_id: first.op >= 0 ? g.opId[first.op] : null,
     reason: first.reason,
     path: first.path,
     candidates,
+  };
+}
+
+/** Support steps kept per result: the evidence's way is long in a long-context trace. */
+const MAX_SUPPORT_STEPS = 50;
+
+/**
+ * The support curve of one evidence message: every op that read a carrier, with the support
+ * among what it read (1: it read a carrier) and among what it wrote toward the store or the
+ * answer (1 when an output carries, else the best partial support), then the answer op with
+ * the support of its inputs. Kept: where support fell, the first step, the last that still
+ * carried, and the answer.
+ */
+function supportSteps(run: FlowRun, ev: number, e: Evidence): SupportStep[] {
+  const { g, cx, m } = run;
+  const seen: { op: number; outs: number[]; day: number | null }[] = [];
+  const flow = follow(g, cx, ev, e, m, (op, _carrying, outs, day) => seen.push({ op, outs, day }));
+  const supportOf = (vs: number[], day: number | null) =>
+    vs.some((v) => flow.carriers.has(v)) ? 1 : Math.max(0, ...vs.map((v) => m.support(v, e, day)));
+  const steps = seen
+    .filter((x) => x.op !== cx.answerOp)
+    .map((x) => ({ op_id: g.opId[x.op], before: 1, after: supportOf(x.outs, x.day) }));
+  const keep = steps.filter(
+    (x, i) => i === 0 || x.after < x.before || (x.after === 1 && steps[i + 1]?.after !== 1),
+  );
+  const answer = { op_id: g.opId[cx.answerOp], before: supportOf(cx.context, null), after: 0 };
+  return [...keep.slice(0, MAX_SUPPORT_STEPS - 1), answer];
+}
+
+/** The support curve of the evidence a verdict rests on (the lost one, else every piece, the first listed). */
+function supportOfVerdict(run: FlowRun, losses: Loss[], op: string | null): SupportStep[] {
+  const decisive = losses.find((l) => l.op >= 0 && run.g.opId[l.op] === op);
+  const piece = run.pieces.find((p) => p.ev === decisive?.evidence) ?? run.pieces[0];
+  return piece ? supportSteps(run, piece.ev, piece.e) : [];
+}
+
+/** Why no evidence states the answer: only an image did, or it must be inferred. */
+function unstated(run: FlowRun): NotAttributable {
+  const ids = run.evidence.map((v) => run.g.varId[v]).join(', ');
+  if (run.evidence.some((v) => sharesImage(run.g, v)))
+    return {
+      reason: 'answer-in-image',
+      detail: `The evidence (${ids}) shares an image and its text does not state the golden answer: the answer is in the image, which the trace does not show.`,
+    };
+  return {
+    reason: 'inferred',
+    detail: `No decisive memory error found: the evidence (${ids}) does not state the golden answer itself (it must be inferred), and no memory or context holds it.`,
+  };
+}
+
+/**
+ * The deterministic attributor: follows each evidence message forward through the ops and blames the
+ * earliest op where one was lost (type by where it stood at question time), with ranked candidates.
+ * "Carries the answer" is the trace's own judge as learned from its verdicts (`judge-fit.ts`, or the
+ * prior). Cases that cannot be traced (no golden answer, an answer only in an image or to be inferred,
+ * no evidence, no answer op) are `not_attributable`. Makes no model call unless `options.judge` is given.
+ */
+export async function attributeEvidenceFlow(
+  input: AttributionInput,
+  options: EvidenceFlowOptions = {},
+  hooks: RunHooks = {},
+): Promise<Attribution> {
+  const now = options.now ?? (() => 0);
+  const started = now();
+  const cost: AttributionCost = { ...ZERO_COST };
+  const spent = () => ({ ...cost, seconds: Math.max(0, now() - started) / 1000 });
+  const { graph: g, case: c } = input;
+  const { rule, used } = answerRuleOf(g, options);
+  const judged = { answer_rule: used, judge_disagrees: judgeDisagrees(c, rule, options) };
+  const none = (reason: NotAttributableReason, detail: string, path: PathStep[] = []) =>
+    result(input, spent(), {
+      error_type: null,
+      op_id: null,
+      reason: detail,
+      path,
+      candidates: [],
+      not_attributable: { reason, detail },
+      ...judged,
+    });
+  if (noGoldenAnswer(c.goldenAnswers))
+    return none(
+      'no-golden-answer',
+      'Not attributable: the golden answer is empty or says the conversation does not answer the question (an adversarial question), so there is no information whose loss could be traced.',
+    );
+  const cx = caseContext(g, c);
+  if (cx.answerOp < 0)
+    return none(
+      'no-answer-op',
+      'No operation in the graph wrote the prediction, so there is no path to follow.',
+    );
+  const answerStep: PathStep = { op_id: g.opId[cx.answerOp], note: 'wrote the prediction' };
+  const evidence = await evidenceOf(g, c, cx, options);
+  throwIfAborted(hooks.signal);
+  if (evidence.length === 0)
+    return none(
+      'no-evidence',
+      'No evidence could be located for this question (no evidence ids, and no message matches it).',
+      [answerStep],
+    );
+  const m = new Matcher(
+    (v) => g.varValue[v],
+    { ...options, rule },
+    unitDefaults(g),
+    (v) => (isMessage(g, v) ? readMessage(g.varValue[v], varMetadata(g, v)).text : null),
+  );
+  const pieces = evidence.map((ev) => ({ ev, e: evidenceFor(g, ev, c, m) }));
+  const best = Math.max(0, ...pieces.map((p) => coverage(p.e) ?? 0));
+  const run: FlowRun = { input, g, c, cx, m, hooks, evidence, pieces, best, used };
+  const { losses, unsupported } = await traceLosses(run, cost);
+  if (losses.length === 0 && unsupported > 0 && best === 0) {
+    const why = unstated(run);
+    return none(why.reason, why.detail, [
+      ...evidence.map((v) => ({ var_id: g.varId[v], note: 'evidence; does not state the answer' })),
+      answerStep,
+    ]);
+  }
+  const verdict = verdictOf(run, losses);
+  const support = supportOfVerdict(run, losses, verdict.op_id);
+  return result(input, spent(), { ...verdict, not_attributable: null, ...judged, support });
+}
+
+/**
+ * Did a memory unit of the store hold a case's evidence and a later version, before the
+ * question, lose it (an update or a deletion)? The same carrying test and the same losses as
+ * the attributor (`storeLoss`, `indexLoss`), for callers that have no evidence-flow result
+ * at hand (a report of another engine's attributions). False when the case cannot be traced.
+ */
+export function evidenceChangedLater(
+  g: TraceGraph,
+  c: TraceCase,
+  options: EvidenceFlowOptions = {},
+): boolean {
+  if (noGoldenAnswer(c.goldenAnswers)) return false;
+  const cx = caseContext(g, c);
+  if (cx.answerOp < 0 || cx.evidence.length === 0) return false;
+  const { rule } = answerRuleOf(g, options);
+  const m = new Matcher(
+    (v) => g.varValue[v],
+    { ...options, rule },
+    unitDefaults(g),
+    (v) => (isMessage(g, v) ? readMessage(g.varValue[v], varMetadata(g, v)).text : null),
+  );
+  const pieces = cx.evidence.map((ev) => ({ ev, e: evidenceFor(g, ev, c, m) }));
+  const best = Math.max(0, ...pieces.map((p) => coverage(p.e) ?? 0));
+  return pieces.some(({ ev, e }) => {
+    if (!followed(e, best)) return false;
+    const flow = follow(g, cx, ev, e, m);
+    return storeLoss(g, cx, ev, flow, m) !== null || indexLoss(g, cx, ev, flow) !== null;
   });
 }
+
+/** Error types of a loss in the store after the evidence was held there. */
+export const STORE_LOSS_TYPES: ReadonlySet<string> = new Set(['UpdateError', 'DeletionError']);

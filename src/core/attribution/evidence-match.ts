@@ -16,8 +16,16 @@
 import { hasTemporalCue } from '../text/temporal.ts';
 import { contentTerms, contentTokens, type Term } from '../text/terms.ts';
 import { parseValue } from '../trace/pyrepr.ts';
+import { PRIOR_ANSWER_RULE } from './answer-rule.ts';
 import type { CarryJudge, CarryQuestion } from './carry-judge.ts';
-import { type CriticalInfo, type CriticalOptions, criticalInfo, judgeText, keepsAnswer } from './critical.ts';
+import {
+  answerSupport,
+  type CriticalInfo,
+  type CriticalOptions,
+  criticalInfo,
+  judgeText,
+  keepsAnswer,
+} from './critical.ts';
 import { readSaid, type Said } from './said.ts';
 import type { MatchLayer } from './types.ts';
 
@@ -245,6 +253,7 @@ function resolveOptions(o: MatchOptions): ResolvedOptions {
     topicSimilarity: o.topicSimilarity ?? 0.5,
     supportSimilarity: o.supportSimilarity ?? 0.45,
     answerSimilarity: o.answerSimilarity ?? 0.8,
+    rule: o.rule ?? PRIOR_ANSWER_RULE,
   };
 }
 
@@ -457,14 +466,16 @@ export class Matcher {
     return present >= Math.min(this.options.minRecall, this.options.minContainment) * e.tokens.size;
   }
   /** Cheap necessary condition of the critical-information test: the names and a time expression are there. */
-  private criticalPossible(low: string, speaker: string | null, c: CriticalInfo): boolean {
+  private criticalPossible(low: string, d: UnitDefaults, c: CriticalInfo): boolean {
     if (!c.supported) return false;
     if (
       c.entities.length &&
-      !c.entities.some((n) => low.includes(n.slice(0, 3)) || speaker?.includes(n.slice(0, 3)))
+      !c.entities.some((n) => low.includes(n.slice(0, 3)) || d.speaker?.includes(n.slice(0, 3)))
     )
       return false;
-    if ((c.answerSpan || c.answerRelative) && !hasTemporalCue(low)) return false;
+    // A time is kept by a time expression, or by the day the unit was written (checked strictly in judgeText).
+    const timed = c.answerSpan || c.answerRelative || c.eventTimes.length;
+    if (timed && d.day === null && !hasTemporalCue(low)) return false;
     return true;
   }
   private saidOf(line: string, d: UnitDefaults): Said {
@@ -504,7 +515,7 @@ export class Matcher {
   }
   private contentCarries(text: string, d: UnitDefaults, e: Evidence): boolean {
     const low = text.toLowerCase();
-    const critical = e.critical?.supported === true && this.criticalPossible(low, d.speaker, e.critical);
+    const critical = e.critical?.supported === true && this.criticalPossible(low, d, e.critical);
     if (critical && e.critical) {
       const said = this.saidOf(text, d);
       let undecided = false;
@@ -533,13 +544,36 @@ export class Matcher {
       keepsAnswer(this.saidOf(text, d), e.critical, this.options)
     );
   }
+  /**
+   * How much of the evidence unit i of v conveys, 0–1 (`answerSupport`; the lexical score when
+   * the evidence does not state the answer). 1 for a unit that carries it.
+   */
+  unitSupport(v: number, i: number, e: Evidence, inheritedDay: number | null = null): number {
+    if (this.unitCarries(v, i, e, inheritedDay)) return 1;
+    const text = this.unitTexts(v)[i];
+    const own = this.defaultsOf(v);
+    const d = own.day === null && inheritedDay !== null ? { ...own, day: inheritedDay } : own;
+    if (this.layer === 'lexical' || !e.critical?.supported) return unitScore(text, e, this.options);
+    return Math.max(
+      0,
+      ...sentenceWindows(this.saidOf(text, d).text).map((w) =>
+        answerSupport({ ...this.saidOf(text, d), text: w }, e.critical as CriticalInfo, this.options),
+      ),
+    );
+  }
+  /** The best support among v's units (see `unitSupport`). */
+  support(v: number, e: Evidence, inheritedDay: number | null = null): number {
+    let best = 0;
+    for (let i = 0; i < this.unitTexts(v).length && best < 1; i++)
+      best = Math.max(best, this.unitSupport(v, i, e, inheritedDay));
+    return best;
+  }
   /** Index of the first unit of v that carries the evidence by its content, or -1. */
   carrierUnit(v: number, e: Evidence): number {
     const low = this.lowerOf(v);
     const d = this.defaultsOf(v);
     const possible =
-      this.lexicalPossible(low, e) ||
-      (e.critical !== null && this.criticalPossible(low, d.speaker, e.critical));
+      this.lexicalPossible(low, e) || (e.critical !== null && this.criticalPossible(low, d, e.critical));
     if (!possible) return -1;
     const texts = this.unitTexts(v);
     for (let i = 0; i < texts.length; i++) if (this.unitCarries(v, i, e)) return i;

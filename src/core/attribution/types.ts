@@ -54,6 +54,77 @@ export interface Attribution {
   cost: AttributionCost;
   /** Agents: the budget preset the run used. */
   preset?: AgentPreset;
+  /** Why the case cannot be traced (then `error_type` and `op_id` are null); absent or null otherwise. */
+  not_attributable?: NotAttributable | null;
+  /** Evidence-flow: the test of "this text gives the answer" it applied, and where it came from. */
+  answer_rule?: AnswerRuleUsed;
+  /**
+   * Evidence-flow: the rule accepts the prediction although the trace's judge rejected it — a
+   * candidate judge error (the attribution still names where the memory lost the answer, if it did).
+   */
+  judge_disagrees?: boolean;
+  /** Evidence-flow: how much of the answer each op on the evidence's way conveyed, before and after it. */
+  support?: SupportStep[];
+  /** Evidence-flow: the texts the verdict rests on. */
+  verdict_evidence?: VerdictEvidence | null;
+  /**
+   * Evidence-flow: how sure the verdict is, 0–1 — how well the carrying test reproduces the trace's
+   * judge, how clearly the answer was lost at the op (support before and after), and whether other
+   * ops were suspected too. An ordering for people, not a calibrated probability.
+   */
+  confidence?: number;
+}
+
+/** A unit quoted as the ground of a verdict, with the words of the answer (or the question) it matched. */
+export interface QuotedUnit {
+  var_id: string;
+  text: string;
+  matched: string[];
+  /** How much of the answer it conveys, 0–1 (see `SupportStep`). */
+  support: number;
+}
+
+/** The last text that still held the answer, and what came after it (a later version, an output, the context). */
+export interface VerdictEvidence {
+  held: QuotedUnit | null;
+  after: QuotedUnit | null;
+}
+
+/** Why a failed case has no decisive op: the trace cannot say where the answer was lost. */
+export type NotAttributableReason =
+  /** The golden answer is empty or says the conversation does not answer it (adversarial questions). */
+  | 'no-golden-answer'
+  /** The answer is only in an image the conversation shared (its caption), not in any text. */
+  | 'answer-in-image'
+  /** No evidence message states the answer: it has to be inferred, and no memory holds it. */
+  | 'inferred'
+  /** No evidence could be located. */
+  | 'no-evidence'
+  /** No op wrote the prediction. */
+  | 'no-answer-op';
+
+/** A case that cannot be traced, and why (one sentence for people). */
+export interface NotAttributable {
+  reason: NotAttributableReason;
+  detail: string;
+}
+
+/** The carrying test an evidence-flow result used (`answer-rule.ts`). */
+export interface AnswerRuleUsed {
+  /** `fitted` from the trace's verdicts, the documented `prior`, or `given` by the caller. */
+  source: 'fitted' | 'prior' | 'given';
+  description: string;
+  /** Share of the trace's verdicts the rule reproduces (null: no verdicts, or given). */
+  agreement: number | null;
+  passed: number;
+  failed: number;
+}
+
+/** One op on the evidence's way to the answer: the best support (0–1) among what it read and what it wrote. */
+export interface SupportStep {
+  op_id: string;
+  before: number;
+  after: number;
 }
 
 /** The LLM agents (the paper's MemTrace and MemTrace-OBS). */

@@ -21,6 +21,17 @@ export interface ScoredCase {
   input_tokens: number;
   output_tokens: number;
   seconds: number;
+  /** Why the engine could not trace the case (`Attribution.not_attributable`), else null. */
+  not_attributable?: string | null;
+}
+
+/** Micro and macro ETA / OIA over a set of cases. */
+export interface Scores {
+  total_cases: number;
+  error_type_accuracy: number;
+  op_id_accuracy: number;
+  macro_error_type_accuracy: number;
+  macro_op_id_accuracy: number;
 }
 
 /** Error-type and op-id accuracy (exact match, shares of `total`) over a group of cases. */
@@ -49,6 +60,10 @@ export interface BenchSummary {
   avg_seconds: number;
   /** Cases left out because their label is not one of the five error types. */
   excluded_cases: number;
+  /** Cases the engine found not attributable, by reason (they count as misses in the scores above). */
+  not_attributable: { total: number; by_reason: Record<string, number> };
+  /** The scores with the not-attributable cases counted apart (left out). */
+  attributable: Scores;
 }
 
 function accuracy(cases: ScoredCase[]): Accuracy {
@@ -71,15 +86,29 @@ function groupBy(cases: ScoredCase[], key: (c: ScoredCase) => string): Map<strin
 
 const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
 
-/**
- * Scores cases against their labels (the paper's ETA and OIA, plus macro averages over error types); cases
- * whose label is not one of the five types are left out and counted.
- */
-export function summarize(all: ScoredCase[]): BenchSummary {
-  const cases = all.filter((c) => isErrorType(c.label_type));
+/** Micro and macro scores of labelled cases. */
+function scores(cases: ScoredCase[]): Scores {
   const overall = accuracy(cases);
   const byType = groupBy(cases, (c) => c.label_type);
   const typeAcc = ERROR_TYPES.filter((t) => byType.has(t)).map((t) => accuracy(byType.get(t)!));
+  return {
+    total_cases: cases.length,
+    error_type_accuracy: overall.error_type_accuracy,
+    op_id_accuracy: overall.op_id_accuracy,
+    macro_error_type_accuracy: mean(typeAcc.map((a) => a.error_type_accuracy)),
+    macro_op_id_accuracy: mean(typeAcc.map((a) => a.op_id_accuracy)),
+  };
+}
+
+/**
+ * Scores cases against their labels (the paper's ETA and OIA, plus macro averages over error types); cases
+ * whose label is not one of the five types are left out and counted; not-attributable cases are also
+ * scored apart.
+ */
+export function summarize(all: ScoredCase[]): BenchSummary {
+  const cases = all.filter((c) => isErrorType(c.label_type));
+  const byType = groupBy(cases, (c) => c.label_type);
+  const untraced = cases.filter((c) => c.not_attributable);
   const confusion: Record<string, Record<string, number>> = {};
   for (const c of cases) {
     confusion[c.label_type] ??= {};
@@ -88,11 +117,7 @@ export function summarize(all: ScoredCase[]): BenchSummary {
     row[p] = (row[p] ?? 0) + 1;
   }
   return {
-    total_cases: cases.length,
-    error_type_accuracy: overall.error_type_accuracy,
-    op_id_accuracy: overall.op_id_accuracy,
-    macro_error_type_accuracy: mean(typeAcc.map((a) => a.error_type_accuracy)),
-    macro_op_id_accuracy: mean(typeAcc.map((a) => a.op_id_accuracy)),
+    ...scores(cases),
     by_system: Object.fromEntries(
       [...groupBy(cases, (c) => c.system ?? 'unknown')].map(([k, v]) => [k, accuracy(v)]),
     ),
@@ -104,6 +129,13 @@ export function summarize(all: ScoredCase[]): BenchSummary {
     avg_output_tokens: mean(cases.map((c) => c.output_tokens)),
     avg_seconds: mean(cases.map((c) => c.seconds)),
     excluded_cases: all.length - cases.length,
+    not_attributable: {
+      total: untraced.length,
+      by_reason: Object.fromEntries(
+        [...groupBy(untraced, (c) => c.not_attributable ?? '')].map(([k, v]) => [k, v.length]),
+      ),
+    },
+    attributable: scores(cases.filter((c) => !c.not_attributable)),
   };
 }
 
@@ -125,5 +157,6 @@ export function scoredCase(
     input_tokens: a.cost.input_tokens,
     output_tokens: a.cost.output_tokens,
     seconds: a.cost.seconds,
+    not_attributable: a.not_attributable?.reason ?? null,
   };
 }

@@ -4,11 +4,18 @@
  * and after) and the case features. The attribution comes in as data, so any engine's
  * output — or a file written by the paper's tools — can be reported the same way.
  */
-import { contentTokens, evidenceText, isPrompt, splitUnits } from '../attribution/index.ts';
+import {
+  contentTokens,
+  type EvidenceFlowOptions,
+  evidenceChangedLater,
+  evidenceText,
+  isPrompt,
+  STORE_LOSS_TYPES,
+} from '../attribution/index.ts';
 import type { TraceCase } from '../cases/cases.ts';
 import { systemOf } from '../cases/system.ts';
-import { isSentinelVar, row, type TraceGraph, varMetadata } from '../graph/graph.ts';
-import { consumersOf, lineageOf, opStructure, producersOf } from '../graph/queries.ts';
+import { isSentinelVar, type TraceGraph, varMetadata } from '../graph/graph.ts';
+import { opStructure, producersOf } from '../graph/queries.ts';
 import { prettyValue } from '../trace/pyrepr.ts';
 import { type ErrorType, isErrorType } from '../trace/types.ts';
 import { textFeatures } from './features.ts';
@@ -20,6 +27,8 @@ export interface AttributedInput {
   op_id: string | null;
   reason: string;
   method: string;
+  /** An evidence-flow result's ranked candidates: its store losses answer "was the evidence's unit changed later". */
+  candidates?: readonly { error_type: string }[];
 }
 
 /** Options of `reportCase`: the file name, a known system, and the excerpt length. */
@@ -30,6 +39,8 @@ export interface CaseFactsOptions {
   system?: string | null;
   /** Longest excerpt of a value, in characters (default 400). */
   excerptChars?: number;
+  /** The matcher for "was the evidence's unit changed later" when the attribution is not evidence-flow's. */
+  carrying?: EvidenceFlowOptions;
 }
 
 /** Longer values are shown as stored: pretty-printing a whole store per case costs more than it helps an excerpt. */
@@ -117,26 +128,13 @@ function sessionsBack(g: TraceGraph, query: number | undefined, evidence: number
   return farthest;
 }
 
-interface UnitIndex {
-  keys: string[];
-  keyed: boolean;
-  single: boolean;
-  texts: string[];
-}
-
 /**
  * What the report reads of a graph's values, kept per graph: the cases of one trace walk the
  * same store, and its versions repeat most of their units.
  */
 interface GraphTexts {
-  /** Per variable: its lower-cased value, and which words it contains (evidence words recur across cases). */
-  lowered: Map<number, { low: string; has: Map<string, boolean> }>;
   /** Per variable: its value as people read it. */
   readable: Map<number, string>;
-  /** Units by value (equal versions are split once). */
-  units: Map<string, UnitIndex>;
-  /** Content words by unit text (a unit recurs in every later version of its store). */
-  tokens: Map<string, Set<string>>;
 }
 
 const graphTexts = new WeakMap<TraceGraph, GraphTexts>();
@@ -144,7 +142,7 @@ const graphTexts = new WeakMap<TraceGraph, GraphTexts>();
 function textsOf(g: TraceGraph): GraphTexts {
   let t = graphTexts.get(g);
   if (!t) {
-    t = { lowered: new Map(), readable: new Map(), units: new Map(), tokens: new Map() };
+    t = { readable: new Map() };
     graphTexts.set(g, t);
   }
   return t;
@@ -160,167 +158,20 @@ function cached<K, V>(map: Map<K, V>, key: K, make: () => V): V {
   return v;
 }
 
-/** A variable's units, split once per graph. */
-function unitIndex(g: TraceGraph, v: number): UnitIndex {
-  const value = g.varValue[v];
-  return cached(textsOf(g).units, value, () => {
-    const s = splitUnits(value);
-    return {
-      keys: s.keys,
-      keyed: s.keyed,
-      single: s.kind === 'text' && s.texts.length === 1,
-      texts: s.texts,
-    };
-  });
-}
-
-function unitTokens(g: TraceGraph, text: string): Set<string> {
-  return cached(textsOf(g).tokens, text, () => new Set(contentTokens(text)));
-}
-
-/** At least 60 % of `words` pass `has` (stops as soon as the answer is known). */
-function mostOf(words: Set<string>, has: (w: string) => boolean): boolean {
-  const need = 0.6 * words.size;
-  let present = 0;
-  let left = words.size;
-  for (const w of words) {
-    if (has(w)) present++;
-    left--;
-    if (present >= need) return true;
-    if (present + left < need) return false;
-  }
-  return present >= need;
-}
-
-/** The unit of a variable holding most (60 %) of the evidence's content words, with its key in a dict. */
-function holdingUnit(
-  g: TraceGraph,
-  v: number,
-  words: Set<string>,
-): { key: string | null; text: string; single: boolean; probe: string } | null {
-  if (words.size === 0 || g.varValue[v].length > UPDATE_MAX_CHARS) return null;
-  const { low, has } = cached(textsOf(g).lowered, v, () => ({
-    low: g.varValue[v].toLowerCase(),
-    has: new Map<string, boolean>(),
-  }));
-  if (!mostOf(words, (w) => cached(has, w, () => low.includes(w)))) return null;
-  const u = unitIndex(g, v);
-  for (let i = 0; i < u.texts.length; i++) {
-    // Its content words are substrings of its lower-cased text: holding them is holding the unit.
-    const tokens = unitTokens(g, u.texts[i]);
-    if (mostOf(words, (w) => tokens.has(w)))
-      return {
-        key: u.keyed ? u.keys[i] : null,
-        text: u.texts[i],
-        single: u.single,
-        probe: probeOf(u.texts[i]),
-      };
-  }
-  return null;
-}
-
-const UPDATE_DEPTH = 3;
-const UPDATE_VISITS = 80;
-/** Larger values (a whole index) are not examined: the report stays fast, and such stores are read through the units they hold. */
-const UPDATE_MAX_CHARS = 100_000;
-
-/** The longest stretch of a text with no quote, backslash or line break: found verbatim in any repr that holds the text. */
-function probeOf(text: string): string {
-  let best = '';
-  for (const part of text.split(/['"\\\n\r\t]+/)) if (part.length > best.length) best = part;
-  return best;
-}
-
 /**
- * Did a memory unit holding an evidence message get a different later version before
- * the question? For each evidence message: a few hops downstream along edges, then along
- * each holder's version chain to the first version that no longer holds the unit; a unit
- * handed on before it was dropped (a buffer flushed into a chunk, then cleared) does not count.
+ * Was a memory unit holding the evidence changed or deleted before the question? The
+ * attributor's own store losses (one carrying test for attribution and report): read off an
+ * evidence-flow result's candidates, else computed (`evidenceChangedLater`).
  */
-function unitUpdated(g: TraceGraph, query: number | undefined, evidence: number[], texts: string[]): boolean {
-  if (query === undefined) return false;
-  return evidence.some((m, i) => evidenceUnitUpdated(g, g.varCreatedAt[query], m, texts[i]));
-}
-
-function evidenceUnitUpdated(g: TraceGraph, asked: string, message: number, text: string): boolean {
-  const words = new Set(contentTokens(text));
-  const probe = probeOf(text);
-  const seen = new Set<number>([message]);
-  const walked = new Set<number>();
-  let frontier = [message];
-  for (let depth = 0; depth < UPDATE_DEPTH && frontier.length > 0 && seen.size < UPDATE_VISITS; depth++) {
-    const next: number[] = [];
-    for (const v of frontier)
-      for (const e of row(g.varOutEdges, v)) {
-        const w = g.edgeDst[e];
-        if (seen.has(w) || g.varCreatedAt[w] > asked || isSentinelVar(g, w)) continue;
-        seen.add(w);
-        next.push(w);
-      }
-    for (const v of next) {
-      // Versions up to the question, in order; a unit once dropped is taken to stay dropped, so the
-      // first version without it is found by bisection (a window's chain has thousands of versions).
-      // A variable with no other version (a retrieval's result) cannot have changed: not examined.
-      const chain = lineageOf(g, v);
-      if (chain.length < 2 || walked.has(g.varLineage[v])) continue;
-      const unit = holdingUnit(g, v, words);
-      if (unit === null) continue;
-      walked.add(g.varLineage[v]);
-      const from = chain.indexOf(v);
-      let to = from;
-      while (to + 1 < chain.length && g.varCreatedAt[chain[to + 1]] <= asked) to++;
-      const value = g.varValue[v];
-      const held = (i: number) => g.varValue[chain[i]] === value || stillHeld(g, chain[i], unit, probe);
-      if (to === from || held(to)) continue;
-      let lo = from;
-      let hi = to;
-      while (hi - lo > 1) {
-        const mid = (lo + hi) >> 1;
-        if (held(mid)) lo = mid;
-        else hi = mid;
-      }
-      if (!handedOn(g, chain[hi - 1], words)) return true;
-    }
-    frontier = next;
-  }
-  return false;
-}
-
-/**
- * The later value still holds the unit unchanged: the same dict entry with the same text;
- * for a single-text unit (a memory entry), the same text; for list items and lines (a
- * buffer, a window), the unit somewhere verbatim (a cheap substring probe first).
- */
-function stillHeld(
+function unitChangedLater(
   g: TraceGraph,
-  v: number,
-  unit: { key: string | null; text: string; single: boolean; probe: string },
-  probe: string,
+  c: TraceCase,
+  a: AttributedInput,
+  carrying: EvidenceFlowOptions | undefined,
 ): boolean {
-  const value = g.varValue[v];
-  // Cheap first (no parse of a 20 kB value per version): the message text or the unit's own text is still there.
-  if (
-    (probe.length >= 12 && value.includes(probe)) ||
-    (unit.probe.length >= 12 && value.includes(unit.probe))
-  )
-    return true;
-  const u = unitIndex(g, v);
-  if (unit.key !== null) {
-    const i = u.keys.indexOf(unit.key);
-    return i >= 0 && u.texts[i] === unit.text;
-  }
-  if (unit.single) return u.texts.length === 1 && u.texts[0] === unit.text;
-  return u.texts.some((t) => t.includes(unit.text));
-}
-
-/** An op that read the last holding version wrote the evidence elsewhere (a buffer flushed into a chunk before it was cleared). */
-function handedOn(g: TraceGraph, lastHolder: number, words: Set<string>): boolean {
-  const chain = g.varLineage[lastHolder];
-  for (const op of consumersOf(g, lastHolder)) {
-    const s = opStructure(g, op);
-    if (s.outputs.some((o) => g.varLineage[o] !== chain && holdingUnit(g, o, words) !== null)) return true;
-  }
-  return false;
+  if (a.method === 'evidence' && a.candidates)
+    return a.candidates.some((x) => STORE_LOSS_TYPES.has(x.error_type));
+  return evidenceChangedLater(g, c, carrying);
 }
 
 function promptsOf(g: TraceGraph, op: number): number[] {
@@ -430,7 +281,7 @@ export function reportCase(
     after: values.after.slice(0, MAX_VALUES).map((v) => excerptOf(v)),
     features: textFeatures(
       { evidence: evidenceTexts, goldenAnswers: c.goldenAnswers, evidenceWords },
-      { sessionsBack: back, unitUpdated: unitUpdated(g, query, evidenceVars, evidenceTexts) },
+      { sessionsBack: back, unitUpdated: unitChangedLater(g, c, a, options.carrying) },
     ),
     evidence_words: evidenceWords,
     sessions_back: back,

@@ -1,8 +1,9 @@
 /**
  * The report as one self-contained, printable HTML file: inline CSS and SVG charts, no
  * scripts and no external assets (a Content-Security-Policy forbids any), every piece of
- * trace text escaped.
+ * trace text escaped (control characters shown as `\uXXXX`).
  */
+import { escapeControls } from '../text/controls.ts';
 import { ERROR_TYPES } from '../trace/types.ts';
 import { FEATURES } from './features.ts';
 import { ci, featureLabel, findings, pct, SMALL_SAMPLE, times } from './findings.ts';
@@ -124,7 +125,8 @@ export function reportHtml(r: ErrorReport, options: { title?: string } = {}): st
           : ''
       }`
     : '';
-  return `<!doctype html>
+  // Control characters from traces (ESC, BEL, C1) are shown as \uXXXX, never written raw.
+  return escapeControls(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -210,5 +212,5 @@ ${c.exemplars.map((e, j) => exemplar(e, `case-${i + 1}-${j + 1}`)).join('')}`,
 ${narrative}
 <h2>Definitions</h2><ul class="small">${FEATURES.map((x) => `<li>${esc(x.label)}: ${esc(x.rule)}.</li>`).join('')}</ul>
 </body></html>
-`;
+`);
 }

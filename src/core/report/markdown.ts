@@ -3,6 +3,7 @@
  * characters neutralised, values go in fenced code blocks whose fence is longer than
  * any backtick run inside, so nothing from a trace renders as markup.
  */
+import { escapeControls } from '../text/controls.ts';
 import { ERROR_TYPES } from '../trace/types.ts';
 import { FEATURES } from './features.ts';
 import { ci, featureLabel, findings, pct, SMALL_SAMPLE, times } from './findings.ts';
@@ -211,5 +212,6 @@ export function reportMarkdown(r: ErrorReport, options: { title?: string } = {})
     );
   }
   out.push('## Definitions', '', ...FEATURES.map((x) => `- ${mdText(x.label)}: ${mdText(x.rule)}.`), '');
-  return out.join('\n');
+  // Control characters from traces (ESC, BEL, C1) are shown as \uXXXX, never written raw.
+  return escapeControls(out.join('\n'));
 }

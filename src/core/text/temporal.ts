@@ -35,11 +35,11 @@ const CUE =
 
 /** True when the text may hold a time expression (cheap; no false negatives for what compromise reads). */
 export function hasTemporalCue(text: string): boolean {
-  return CUE.test(text);
+  return CUE.test(text) || /\b(?:previous|prior|following|day before|day after)\b/i.test(text);
 }
 
 const RELATIVE =
-  /\b(?:yesterday|today|tonight|tomorrow|ago|last|next|this|few|recently|earlier|later|weekend)\b/i;
+  /\b(?:yesterday|today|tonight|tomorrow|ago|last|next|this|few|recently|earlier|later|weekend|previous|prior|following|coming|upcoming|past)\b/i;
 const LOOSE =
   /\b(?:last|next|this)\s+(?:week|weekend|mon|tue|wed|thu|fri|sat|sun)|\bfew\b|\bweekends?\b|\bweeks?\s+ago\b/i;
 
@@ -83,6 +83,25 @@ function beforeForm(text: string): { phrase: string; anchor: number } | null {
   return { phrase: what, anchor };
 }
 
+/**
+ * Relative phrases compromise-dates does not read, as the phrase it does: "on the previous
+ * day" written on 8 May is "yesterday", "the following week" is "next week". "The day before"
+ * followed by a date is a golden answer's range (`beforeForm`), not rewritten.
+ */
+const PLAIN_RELATIVE: [RegExp, string][] = [
+  [/\b(?:the\s+)?(?:previous|prior)\s+(?:day|evening|night)\b|\blast\s+night\b/gi, 'yesterday'],
+  [/\bthe\s+day\s+before\b(?!\s+(?:the\s+)?\w*\d)/gi, 'yesterday'],
+  [/\bthe\s+(?:next|following)\s+day\b|\bthe\s+day\s+after\b(?!\s+(?:the\s+)?\w*\d)/gi, 'tomorrow'],
+  [/\b(?:the\s+)?(?:previous|prior|past)\s+(week|weekend|month|year)\b/gi, 'last $1'],
+  [/\b(?:the\s+)?(?:following|coming|upcoming)\s+(week|weekend|month|year)\b/gi, 'next $1'],
+];
+
+function plainRelative(text: string): string {
+  let out = text;
+  for (const [re, by] of PLAIN_RELATIVE) out = out.replace(re, by);
+  return out;
+}
+
 const cache = new Map<string, TemporalMention[]>();
 
 /**
@@ -102,7 +121,7 @@ export function temporalMentions(text: string, today: number | null): TemporalMe
     out = inner.map((x) => ({ text, span: x.span, relative: null }));
   } else {
     out = [];
-    for (const d of parseDates(text.replace(/\bweekends ago\b/gi, 'weeks ago'), today)) {
+    for (const d of parseDates(plainRelative(text).replace(/\bweekends ago\b/gi, 'weeks ago'), today)) {
       const start = toDay(d.dates?.start);
       const end = toDay(d.dates?.end) ?? start;
       if (start === null || end === null) continue;

@@ -1,14 +1,16 @@
 /**
  * Reads smartcomment / MemTraceBench JSON text into a validated document. Span formats
- * (OTLP/JSON and JSON Lines, Phoenix rows, Langfuse exports: `otel/`) are detected and
- * mapped to the same document first. Never throws on bad input.
+ * (OTLP/JSON and JSON Lines, ResourceSpans, SDK spans, Phoenix rows, Langfuse exports: `otel/`)
+ * are detected and mapped to the same document first. Never throws on bad input.
  */
 
+import { duplicateKeys } from './duplicate-keys.ts';
 import { IssueCollector, type TraceIssue } from './issues.ts';
 import { findJsonSyntaxError } from './json-syntax.ts';
 import {
   detectSpanFormat,
   jsonLinesFormat,
+  noFormatMessage,
   type OtelImportSummary,
   readJsonLines,
   readSpans,
@@ -69,6 +71,7 @@ export function parseTraceText(text: string, options: ImportOptions): ImportResu
     }
     return { ok: false, issues: issues.finish() };
   }
+  duplicates(stripBom(text), issues);
   const format = detectSpanFormat(value);
   if (format) {
     const spans: OtelSpan[] = [];
@@ -77,7 +80,44 @@ export function parseTraceText(text: string, options: ImportOptions): ImportResu
 
     return fromSpans({ format, spans }, issues);
   }
+  // Not a span format, and no "data" to read as smartcomment: name every format tried.
+  const noFormat = noFormatMessage(value);
+  if (noFormat) {
+    issues.error('not-a-graph', noFormat);
+    return { ok: false, issues: issues.finish() };
+  }
   return validateParsed(value, issues);
+}
+
+/** Keys whose second, different value replaces what the file's records are: an error; other repeated keys warn. */
+const RECORD_KEYS = new Set([
+  'data',
+  '$.graph_id',
+  'data.nodes',
+  'data.edges',
+  'data.operations',
+  'data.sessions',
+  'data.annotations',
+]);
+
+/** Keys of the top level or of `data` given twice with different values (JSON.parse keeps the later silently). */
+function duplicates(text: string, issues: IssueCollector) {
+  for (const d of duplicateKeys(text)) {
+    const key = d.path.replace(/^\$\./, '');
+    const message = `"${key.split('.').at(-1)}" is given twice with different values (lines ${d.firstLine} and ${d.line}); JSON keeps only the later one`;
+    if (RECORD_KEYS.has(d.path))
+      issues.add(
+        'error',
+        'duplicate-key',
+        `${message}, so the earlier ${key === 'data' ? 'graph' : 'records'} would be lost: keep one`,
+        {
+          path: d.path,
+          line: d.line,
+          column: 1,
+        },
+      );
+    else issues.add('warning', 'duplicate-key', message, { path: d.path, line: d.line, column: 1 });
+  }
 }
 
 function fromSpans(file: SpanFile, issues: IssueCollector): ImportResult {

@@ -4,6 +4,7 @@ export * from './identity.ts';
 export * from './import.ts';
 export * from './issues.ts';
 export * from './json-syntax.ts';
+export * from './nesting.ts';
 export * from './pyrepr.ts';
 export * from './types.ts';
 export * from './utf8.ts';

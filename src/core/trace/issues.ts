@@ -1,4 +1,5 @@
 /** Problems found while reading a trace file, each with the file and the place. */
+import { oneLine } from '../text/controls.ts';
 
 /** An error stops the import; a warning does not. */
 export type Severity = 'error' | 'warning';
@@ -26,9 +27,9 @@ export function issuePlace(issue: TraceIssue): string {
   return issue.path ? `${issue.file}: ${issue.path}` : issue.file;
 }
 
-/** One line for people: `place: severity: message`. */
+/** One line for people: `place: severity: message` (control characters and line breaks from the trace escaped). */
 export function formatIssue(issue: TraceIssue): string {
-  return `${issuePlace(issue)}: ${issue.severity}: ${issue.message}`;
+  return oneLine(`${issuePlace(issue)}: ${issue.severity}: ${issue.message}`);
 }
 
 /** Collects issues up to a cap and counts the rest, so a broken 100 MB file cannot flood memory. */

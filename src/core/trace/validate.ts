@@ -11,8 +11,11 @@
  * an edge whose op or endpoint is unknown — such an edge is left out of the graph
  * structure), and annotations that name unknown records.
  */
+
+import { edgeCycles } from './cycles.ts';
 import { fullNameOf, fullNodeIdOf } from './identity.ts';
 import type { IssueCollector } from './issues.ts';
+import { MAX_NESTING, nestsDeeperThan, TOO_DEEP_MESSAGE } from './nesting.ts';
 import type { TraceDocument } from './types.ts';
 
 type Kind = 'string' | 'string?' | 'int' | 'int>=1' | 'object' | 'bool' | 'string[]';
@@ -88,48 +91,17 @@ const COMMON: [string, Kind][] = [
   ['metadata', 'object'],
 ];
 
-/**
- * Deepest nesting accepted inside a record's field. Rendering and export use JSON.stringify,
- * which recurses: a value nested thousands of levels deep overflows the stack (no real trace
- * comes near this).
- */
-export const MAX_NESTING = 256;
-
-/**
- * Whether a value nests objects/lists more than `limit` levels (`depth` is the value's own
- * level). Recursive but stopped at `limit`, so it never goes deeper than that many calls,
- * and it allocates nothing for the flat metadata most records have.
- */
-function nestsDeeperThan(v: object, limit: number, depth = 1): boolean {
-  if (depth > limit) return true;
-  if (Array.isArray(v)) {
-    for (const child of v)
-      if (typeof child === 'object' && child !== null && nestsDeeperThan(child, limit, depth + 1))
-        return true;
-    return false;
-  }
-  for (const key in v) {
-    if (!Object.hasOwn(v, key)) continue;
-    const child = (v as Record<string, unknown>)[key];
-    if (typeof child === 'object' && child !== null && nestsDeeperThan(child, limit, depth + 1)) return true;
-  }
+/** Fatal: `v` nested deeper than MAX_NESTING (`name` is how the message calls it). Returns whether it is fine. */
+function shallow(issues: IssueCollector, name: string, v: unknown, path: string): boolean {
+  if (typeof v !== 'object' || v === null || !nestsDeeperThan(v, MAX_NESTING)) return true;
+  issues.error('too-deep', `${name} ${TOO_DEEP_MESSAGE}`, path);
   return false;
 }
 
-/** Fatal: a field nested deeper than MAX_NESTING. Returns whether the record is fine. */
+/** Fatal: a field of `rec` nested deeper than MAX_NESTING. Returns whether the record is fine. */
 function nesting(issues: IssueCollector, rec: Record<string, unknown>, path: string): boolean {
   let ok = true;
-  for (const key of Object.keys(rec)) {
-    const v = rec[key];
-    if (typeof v === 'object' && v !== null && nestsDeeperThan(v, MAX_NESTING)) {
-      issues.error(
-        'too-deep',
-        `${key} nests more than ${MAX_NESTING} levels deep; such a file cannot be shown or exported`,
-        `${path}.${key}`,
-      );
-      ok = false;
-    }
-  }
+  for (const key of Object.keys(rec)) ok = shallow(issues, key, rec[key], `${path}.${key}`) && ok;
   return ok;
 }
 
@@ -163,10 +135,18 @@ function derived(
 
 const LISTS = ['sessions', 'nodes', 'operations', 'edges'] as const;
 
+/** The edges between known variables through a known op: variable numbers and the edge's index. */
+interface Flow {
+  src: number[];
+  dst: number[];
+  edge: number[];
+}
+
 /** Records of a list that passed the fatal checks, by index; the rest of the file is checked regardless. */
 export interface ValidatedIds {
   sessionIds: Set<string>;
-  nodeIds: Set<string>;
+  /** Each variable's full_node_id → its number, in file order. */
+  nodeIds: Map<string, number>;
   opIds: Set<string>;
 }
 
@@ -199,8 +179,12 @@ export function validateDocument(value: unknown, issues: IssueCollector): value 
       return false;
     } else lists[name] = list;
   }
+  // data's fields besides the record lists (a list of annotations is checked record by record below).
+  for (const key of Object.keys(data))
+    if (!(LISTS as readonly string[]).includes(key) && !(key === 'annotations' && Array.isArray(data[key])))
+      shallow(issues, key, data[key], `data.${key}`);
 
-  const ids: ValidatedIds = { sessionIds: new Set(), nodeIds: new Set(), opIds: new Set() };
+  const ids: ValidatedIds = { sessionIds: new Set(), nodeIds: new Map(), opIds: new Set() };
   const recordAt = (list: string, i: number, rec: unknown): rec is Record<string, unknown> => {
     if (isObject(rec)) return true;
     issues.error('not-a-record', `record is ${typeName(rec)}; expected an object`, `data.${list}[${i}]`);
@@ -232,7 +216,8 @@ export function validateDocument(value: unknown, issues: IssueCollector): value 
       const name = rec.name as string;
       const cls = rec.class_name as string | null;
       const id = fullNodeIdOf(name, cls, rec.version as number);
-      unique(ids.nodeIds, id, path, 'variable');
+      if (ids.nodeIds.has(id)) issues.error('duplicate-id', `duplicate variable "${id}"`, path);
+      else ids.nodeIds.set(id, ids.nodeIds.size);
       derived(issues, rec, 'full_name', fullNameOf(name, cls), path);
       derived(issues, rec, 'node_id', `${name}@${rec.version}`, path);
       derived(issues, rec, 'full_node_id', id, path);
@@ -257,6 +242,7 @@ export function validateDocument(value: unknown, issues: IssueCollector): value 
   });
 
   const edgeIds = new Set<string>();
+  const flow: Flow = { src: [], dst: [], edge: [] };
   lists.edges.forEach((rec, i) => {
     const path = `data.edges[${i}]`;
     if (!recordAt('edges', i, rec)) return;
@@ -268,13 +254,21 @@ export function validateDocument(value: unknown, issues: IssueCollector): value 
         `edge names unknown operation "${rec.op_id}"; the edge is kept but left out of the graph`,
         `${path}.op_id`,
       );
+    let known = ids.opIds.has(rec.op_id as string);
     for (const end of ['source_full_node_id', 'target_full_node_id']) {
-      if (field(issues, rec, end, 'string', path, true) && !ids.nodeIds.has(rec[end] as string))
+      if (field(issues, rec, end, 'string', path, true) && !ids.nodeIds.has(rec[end] as string)) {
+        known = false;
         issues.warn(
           'dangling-endpoint',
           `edge ${end.split('_')[0]} "${String(rec[end]).slice(0, 120)}" is not a variable of this graph; the edge is kept but left out of the graph`,
           `${path}.${end}`,
         );
+      }
+    }
+    if (known) {
+      flow.src.push(ids.nodeIds.get(rec.source_full_node_id as string) as number);
+      flow.dst.push(ids.nodeIds.get(rec.target_full_node_id as string) as number);
+      flow.edge.push(i);
     }
     field(issues, rec, 'category', 'string', path, false);
     commonFields(issues, rec, path);
@@ -288,8 +282,80 @@ export function validateDocument(value: unknown, issues: IssueCollector): value 
         `data.${list}[${i}].session_id`,
       );
 
+  cycles(issues, ids.nodeIds, flow, lists);
   validateAnnotations(own(data, 'annotations'), ids, issues);
   return !issues.hasErrors;
+}
+
+/**
+ * Warning: a cycle of edges that goes back in time — an op reads a variable that only it or
+ * later ops write, and the edges lead from what it wrote back to that variable. (Cycles in
+ * time order are normal where values are named by their content: the same value written
+ * again later is the same variable.) The graph is still built and exported as is. The case
+ * path walks ops back in execution order (a cause is the latest writer before a read), so it
+ * cuts such a cycle at the reversed edge; evidence-flow's question-derived set follows edges
+ * forward regardless of time, so a cycle through the question can change its verdict.
+ */
+function cycles(
+  issues: IssueCollector,
+  nodeIds: Map<string, number>,
+  flow: Flow,
+  lists: Record<string, unknown[]>,
+) {
+  if (flow.edge.length === 0) return;
+  const found = edgeCycles(nodeIds.size, Int32Array.from(flow.src), Int32Array.from(flow.dst));
+  if (found.length === 0) return;
+  const when = opTimes(lists.operations);
+  const opOf = (k: number) =>
+    when.get((lists.edges[flow.edge[k]] as Record<string, unknown>).op_id as string);
+  const before = (a: OpTime, b: OpTime) => a.at < b.at || (a.at === b.at && a.index < b.index);
+  const firstWrite: (OpTime | undefined)[] = new Array(nodeIds.size);
+  for (let k = 0; k < flow.edge.length; k++) {
+    const w = opOf(k) as OpTime;
+    const first = firstWrite[flow.dst[k]];
+    if (!first || before(w, first)) firstWrite[flow.dst[k]] = w;
+  }
+  const cycleOf = new Int32Array(nodeIds.size).fill(-1);
+  for (const [i, c] of found.entries()) for (const v of c.vars) cycleOf[v] = i;
+  const names = [...nodeIds.keys()];
+  const reported = new Set<number>();
+  for (let k = 0; k < flow.edge.length; k++) {
+    const src = flow.src[k];
+    const c = cycleOf[src];
+    if (c < 0 || c !== cycleOf[flow.dst[k]] || reported.has(c)) continue;
+    const reader = opOf(k) as OpTime;
+    if (before(firstWrite[src] as OpTime, reader)) continue; // written before this read: in time order
+    reported.add(c);
+    const vars = found[c].vars;
+    const shown = vars.slice(0, 3).map((v) => `"${names[v].slice(0, 80)}"`);
+    const more = vars.length > 3 ? `, … (${vars.length} in all)` : '';
+    issues.warn(
+      'edge-cycle',
+      `op "${reader.id.slice(0, 80)}" reads "${names[src].slice(0, 80)}", which only it or later ops write, and the edges lead back to it (a cycle through ${shown.join(', ')}${more}); the case path cuts the cycle there, but attribution may answer otherwise than without it: check the edges`,
+      `data.edges[${flow.edge[k]}]`,
+    );
+  }
+}
+
+/** When an op ran, as the graph orders ops: created_at text, then file order. */
+interface OpTime {
+  id: string;
+  at: string;
+  index: number;
+}
+
+function opTimes(operations: unknown[]): Map<string, OpTime> {
+  const out = new Map<string, OpTime>();
+  operations.forEach((rec, index) => {
+    if (!isObject(rec) || typeof rec.op_id !== 'string' || out.has(rec.op_id)) return;
+    const t = own(rec, 'created_at');
+    out.set(rec.op_id, {
+      id: rec.op_id,
+      at: typeof t === 'string' ? t : t == null ? '' : JSON.stringify(t),
+      index,
+    });
+  });
+  return out;
 }
 
 /** Longest graph_id accepted (it is the stored trace's key and part of its address). */
@@ -325,7 +391,8 @@ function validateAnnotations(list: unknown, ids: ValidatedIds, issues: IssueColl
   list.forEach((rec, i) => {
     const path = `data.annotations[${i}]`;
     if (!isObject(rec)) {
-      issues.warn('not-a-record', `annotation is ${typeName(rec)}; expected an object — ignored`, path);
+      if (shallow(issues, 'annotation', rec, path))
+        issues.warn('not-a-record', `annotation is ${typeName(rec)}; expected an object — ignored`, path);
       return;
     }
     nesting(issues, rec, path);
@@ -346,7 +413,26 @@ function validateAnnotations(list: unknown, ids: ValidatedIds, issues: IssueColl
       );
     else if (opId !== null && typeof opId !== 'string')
       field(issues, rec, 'final_op_id', 'string', path, false);
+    for (const key of ANNOTATION_TEXT)
+      if (own(rec, key) !== undefined) field(issues, rec, key, 'string', path, false);
+    const gold = own(rec, 'golden_answers');
+    if (gold !== undefined && typeof gold !== 'string')
+      field(issues, rec, 'golden_answers', 'string[]', path, false);
     const ev = own(rec, 'source_evidence_ids');
-    if (ev !== undefined) field(issues, rec, 'source_evidence_ids', 'string[]', path, false);
+    if (ev !== undefined && field(issues, rec, 'source_evidence_ids', 'string[]', path, false)) {
+      const missing = (ev as string[]).filter((id) => !ids.nodeIds.has(id));
+      if (missing.length)
+        issues.warn(
+          'dangling-evidence',
+          `source_evidence_ids names ${missing.length} id(s) that are not variables of this graph (${missing
+            .slice(0, 3)
+            .map((id) => `"${id.slice(0, 80)}"`)
+            .join(', ')}${missing.length > 3 ? ', …' : ''}); the case's evidence is read without them`,
+          `${path}.source_evidence_ids`,
+        );
+    }
   });
 }
+
+/** An annotation's optional text fields (MemTraceBench's and the workbench's): read only when they are strings. */
+const ANNOTATION_TEXT = ['query', 'prediction', 'reason', 'label_source', 'annotator', 'created_at'];

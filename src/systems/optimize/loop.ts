@@ -9,6 +9,7 @@
  * after an interruption; token budgets stop it before the call that would exceed them.
  */
 
+import { isAgentStopped } from '../../core/attribution/agents/stopped.ts';
 import { engineFor } from '../../core/attribution/engines.ts';
 import type { Attribution } from '../../core/attribution/types.ts';
 import { listCases } from '../../core/cases/cases.ts';
@@ -167,6 +168,8 @@ function paired(before: Evaluated['outcomes'], after: Evaluated['outcomes']): Pa
 
 const pct = (s: Score) => `${(100 * s.score).toFixed(1)} % (${s.correct}/${s.total})`;
 const OP_GRAPH_CHARS = 200_000;
+/** The record of a failure no verdict was reached on. */
+const NOT_ATTRIBUTED = { error_type: null, op_id: null, op_name: null, prompt: null } as const;
 
 export interface OptimizeHooks {
   onProgress?: (message: string) => void;
@@ -291,11 +294,21 @@ export async function optimizePrompts(
       let notOptimisable = 0;
       let notAllowed = 0;
       for (const c of failed) {
-        const a: Attribution = await engine(
-          { graph: g, case: c, system: target.name },
-          { index, model: models.attribution, now: Date.now },
-          { signal: o.signal },
-        );
+        let a: Attribution;
+        try {
+          a = await engine(
+            { graph: g, case: c, system: target.name },
+            { index, model: models.attribution, now: Date.now },
+            { signal: o.signal },
+          );
+        } catch (e) {
+          // An agent that gave no verdict leaves this failure unexplained: nothing to optimise from it.
+          if (!isAgentStopped(e)) throw e;
+          say(`round ${r}: ${c.queryId} not attributed (${e.kind}: ${e.message})`);
+          attributions.push({ ...NOT_ATTRIBUTED, query_id: c.queryId, reason: `failed: ${e.message}` });
+          notOptimisable++;
+          continue;
+        }
         const rc = reportCase(g, c, a);
         attributions.push({
           query_id: c.queryId,

@@ -9,3 +9,4 @@ export * from './oracle.ts';
 export * from './prior.ts';
 export * from './prompts.ts';
 export * from './runtime.ts';
+export * from './stopped.ts';

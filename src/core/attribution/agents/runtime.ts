@@ -25,6 +25,7 @@ import {
 import type { Budgets } from './budgets.ts';
 import { charge, spentSoFar } from './checkpoint.ts';
 import { maybeCompress } from './compress.ts';
+import { type AgentStopKind, AgentStoppedError } from './stopped.ts';
 
 /** Consecutive replies that are no valid action before the run gives up. */
 export const MAX_BAD_REPLIES = 3;
@@ -208,12 +209,10 @@ async function loop(a: RunArgs): Promise<Attribution> {
       tick();
       hooks.onEvent?.({ type: 'step', step: cp.step, note: 'the reply was no valid action' });
       if (cp.bad_replies >= MAX_BAD_REPLIES)
-        return done(
-          finish(a, cp, {
-            error_type: null,
-            op_id: null,
-            reason: `The model gave no valid action ${cp.bad_replies} times in a row: ${e.message}`,
-          }),
+        stop(
+          cp,
+          'no-valid-action',
+          `the model gave no valid action ${cp.bad_replies} times in a row: ${e.message}`,
         );
       cp.messages.push({
         role: 'user',
@@ -253,11 +252,14 @@ async function loop(a: RunArgs): Promise<Attribution> {
     });
     checkpoint();
   }
-  return done(
-    finish(a, cp, {
-      error_type: null,
-      op_id: null,
-      reason: `No final answer within ${budgets.maxSteps} iterations.`,
-    }),
-  );
+  const refused = cp.invalid_answers ? ` (${cp.invalid_answers} final answer(s) refused)` : '';
+  stop(cp, 'budget-exhausted', `no acceptable final answer within ${budgets.maxSteps} iterations${refused}`);
+}
+
+/**
+ * Ends a run that has no verdict: a failed case with its reason, never a "no decisive error"
+ * result. The checkpoint keeps its state (no result), so the run is not mistaken for an answered one.
+ */
+function stop(cp: AgentCheckpoint, kind: AgentStopKind, message: string): never {
+  throw new AgentStoppedError(kind, `${message} (after ${cp.step} step(s))`);
 }

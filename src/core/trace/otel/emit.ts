@@ -171,7 +171,8 @@ export function documentToSpans(doc: TraceDocument, options: EmitOptions): SpanD
   const out: SpanDescription[] = [];
 
   const { data: _data, ...header } = doc;
-  const extraData: Record<string, unknown> = {};
+  // Null prototype: a list named "__proto__" is carried as data, not set as a prototype.
+  const extraData: Record<string, unknown> = Object.create(null);
   for (const k of Object.keys(d))
     if (!['nodes', 'edges', 'operations', 'sessions', 'annotations'].includes(k)) extraData[k] = d[k];
   const rootAttrs: Record<string, SpanAttr> =

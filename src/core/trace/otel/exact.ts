@@ -12,7 +12,14 @@ export function hasExactRecords(spans: OtelSpan[]): boolean {
 type Indexed = [number, unknown];
 
 export function restoreExact(spans: OtelSpan[], issues: IssueCollector): TraceDocument | null {
-  const lists: Record<string, Indexed[]> = { nodes: [], edges: [], operations: [], sessions: [] };
+  // A Map: the names of a graph's lists come from the file ("constructor" is a name like another).
+  const lists = new Map<string, Indexed[]>([
+    ['nodes', []],
+    ['edges', []],
+    ['operations', []],
+    ['sessions', []],
+  ]);
+  const list = (name: string) => lists.get(name) as Indexed[];
   type Graph = { header: Record<string, unknown>; lists: string[]; extra: Record<string, unknown> };
   let graph: Graph | null = null;
   let annotations: unknown[] | undefined;
@@ -34,7 +41,7 @@ export function restoreExact(spans: OtelSpan[], issues: IssueCollector): TraceDo
       return undefined;
     }
   };
-  const pairs = (span: OtelSpan, attr: string, list: string) => {
+  const pairs = (span: OtelSpan, attr: string, listName: string) => {
     const v = read(span, attr);
     if (v === undefined) return;
     if (!Array.isArray(v) || !v.every((p) => Array.isArray(p) && p.length === 2 && Number.isInteger(p[0]))) {
@@ -45,7 +52,7 @@ export function restoreExact(spans: OtelSpan[], issues: IssueCollector): TraceDo
       );
       return;
     }
-    lists[list].push(...(v as Indexed[]));
+    for (const pair of v as Indexed[]) list(listName).push(pair);
   };
   for (const span of spans) {
     const g = read(span, MEMTRACE_ATTR.graph) as Graph | null | undefined;
@@ -60,24 +67,27 @@ export function restoreExact(spans: OtelSpan[], issues: IssueCollector): TraceDo
       }
       graph = g;
       const extra = g as unknown as { nodes?: Indexed[]; edges?: Indexed[] };
-      if (Array.isArray(extra.nodes)) lists.nodes.push(...extra.nodes);
-      if (Array.isArray(extra.edges)) lists.edges.push(...extra.edges);
+      if (Array.isArray(extra.nodes)) for (const pair of extra.nodes) list('nodes').push(pair);
+      if (Array.isArray(extra.edges)) for (const pair of extra.edges) list('edges').push(pair);
       const a = read(span, MEMTRACE_ATTR.annotations);
       if (Array.isArray(a)) annotations = a;
     }
     const session = read(span, MEMTRACE_ATTR.session);
-    if (session !== undefined) lists.sessions.push(session as Indexed);
+    if (session !== undefined) list('sessions').push(session as Indexed);
     const op = read(span, MEMTRACE_ATTR.op);
-    if (op !== undefined) lists.operations.push(op as Indexed);
+    if (op !== undefined) list('operations').push(op as Indexed);
     pairs(span, MEMTRACE_ATTR.edges, 'edges');
     pairs(span, MEMTRACE_ATTR.nodes, 'nodes');
   }
   if (!graph || issues.hasErrors) return null;
-  const data: Record<string, unknown> = {};
+  // Null prototype: a list named "__proto__" is data, not the object's prototype.
+  const data: Record<string, unknown> = Object.create(null);
+  const extra = graph.extra;
   for (const name of graph.lists) {
-    if (name in lists) data[name] = lists[name].sort((a, b) => a[0] - b[0]).map((p) => p[1]);
+    const restored = lists.get(name);
+    if (restored) data[name] = restored.sort((a, b) => a[0] - b[0]).map((p) => p[1]);
     else if (name === 'annotations') data[name] = annotations ?? [];
-    else data[name] = graph.extra?.[name];
+    else data[name] = extra && Object.hasOwn(extra, name) ? extra[name] : undefined;
   }
   return { ...graph.header, data } as TraceDocument;
 }

@@ -1,42 +1,48 @@
 /**
- * Traces people already have: OTLP/JSON (files and JSON Lines) with the OpenTelemetry GenAI
- * and memory conventions, OpenInference (Phoenix rows too) and Langfuse exports → a
- * smartcomment document, through the same import path as smartcomment files.
+ * Traces people already have: OTLP/JSON (requests, JSON Lines of them as the Collector's file
+ * exporter writes, bare ResourceSpans, SDK span objects) with the OpenTelemetry GenAI and memory
+ * conventions, OpenInference (Phoenix rows too), Traceloop / OpenLLMetry, OpenLIT, Vercel AI SDK
+ * and Langfuse exports → a smartcomment document, through the same import path as smartcomment
+ * files. What could not be read is said (warnings), never dropped silently.
  */
 import type { IssueCollector } from '../issues.ts';
+import { deepPlace, TOO_DEEP_MESSAGE } from '../nesting.ts';
 import type { TraceDocument } from '../types.ts';
 import { emptySummary, type OtelImportSummary, spansToDocument } from './build.ts';
 import { hasExactRecords, restoreExact } from './exact.ts';
-import { isLangfuseTrace, readLangfuseTrace } from './langfuse.ts';
-import { isOtlpRequest, readOtlpRequest } from './otlp.ts';
-import { isPhoenixRow, readPhoenixRow } from './phoenix.ts';
+import { readLangfuseExport } from './langfuse.ts';
+import { readOtlpRequest, readResourceSpans } from './otlp.ts';
+import { readPhoenixRow } from './phoenix.ts';
+import { readSdkSpan } from './sdk-spans.ts';
 import type { OtelSpan, SpanFile, SpanFormat } from './span.ts';
+import { importWarnings } from './warnings.ts';
 
 export type { OtelImportSummary } from './build.ts';
 export { spanContent } from './content.ts';
+export { detectSpanFormat, jsonLinesFormat, noFormatMessage } from './detect.ts';
 export * from './emit.ts';
 export type { OtelSpan, SpanFile, SpanFormat } from './span.ts';
 export { decodeAnyValue, normalizeId, normalizeTime } from './values.ts';
 
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
+/** Reads each item of a value that may be one item or a list of them. */
+function eachItem(
+  value: unknown,
+  at: (p: string) => string,
+  one: string,
+  read: (item: unknown, place: string) => OtelSpan | null | undefined,
+  out: OtelSpan[],
+): void {
+  const items = Array.isArray(value) ? value : [value];
+  items.forEach((item, i) => {
+    const span = read(item, at(Array.isArray(value) ? `[${i}]` : one));
+    if (span) out.push(span);
+  });
 }
 
-/** Which span format a parsed JSON value is in, or null (then it is read as smartcomment). */
-export function detectSpanFormat(value: unknown): SpanFormat | null {
-  if (isOtlpRequest(value)) return 'otlp-json';
-  if (isLangfuseTrace(value)) return 'langfuse';
-  if (isObject(value) && Array.isArray(value.data) && value.data.length && value.data.every(isLangfuseTrace))
-    return 'langfuse';
-  if (Array.isArray(value) && value.length) {
-    if (value.every(isOtlpRequest)) return 'otlp-json';
-    if (value.every(isLangfuseTrace)) return 'langfuse';
-    if (isPhoenixRow(value[0])) return 'phoenix';
-  }
-  return null;
-}
-
-/** Reads the spans of one parsed value (`prefix` names the line of a JSON Lines file). */
+/**
+ * Reads the spans of one parsed value (`prefix` names the line of a JSON Lines file). A value
+ * nested deeper than the importers' limit is an error naming the place, and is not read.
+ */
 export function readSpans(
   value: unknown,
   format: SpanFormat,
@@ -44,43 +50,26 @@ export function readSpans(
   issues: IssueCollector,
   out: OtelSpan[],
 ): void {
-  const at = (p: string) => (prefix ? `${prefix}: ${p}` : p);
-  if (format === 'otlp-json' || format === 'otlp-jsonl') {
-    if (!Array.isArray(value)) readOtlpRequest(value, prefix, issues, out);
-    else for (let i = 0; i < value.length; i++) readOtlpRequest(value[i], at(`[${i}]`), issues, out);
-  } else if (format === 'langfuse') {
-    const wrapped = isObject(value) && Array.isArray(value.data);
-    const traces = Array.isArray(value) ? value : wrapped ? (value.data as unknown[]) : [value];
-    const one = !Array.isArray(value) && !wrapped;
-    for (let i = 0; i < traces.length; i++)
-      readLangfuseTrace(traces[i], at(one ? 'trace' : `${wrapped ? 'data' : ''}[${i}]`), issues, out);
-  } else {
-    const rows = Array.isArray(value) ? value : [value];
-    rows.forEach((r, i) => {
-      const s = readPhoenixRow(r, at(Array.isArray(value) ? `[${i}]` : 'row'), issues);
-      if (s) out.push(s);
-    });
+  const at = (p: string) => (prefix ? (p ? `${prefix}: ${p}` : prefix) : p);
+  const deep = deepPlace(value);
+  if (deep !== null) {
+    issues.error('too-deep', `the value ${TOO_DEEP_MESSAGE}`, at(deep.replace(/^\./, '')) || undefined);
+    return;
   }
+  if (format === 'otlp-json' || format === 'otlp-jsonl')
+    eachItem(value, at, '', (v, p) => void readOtlpRequest(v, p, issues, out), out);
+  else if (format === 'otlp-resource-spans')
+    eachItem(value, at, '', (v, p) => void readResourceSpans(v, p || 'resourceSpans', issues, out), out);
+  else if (format === 'langfuse') readLangfuseExport(value, prefix, issues, out);
+  else if (format === 'sdk-spans') eachItem(value, at, 'span', (v, p) => readSdkSpan(v, p, issues), out);
+  else eachItem(value, at, 'row', (v, p) => readPhoenixRow(v, p, issues), out);
 }
 
-/** Looks like JSON Lines: the first non-empty line is a whole JSON object of a span format. */
-export function jsonLinesFormat(text: string): SpanFormat | null {
-  const end = text.indexOf('\n');
-  if (end < 0) return null;
-  const first = text.slice(0, end).trim();
-  if (!first.startsWith('{')) return null;
-  try {
-    const v = JSON.parse(first);
-    if (isOtlpRequest(v)) return 'otlp-jsonl';
-    if (isPhoenixRow(v)) return 'phoenix';
-    if (isLangfuseTrace(v)) return 'langfuse';
-  } catch {
-    return null;
-  }
-  return null;
-}
-
-/** The spans of a JSON Lines file, each line's problems named by its line number. */
+/**
+ * The spans of a JSON Lines file, each line's problems named by its line number. A last line
+ * cut short (no line break after it: a file still being written, as a receiver appends) is a
+ * warning, so the lines before it still load.
+ */
 export function readJsonLines(text: string, format: SpanFormat, issues: IssueCollector): OtelSpan[] {
   const out: OtelSpan[] = [];
   let line = 0;
@@ -96,10 +85,15 @@ export function readJsonLines(text: string, format: SpanFormat, issues: IssueCol
     try {
       v = JSON.parse(raw);
     } catch (e) {
-      issues.add('error', 'json-syntax', `invalid JSON on this line: ${(e as Error).message}`, {
-        line,
-        column: 1,
-      });
+      const cut = end === text.length;
+      issues.add(
+        cut ? 'warning' : 'error',
+        cut ? 'jsonl-incomplete-line' : 'json-syntax',
+        cut
+          ? 'the last line is incomplete (no line break after it: a file still being written?); skipped'
+          : `invalid JSON on this line: ${(e as Error).message}`,
+        { line, column: 1 },
+      );
       continue;
     }
     readSpans(v, format, `line ${line}`, issues, out);
@@ -109,8 +103,8 @@ export function readJsonLines(text: string, format: SpanFormat, issues: IssueCol
 
 /**
  * Spans → a document: the exact records when the file carries them (`memtrace export
- * --format otlp`), else the mapping with inferred dataflow. Null (with an error issue) when
- * there is nothing to load.
+ * --format otlp`), else the mapping with inferred dataflow, whose gaps (text not read, spans
+ * not made ops) become warnings. Null (with an error issue) when there is nothing to load.
  */
 export function spansToTrace(
   file: SpanFile,
@@ -124,47 +118,50 @@ export function spansToTrace(
   if (hasExactRecords(file.spans)) {
     const doc = restoreExact(file.spans, issues);
     if (!doc) return null;
+    // `"data": {}` round-trips too: lists it did not have count as empty (validation says so).
+    const count = (v: unknown) => (Array.isArray(v) ? v.length : 0);
     const d = doc.data;
     return {
       doc,
       summary: {
         ...emptySummary(file, 'memtrace'),
-        operations: d.operations.length,
-        variables: d.nodes.length,
-        edges: d.edges.length,
+        operations: count(d.operations),
+        variables: count(d.nodes),
+        edges: count(d.edges),
       },
     };
   }
-  return spansToDocument(file);
+  const mapped = spansToDocument(file);
+  for (const w of importWarnings(mapped.summary)) issues.warn(w.code, w.message);
+  return mapped;
 }
 
 const FORMAT_NAME: Record<SpanFormat, string> = {
   'otlp-json': 'OTLP/JSON',
   'otlp-jsonl': 'OTLP/JSON Lines',
+  'otlp-resource-spans': 'OTLP ResourceSpans',
+  'sdk-spans': 'OpenTelemetry SDK spans',
   phoenix: 'Phoenix span rows',
   langfuse: 'Langfuse trace export',
 };
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 /** One line for people: what the file was and what became of its spans. */
 export function summaryText(s: OtelImportSummary): string {
   if (s.mapping === 'memtrace')
     return `${FORMAT_NAME[s.format]} written by memtrace: ${s.spans} spans → ${s.operations} ops, ${s.variables} variables, ${s.edges} edges (exact records)`;
   const parts = [
-    `${FORMAT_NAME[s.format]}: ${s.spans} span${s.spans === 1 ? '' : 's'} → ${s.operations} op${s.operations === 1 ? '' : 's'}, ${s.variables} variables, ${s.edges} edges (${s.inferredEdges} inferred)`,
+    `${FORMAT_NAME[s.format]}: ${plural(s.spans, 'span')} → ${plural(s.operations, 'op')}, ${s.variables} variables, ${s.edges} edges (${s.inferredEdges} inferred)`,
     s.cases
       ? `${s.cases} judged question${s.cases === 1 ? '' : 's'}`
       : 'no cases (no judge span with a verdict and a golden answer)',
   ];
   if (s.withoutContent)
-    parts.push(
-      `${s.withoutContent} span${s.withoutContent === 1 ? '' : 's'} without recorded content (content capture off?)`,
-    );
+    parts.push(`${plural(s.withoutContent, 'span')} without recorded content (content capture off?)`);
   if (s.unknownKind)
-    parts.push(
-      `${s.unknownKind} span${s.unknownKind === 1 ? '' : 's'} of no GenAI / OpenInference / Langfuse kind`,
-    );
-  if (s.containers)
-    parts.push(`${s.containers} container span${s.containers === 1 ? '' : 's'} (no content) not made ops`);
+    parts.push(`${plural(s.unknownKind, 'span')} of no GenAI / OpenInference / Langfuse kind`);
+  if (s.containers) parts.push(`${plural(s.containers, 'container span')} (no content) not made ops`);
   if (s.evaluationsWithoutGolden)
     parts.push(
       `${s.evaluationsWithoutGolden} evaluation${s.evaluationsWithoutGolden === 1 ? '' : 's'} without a golden answer or verdict`,

@@ -30,6 +30,11 @@ function spanKind(v: unknown): number | null {
   return null;
 }
 
+/** True when the value looks like one `ResourceSpans` (a server's decoded request, without the envelope). */
+export function isResourceSpans(v: unknown): boolean {
+  return isObject(v) && (Array.isArray(v.scopeSpans) || Array.isArray(v.instrumentationLibrarySpans));
+}
+
 /**
  * Appends the spans of one request to `out`. Problems are warnings naming the place
  * (`line 3: resourceSpans[0].scopeSpans[1].spans[2].spanId`); a span without a usable
@@ -51,38 +56,79 @@ export function readOtlpRequest(
     return;
   }
   const resourceSpans = value.resourceSpans;
-  for (let i = 0; i < resourceSpans.length; i++) {
-    const rs = resourceSpans[i];
-    const rsPath = `resourceSpans[${i}]`;
-    if (!isObject(rs)) {
-      issues.warn('otlp-shape', 'not an object; skipped', at(rsPath));
+  for (let i = 0; i < resourceSpans.length; i++)
+    readResourceSpans(resourceSpans[i], at(`resourceSpans[${i}]`), issues, out);
+}
+
+/** Appends the spans of one `ResourceSpans` (at `rsPath`) to `out`. */
+export function readResourceSpans(
+  rs: unknown,
+  rsPath: string,
+  issues: IssueCollector,
+  out: OtelSpan[],
+): void {
+  if (!isObject(rs)) {
+    issues.warn('otlp-shape', 'not an object; skipped', rsPath);
+    return;
+  }
+  const resource = decodeKeyValues(isObject(rs.resource) ? rs.resource.attributes : undefined);
+  const scopeSpans = rs.scopeSpans ?? rs.instrumentationLibrarySpans;
+  if (!Array.isArray(scopeSpans)) {
+    issues.warn('otlp-shape', 'scopeSpans is not a list; skipped', `${rsPath}.scopeSpans`);
+    return;
+  }
+  for (let j = 0; j < scopeSpans.length; j++) {
+    const ss = scopeSpans[j];
+    const ssPath = `${rsPath}.scopeSpans[${j}]`;
+    if (!isObject(ss)) {
+      issues.warn('otlp-shape', 'not an object; skipped', ssPath);
       continue;
     }
-    const resource = decodeKeyValues(isObject(rs.resource) ? rs.resource.attributes : undefined);
-    const scopeSpans = rs.scopeSpans ?? rs.instrumentationLibrarySpans;
-    if (!Array.isArray(scopeSpans)) {
-      issues.warn('otlp-shape', 'scopeSpans is not a list; skipped', at(`${rsPath}.scopeSpans`));
+    const scopeObj = ss.scope ?? ss.instrumentationLibrary;
+    const scope = isObject(scopeObj) && typeof scopeObj.name === 'string' ? scopeObj.name : null;
+    if (!Array.isArray(ss.spans)) {
+      issues.warn('otlp-shape', 'spans is not a list; skipped', `${ssPath}.spans`);
       continue;
     }
-    for (let j = 0; j < scopeSpans.length; j++) {
-      const ss = scopeSpans[j];
-      const ssPath = `${rsPath}.scopeSpans[${j}]`;
-      if (!isObject(ss)) {
-        issues.warn('otlp-shape', 'not an object; skipped', at(ssPath));
-        continue;
-      }
-      const scopeObj = ss.scope ?? ss.instrumentationLibrary;
-      const scope = isObject(scopeObj) && typeof scopeObj.name === 'string' ? scopeObj.name : null;
-      if (!Array.isArray(ss.spans)) {
-        issues.warn('otlp-shape', 'spans is not a list; skipped', at(`${ssPath}.spans`));
-        continue;
-      }
-      for (let k = 0; k < ss.spans.length; k++) {
-        const span = readSpan(ss.spans[k], at(`${ssPath}.spans[${k}]`), issues, resource, scope);
-        if (span) out.push(span);
-      }
+    for (let k = 0; k < ss.spans.length; k++) {
+      const span = readSpan(ss.spans[k], `${ssPath}.spans[${k}]`, issues, resource, scope);
+      if (span) out.push(span);
     }
   }
+}
+
+/** The trace id, with a warning when it is missing or not an id (the span then joins a trace of no id). */
+function traceIdOf(s: Record<string, unknown>, place: string, issues: IssueCollector): string {
+  const id = normalizeId(s.traceId, 16);
+  if (id === null)
+    issues.warn(
+      'otlp-trace-id',
+      s.traceId === undefined
+        ? 'traceId is missing; the span is put in a trace without id'
+        : `traceId is ${describe(s.traceId)}, not an id; the span is put in a trace without id`,
+      `${place}.traceId`,
+    );
+  return id ?? '';
+}
+
+/** The parent span id, with a warning when one is given but is not an id (the span is then a root). */
+function parentIdOf(s: Record<string, unknown>, place: string, issues: IssueCollector): string | null {
+  const raw = s.parentSpanId;
+  const id = normalizeId(raw, 8);
+  if (id === null && raw !== undefined && raw !== null && raw !== '')
+    issues.warn(
+      'otlp-parent-id',
+      `parentSpanId is ${describe(raw)}, not an id; the span is read as a root`,
+      `${place}.parentSpanId`,
+    );
+  return id;
+}
+
+function describe(v: unknown): string {
+  if (Array.isArray(v)) return 'a list';
+  if (v === null) return 'null';
+  if (v === '') return 'empty';
+  return typeof v === 'object' ? 'an object' : `a ${typeof v}`;
 }
 
 function readSpan(
@@ -101,7 +147,7 @@ function readSpan(
     issues.warn('otlp-span-id', 'spanId is missing or not a string; span skipped', `${place}.spanId`);
     return null;
   }
-  const traceId = normalizeId(s.traceId, 16) ?? '';
+  const traceId = traceIdOf(s, place, issues);
   const start = normalizeTime(s.startTimeUnixNano);
   if (start === null && s.startTimeUnixNano !== undefined)
     issues.warn(
@@ -120,7 +166,7 @@ function readSpan(
   return {
     traceId,
     spanId,
-    parentSpanId: normalizeId(s.parentSpanId, 8),
+    parentSpanId: parentIdOf(s, place, issues),
     name: typeof s.name === 'string' ? s.name : '',
     kind: spanKind(s.kind),
     start,

@@ -4,7 +4,7 @@
  * attributes may be nested objects (`{input: {value}}`) or flattened dotted keys.
  */
 import type { IssueCollector } from '../issues.ts';
-import { flatten } from './content.ts';
+import { flatten } from './attrs.ts';
 import type { OtelSpan } from './span.ts';
 import { type AttrValue, normalizeId, normalizeTime } from './values.ts';
 

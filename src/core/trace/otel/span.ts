@@ -1,4 +1,4 @@
-/** The one span shape every reader (OTLP/JSON, Phoenix rows, Langfuse) produces. */
+/** The one span shape every reader (OTLP/JSON, SDK spans, Phoenix rows, Langfuse) produces. */
 import type { AttrValue } from './values.ts';
 
 export interface SpanEvent {
@@ -28,7 +28,13 @@ export interface OtelSpan {
 }
 
 /** Which dialect a file speaks; chosen by the reader, shown in the import summary. */
-export type SpanFormat = 'otlp-json' | 'otlp-jsonl' | 'phoenix' | 'langfuse';
+export type SpanFormat =
+  | 'otlp-json'
+  | 'otlp-jsonl'
+  | 'otlp-resource-spans'
+  | 'sdk-spans'
+  | 'phoenix'
+  | 'langfuse';
 
 export interface SpanFile {
   format: SpanFormat;

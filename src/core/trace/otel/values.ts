@@ -4,6 +4,8 @@
  * Long's `{low, high}`, or an ISO date in Phoenix and Langfuse exports).
  */
 
+import { tooDeepAt } from '../nesting.ts';
+
 /** A decoded attribute value: what the writer meant, as plain JSON-like data. */
 export type AttrValue = string | number | boolean | null | AttrValue[] | { [key: string]: AttrValue };
 
@@ -36,7 +38,11 @@ export function decodeAnyValue(v: unknown): AttrValue {
 
 function toNumber(v: unknown): number {
   if (typeof v === 'number') return v;
-  if (isObject(v) && 'low' in v) return Number(longToBigInt(v));
+  if (isObject(v) && 'low' in v) {
+    const n = longToBigInt(v);
+    // Long says whether the 64 bits are signed: {low: -1, high: -1, unsigned: false} is -1.
+    return Number(v.unsigned === true ? n : BigInt.asIntN(64, n));
+  }
   const n = Number(v);
   return Number.isFinite(n) ? n : 0;
 }
@@ -78,11 +84,37 @@ function base64ToHex(text: string): string | null {
 }
 
 /**
+ * The bytes of an id a server wrote after decoding protobuf: Node's Buffer JSON (`{type:
+ * "Buffer", data: [...]}`), a plain list of bytes, or a Uint8Array as JSON.stringify writes it
+ * (`{"0": 234, "1": 103, …}`). Null for anything else.
+ */
+function idBytes(v: unknown): unknown[] | null {
+  if (Array.isArray(v)) return v;
+  if (!isObject(v)) return null;
+  if (v.type === 'Buffer' && Array.isArray(v.data)) return v.data;
+  const keys = Object.keys(v);
+  if (keys.length && keys.every((k, i) => k === String(i))) return keys.map((k) => v[k]);
+  return null;
+}
+
+function bytesToHex(bytes: unknown[]): string | null {
+  let hex = '';
+  for (const b of bytes) {
+    if (typeof b !== 'number' || !Number.isInteger(b) || b < 0 || b > 255) return null;
+    hex += b.toString(16).padStart(2, '0');
+  }
+  return hex || null;
+}
+
+/**
  * A trace id (16 bytes) or span id (8 bytes) as lower-case hex. OTLP/JSON says hex; the
- * protobuf JSON mapping (and some exporters) write base64. Returns null when the text is
- * neither; an id of the wrong length in hex is kept (lower-cased) rather than refused.
+ * protobuf JSON mapping (and some exporters) write base64, servers that decoded protobuf write
+ * the bytes (`idBytes`). Returns null when it is none of these; an id of the wrong length in
+ * hex is kept (lower-cased) rather than refused.
  */
 export function normalizeId(v: unknown, bytes: 8 | 16): string | null {
+  const raw = idBytes(v);
+  if (raw) return bytesToHex(raw);
   if (typeof v !== 'string' || v === '') return null;
   const t = v.trim();
   if (t.length === bytes * 2 && HEX.test(t)) return t.toLowerCase();
@@ -101,10 +133,17 @@ function longToBigInt(v: Record<string, unknown>): bigint {
   return (high << 32n) | low;
 }
 
-/** A point in time as nanoseconds since the epoch (a bigint: 2^53 ns is only 104 days). */
+/**
+ * A point in time as nanoseconds since the epoch (a bigint: 2^53 ns is only 104 days): a number,
+ * a string of digits, Long's `{low, high}`, the SDK's hr-time `[seconds, nanoseconds]`, or an ISO date.
+ */
 export function normalizeTime(v: unknown): bigint | null {
   if (v === undefined || v === null || v === '') return null;
   if (typeof v === 'bigint') return v;
+  if (Array.isArray(v))
+    return v.length === 2 && Number.isSafeInteger(v[0]) && Number.isSafeInteger(v[1])
+      ? BigInt(v[0]) * 1_000_000_000n + BigInt(v[1])
+      : null;
   if (typeof v === 'number') return Number.isFinite(v) ? BigInt(Math.round(v)) : null;
   if (isObject(v) && ('low' in v || 'high' in v)) return longToBigInt(v);
   if (typeof v === 'string') {
@@ -148,14 +187,30 @@ export function formatNanos(ns: bigint): string {
   );
 }
 
-/** Parses a JSON string opportunistically (GenAI content attributes MAY be JSON strings). */
+/**
+ * Parses a JSON string opportunistically (GenAI content attributes MAY be JSON strings). A text
+ * that is not JSON, or nests deeper than the importers' limit, stays the text it is.
+ */
 export function maybeJson(v: AttrValue | undefined): AttrValue | undefined {
   if (typeof v !== 'string') return v;
   const t = v.trimStart();
   if (t[0] !== '[' && t[0] !== '{') return v;
+  let parsed: AttrValue;
   try {
-    return JSON.parse(v) as AttrValue;
+    parsed = JSON.parse(v) as AttrValue;
   } catch {
     return v;
+  }
+  return tooDeepAt(parsed) === null ? parsed : v;
+}
+
+/** A text some tools write JSON-encoded (`"\"The quick…\""`, Python's json.dumps of a str) decoded; other text as it is. */
+export function decodeJsonString(text: string): string {
+  if (!text.startsWith('"')) return text;
+  try {
+    const inner = JSON.parse(text);
+    return typeof inner === 'string' ? inner : text;
+  } catch {
+    return text;
   }
 }

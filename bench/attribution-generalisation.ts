@@ -1,0 +1,401 @@
+/**
+ * Does the evidence-flow attributor generalise? Its default matcher (word vectors), run as
+ * `memtrace bench --method evidence` runs it (the CLI's own setup, the whole graph per file),
+ * on labelled failures it was not tuned on:
+ *   - `llm`: the LLM-written-memories benchmark under every judge rule generated
+ *     (`scripts/make-llm-bench.ts --all-rules` → bench/out/llm-bench-<rule>/), per memory design,
+ *     dev and held-out parts apart;
+ *   - `faultbench`: the extractive fault-injected benchmark (`scripts/make-fault-bench.ts`);
+ *   - `shared`: the labelled real files of the shared data;
+ *   - `memeval`: real Mem0 failures labelled by people (../shared/data/memeval-dev; type
+ *     accuracy is the figure there, op labels are approximate), with LoCoMo's adversarial
+ *     questions (category 5, no golden answer) also counted apart.
+ * Beside each: a naive baseline (`naiveAttribution`) and, with `--baseline REF`, the attributor
+ * of another commit (`memtrace bench` in a temporary worktree). Writes the section
+ * "Attribution generalisation (judge rules, designs, human labels)" of bench/RESULTS.md.
+ *
+ * `npx tsx bench/attribution-generalisation.ts [--sets llm,faultbench,shared,memeval]
+ *   [--rules offline,containment,token-f1,half-words] [--baseline REF] [--cache]`
+ *
+ * `--cache` keeps each file's outcomes in bench/out/generalisation-cache/, keyed by the file's
+ * path, size and time and the commit checked out, so runs of a few sets at a time can be
+ * joined by one last run; uncommitted changes to the attributor are not part of the key.
+ * `--cached-only` (with `--cache`) scores only files already in the cache and lists the others
+ * as not measured.
+ */
+
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { attributeCase, caseDeps, evidenceSetup, type MethodRun } from '../src/cli/attribution-setup.ts';
+import { openTraceFile } from '../src/cli/files.ts';
+import { type BenchSummary, type ScoredCase, summarize } from '../src/core/bench/metrics.ts';
+import { listCases, type TraceCase } from '../src/core/cases/cases.ts';
+import { casePath } from '../src/core/cases/path.ts';
+import { systemOf } from '../src/core/cases/system.ts';
+import type { TraceGraph } from '../src/core/graph/graph.ts';
+import { opStructure } from '../src/core/graph/queries.ts';
+import { FILE_CHOICE, labelsFor } from '../src/core/labels/choose.ts';
+import { fileLabels } from '../src/core/labels/file-labels.ts';
+import { caseKey } from '../src/core/labels/record.ts';
+import { answerWords, JUDGE_RULES, type LlmBenchSummary } from '../src/systems/index.ts';
+import { type BaselineCase, benchAt, withWorktree } from './baseline.ts';
+import { jsonFiles, machineFacts, writeResultsSection } from './stats-util.ts';
+
+const SET_KEYS = ['llm', 'faultbench', 'shared', 'memeval'] as const;
+const { values } = parseArgs({
+  options: {
+    sets: { type: 'string', default: SET_KEYS.join(',') },
+    rules: { type: 'string', default: JUDGE_RULES.join(',') },
+    baseline: { type: 'string' },
+    cache: { type: 'boolean', default: false },
+    'cached-only': { type: 'boolean', default: false },
+  },
+});
+const machine = machineFacts();
+const started = performance.now();
+const ROOT = resolve(import.meta.dirname, '..');
+const OUT = join(ROOT, 'bench/out');
+const SHARED = resolve(ROOT, '../shared/data');
+const wanted = new Set(values.sets.split(','));
+const TYPES = ['ExtractionError', 'UpdateError', 'DeletionError', 'RetrievalError', 'ResponseError'];
+
+/** A file to attribute and where its cases are reported. */
+interface Source {
+  file: string;
+  set: string;
+  rule?: string;
+  design?: string;
+  part?: 'dev' | 'heldout';
+}
+
+/** One attributed case: the attributor's and the naive rule's answers (and, later, the baseline's). */
+interface Outcome extends ScoredCase {
+  src: Source;
+  key: string;
+  naive: { type: string | null; op: string | null };
+  adversarial: boolean;
+  before?: BaselineCase;
+}
+
+/** The benchmark's held-out conversations (`make-bench --heldout`'s default). */
+const HELDOUT = ['conv-44', 'conv-47', 'Liam_O_Connor'];
+
+/** One rule's graphs by its summary's manifest, else (generation unfinished) by its folders. */
+function llmSources(rule: string): Source[] {
+  const dir = join(OUT, `llm-bench-${rule}`);
+  if (existsSync(join(dir, 'summary.json'))) {
+    const s = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8')) as LlmBenchSummary;
+    return s.manifest.map((m) => ({
+      file: join(dir, m.file),
+      set: 'llm',
+      rule,
+      design: m.split,
+      part: m.part,
+    }));
+  }
+  if (!existsSync(dir)) {
+    console.error(`no ${dir}: run npx tsx scripts/make-llm-bench.ts --judge-rule ${rule}`);
+    return [];
+  }
+  console.error(`${dir} has no summary.json (still being written?): its folders are read`);
+  return jsonFiles(dir).map((file) => {
+    const design = file.slice(dir.length + 1).split('/')[0];
+    const conv = file.split('/').pop() ?? '';
+    const part = HELDOUT.some((h) => conv.startsWith(`${h}-`)) ? 'heldout' : 'dev';
+    return { file, set: 'llm', rule, design, part };
+  });
+}
+
+function sources(): Source[] {
+  const out: Source[] = [];
+  if (wanted.has('llm')) for (const rule of values.rules.split(',')) out.push(...llmSources(rule));
+  if (wanted.has('faultbench'))
+    out.push(...jsonFiles(join(OUT, 'faultbench')).map((file) => ({ file, set: 'faultbench' })));
+  if (wanted.has('shared'))
+    out.push(...jsonFiles(join(SHARED, 'smartcomment')).map((file) => ({ file, set: 'shared' })));
+  if (wanted.has('memeval'))
+    out.push(...jsonFiles(join(SHARED, 'memeval-dev')).map((file) => ({ file, set: 'memeval' })));
+  return out;
+}
+
+// ---- the naive baseline ------------------------------------------------------------------
+
+/** Stages in pipeline order, each recognised by words of its ops' names and categories. */
+const STAGES: { type: string; words: RegExp }[] = [
+  { type: 'ExtractionError', words: /extract|summar|deriv|memori[sz]e|observ/ },
+  { type: 'UpdateError', words: /updat|writ|add|consolidat|revis|merg|replac|mutation|insert|keep|skip/ },
+  { type: 'RetrievalError', words: /retriev|search|lookup|rank|query|recall/ },
+  { type: 'ResponseError', words: /generat|answer|respon/ },
+];
+const DELETES = /delet|forget|evict|expir|remov|invalid|purg/;
+
+/**
+ * The naive rule: along the case path, in pipeline order (extraction → update / deletion →
+ * retrieval → response), the first stage whose ops' outputs together hold fewer than half of
+ * the golden answer's content words; its first op (an update / deletion stage: its last op,
+ * a deletion when that op's name or category says so). Response when every stage holds them.
+ */
+function naiveAttribution(g: TraceGraph, c: TraceCase): { type: string | null; op: string | null } {
+  const path = casePath(g, c);
+  const answer = path.answerOp >= 0 ? g.opId[path.answerOp] : null;
+  const words = (o: number) => `${g.opName[o]} ${g.opCategory[o]}`.toLowerCase();
+  const stageOf = (o: number) =>
+    o === path.answerOp ? 3 : DELETES.test(words(o)) ? 1 : STAGES.findIndex((s) => s.words.test(words(o)));
+  const want = c.goldenAnswers.map((a) => [...answerWords(a)]).filter((w) => w.length > 0);
+  const holds = (text: string) => {
+    const have = new Set(text.toLowerCase().match(/[a-z0-9]+/g) ?? []);
+    return want.length === 0 || want.some((w) => w.filter((x) => have.has(x)).length >= w.length / 2);
+  };
+  for (let stage = 0; stage < 3; stage++) {
+    const mine = path.ops.filter((o) => o !== path.judgeOp && stageOf(o) === stage);
+    if (mine.length === 0) continue;
+    if (holds(mine.flatMap((o) => opStructure(g, o).outputs.map((v) => g.varValue[v])).join('\n'))) continue;
+    const op = stage === 1 ? mine[mine.length - 1] : mine[0];
+    const deletion = stage === 1 && DELETES.test(words(op));
+    return { type: deletion ? 'DeletionError' : STAGES[stage].type, op: g.opId[op] };
+  }
+  return { type: 'ResponseError', op: answer };
+}
+
+// ---- running the attributor as `memtrace bench` does ----------------------------------------
+
+const quiet = { write: () => true } as unknown as NodeJS.WritableStream;
+const setup = await evidenceSetup({ method: 'evidence', match: 'vectors' }, {
+  stdout: quiet,
+  stderr: process.stderr,
+  env: process.env,
+} as never);
+const run: MethodRun = { method: 'evidence', model: undefined, prior: false, agent: {}, setup };
+
+const CACHE = join(OUT, 'generalisation-cache');
+/** Files that did not load (reported, not scored). */
+const unreadable: string[] = [];
+/** Files left out by `--cached-only` (reported). */
+const unmeasured: string[] = [];
+const HEAD = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
+
+/** `attributeFile`, its outcomes kept in the cache (`--cache`) under the file's path, size, time and the commit. */
+async function attributeCached(src: Source): Promise<Outcome[]> {
+  if (!values.cache) return attributeFile(src);
+  const st = statSync(src.file);
+  const key = createHash('sha1').update(`${HEAD}\n${src.file}\n${st.size}\n${st.mtimeMs}`).digest('hex');
+  const path = join(CACHE, `${key}.json`);
+  if (values['cached-only'] && !existsSync(path)) {
+    unmeasured.push(src.file);
+    return [];
+  }
+  if (existsSync(path))
+    return (JSON.parse(readFileSync(path, 'utf8')) as Omit<Outcome, 'src'>[]).map((o) => ({ ...o, src }));
+  const before = unreadable.length;
+  const out = await attributeFile(src);
+  if (unreadable.length > before) return out; // not loaded: never cached
+  mkdirSync(CACHE, { recursive: true });
+  writeFileSync(path, JSON.stringify(out.map(({ src: _, ...o }) => o)));
+  return out;
+}
+
+async function attributeFile(src: Source): Promise<Outcome[]> {
+  const r = await openTraceFile(src.file);
+  if (!r.ok) {
+    unreadable.push(src.file);
+    return [];
+  }
+  const g = r.graph;
+  const chosen = labelsFor(fileLabels(g.doc), FILE_CHOICE);
+  const labelled = listCases(g)
+    .map((c) => ({ c, label: chosen.get(caseKey({ graphId: g.doc.graph_id, queryId: c.queryId })) }))
+    .filter((x) => x.label !== undefined);
+  if (labelled.length === 0) return [];
+  const system = systemOf(g.doc, src.file);
+  const deps = await caseDeps(
+    g,
+    run,
+    labelled.map((x) => x.c),
+  );
+  const out: Outcome[] = [];
+  for (const { c, label } of labelled) {
+    const { result: a } = await attributeCase('evidence', { graph: g, case: c, system }, deps);
+    out.push({
+      src,
+      key: `${src.file}#${c.queryId}`,
+      system,
+      label_type: label!.errorType,
+      label_op: label!.opId ?? null,
+      predicted_type: a.error_type,
+      predicted_op: a.op_id,
+      input_tokens: 0,
+      output_tokens: 0,
+      seconds: a.cost.seconds,
+      naive: naiveAttribution(g, c),
+      adversarial: c.goldenAnswers.every((x) => !x.trim()),
+    });
+  }
+  return out;
+}
+
+// ---- tables -------------------------------------------------------------------------------
+
+const pct = (x: number) => `${(100 * x).toFixed(1)} %`;
+const naiveOf = (os: Outcome[]) =>
+  summarize(os.map((o) => ({ ...o, predicted_type: o.naive.type, predicted_op: o.naive.op })));
+const beforeOf = (os: Outcome[]) =>
+  os.every((o) => o.before) ? summarize(os.map((o) => o.before as ScoredCase)) : null;
+
+function typeCells(s: BenchSummary): string {
+  return TYPES.map((t) => {
+    const a = s.by_error_type[t];
+    return a ? `${a.total}: ${pct(a.error_type_accuracy)} / ${pct(a.op_id_accuracy)}` : '—';
+  }).join(' | ');
+}
+
+/** Rows of one group of cases: the attributor, the naive rule, and the baseline when run. */
+function detailRows(label: string, os: Outcome[]): string[] {
+  const row = (who: string, s: BenchSummary) =>
+    `| ${label} | ${who} | ${s.total_cases} | ${pct(s.error_type_accuracy)} | ${pct(s.op_id_accuracy)} | ${pct(s.macro_error_type_accuracy)} | ${pct(s.macro_op_id_accuracy)} | ${typeCells(s)} |`;
+  const before = beforeOf(os);
+  return [
+    ...(before ? [row(`before (${values.baseline})`, before)] : []),
+    row('evidence-flow', summarize(os)),
+    row('naive', naiveOf(os)),
+  ];
+}
+const DETAIL_HEAD = [
+  '| cases of | attributor | n | ETA | OIA | macro ETA | macro OIA | Extraction | Update | Deletion | Retrieval | Response |',
+  '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+];
+
+/** The cross table: per rule and design, dev and held out; the naive rule's ETA beside. */
+function crossTable(os: Outcome[]): string[] {
+  const rules = [...new Set(os.map((o) => o.src.rule!))];
+  const designs = [...new Set(os.map((o) => o.src.design!))].sort();
+  const cell = (xs: Outcome[]) => {
+    if (xs.length === 0) return '— | — | — | — | —';
+    const s = summarize(xs);
+    const n = naiveOf(xs);
+    return `${s.total_cases} | ${pct(s.error_type_accuracy)} | ${pct(s.macro_error_type_accuracy)} | ${pct(s.macro_op_id_accuracy)} | ${pct(n.error_type_accuracy)} / ${pct(n.macro_error_type_accuracy)}`;
+  };
+  const lines = [
+    '| judge rule | design | dev n | dev ETA | dev macro ETA | dev macro OIA | dev naive ETA / macro | held-out n | held-out ETA | held-out macro ETA | held-out macro OIA | held-out naive ETA / macro |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+  ];
+  for (const rule of rules)
+    for (const design of [...designs, 'all designs']) {
+      const xs = os.filter(
+        (o) => o.src.rule === rule && (design === 'all designs' || o.src.design === design),
+      );
+      const part = (p: string) => xs.filter((o) => o.src.part === p);
+      const name = design === 'all designs' ? '**all designs**' : design;
+      lines.push(`| ${rule} | ${name} | ${cell(part('dev'))} | ${cell(part('heldout'))} |`);
+    }
+  return lines;
+}
+
+// ---- main ---------------------------------------------------------------------------------
+
+const all: Outcome[] = [];
+const srcs = sources();
+for (const [i, src] of srcs.entries()) {
+  all.push(...(await attributeCached(src)));
+  if (i % 25 === 0) console.error(`[${i + 1}/${srcs.length}] ${src.file.slice(ROOT.length + 1)}`);
+}
+if (values.baseline) {
+  const ref = values.baseline;
+  const before = withWorktree(ROOT, ref, (dir) => benchAt(dir, [...new Set(srcs.map((s) => s.file))]));
+  const byKey = new Map((before?.cases ?? []).map((c) => [`${c.file}#${c.query_id}`, c]));
+  for (const o of all) o.before = byKey.get(o.key);
+}
+const seconds = (performance.now() - started) / 1000;
+
+const llm = all.filter((o) => o.src.set === 'llm');
+const memeval = all.filter((o) => o.src.set === 'memeval');
+const sections: string[] = [];
+if (llm.length) {
+  sections.push(
+    '### Cross table: LLM-written memories, by judge rule and design',
+    '',
+    ...crossTable(llm),
+    '',
+  );
+  for (const rule of [...new Set(llm.map((o) => o.src.rule!))]) {
+    const mine = llm.filter((o) => o.src.rule === rule);
+    const groups = [...new Set(mine.map((o) => `${o.src.design} ${o.src.part}`))].sort();
+    sections.push(`### Judge rule ${rule}: per design and type`, '', ...DETAIL_HEAD);
+    for (const gkey of groups)
+      sections.push(
+        ...detailRows(
+          gkey,
+          mine.filter((o) => `${o.src.design} ${o.src.part}` === gkey),
+        ),
+      );
+    for (const p of ['dev', 'heldout'])
+      sections.push(
+        ...detailRows(
+          `**all ${p}**`,
+          mine.filter((o) => o.src.part === p),
+        ),
+      );
+    sections.push('');
+  }
+}
+const others: [string, Outcome[]][] = [
+  [
+    `extractive fault-injected benchmark (bench/out/faultbench: ${[...new Set(srcs.filter((x) => x.set === 'faultbench').map((x) => x.file.split('/').at(-2)))].join(', ')})`,
+    all.filter((o) => o.src.set === 'faultbench'),
+  ],
+  ['shared real files (../shared/data/smartcomment)', all.filter((o) => o.src.set === 'shared')],
+];
+for (const [name, os] of others)
+  if (os.length) sections.push(`### ${name}`, '', ...DETAIL_HEAD, ...detailRows('all', os), '');
+if (memeval.length) {
+  const adv = memeval.filter((o) => o.adversarial);
+  sections.push(
+    '### Real Mem0 failures labelled by people (../shared/data/memeval-dev)',
+    '',
+    'Type accuracy (ETA) is the figure here: the files label a stage, their op ids are approximate.',
+    `Adversarial questions (LoCoMo category 5, empty golden answer): ${adv.length} of ${memeval.length}.`,
+    '',
+    ...DETAIL_HEAD,
+    ...detailRows('all', memeval),
+    ...detailRows(
+      'not adversarial',
+      memeval.filter((o) => !o.adversarial),
+    ),
+    ...(adv.length ? detailRows('adversarial', adv) : []),
+    '',
+  );
+}
+const body = [
+  'The evidence-flow attributor with its default matcher (word vectors), run as `memtrace bench --method',
+  'evidence` runs it (the CLI setup, whole graphs), on labelled failures of judges and memory designs beside',
+  'the one it was built with. ETA / OIA: error type / op exact; macro: mean over the types present. Cells',
+  'per type: n: ETA / OIA. "naive": the first stage along the case path (extraction → update / deletion →',
+  "retrieval → response) whose outputs hold fewer than half of the golden answer's content words",
+  '(`naiveAttribution` in the script). LLM-written memories: `scripts/make-llm-bench.ts --all-rules`',
+  "(labels by counterfactual repair, carrying judged by the same rule as the trace's judge);",
+  'held out = LoCoMo conv-44, conv-47 and RealMem Liam_O_Connor.',
+  '',
+  ...sections,
+  ...(unreadable.length ? [`Files that did not load (not scored): ${unreadable.join(', ')}.`, ''] : []),
+  ...(unmeasured.length
+    ? [
+        `**Not measured in this run** (\`--cached-only\`): ${unmeasured.length} of ${srcs.length} graphs — ${[
+          ...new Set(
+            unmeasured.map((f) =>
+              f
+                .slice(OUT.length + 1)
+                .split('/')
+                .slice(0, 2)
+                .join('/'),
+            ),
+          ),
+        ].join(', ')}.`,
+        '',
+      ]
+    : []),
+  `${all.length} cases in ${(seconds / 60).toFixed(1)} min${values.cache ? ' (the files not cached yet; the rest was measured by earlier runs of this commit with `--cache`)' : ''}. Measured with \`npx tsx bench/attribution-generalisation.ts --sets ${values.sets}${values.baseline ? ` --baseline ${values.baseline}` : ''}${values.cache ? ' --cache' : ''}\`. Machine: ${machine}.`,
+].join('\n');
+writeResultsSection('Attribution generalisation (judge rules, designs, human labels)', body);
+console.log(body);

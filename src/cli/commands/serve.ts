@@ -1,0 +1,145 @@
+/**
+ * `memtrace serve`: an OTLP/HTTP trace receiver on this machine. Point an OpenTelemetry SDK
+ * at it (`OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4318`); each trace is written to
+ * `DIR/<trace id>.jsonl` as it grows, and the workbench it serves lists the received traces
+ * live and imports them like a dropped file.
+ */
+import type { AddressInfo } from 'node:net';
+import { resolve } from 'node:path';
+import { type Command, intFlag } from '../command.ts';
+import { outputDir } from '../files.ts';
+import { CliError } from '../io.ts';
+import { formatBytes } from '../serve/body.ts';
+import { isLoopback } from '../serve/hosts.ts';
+
+/** `20MiB`, `512KiB`, `1048576`: bytes, or a usage error. */
+function sizeFlag(text: string, flag: string): number {
+  const m = /^(\d+)\s*(B|KiB|MiB|GiB)?$/i.exec(text.trim());
+  const unit = { b: 1, kib: 2 ** 10, mib: 2 ** 20, gib: 2 ** 30 }[(m?.[2] ?? 'b').toLowerCase()];
+  const n = m && unit ? Number(m[1]) * unit : Number.NaN;
+  if (!Number.isSafeInteger(n) || n < 1)
+    throw new CliError(`${flag} must be a size such as 20MiB, 512KiB or 1048576 (got "${text}")`, 2);
+  return n;
+}
+
+export const serve: Command = {
+  name: 'serve',
+  summary: 'receive traces over OTLP/HTTP into a folder and serve the workbench that lists them live',
+  usage:
+    'memtrace serve [--port 4318] [--host 127.0.0.1] [--dir DIR] [--max-body 20MiB] [--allow-remote] [--app DIR] [--build]',
+  args: { min: 0, max: 0, name: 'none' },
+  options: {
+    port: {
+      type: 'string',
+      default: '4318',
+      value: 'N',
+      help: 'TCP port (4318 is OTLP/HTTP’s; 0 picks a free one)',
+    },
+    host: {
+      type: 'string',
+      default: '127.0.0.1',
+      value: 'HOST',
+      help: 'address to listen on; other than loopback needs --allow-remote',
+    },
+    dir: {
+      type: 'string',
+      default: './traces',
+      value: 'DIR',
+      help: 'folder the traces are written to, one <trace id>.jsonl each (OTLP/JSON Lines)',
+    },
+    'max-body': {
+      type: 'string',
+      default: '20MiB',
+      value: 'SIZE',
+      help: 'largest request body, before and after gzip inflation (larger: 413; the OTLP spec’s default)',
+    },
+    'max-concurrent': {
+      type: 'string',
+      default: '8',
+      value: 'N',
+      help: 'export requests handled at once; more are answered 503 with Retry-After',
+    },
+    'allow-remote': {
+      type: 'boolean',
+      default: false,
+      help: 'allow a non-loopback --host: other machines can then send traces and read the received ones',
+    },
+    app: {
+      type: 'string',
+      value: 'DIR',
+      help: 'the built workbench to serve (default: the project’s dist/, built with vite when missing)',
+    },
+    build: { type: 'boolean', default: false, help: 'rebuild the project’s dist/ before serving it' },
+  },
+  async run({ values }, io) {
+    const log = (line: string) => io.stderr.write(`memtrace serve: ${line}\n`);
+    const port = intFlag(values, 'port', 0) ?? 4318;
+    if (port > 65535) throw new CliError(`--port must be at most 65535 (got ${port})`, 2);
+    const host = String(values.host);
+    const allowRemote = values['allow-remote'] === true;
+    if (!isLoopback(host) && !allowRemote)
+      throw new CliError(
+        `--host ${host} is not a loopback address: traces hold private conversations; add --allow-remote to listen there anyway`,
+        2,
+      );
+    const maxBody = sizeFlag(String(values['max-body']), '--max-body');
+    const maxConcurrent = intFlag(values, 'max-concurrent', 1) ?? 8;
+    const dir = resolve(await outputDir(String(values.dir), '--dir'));
+    // Loaded when the command runs (protobufjs with them), not for every command's start.
+    const [{ appFolder }, { createReceiver }, { TraceStore }] = await Promise.all([
+      import('../serve/app.ts'),
+      import('../serve/server.ts'),
+      import('../serve/store.ts'),
+    ]);
+    const appDir = await appFolder(values.app as string | undefined, values.build === true, log);
+    const store = await TraceStore.open(dir, log);
+    const receiver = createReceiver({ store, maxBody, maxConcurrent, appDir, allowRemote, log });
+    await listen(receiver.server, port, host).catch(async (e) => {
+      await store.close();
+      throw e;
+    });
+    const { port: bound } = receiver.server.address() as AddressInfo;
+    const base = `http://${host.includes(':') ? `[${host}]` : host}:${bound}`;
+    if (!isLoopback(host))
+      log(
+        `WARNING: listening on ${host}, reachable from other machines: anyone who can connect can send traces and read the received ones`,
+      );
+    log(
+      `receiving OTLP/HTTP traces at ${base}/v1/traces (protobuf or JSON, gzip; up to ${formatBytes(maxBody)} a request)`,
+    );
+    log(`writing each trace to ${dir}/<trace id>.jsonl (${store.list().length} there already)`);
+    log(appDir ? `the workbench: ${base}/` : 'the workbench is not served (see above)');
+    log(`point an SDK at it: OTEL_EXPORTER_OTLP_ENDPOINT=${base}; Ctrl-C stops`);
+    await stopSignal();
+    log('stopping');
+    await receiver.close();
+    await store.close();
+    return 0;
+  },
+};
+
+function listen(server: import('node:http').Server, port: number, host: string): Promise<void> {
+  return new Promise((ok, fail) => {
+    server.once('error', (e: NodeJS.ErrnoException) => {
+      if (e.code === 'EADDRINUSE')
+        fail(new CliError(`${host}:${port} is already in use (another receiver or Collector?); pick --port`));
+      else if (e.code === 'EACCES')
+        fail(new CliError(`${host}:${port}: permission denied; pick a port above 1023`));
+      else fail(new CliError(`cannot listen on ${host}:${port} (${e.code ?? e.message})`));
+    });
+    server.listen(port, host, () => ok());
+  });
+}
+
+/** Resolves on Ctrl-C or a termination request. */
+function stopSignal(): Promise<void> {
+  return new Promise((ok) => {
+    const stop = () => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      ok();
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+}

@@ -1,0 +1,179 @@
+/**
+ * When does a text give the golden answer? The question every carrying test asks of a
+ * memory unit, a retrieved context or a prediction — and the one the trace's own judge
+ * answered for every question it judged. A rule here is that judge as the matcher can
+ * see it: how many of the answer's words a text must keep (or the whole answer in order),
+ * what counts as the same word, and whether a finer date inside the golden one ("8 February
+ * 2023" for "February 2023") is the answer. `fitAnswerRule` picks the rule that best
+ * reproduces the judge's verdicts; with too few verdicts of either kind the prior stands.
+ */
+
+/** What counts as the same word: as written, the same lemma, or the same lemma or meaning (word vectors). */
+export type WordMatch = 'surface' | 'lemma' | 'meaning';
+
+/** A judge as the matcher can see it (see the module comment). */
+export interface AnswerRule {
+  /** `words`: enough of the answer's words; `phrase`: the whole answer, in order. */
+  kind: 'words' | 'phrase';
+  /**
+   * `words`: the share of the answer's words a text must keep; null = the prior's steps
+   * (every word of a one- or two-word answer, two in three of longer ones, half of answers
+   * over six words).
+   */
+  minShare: number | null;
+  words: WordMatch;
+  /** A date inside the golden span but finer gives the answer. */
+  finerDates: boolean;
+}
+
+/** The rule when a trace's verdicts cannot teach one: the matcher's documented default. */
+export const PRIOR_ANSWER_RULE: AnswerRule = {
+  kind: 'words',
+  minShare: null,
+  words: 'meaning',
+  finerDates: true,
+};
+
+/** How a text's time stands to the golden answer's span. */
+export type DateRelation = 'same' | 'finer' | 'coarser' | 'outside';
+
+/** How many of `n` answer words a text must keep under `rule` (of a golden answer of `goldenWords` words). */
+export function wordsNeeded(rule: AnswerRule, n: number, goldenWords: number): number {
+  if (n === 0) return 0;
+  if (rule.kind === 'phrase') return n;
+  if (rule.minShare === null) {
+    if (n <= 2) return n;
+    return Math.max(2, Math.ceil(n * (goldenWords > 6 ? 0.5 : 0.67)));
+  }
+  return Math.max(1, Math.ceil(n * rule.minShare - 1e-9));
+}
+
+/** Does a text whose time stands so to the golden span give it, under `rule`? */
+export function dateAccepted(rule: AnswerRule, relation: DateRelation | null): boolean {
+  return relation === 'same' || (relation === 'finer' && rule.finerDates);
+}
+
+/** What the matcher read of one text against one golden answer (`answerFeatures` in critical.ts). */
+export interface AnswerFeatures {
+  /** Answer words (content words not already in the question, when any remain). */
+  words: number;
+  /** Content words of the golden answer. */
+  goldenWords: number;
+  /** Answer words the text keeps, per kind of match. */
+  kept: Record<WordMatch, number>;
+  /** The whole answer in order, as written and as lemmas. */
+  phrase: { surface: boolean; lemma: boolean };
+  /** null when the golden answer is no date; else the best relation of the text's times to it. */
+  date: DateRelation | null;
+  /** The golden answer is a date (a span). */
+  dated: boolean;
+}
+
+/** Does a text with these features give the answer under `rule`? */
+export function accepts(rule: AnswerRule, f: AnswerFeatures): boolean {
+  if (f.dated && !dateAccepted(rule, f.date)) return false;
+  if (f.words === 0) return f.dated;
+  if (rule.kind === 'phrase') return rule.words === 'surface' ? f.phrase.surface : f.phrase.lemma;
+  return f.kept[rule.words] >= wordsNeeded(rule, f.words, f.goldenWords);
+}
+
+/** One judged question: the features of its prediction against each golden answer, and the verdict. */
+export interface JudgedSample {
+  queryId: string;
+  /** Per golden answer (a prediction is accepted when any is). */
+  features: AnswerFeatures[];
+  correct: boolean;
+}
+
+/** The rule a trace's verdicts support, and how well it reproduces them. */
+export interface AnswerRuleFit {
+  rule: AnswerRule;
+  /** `fitted`: learned from the trace's verdicts; `prior`: too few verdicts of one kind. */
+  source: 'fitted' | 'prior';
+  passed: number;
+  failed: number;
+  /** Share of the verdicts the rule reproduces (null with no verdicts). */
+  agreement: number | null;
+  /**
+   * Questions whose verdict the rule contradicts: candidate judge errors (or what the rule
+   * cannot see). `judged`: what the trace's judge said.
+   */
+  disagreements: { query_id: string; judged: 'correct' | 'wrong' }[];
+}
+
+/** Verdicts of each kind a trace needs before its rule replaces the prior. */
+export const MIN_VERDICTS = 5;
+/** Balanced accuracy by which a rule must beat the prior to replace it. */
+export const MIN_GAIN = 0;
+
+const SHARES = [null, 0.34, 0.5, 0.67, 0.75, 1] as const;
+
+/** Every rule the fit tries, the prior first (ties keep the earlier, so the prior wins them). */
+export function candidateRules(): AnswerRule[] {
+  const out: AnswerRule[] = [PRIOR_ANSWER_RULE];
+  for (const finerDates of [true, false])
+    for (const words of ['meaning', 'lemma', 'surface'] as const) {
+      for (const minShare of SHARES) out.push({ kind: 'words', minShare, words, finerDates });
+      if (words !== 'meaning') out.push({ kind: 'phrase', minShare: 1, words, finerDates });
+    }
+  return out;
+}
+
+const acceptsAny = (rule: AnswerRule, s: JudgedSample) => s.features.some((f) => accepts(rule, f));
+
+/**
+ * The candidate rule that reproduces most of the judge's verdicts (balanced over passed and
+ * failed, so a trace of mostly failures does not just reward rejecting everything). The prior
+ * when either kind has fewer than `MIN_VERDICTS`.
+ */
+export function fitAnswerRule(samples: readonly JudgedSample[]): AnswerRuleFit {
+  const passed = samples.filter((s) => s.correct).length;
+  const failed = samples.length - passed;
+  let rule = PRIOR_ANSWER_RULE;
+  let source: AnswerRuleFit['source'] = 'prior';
+  if (passed >= MIN_VERDICTS && failed >= MIN_VERDICTS) {
+    const score = (r: AnswerRule) => {
+      let tp = 0;
+      let tn = 0;
+      for (const s of samples) {
+        const a = acceptsAny(r, s);
+        if (a && s.correct) tp++;
+        else if (!a && !s.correct) tn++;
+      }
+      return (tp / passed + tn / failed) / 2;
+    };
+    // Another rule must beat the prior clearly: a few verdicts are no reason to change the test.
+    let best = score(PRIOR_ANSWER_RULE) + MIN_GAIN;
+    for (const r of candidateRules()) {
+      const sc = score(r);
+      if (sc > best + 1e-9) {
+        best = sc;
+        rule = r;
+      }
+    }
+    source = 'fitted';
+  }
+  const disagreements = samples
+    .filter((s) => acceptsAny(rule, s) !== s.correct)
+    .map((s) => ({ query_id: s.queryId, judged: s.correct ? ('correct' as const) : ('wrong' as const) }));
+  return {
+    rule,
+    source,
+    passed,
+    failed,
+    agreement: samples.length ? 1 - disagreements.length / samples.length : null,
+    disagreements,
+  };
+}
+
+/** The rule in words, for results and the workspace ("half of the answer's words, by meaning; finer dates count"). */
+export function describeAnswerRule(rule: AnswerRule): string {
+  const words = { surface: 'as written', lemma: 'by lemma', meaning: 'by lemma or meaning' }[rule.words];
+  const what =
+    rule.kind === 'phrase'
+      ? `the whole answer in order (${words})`
+      : rule.minShare === null
+        ? `the answer's words (all of a short answer, two in three or half of a long one; ${words})`
+        : `${Math.round(rule.minShare * 100)} % of the answer's words (${words})`;
+  return `${what}; ${rule.finerDates ? 'a finer date inside the golden one counts' : 'dates must match the golden span'}`;
+}

@@ -1,0 +1,29 @@
+/**
+ * The OTLP/HTTP trace receiver's pure part (`memtrace serve` does the HTTP and the files):
+ * request bodies decoded and checked, split by trace id, the replies of the OTLP spec.
+ */
+
+/** Splitting a request by trace, and the description a live list shows of each trace. */
+export {
+  describeLine,
+  mergeReceived,
+  type ReceivedList,
+  type ReceivedTrace,
+  type ReceivedTraceFile,
+  splitByTrace,
+  type TracePart,
+} from './group.ts';
+/** The encodings, the OTLP/JSON request shape, decoding and id checks. */
+export {
+  type DecodedRequest,
+  decodeTraceRequest,
+  encodingOf,
+  idHex,
+  type OtlpEncoding,
+  type OtlpResourceSpans,
+  type OtlpScopeSpans,
+  type OtlpSpan,
+  type OtlpTraceRequest,
+} from './request.ts';
+/** Reply bodies: the export response (partial success) and the failure status. */
+export { contentTypeOf, exportResponse, statusBody } from './response.ts';
