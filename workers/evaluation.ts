@@ -12,6 +12,7 @@ import type { TraceGraph } from '../src/core/graph/graph.ts';
 import { opSummary } from '../src/core/graph/queries.ts';
 import { FILE_CHOICE, type LabelChoice, labelsFor } from '../src/core/labels/choose.ts';
 import { caseKey } from '../src/core/labels/record.ts';
+import { verdictGrounds } from '../src/core/report/grounds.ts';
 import { corpusFromGraph } from '../src/core/retrieval/corpus.ts';
 import { HashedNgramEmbedder } from '../src/core/retrieval/hashed.ts';
 import { RetrievalIndex } from '../src/core/retrieval/retrieval-index.ts';
@@ -100,6 +101,7 @@ export function evaluatedCase(
     reason: a.reason,
     path: a.path,
     ops,
+    grounds: verdictGrounds(g, a),
   };
 }
 

@@ -165,6 +165,7 @@ export class ReportRunner {
               op_id: e.predicted_op,
               reason: e.reason,
               method: e.method,
+              grounds: e.grounds,
             };
           }
           const rc = reportCase(g, j.c, a, { system: meta?.system ?? null });
