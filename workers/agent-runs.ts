@@ -148,6 +148,7 @@ export class AgentRunner {
       c,
       system,
       caseRow ? { type: caseRow.errorType ?? '', op: caseRow.labelOpId ?? null } : null,
+      g,
     );
     return { status: 'done', result, error: null };
   }

@@ -1,4 +1,5 @@
 /** The engine worker's API: import, the open traces' analyses, ranked retrieval (`EngineApi`). */
+import type { OpSummary } from '../src/core/graph/queries.ts';
 import type {
   LaneLayout,
   LaneLayoutOptions,
@@ -141,18 +142,16 @@ export interface VarView {
   sentinel: boolean;
 }
 
-export interface OpSummary {
-  id: string;
-  name: string;
-  category: string;
-  createdAt: string;
-  /** Position in execution order. */
-  rank: number;
+/** An op as every view names it (core/graph `opSummary`). */
+export type { OpSummary };
+
+/** Ops of a trace matching a search (`EngineApi.findOps`): the first few, in execution order, and how many matched. */
+export interface OpMatches {
+  ops: OpSummary[];
+  total: number;
 }
 
 export interface OpDetail extends OpSummary {
-  comment: string | null;
-  session: string;
   metadata: string;
   inputs: VarView[];
   intermediates: VarView[];
@@ -231,6 +230,8 @@ export interface SearchVersion {
   /** Match position inside the snippet (-1 when no exact place is known). */
   at: number;
   length: number;
+  /** Every match inside the snippet as [start, length], sorted (whole words or the whole phrase). */
+  marks: [number, number][];
 }
 
 /** The hits of one logical variable (a memory unit and its versions), one row in the results. */
@@ -302,6 +303,13 @@ export interface AnalysisApi {
   /** The case's evidence and the ops that caused its answer (core `casePath`). */
   caseOverview(traceId: string, queryId: string, signal?: AbortSignal): Promise<CaseOverview>;
   opDetail(traceId: string, opId: string, signal?: AbortSignal): Promise<OpDetail | null>;
+  /** Names of some ops of a trace (null for an id the trace does not have), in the order asked. */
+  describeOps(traceId: string, opIds: string[], signal?: AbortSignal): Promise<(OpSummary | null)[]>;
+  /**
+   * Every op of the trace whose name, kind, comment, session, step ("step 12") or id holds
+   * every word of `query` (all ops for an empty one): the first `limit`, in execution order.
+   */
+  findOps(traceId: string, query: string, limit?: number, signal?: AbortSignal): Promise<OpMatches>;
   varDetail(traceId: string, fullNodeId: string, signal?: AbortSignal): Promise<VarDetail | null>;
   diffVersions(traceId: string, from: string, to: string, signal?: AbortSignal): Promise<VersionDiff | null>;
   /**

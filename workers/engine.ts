@@ -36,6 +36,8 @@ import type {
   NeighbourhoodData,
   NeighbourhoodSeedIds,
   OpDetail,
+  OpMatches,
+  OpSummary,
   SearchQuery,
   SearchResult,
   VarDetail,
@@ -51,7 +53,7 @@ import {
   findCase,
 } from './evaluation.ts';
 import { ImportService } from './import-service.ts';
-import { type MatcherInfo, type MatcherProgress, Matching } from './matcher.ts';
+import { type MatcherInfo, type MatcherProgress, Matching, warmLanguage } from './matcher.ts';
 import { remoteEmbedder } from './remote-embedder.ts';
 import {
   type ImportedAttributions,
@@ -160,6 +162,18 @@ export class EngineService implements EngineApi {
     const engine = await this.#get(traceId);
     signal?.throwIfAborted();
     return engine.opDetail(opId);
+  }
+
+  async describeOps(traceId: string, opIds: string[], signal?: AbortSignal): Promise<(OpSummary | null)[]> {
+    const engine = await this.#get(traceId);
+    signal?.throwIfAborted();
+    return engine.describeOps(opIds);
+  }
+
+  async findOps(traceId: string, query: string, limit = 100, signal?: AbortSignal): Promise<OpMatches> {
+    const engine = await this.#get(traceId);
+    signal?.throwIfAborted();
+    return engine.findOps(query, limit);
   }
 
   async varDetail(traceId: string, fullNodeId: string, signal?: AbortSignal): Promise<VarDetail | null> {
@@ -312,9 +326,20 @@ export class EngineService implements EngineApi {
     this.#matching.setSource(url);
   }
 
-  /** Loads the matcher's word vectors (once; later calls return at once), with progress. */
-  loadMatcher(onProgress?: (p: MatcherProgress) => void): Promise<MatcherInfo> {
-    return this.#matching.load(onProgress);
+  #warmed = false;
+
+  /**
+   * Loads the matcher's word vectors (once; later calls return at once), with progress, and
+   * warms its language tools once — the page calls it as soon as traces are stored, so the
+   * first case opened finds both ready.
+   */
+  async loadMatcher(onProgress?: (p: MatcherProgress) => void): Promise<MatcherInfo> {
+    const info = await this.#matching.load(onProgress);
+    if (!this.#warmed) {
+      this.#warmed = true;
+      warmLanguage();
+    }
+    return info;
   }
 
   async attributeCase(traceId: string, queryId: string): Promise<EvaluatedCase> {

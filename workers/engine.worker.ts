@@ -16,6 +16,8 @@ const api = {
   loadMatcher: service.loadMatcher.bind(service),
   caseOverview: service.caseOverview.bind(service),
   opDetail: service.opDetail.bind(service),
+  describeOps: service.describeOps.bind(service),
+  findOps: service.findOps.bind(service),
   varDetail: service.varDetail.bind(service),
   diffVersions: service.diffVersions.bind(service),
   search: service.search.bind(service),

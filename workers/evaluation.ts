@@ -1,5 +1,5 @@
 /**
- * Attribution evaluation inside the analysis worker: the evidence-flow attributor over
+ * Attribution evaluation inside the engine worker: the evidence-flow attributor over
  * the labelled cases of stored traces, one plain result per case, ready for
  * `summarize` (core/bench). Which labels it scores against is the person's choice (core/labels
  * `LabelChoice`): the file's own by default, or a source (adjudicated, person, …) or one annotator.
@@ -9,8 +9,10 @@ import type { Attribution } from '../src/core/attribution/types.ts';
 import { scoredCase } from '../src/core/bench/metrics.ts';
 import { listCases, type TraceCase } from '../src/core/cases/cases.ts';
 import type { TraceGraph } from '../src/core/graph/graph.ts';
+import { opSummary } from '../src/core/graph/queries.ts';
 import { FILE_CHOICE, type LabelChoice, labelsFor } from '../src/core/labels/choose.ts';
 import { caseKey } from '../src/core/labels/record.ts';
+import { verdictGrounds } from '../src/core/report/grounds.ts';
 import { corpusFromGraph } from '../src/core/retrieval/corpus.ts';
 import { HashedNgramEmbedder } from '../src/core/retrieval/hashed.ts';
 import { RetrievalIndex } from '../src/core/retrieval/retrieval-index.ts';
@@ -74,17 +76,22 @@ export async function attributeOne(
 ): Promise<EvaluatedCase> {
   const deps = await depsOf(g, matching, c.evidenceIds.length === 0);
   const a = await evidenceFlowEngine({ graph: g, case: c, system }, deps);
-  return evaluatedCase(a, traceId, c, system, label);
+  return evaluatedCase(a, traceId, c, system, label, g);
 }
 
-/** The plain per-case result of an attribution, next to the case's label (if any). */
+/** The plain per-case result of an attribution, next to the case's label (if any), its ops named from `g`. */
 export function evaluatedCase(
   a: Attribution,
   traceId: string,
   c: TraceCase,
   system: string | null,
   label: { type: string; op: string | null } | null,
+  g: TraceGraph,
 ): EvaluatedCase {
+  const ops = [label?.op, a.op_id]
+    .map((id) => (id ? g.opIndex.get(id) : undefined))
+    .filter((o, i, all): o is number => o !== undefined && all.indexOf(o) === i)
+    .map((o) => opSummary(g, o));
   return {
     method: a.method,
     trace_id: traceId,
@@ -93,6 +100,8 @@ export function evaluatedCase(
     ...scoredCase(a, system, label && { errorType: label.type, opId: label.op }),
     reason: a.reason,
     path: a.path,
+    ops,
+    grounds: verdictGrounds(g, a),
   };
 }
 

@@ -1,11 +1,13 @@
 /**
- * The evidence-flow matcher of the analysis worker: the same layers as the CLI's default
+ * The evidence-flow matcher of the engine worker: the same layers as the CLI's default
  * (`vectors`), with the word-vector file the app serves (`vectors/…bin`, emitted by the
  * build) fetched once per worker, with progress. When the file cannot be had, attribution
  * still runs, one layer down (`normalised`), and says so.
  */
 import type { EvidenceFlowOptions } from '../src/core/attribution/evidence-flow.ts';
 import { vectorSimilarity, WordVectors } from '../src/core/semantic/word-vectors.ts';
+import { referenceDay, temporalMentions } from '../src/core/text/temporal.ts';
+import { contentTerms, numbersAsDigits } from '../src/core/text/terms.ts';
 
 export interface MatcherProgress {
   /** Bytes of the word-vector file read so far, and its size when the server says. */
@@ -105,4 +107,18 @@ export class Matching {
     })();
     return this.#loading;
   }
+}
+
+const SAMPLE =
+  'Caroline: I went to the LGBTQ support group yesterday and signed up for two more sessions next week.';
+
+/**
+ * Runs the language tools the matcher reads texts with (lemmas, numbers, time expressions)
+ * once on a sample: their first use builds lexicons and compiles code, which would otherwise
+ * fall on the first case a person opens.
+ */
+export function warmLanguage(): void {
+  contentTerms(SAMPLE);
+  numbersAsDigits(SAMPLE);
+  temporalMentions(SAMPLE, referenceDay('8 May 2023'));
 }

@@ -1,5 +1,5 @@
 /**
- * The error report inside the analysis worker: failed cases of stored traces, attributed
+ * The error report inside the engine worker: failed cases of stored traces, attributed
  * by evidence-flow or taken from an imported attribution file (the paper's `{results}`,
  * stored as a `runs` row of kind `imported-attributions`), read into report cases and
  * aggregated (core/report). The optional narrative runs here too, with the page's chat
@@ -165,6 +165,7 @@ export class ReportRunner {
               op_id: e.predicted_op,
               reason: e.reason,
               method: e.method,
+              grounds: e.grounds,
             };
           }
           const rc = reportCase(g, j.c, a, { system: meta?.system ?? null });

@@ -8,7 +8,14 @@ import { Index } from 'flexsearch';
 import { listCases, type TraceCase } from '../src/core/cases/cases.ts';
 import { casePath } from '../src/core/cases/path.ts';
 import { isSentinelVar, opMetadata, type TraceGraph, varMetadata } from '../src/core/graph/graph.ts';
-import { consumersOf, lineageOf, opStructure, opsTouching, producersOf } from '../src/core/graph/queries.ts';
+import {
+  consumersOf,
+  lineageOf,
+  opStructure,
+  opSummary,
+  opsTouching,
+  producersOf,
+} from '../src/core/graph/queries.ts';
 import { groupByLineage, searchValues, wordSnippet } from '../src/core/graph/search.ts';
 import {
   type LaneLayout,
@@ -20,12 +27,13 @@ import {
 } from '../src/core/layout/index.ts';
 import { type IndexStore, TraceRetrieval } from '../src/core/retrieval/service.ts';
 import { diffLines } from '../src/core/text/diff.ts';
-import { prettyValue } from '../src/core/trace/pyrepr.ts';
+import { readableValue } from '../src/core/trace/pyrepr.ts';
 import type {
   CaseOverview,
   NeighbourhoodData,
   NeighbourhoodSeedIds,
   OpDetail,
+  OpMatches,
   OpSummary,
   SearchGroup,
   VarDetail,
@@ -41,6 +49,7 @@ interface Hit {
   snippet: string;
   at: number;
   length: number;
+  marks: [number, number][];
 }
 
 export class TraceEngine {
@@ -109,6 +118,28 @@ export class TraceEngine {
     };
   }
 
+  /** Names of some ops (null for an id the trace does not have), in the order asked. */
+  describeOps(opIds: string[]): (OpSummary | null)[] {
+    const g = this.graph;
+    return opIds.map((id) => {
+      const o = g.opIndex.get(id);
+      return o === undefined ? null : opSummary(g, o);
+    });
+  }
+
+  /** Ops whose name, kind, comment, session, step or id hold every word of `query`: the first `limit`, in execution order. */
+  findOps(query: string, limit = 100): OpMatches {
+    const g = this.graph;
+    const words = query.toLowerCase().split(/\s+/).filter(Boolean);
+    const ops: OpSummary[] = [];
+    let total = 0;
+    for (const o of g.opOrder) {
+      if (words.length && !words.every((w) => opSearchText(g, o).includes(w))) continue;
+      if (total++ < limit) ops.push(opSummary(g, o));
+    }
+    return { ops, total };
+  }
+
   opDetail(opId: string): OpDetail | null {
     const g = this.graph;
     const o = g.opIndex.get(opId);
@@ -116,11 +147,8 @@ export class TraceEngine {
     const s = opStructure(g, o);
     const views = (vs: number[]) => vs.filter((v) => !isSentinelVar(g, v)).map((v) => varView(g, v));
     const rank = g.opRank[o];
-    const rec = g.ops[o];
     return {
       ...opSummary(g, o),
-      comment: typeof rec.comment === 'string' ? rec.comment : null,
-      session: typeof rec.session_id === 'string' ? rec.session_id : '',
       metadata: JSON.stringify(opMetadata(g, o), null, 2),
       inputs: views(s.inputs),
       intermediates: views(s.intermediates),
@@ -206,6 +234,7 @@ export class TraceEngine {
         snippet: m.snippet,
         at: m.snippetOffset,
         length: m.length,
+        marks: [[m.snippetOffset, m.length]],
       }));
     this.#text ??= buildTextIndex(g);
     const words = q.toLowerCase().split(/\s+/).filter(Boolean);
@@ -240,6 +269,7 @@ export class TraceEngine {
             snippet: h.snippet,
             at: h.at,
             length: h.length,
+            marks: h.marks,
           };
         }),
         op: touching.length ? opSummary(g, touching[0]) : null,
@@ -250,7 +280,7 @@ export class TraceEngine {
 }
 
 function prettyOf(value: string): string {
-  return value.length > PRETTY_LIMIT ? value : prettyValue(value);
+  return value.length > PRETTY_LIMIT ? value : readableValue(value);
 }
 
 /** A variable as the views show it. */
@@ -275,15 +305,10 @@ export function varView(g: TraceGraph, v: number): VarView {
   };
 }
 
-/** An op as a row of a list. */
-export function opSummary(g: TraceGraph, o: number): OpSummary {
-  return {
-    id: g.opId[o],
-    name: g.opName[o],
-    category: g.opCategory[o],
-    createdAt: g.opCreatedAt[o],
-    rank: g.opRank[o],
-  };
+/** What `findOps` matches an op by, lower-cased. */
+function opSearchText(g: TraceGraph, o: number): string {
+  const s = opSummary(g, o);
+  return `${s.name} ${s.category} ${s.comment ?? ''} ${s.session} ${s.sessionName ?? ''} step ${s.rank + 1} ${s.id}`.toLowerCase();
 }
 
 function versionDiff(g: TraceGraph, a: number, b: number): VersionDiff {

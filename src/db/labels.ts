@@ -7,11 +7,13 @@ import {
   ADJUDICATED_SOURCE,
   type AnnotationsFile,
   annotatorOf,
+  causeRefusal,
   classifyIncoming,
   ENGINE_SOURCE,
   type IncomingLabel,
   type LabelContext,
   type LabelRecord,
+  type OpKind,
   PERSON_SOURCE,
   toAnnotationsFile,
 } from '../core/labels/index.ts';
@@ -34,6 +36,11 @@ export interface LabelInput {
   decision?: string;
   /** The engine whose result was accepted or corrected. */
   method?: string;
+  /**
+   * The op's name and kind: a type it cannot cause is refused (core/labels `causeRefusal`).
+   * The app always passes it; without it (scripts, migrations) nothing is checked.
+   */
+  opKind?: OpKind;
 }
 
 /** MemTraceBench context of a case, carried into exports. */
@@ -55,6 +62,8 @@ export async function saveLabel(
   input: LabelInput,
   now: () => number = Date.now,
 ): Promise<LabelRow> {
+  const refusal = input.opKind ? causeRefusal(input.errorType, input.opKind) : null;
+  if (refusal) throw new Error(`label not saved: ${refusal}`);
   return db.transaction('rw', [db.cases, db.labels], async () => {
     const row = await db.cases.get([input.traceId, input.queryId]);
     if (!row) throw new Error(`no stored case ${input.queryId} in trace ${input.traceId}`);
@@ -88,12 +97,17 @@ export async function saveAdjudication(
     opId: string | null;
     reason: string;
     annotator: string;
+    /** The op's name and kind, when known: a type it cannot cause is refused. */
+    opKind?: OpKind;
   },
   now: () => number = Date.now,
 ): Promise<LabelRow> {
+  const refusal = input.opKind ? causeRefusal(input.errorType, input.opKind) : null;
+  if (refusal) throw new Error(`label not saved: ${refusal}`);
+  const { opKind: _kind, ...fields } = input;
   const row = await db.cases.get([input.graphId, input.queryId]);
   const label: LabelRow = {
-    ...input,
+    ...fields,
     source: ADJUDICATED_SOURCE,
     annotator: input.annotator.trim(),
     createdAt: new Date(now()).toISOString(),

@@ -1,5 +1,5 @@
 /** Repository functions over the workbench database. Writes of one trace are one transaction. */
-import type { LabelRecord } from '../core/labels/record.ts';
+import { caseKey, type LabelRecord } from '../core/labels/record.ts';
 import { type ReattachReport, replaceFileLabels } from './labels.ts';
 import type { BlobRow, CaseRow, MemtraceDb, TraceMeta } from './schema.ts';
 
@@ -81,26 +81,64 @@ export async function getOriginal(db: MemtraceDb, id: string): Promise<Blob | un
 export interface CaseFilter {
   traceId?: string;
   system?: string;
-  /** An error type, or '' for any. */
+  /** An error type (the file's label or another live one), or '' for any. */
   errorType?: string;
+  /** Labelled: by the file or by any live label record (a person's, an agent's, imported, adjudicated). */
   labelled?: 'labelled' | 'unlabelled' | 'all';
 }
 
-/** Cases across traces (or of one), filtered, in trace then case order. */
-export async function listCaseRows(db: MemtraceDb, f: CaseFilter = {}): Promise<CaseRow[]> {
-  const rows = f.traceId
-    ? await db.cases.where('traceId').equals(f.traceId).toArray()
-    : await db.cases.toArray();
+/** The newest live label of a case besides the file's own: who said which type. */
+export interface OtherLabel {
+  errorType: string;
+  source: string;
+  /** Who ('' when unknown: the source stands for them). */
+  annotator: string;
+  opId: string | null;
+}
+
+/** A listed case: the stored row and the newest label made or imported besides the file's. */
+export interface ListedCase extends CaseRow {
+  otherLabel: OtherLabel | null;
+}
+
+/** Newest live label per case (`caseKey`) that is not the file's own. */
+async function otherLabels(db: MemtraceDb, traceId?: string): Promise<Map<string, OtherLabel>> {
+  const rows = traceId
+    ? await db.labels.where('graphId').equals(traceId).toArray()
+    : await db.labels.toArray();
+  const out = new Map<string, OtherLabel>();
+  for (const r of rows.sort((a, b) => (a.id ?? 0) - (b.id ?? 0)))
+    if (r.deletedAt === null && r.origin !== 'file')
+      out.set(caseKey(r), {
+        errorType: r.errorType,
+        source: r.source,
+        annotator: r.annotator,
+        opId: r.opId,
+      });
+  return out;
+}
+
+/** Cases across traces (or of one), with their newest other label, filtered, in trace then case order. */
+export async function listCaseRows(db: MemtraceDb, f: CaseFilter = {}): Promise<ListedCase[]> {
+  const [rows, others] = await db.transaction('r', [db.cases, db.labels], () =>
+    Promise.all([
+      f.traceId ? db.cases.where('traceId').equals(f.traceId).toArray() : db.cases.toArray(),
+      otherLabels(db, f.traceId),
+    ]),
+  );
   return rows
+    .map((c) => ({
+      ...c,
+      otherLabel: others.get(caseKey({ graphId: c.traceId, queryId: c.queryId })) ?? null,
+    }))
     .filter((c) => (f.system ? c.system === f.system : true))
-    .filter((c) => (f.errorType ? c.errorType === f.errorType : true))
     .filter((c) =>
-      f.labelled === 'labelled'
-        ? c.errorType !== null
-        : f.labelled === 'unlabelled'
-          ? c.errorType === null
-          : true,
+      f.errorType ? c.errorType === f.errorType || c.otherLabel?.errorType === f.errorType : true,
     )
+    .filter((c) => {
+      const labelled = c.errorType !== null || c.otherLabel !== null;
+      return f.labelled === 'labelled' ? labelled : f.labelled === 'unlabelled' ? !labelled : true;
+    })
     .sort((a, b) => (a.traceId < b.traceId ? -1 : a.traceId > b.traceId ? 1 : a.order - b.order));
 }
 

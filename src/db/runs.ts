@@ -7,6 +7,8 @@
  */
 import type { PathStep } from '../core/attribution/types.ts';
 import type { BenchSummary, ScoredCase } from '../core/bench/metrics.ts';
+import type { OpSummary } from '../core/graph/queries.ts';
+import type { VerdictGrounds } from '../core/report/grounds.ts';
 import type { MemtraceDb, RunRow } from './schema.ts';
 
 /** The traceId of runs that span traces (evaluations). */
@@ -20,6 +22,10 @@ export interface EvaluatedCase extends ScoredCase {
   question: string;
   reason: string;
   path: PathStep[];
+  /** The label's and the predicted op named (absent in older rows): lists show them without their trace. */
+  ops?: OpSummary[];
+  /** What the verdict rests on (evidence-flow; absent in older rows and other engines' results). */
+  grounds?: VerdictGrounds | null;
 }
 
 export type RunStatus = 'running' | 'done' | 'cancelled' | 'failed';

@@ -80,7 +80,16 @@ describe('EngineService.evaluate and the runs repository', () => {
       ['file', row.errorType],
       ['workbench', newType],
     ]);
-    expect(await db.cases.get([traceId, row.queryId])).toEqual(row);
+    // the stored case row keeps the file's label (the list shows the person's next to it)
+    const { otherLabel: _listed, ...stored } = row;
+    expect(await db.cases.get([traceId, row.queryId])).toEqual(stored);
+    const [listed] = await listCaseRows(db, { traceId, labelled: 'labelled' });
+    expect(listed.otherLabel).toEqual({
+      errorType: newType,
+      source: 'person',
+      annotator: 'ann',
+      opId: 'op-x',
+    });
     const byFile = (await svc.evaluate([traceId], () => {})).cases.find((x) => x.query_id === row.queryId)!;
     expect([byFile.label_type, byFile.label_op]).toEqual([row.errorType, row.labelOpId]);
     const byAnn = await svc.evaluate([traceId], () => {}, 'annotator:ann');

@@ -8,6 +8,8 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { listCases } from '../../src/core/cases/cases.ts';
+import { openTrace } from '../../src/core/graph/open.ts';
 import { parseValue } from '../../src/core/trace/pyrepr.ts';
 import { runCli } from '../helpers/cli.ts';
 import { SHARED_DATA, SMARTCOMMENT_DIR } from '../helpers/shared-data.ts';
@@ -236,5 +238,103 @@ describe('memtrace compare on the paper-format graphs (one injected fault each)'
     expect(r.stderr).toContain(`${bad}:1:`);
     expect(r.stderr).not.toMatch(/\n\s+at /);
     expect((await run('compare', F0, F1, '--question', 'query:nope@1')).code).toBe(1);
+  });
+});
+
+describe('memtrace compare explains each first divergence (names, what differs, a diff)', () => {
+  /** Steps from the raw file: ops sorted by created_at, file order on ties. */
+  const stepOf = (file: string) => {
+    const ops = (JSON.parse(readFileSync(file, 'utf8')) as Raw).data.operations
+      .map((o, i) => ({ o, i }))
+      .sort((x, y) =>
+        x.o.created_at < y.o.created_at ? -1 : x.o.created_at > y.o.created_at ? 1 : x.i - y.i,
+      );
+    return new Map(ops.map((x, k) => [x.o.op_id, k + 1]));
+  };
+  type Explained = {
+    ops: Record<
+      'a' | 'b',
+      { op_id: string; name: string; step: number; session_id: string; comment: string | null }
+    >;
+    differences: {
+      part: string;
+      name: string;
+      a: string | null;
+      b: string | null;
+      diff: { kind: string; text: string }[];
+    }[];
+  };
+
+  it('names both ops, the parameter top_k (10 vs 1) and the retrieved memories that differ', async () => {
+    const r = await run('compare', A, B, '--json');
+    const qs = JSON.parse(r.stdout).questions as {
+      first_divergence: (Explained & { op_a: string }) | null;
+    }[];
+    const ra = readRaw(A);
+    const stepsA = stepOf(A);
+    const diverged = qs.filter((q) => q.first_divergence);
+    expect(diverged.length).toBeGreaterThan(0);
+    for (const { first_divergence: d } of diverged) {
+      const op = ra.ops.find((o) => o.op_id === d!.op_a)!;
+      expect(d!.ops.a).toMatchObject({
+        op_id: op.op_id,
+        name: op.op_name,
+        step: stepsA.get(op.op_id),
+        session_id: op.session_id,
+      });
+      const top = d!.differences.find((x) => x.part === 'parameter' && x.name === 'top_k')!;
+      expect([top.a, top.b]).toEqual(['10', '1']);
+      const output = d!.differences.find((x) => x.part === 'output')!;
+      // the diff's lines are the two outputs' lines: removed ones from A's text, added from B's
+      for (const l of output.diff) {
+        if (l.kind === 'del') expect(output.a).toContain(l.text);
+        if (l.kind === 'add') expect(output.b).toContain(l.text);
+      }
+      expect(output.diff.some((l) => l.kind !== 'same')).toBe(true);
+    }
+  });
+
+  it('names the prompt that differs when a prompt was rewritten and one extraction changed', async () => {
+    // B2: A with its fact-extraction prompt rewritten and the first non-empty extraction's output changed.
+    const doc = JSON.parse(readFileSync(A, 'utf8'));
+    const nodes = doc.data.nodes as { full_node_id: string; name: string; value: string; category: string }[];
+    nodes.find((n) => n.name === 'fact-extraction-system-prompt')!.value = "'Extract every fact.'";
+    const raw = readRaw(A);
+    // The extraction of a question's evidence message (so that question's path runs through it).
+    const opened = openTrace(readFileSync(A, 'utf8'), { file: A });
+    if (!opened.ok) throw new Error(A);
+    const evidence = new Set(listCases(opened.graph, { includePassed: true }).flatMap((c) => c.evidenceIds));
+    const first = raw.ops.find(
+      (o) =>
+        o.op_name === 'fact-extraction' &&
+        o.inputs.some((v) => evidence.has(v)) &&
+        o.outValues.some((v) => v.length > 4),
+    )!;
+    const out = nodes.find((n) => n.full_node_id === first.outputs[0])!;
+    out.value = out.value.replace(/'\]$/, " and more']");
+    doc.graph_id = `${doc.graph_id}-b2`;
+    const B2 = join(tmp, 'mem0-reprompted.json');
+    writeFileSync(B2, JSON.stringify(doc));
+    const r = await run('compare', A, B2, '--json');
+    expect(r.code).toBe(0);
+    const d = (
+      JSON.parse(r.stdout).questions as {
+        first_divergence: (Explained & { setting_changed: boolean }) | null;
+      }[]
+    )
+      .map((q) => q.first_divergence)
+      .find((x) => x?.ops.a.op_id === first.op_id);
+    expect(d).toBeTruthy();
+    expect(d!.setting_changed).toBe(true);
+    expect(d!.ops.a).toMatchObject({ name: 'fact-extraction', step: stepOf(A).get(first.op_id) });
+    const prompt = d!.differences.find((x) => x.part === 'prompt')!;
+    expect(prompt).toMatchObject({ name: 'fact-extraction-system-prompt', b: 'Extract every fact.' });
+    const output = d!.differences.find((x) => x.part === 'output')!;
+    expect(
+      output.diff
+        .filter((l) => l.kind === 'add')
+        .map((l) => l.text)
+        .join('\n'),
+    ).toContain('and more');
   });
 });

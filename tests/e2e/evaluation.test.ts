@@ -193,7 +193,7 @@ describe('evaluation in Chromium', () => {
     expect(await panel.getByTestId('attribution-type').innerText()).toBe(
       first.predicted_type ?? 'no decisive memory error',
     );
-    expect(await panel.getByTestId('attribution-op').getAttribute('href')).toContain(
+    expect(await panel.getByTestId('attribution-op').locator('a').getAttribute('href')).toContain(
       encodeURIComponent(first.predicted_op!),
     );
     expect((await panel.getByTestId('attribution-reason').innerText()).length).toBeGreaterThan(0);

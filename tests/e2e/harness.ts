@@ -161,13 +161,14 @@ export interface Session {
 
 /**
  * A fresh Chromium profile on the built app. The demo trace the app preloads on a
- * fresh profile is answered 404 (an empty store to start from) unless `demo` is set.
- * `url`: open the app another server serves (`memtrace serve`) instead of a static server.
+ * fresh profile is answered 404 (an empty store to start from) unless `demo` is set. `dist`: serve
+ * another build (a benchmark's "before") instead of this tree's. `url`: open the app another server
+ * serves (`memtrace serve`) instead of a static server.
  */
 export async function openApp(
-  options: { demo?: boolean; bypassCSP?: boolean; url?: string } = {},
+  options: { demo?: boolean; bypassCSP?: boolean; dist?: string; url?: string } = {},
 ): Promise<Session> {
-  const server = options.url ? null : await serveStatic({ '/': await buildOnce() });
+  const server = options.url ? null : await serveStatic({ '/': options.dist ?? (await buildOnce()) });
   const url = options.url ?? server!.url;
   const userDataDir = mkdtempSync(join(tmpdir(), 'memtrace-e2e-'));
   const context = await launchChromiumProfile(userDataDir, {

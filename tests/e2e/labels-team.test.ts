@@ -35,8 +35,11 @@ async function setAnnotator(s: Session, name: string) {
   await s.page.getByTestId('annotator-saved').waitFor();
 }
 
-/** What one person picks per queued case: the key of the type (1–5) and which op of the case path. */
-type Pick = { key: string; op: number; reason: string };
+/**
+ * What one person picks per queued case: the key of the type (1–5) and which op of the case
+ * path — the `nth` of the ops of that kind (category), one that can cause the type.
+ */
+type Pick = { key: string; kind: string; nth: number; reason: string };
 const TYPES = ['ExtractionError', 'UpdateError', 'DeletionError', 'RetrievalError', 'ResponseError'];
 
 /** Labels the first cases of a blind queue with the keyboard; returns (queryId, opId, type) per case. */
@@ -60,7 +63,10 @@ async function labelInQueue(s: Session, picks: Pick[]) {
     const queryId = decodeURIComponent(/\/case\/([^?]+)/.exec(page.url())![1]);
     // this case's path, not the previous one's while it loads
     await page.locator('[data-testid=case-path]:not([data-stale])').waitFor();
-    const op = page.locator('[data-testid=case-path] a').nth(p.op);
+    const op = page
+      .locator('[data-testid=case-path] a')
+      .filter({ has: page.locator('span.tag', { hasText: new RegExp(`^${p.kind}$`) }) })
+      .nth(p.nth);
     await op.waitFor();
     const opId = (await op.getAttribute('title'))!;
     await op.click();
@@ -103,9 +109,9 @@ describe('team labelling in three browser profiles', () => {
     const ann = await profile();
     await setAnnotator(ann, 'ann');
     annLabels = await labelInQueue(ann, [
-      { key: '5', op: 0, reason: 'the answer ignored the memory' },
-      { key: '4', op: 0, reason: 'not retrieved' },
-      { key: '4', op: 0, reason: 'not retrieved either' },
+      { key: '5', kind: 'generation', nth: 0, reason: 'the answer ignored the memory' },
+      { key: '4', kind: 'retrieval', nth: 0, reason: 'not retrieved' },
+      { key: '1', kind: 'extraction', nth: 0, reason: 'never extracted' },
     ]);
     // her labels survive a reload, signed with her name
     await ann.page.goto(
@@ -152,13 +158,13 @@ describe('team labelling in three browser profiles', () => {
     expect(ann.errors).toEqual([]);
   }, 240_000);
 
-  it('bob labels the same cases in his own profile: same type and op, other type, other op', async () => {
+  it('bob labels the same cases in his own profile: same type and op, other type, same type at another op', async () => {
     const bob = await profile();
     await setAnnotator(bob, 'bob');
     bobLabels = await labelInQueue(bob, [
-      { key: '5', op: 0, reason: 'agree' },
-      { key: '1', op: 0, reason: 'never extracted' },
-      { key: '4', op: 1, reason: 'the earlier search' },
+      { key: '5', kind: 'generation', nth: 0, reason: 'agree' },
+      { key: '1', kind: 'extraction', nth: 0, reason: 'never extracted' },
+      { key: '1', kind: 'extraction', nth: 1, reason: 'an earlier extraction' },
     ]);
     expect(bobLabels.map((l) => l.queryId)).toEqual(annLabels.map((l) => l.queryId));
     expect(bobLabels[2].opId).not.toBe(annLabels[2].opId);
@@ -200,16 +206,17 @@ describe('team labelling in three browser profiles', () => {
       /^broken\.json: annotations\[0\]\.query_id: /,
     );
 
-    // Agreement between ann and bob only (the file's labels left out):
-    //   ann [Resp, Ret, Ret] × bob [Resp, Ext, Ret]: type differs on 1 of 3, op on 1 of 3;
-    //   Cohen pₒ 2/3, pₑ (1·1 + 2·1)/9 = 1/3 → κ 0.500;
-    //   Fleiss: Pᵢ 1, 0, 1 → P̄ 2/3; classes 2/6, 3/6, 1/6 → P̄ₑ 14/36 → κ (24 − 14)/(36 − 14) = 5/11.
+    // Agreement between ann and bob only (the file's labels left out); a retrieval op cannot
+    // cause an ExtractionError, so the type disagreement is at other ops too:
+    //   ann [Resp, Ret, Ext] × bob [Resp, Ext, Ext]: type differs on 1 of 3, op on 2 of 3;
+    //   Cohen pₒ 2/3, pₑ (1·1 + 1·0 + 1·2)/9 = 1/3 → κ 0.500;
+    //   Fleiss: Pᵢ 1, 0, 1 → P̄ 2/3; classes 2/6, 1/6, 3/6 → P̄ₑ 14/36 → κ (24 − 14)/(36 − 14) = 5/11.
     await page.getByTestId('agreement-files').uncheck();
     const row = page.locator('[data-testid=agreement-pair][data-a=ann][data-b=bob]');
     await row.waitFor();
     expect(await row.getByTestId('pair-n').innerText()).toBe('3');
     expect(await row.getByTestId('pair-type').innerText()).toBe('33.3 %');
-    expect(await row.getByTestId('pair-op').innerText()).toBe('33.3 %');
+    expect(await row.getByTestId('pair-op').innerText()).toBe('66.7 %');
     expect(await row.getByTestId('pair-kappa').innerText()).toBe('0.500');
     expect(await page.getByTestId('fleiss-kappa').innerText()).toBe((5 / 11).toFixed(3));
     expect(

@@ -51,7 +51,7 @@ describe('attribution in the app matches LLM-written memories by meaning', () =>
     const panel = page.getByTestId('attribution');
     await panel.getByTestId('attribution-type').waitFor({ timeout: 60_000 });
     expect((await panel.getByTestId('attribution-type').innerText()).trim()).toBe('RetrievalError');
-    expect(await panel.getByTestId('attribution-op').getAttribute('title')).toBe(run.ops.search);
+    expect(await panel.getByTestId('attribution-op').getAttribute('data-op-id')).toBe(run.ops.search);
     expect(await panel.getByTestId('attribution-matcher').innerText()).toMatch(
       /word vectors \(100,000 words\)/,
     );

@@ -66,7 +66,7 @@ try {
   await page.getByTestId('queue-start').click();
   await page.getByTestId('queue-bar').waitFor();
   await page.locator('[data-testid=case-path] a').first().click();
-  await page.keyboard.press('4');
+  await page.keyboard.press('1');
   await page.waitForTimeout(400);
   await page.screenshot({ path: shot('18-annotation-queue.png') });
   await page.getByTestId('queue-stop').click();
@@ -88,6 +88,8 @@ try {
   await page.evaluate(() => window.scrollTo(0, 0));
   await page.waitForTimeout(200);
   await page.screenshot({ path: shot('19-compare-runs.png') });
+  // The question's first divergence explained: the op by name, the parameter and the output diff.
+  await page.getByTestId('compare-detail').screenshot({ path: shot('19-compare-divergence.png') });
 } finally {
   await s.close();
   tmp.remove();

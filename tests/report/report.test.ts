@@ -271,6 +271,93 @@ describe('hostile trace text', () => {
   });
 });
 
+describe("the exemplars' evidence (issue 24)", () => {
+  /** Letters and digits only, lower-cased: a quoted unit and the stored value (a Python repr) compare alike. */
+  const bare = (t: string) => t.toLowerCase().replace(/[^\p{L}\p{N}]/gu, '');
+
+  it('quote the text that held the answer from the variable, version and op they name, and what came after it', async () => {
+    const file = smartcommentFiles()[0];
+    const doc = JSON.parse(readFileSync(file, 'utf8')) as TraceDocument;
+    const dir = mkdtempSync(join(tmpdir(), 'memtrace-report-'));
+    const out = join(dir, 'r');
+    const res = await cli('report', file, '--format', 'md,html', '-o', out);
+    expect(res.code).toBe(0);
+    const md = readFileSync(`${out}.md`, 'utf8');
+    const html = readFileSync(`${out}.html`, 'utf8');
+    // "Held the answer — VAR vN[, written by NAME (KIND, step K)][; matched: …]:" then a fenced quote.
+    const held = [
+      ...md.matchAll(
+        /^Held the answer — (.+?) v(\d+)(?:, written by (.+?) \((\w+), step \d+\))?(?:; matched: (.+))?:\n\n`{3,}text\n([\s\S]*?)\n`{3,}/gm,
+      ),
+    ];
+    const exemplars = md.match(/^#### /gm)?.length ?? 0;
+    expect(exemplars).toBeGreaterThan(0);
+    expect(held.length).toBe(exemplars);
+    for (const [, variable, version, opName, category, matched, quote] of held) {
+      const node = doc.data.nodes.find(
+        (n) =>
+          (n.class_name ? `${n.class_name}:${n.name}` : n.name) === variable && n.version === Number(version),
+      );
+      expect(node, `${variable} v${version}`).toBeTruthy();
+      expect(bare(node!.value)).toContain(bare(quote.replace(/…$/, '')));
+      const writers = doc.data.edges
+        .filter((e) => e.target_full_node_id === `${variable}@${version}`)
+        .map((e) => doc.data.operations.find((o) => o.op_id === e.op_id)!);
+      // A text no op wrote (a conversation message) names no writer.
+      if (opName) expect(writers.some((o) => o.op_name === opName && o.category === category)).toBe(true);
+      else expect(writers).toEqual([]);
+      for (const w of (matched ?? '').split(', ').filter(Boolean))
+        expect(quote.toLowerCase()).toContain(w.replace(/\\/g, ''));
+    }
+    expect(md).toMatch(/^- Confidence: \d{1,3} %$/m);
+    expect(md).toMatch(/^- Test: A text holds the answer when it has /m);
+    expect(md).toMatch(
+      /^(What came after it|Replaced by a later version) \((no longer holds|holds \d+ %|still holds) /m,
+    );
+    // The HTML marks the matched words inside the quotes.
+    const quotes = html.match(/<pre class="quote">[\s\S]*?<\/pre>/g) ?? [];
+    expect(quotes.length).toBeGreaterThanOrEqual(exemplars);
+    expect(quotes.some((q) => /<mark>[^<]+<\/mark>/.test(q))).toBe(true);
+  }, 120_000);
+
+  it('escape hostile quoted text and matched words in HTML and Markdown; a case with no answer says why', () => {
+    const file = smartcommentFiles()[0];
+    const o = openTrace(readFileSync(file, 'utf8'), { file });
+    if (!o.ok) throw new Error('did not open');
+    const c = listCases(o.graph)[0];
+    const v = o.graph.varId[0];
+    const hostile = '<script>alert(1)</script> ``` <img src=x onerror=alert(1)> Tokyo';
+    const rc = reportCase(o.graph, c, {
+      error_type: 'RetrievalError',
+      op_id: c.judgeOpId,
+      reason: 'r',
+      method: 'evidence',
+      confidence: 0.5,
+      verdict_evidence: {
+        held: { var_id: v, text: hostile, matched: ['script', 'Tokyo', '<img'], support: 1 },
+        after: null,
+      },
+    });
+    const none = reportCase(o.graph, listCases(o.graph)[1], {
+      error_type: null,
+      op_id: null,
+      reason: 'x',
+      method: 'evidence',
+      not_attributable: { reason: 'inferred', detail: 'Not attributable: it must be <b>inferred</b>.' },
+    });
+    const rep = buildReport([rc, none], { exemplars: 5 });
+    const html = reportHtml(rep);
+    const md = reportMarkdown(rep);
+    expect(html).not.toContain('<script>');
+    expect(html).not.toContain('<img');
+    expect(html).toContain('&lt;<mark>script</mark>&gt;');
+    expect(html).toContain('<mark>Tokyo</mark>');
+    expect(html).toContain('Not attributable: it must be &lt;b&gt;inferred&lt;/b&gt;.');
+    expect(md).toContain('- Not attributable: it must be &lt;b&gt;inferred&lt;/b&gt;. (inferred)');
+    expect(md.replace(/(`{4,})text\n[\s\S]*?\n\1/g, '')).not.toContain('<script>');
+  });
+});
+
 describe('memtrace report on a fault-injected benchmark the test writes', () => {
   it('reads the labels as paper records and counts what the generator injected', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'memtrace-report-'));

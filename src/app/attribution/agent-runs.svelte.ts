@@ -11,6 +11,7 @@ import * as Comlink from 'comlink';
 import type { AgentRunEvent } from '../../../workers/api.ts';
 import { MAX_STEPS } from '../../core/attribution/agents/budgets.ts';
 import { AGENT_METHODS, type AgentMethod } from '../../core/attribution/types.ts';
+import type { OpKind } from '../../core/labels/op-kinds.ts';
 import { AGENT_SOURCE } from '../../core/labels/record.ts';
 import {
   type AgentModelInfo,
@@ -169,6 +170,8 @@ export class AgentRuns {
     decision: 'accepted' | 'corrected',
     correction: { errorType: string; opId: string; reason: string } | undefined,
     annotator: string,
+    /** The stored op's name and kind: a type it cannot cause is refused. */
+    opKind?: OpKind,
   ): Promise<LabelRow> {
     const r = v.row.result;
     if (!r) throw new Error('the run has no result');
@@ -189,6 +192,7 @@ export class AgentRuns {
       method: r.method,
       source: AGENT_LABEL_SOURCE,
       annotator,
+      opKind,
     });
   }
 

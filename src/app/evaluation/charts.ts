@@ -4,6 +4,7 @@
  * set with `.text()` (never markup), so names from traces cannot inject anything.
  */
 import { axisBottom, axisLeft, interpolateRgb, max, rgb, scaleBand, scaleLinear, select } from 'd3';
+import { labelColumn, textWidth } from '../../core/report/svg.ts';
 import { clearChart, legendEntry, percentTick } from '../lib/svg-chart.ts';
 
 export interface AccuracyRow {
@@ -15,7 +16,12 @@ export interface AccuracyRow {
 
 /** Horizontal grouped bars: ETA and OIA per group (system or error type). */
 export function drawAccuracy(svg: SVGSVGElement, rows: AccuracyRow[], width: number): void {
-  const labelW = Math.min(190, Math.max(110, width * 0.32));
+  const labels = labelColumn(
+    rows.map((r) => `${r.key} (${r.total})`),
+    90,
+    Math.max(120, width * 0.42),
+  );
+  const labelW = labels.width;
   const band = 40;
   const top = 26;
   const height = top + rows.length * band + 26;
@@ -59,6 +65,8 @@ export function drawAccuracy(svg: SVGSVGElement, rows: AccuracyRow[], width: num
     .attr('dy', '0.35em')
     .attr('text-anchor', 'end')
     .attr('fill', 'var(--text)')
+    .text((r) => labels.fit(`${r.key} (${r.total})`))
+    .append('title')
     .text((r) => `${r.key} (${r.total})`);
   for (const k of ['eta', 'oia'] as const) {
     g.append('rect')
@@ -118,11 +126,14 @@ export function drawConfusion(
   width: number,
   options: ConfusionOptions = {},
 ): void {
-  const left = 130;
-  const top = 96;
-  const cell = Math.max(34, Math.min(64, (width - left - 10) / Math.max(1, predicted.length)));
+  const rowLabels = labelColumn(labels, 90, 220, 11);
+  const left = rowLabels.width;
+  // Column names are drawn rotated up to the right: the last one needs room past its column.
+  const overhang = Math.cos(Math.PI / 4.5) * Math.max(0, ...predicted.map((p) => textWidth(p, 11)));
+  const top = 16 + Math.sin(Math.PI / 4.5) * Math.max(0, ...predicted.map((p) => textWidth(p, 11)));
+  const cell = Math.max(34, Math.min(64, (width - left - overhang) / Math.max(1, predicted.length)));
   const height = top + labels.length * cell + 8;
-  const s = clearChart(svg, Math.max(width, left + predicted.length * cell + 10), height);
+  const s = clearChart(svg, Math.max(width, left + (predicted.length - 0.5) * cell + overhang + 6), height);
   // Solid shades (not alpha over the panel), so the count's colour can be chosen for contrast.
   const shade = options.dark ? interpolateRgb('#1f2a3f', '#9cbcff') : interpolateRgb('#eef3fd', '#1c4fc4');
   s.append('text')
@@ -159,7 +170,7 @@ export function drawConfusion(
     .attr('text-anchor', 'end')
     .attr('font-size', 11)
     .attr('fill', 'var(--text)')
-    .text((l) => l);
+    .text((l) => rowLabels.fit(l));
   rows.each(function (label) {
     const row = counts[label] ?? {};
     const total = Object.values(row).reduce((a, b) => a + b, 0);

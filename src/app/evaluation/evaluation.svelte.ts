@@ -14,7 +14,6 @@ import {
   finishEvaluationRun,
   listEvaluationRuns,
 } from '../../db/runs.ts';
-import { DEMO_URL } from '../state/demo.ts';
 import type { Services } from '../state/services.ts';
 
 export const ENGINE = 'evidence-flow';
@@ -27,28 +26,30 @@ export class Evaluation {
   #running = $state(false);
   #loaded = $state(false);
   #error = $state<string | null>(null);
-  /** Trace ids the person chose to evaluate (null: not chosen yet, the default applies). */
-  #chosen = $state.raw<ReadonlySet<string> | null>(null);
+  /** Trace ids the person chose to evaluate, and when (null: not chosen yet, the default applies). */
+  #chosen = $state.raw<{ ids: ReadonlySet<string>; at: number } | null>(null);
 
-  constructor(private readonly services: Services) {}
+  constructor(
+    private readonly services: Services,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   /**
    * The traces an evaluation covers, among `labelled` (traces with labelled cases): the
-   * person's choice, else the last run's traces, else every labelled trace but the demo.
+   * person's choice, else the last run's traces, else every labelled trace (the demo too) —
+   * plus, with a choice or a run, every trace imported after it, so a new trace is never left out.
    */
-  selection(labelled: { id: string; path: string }[]): Set<string> {
-    const present = new Set(labelled.map((t) => t.id));
-    const from =
+  selection(labelled: { id: string; importedAt: number }[]): Set<string> {
+    const base =
       this.#chosen ??
-      (this.#run
-        ? new Set(this.#run.parameters.traceIds)
-        : new Set(labelled.filter((t) => t.path !== DEMO_URL).map((t) => t.id)));
-    return new Set([...from].filter((id) => present.has(id)));
+      (this.#run ? { ids: new Set(this.#run.parameters.traceIds), at: this.#run.createdAt } : null);
+    if (!base) return new Set(labelled.map((t) => t.id));
+    return new Set(labelled.filter((t) => base.ids.has(t.id) || t.importedAt > base.at).map((t) => t.id));
   }
 
   /** Sets which traces the next evaluation covers. */
   choose(ids: Iterable<string>): void {
-    this.#chosen = new Set(ids);
+    this.#chosen = { ids: new Set(ids), at: this.now() };
   }
 
   /** The newest run (finished, cancelled, failed or running). */

@@ -4,6 +4,7 @@
  * live in storage (src/db/labels.ts); this class only writes through it.
  */
 import { getContext, setContext } from 'svelte';
+import type { OpKind } from '../../core/labels/op-kinds.ts';
 import { deleteLabel, type LabelInput, restoreLabel, saveAdjudication, saveLabel } from '../../db/labels.ts';
 import { getSetting, setSetting } from '../../db/repo.ts';
 import type { LabelRow } from '../../db/schema.ts';
@@ -41,8 +42,8 @@ export class LabelBook {
     this.#annotator = clean;
   }
 
-  /** Saves a label signed with the annotator name. */
-  async save(input: Omit<LabelInput, 'annotator'>): Promise<LabelRow> {
+  /** Saves a label signed with the annotator name; the op's kind must be able to cause its type. */
+  async save(input: Omit<LabelInput, 'annotator' | 'opKind'> & { opKind: OpKind }): Promise<LabelRow> {
     const row = await saveLabel(this.services.db, { ...input, annotator: this.#annotator });
     this.changed();
     return row;
@@ -54,6 +55,7 @@ export class LabelBook {
     errorType: string;
     opId: string | null;
     reason: string;
+    opKind?: OpKind;
   }): Promise<LabelRow> {
     const row = await saveAdjudication(this.services.db, { ...input, annotator: this.#annotator });
     this.changed();

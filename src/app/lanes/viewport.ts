@@ -23,14 +23,26 @@ export const MAX_SY = 48;
 /** Rows never drawn taller than this when the whole graph fits. */
 const FIT_MAX_SY = 22;
 const FIT_MAX_SX = 80;
+/**
+ * Rows are never drawn shorter than this at fit: every band's name gets its own line in the
+ * gutter (the gutter's least room per label). More bands than fit in the height scroll.
+ */
+export const FIT_MIN_SY = 14;
 /** Space kept left of column 0 for lane names, in px. */
 export const MARGIN = 8;
 
-export function fit(extent: Extent, width: number, height: number): Viewport {
+/** The scales showing the whole extent (rows no shorter than `FIT_MIN_SY`). */
+function fitScales(extent: Extent, width: number, height: number): { sx: number; sy: number } {
   const cols = Math.max(1, extent.columns) + 1;
   const rows = Math.max(1, extent.rows);
-  const sx = Math.min(FIT_MAX_SX, (width - 2 * MARGIN) / cols);
-  const sy = Math.min(FIT_MAX_SY, (height - 2 * MARGIN) / rows);
+  return {
+    sx: Math.min(FIT_MAX_SX, (width - 2 * MARGIN) / cols),
+    sy: Math.max(FIT_MIN_SY, Math.min(FIT_MAX_SY, (height - 2 * MARGIN) / rows)),
+  };
+}
+
+export function fit(extent: Extent, width: number, height: number): Viewport {
+  const { sx, sy } = fitScales(extent, width, height);
   return { x0: -1 - MARGIN / sx, y0: -MARGIN / sy, sx, sy, width, height };
 }
 
@@ -39,15 +51,13 @@ export const toScreenY = (v: Viewport, y: number) => (y - v.y0) * v.sy;
 export const toWorldX = (v: Viewport, px: number) => px / v.sx + v.x0;
 export const toWorldY = (v: Viewport, py: number) => py / v.sy + v.y0;
 
-/** Smallest zoom: the whole extent fits with room to spare. */
+/** Smallest zoom: the fit's (zooming out further would only add blank space). */
 function minScales(extent: Extent, v: Viewport): { sx: number; sy: number } {
-  return {
-    sx: Math.min(MAX_SX, v.width / (4 * (Math.max(1, extent.columns) + 1))),
-    sy: Math.min(MAX_SY, v.height / (4 * Math.max(1, extent.rows))),
-  };
+  const f = fitScales(extent, v.width, v.height);
+  return { sx: Math.min(MAX_SX, f.sx), sy: Math.min(MAX_SY, f.sy) };
 }
 
-/** Zooms by `fx`/`fy` keeping the world point under (px, py) in place. */
+/** Zooms by `fx`/`fy` keeping the world point under (px, py) in place (as far as the ends allow). */
 export function zoomAt(
   v: Viewport,
   extent: Extent,
@@ -69,12 +79,18 @@ export function panBy(v: Viewport, extent: Extent, dx: number, dy: number): View
   return clamp({ ...v, x0: v.x0 - dx / v.sx, y0: v.y0 - dy / v.sy }, extent);
 }
 
-/** Keeps at least a quarter of the view on the content. */
+/**
+ * One axis of `clamp`: the view (`visible` world units) stays on the content [lo, hi] — it
+ * stops at either end; content shorter than the view stays at its start.
+ */
+function clampAxis(x0: number, visible: number, lo: number, hi: number): number {
+  return hi - lo <= visible ? lo : Math.min(Math.max(x0, lo), hi - visible);
+}
+
+/** Keeps the view on the content: panning and zooming stop at its ends (a margin of `MARGIN` px). */
 export function clamp(v: Viewport, extent: Extent): Viewport {
-  const w = v.width / v.sx;
-  const h = v.height / v.sy;
-  const x0 = Math.min(Math.max(v.x0, -1 - 0.75 * w), extent.columns - 0.25 * w);
-  const y0 = Math.min(Math.max(v.y0, -0.75 * h), extent.rows - 0.25 * h);
+  const x0 = clampAxis(v.x0, v.width / v.sx, -1 - MARGIN / v.sx, Math.max(1, extent.columns) + MARGIN / v.sx);
+  const y0 = clampAxis(v.y0, v.height / v.sy, -MARGIN / v.sy, Math.max(1, extent.rows) + MARGIN / v.sy);
   return { ...v, x0, y0 };
 }
 

@@ -30,3 +30,20 @@ export function percent(x: number): string {
 export function millis(seconds: number): string {
   return `${(1000 * seconds).toFixed(1)} ms`;
 }
+
+/** A snippet cut into plain and marked pieces (`marks`: sorted [start, length] pairs). */
+export function markPieces(
+  text: string,
+  marks: readonly [number, number][],
+): { text: string; mark: boolean }[] {
+  const out: { text: string; mark: boolean }[] = [];
+  let at = 0;
+  for (const [start, length] of marks) {
+    if (start < at || start + length > text.length) continue;
+    if (start > at) out.push({ text: text.slice(at, start), mark: false });
+    out.push({ text: text.slice(start, start + length), mark: true });
+    at = start + length;
+  }
+  if (at < text.length) out.push({ text: text.slice(at), mark: false });
+  return out;
+}

@@ -3,7 +3,7 @@
  * counts per system. Labels are set with `.text()`, so trace names cannot inject markup.
  */
 import { axisBottom, scaleBand, scaleLinear } from 'd3';
-import { TYPE_COLOURS } from '../../core/report/svg.ts';
+import { labelColumn, TYPE_COLOURS, textWidth } from '../../core/report/svg.ts';
 import { clearChart, legendEntry, percentTick } from '../lib/svg-chart.ts';
 
 export interface RateRow {
@@ -17,7 +17,12 @@ export interface RateRow {
 
 /** Horizontal bars of rates (0–1) with whiskers for the 95 % interval and the count beside. */
 export function drawRates(svg: SVGSVGElement, rows: RateRow[], width: number): void {
-  const labelW = Math.min(300, Math.max(150, width * 0.3));
+  const labels = labelColumn(
+    rows.map((r) => r.key),
+    110,
+    Math.max(140, width * 0.45),
+  );
+  const labelW = labels.width;
   const band = 26;
   const height = rows.length * band + 30;
   const s = clearChart(svg, width, height);
@@ -47,6 +52,8 @@ export function drawRates(svg: SVGSVGElement, rows: RateRow[], width: number): v
     .attr('dy', '0.35em')
     .attr('text-anchor', 'end')
     .attr('fill', 'var(--text)')
+    .text((r) => labels.fit(r.key))
+    .append('title')
     .text((r) => r.key);
   g.append('rect')
     .attr('x', x(0))
@@ -83,7 +90,12 @@ export interface StackRow {
 
 /** Stacked horizontal bars of counts with a legend. */
 export function drawStacks(svg: SVGSVGElement, rows: StackRow[], keys: string[], width: number): void {
-  const labelW = 140;
+  const labels = labelColumn(
+    rows.map((r) => r.key),
+    90,
+    Math.max(120, width * 0.4),
+  );
+  const labelW = labels.width;
   const band = 26;
   const top = 24;
   const height = top + rows.length * band + 6;
@@ -91,9 +103,19 @@ export function drawStacks(svg: SVGSVGElement, rows: StackRow[], keys: string[],
   const max = Math.max(1, ...rows.map((r) => r.parts.reduce((n, p) => n + p.value, 0)));
   const x = scaleLinear([0, max], [labelW, width - 50]);
   const legend = s.append('g');
-  keys.forEach((k, i) => {
-    legendEntry(legend, labelW + i * 96, 4, TYPE_COLOURS[k] ?? '#999', k.replace(/Error$/, ''));
-  });
+  // Legend entries one after another, each as wide as its name; a row that would run past the edge wraps.
+  let lx = labelW;
+  let ly = 4;
+  for (const k of keys) {
+    const name = k.replace(/Error$/, '');
+    const w = textWidth(name, 11) + 28;
+    if (lx + w > width && lx > labelW) {
+      lx = labelW;
+      ly += 14;
+    }
+    legendEntry(legend, lx, ly, TYPE_COLOURS[k] ?? '#999', name);
+    lx += w;
+  }
   rows.forEach((r, i) => {
     const y = top + i * band;
     s.append('text')
@@ -102,6 +124,8 @@ export function drawStacks(svg: SVGSVGElement, rows: StackRow[], keys: string[],
       .attr('dy', '0.35em')
       .attr('text-anchor', 'end')
       .attr('fill', 'var(--text)')
+      .text(labels.fit(r.key))
+      .append('title')
       .text(r.key);
     let at = 0;
     for (const p of r.parts) {

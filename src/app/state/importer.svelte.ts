@@ -48,13 +48,23 @@ export class Importer {
     return p && p.bytesTotal > 0 ? p.bytesDone / p.bytesTotal : 0;
   }
 
+  /** The imports asked for, one after another (the import worker runs one at a time). */
+  #queue: Promise<void> = Promise.resolve();
+
   /**
    * Imports files. `replace`: replace stored traces with the same graph_id; `skipped`:
-   * files of the same pick left out (not `.json`), reported with the results.
+   * files of the same pick left out (not `.json`), reported with the results. A pick made
+   * while another import runs (the first-run demo, an earlier drop) waits for it: it is
+   * never dropped.
    */
-  async start(inputs: ImportInput[], options: { replace?: boolean; skipped?: string[] } = {}): Promise<void> {
+  start(inputs: ImportInput[], options: { replace?: boolean; skipped?: string[] } = {}): Promise<void> {
+    const run = this.#queue.then(() => this.#import(inputs, options));
+    this.#queue = run.catch(() => {});
+    return run;
+  }
+
+  async #import(inputs: ImportInput[], options: { replace?: boolean; skipped?: string[] }): Promise<void> {
     const replace = options.replace ?? false;
-    if (this.#running) return;
     if (!replace) {
       this.#skipped = options.skipped ?? [];
       this.#results = [];

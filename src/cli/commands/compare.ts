@@ -1,4 +1,5 @@
 /** `memtrace compare`: what changed between two runs of one conversation, in memory terms. */
+import type { Divergence } from '../../core/compare/divergence.ts';
 import { pairQuestions } from '../../core/compare/questions.ts';
 import { type Command, JSON_FLAG } from '../command.ts';
 import { CliError, printJson, printLine } from '../io.ts';
@@ -47,7 +48,7 @@ export const compare: Command = {
       printLine(
         io,
         `${q.change.padEnd(6)} ${q.outcome_a} → ${q.outcome_b}  ${q.query.replace(/\s+/g, ' ').slice(0, 80)}${
-          q.first_divergence ? `  (diverges at ${q.first_divergence.op_a} / ${q.first_divergence.op_b})` : ''
+          q.first_divergence ? `  (diverges at ${divergenceText(q.first_divergence)})` : ''
         }`,
       );
     const m = out.memory;
@@ -57,3 +58,10 @@ export const compare: Command = {
     return 0;
   },
 };
+
+/** `memorize` (step 12, session_1) and what differs: `prompt fact-extraction-prompt, output facts`. */
+function divergenceText(d: Divergence): string {
+  const op = d.ops.a;
+  const differs = d.differences.map((x) => `${x.part} ${x.name}`).join(', ');
+  return `${op.name} (step ${op.step}${op.session_id ? `, ${op.session_name ?? op.session_id}` : ''})${differs ? `: ${differs}` : ''}`;
+}

@@ -17,6 +17,7 @@ import type { TraceCase } from '../cases/cases.ts';
 import { predictionOf } from '../cases/path.ts';
 import { isSentinelVar, row, type TraceGraph } from '../graph/graph.ts';
 import { nextVersion, opStructure, previousVersion } from '../graph/queries.ts';
+import { type Difference, type DivergentOp, explainDivergence } from './explain.ts';
 import { ValueHashes } from './value-hash.ts';
 
 /**
@@ -30,6 +31,10 @@ export interface Divergence {
   setting_changed: boolean;
   /** `exact`: the same data inputs; `selection`: inputs picked differently from the same memory. */
   match: 'exact' | 'selection';
+  /** The two ops by name, kind, step and session. */
+  ops: { a: DivergentOp; b: DivergentOp };
+  /** What differs between them: prompts, parameters (op metadata), data inputs, outputs — with line diffs. */
+  differences: Difference[];
 }
 
 interface OpKeys {
@@ -259,6 +264,16 @@ function walk(from: RunSide, to: RunSide, path: number[], toPath: Set<number>): 
   return null;
 }
 
+function divergence(ga: TraceGraph, oa: number, gb: TraceGraph, ob: number, f: Found): Divergence {
+  return {
+    op_a: ga.opId[oa],
+    op_b: gb.opId[ob],
+    setting_changed: f.setting,
+    match: f.match,
+    ...explainDivergence(ga, oa, gb, ob),
+  };
+}
+
 /**
  * The first divergence of a question between runs A and B (null: none). Looked for on the
  * question's evidence path first; when nothing differs there but the answers do (the memory
@@ -276,11 +291,9 @@ export function firstDivergence(
   const answersDiffer = (caseA?.prediction ?? null) !== (caseB?.prediction ?? null);
   const search = (which: 'evidence' | 'cone'): Divergence | null => {
     const onA = walk(a, b, pa[which], new Set(pb[which]));
-    if (onA)
-      return { op_a: a.g.opId[onA.a], op_b: b.g.opId[onA.b], setting_changed: onA.setting, match: onA.match };
+    if (onA) return divergence(a.g, onA.a, b.g, onA.b, onA);
     const onB = walk(b, a, pb[which], new Set(pa[which]));
-    if (onB)
-      return { op_a: a.g.opId[onB.b], op_b: b.g.opId[onB.a], setting_changed: onB.setting, match: onB.match };
+    if (onB) return divergence(a.g, onB.b, b.g, onB.a, onB);
     return null;
   };
   return search('evidence') ?? (answersDiffer ? search('cone') : null);

@@ -172,3 +172,55 @@ export function varsWithCategory(g: TraceGraph, category: string): number[] {
   for (let i = 0; i < g.varCategory.length; i++) if (g.varCategory[i] === category) out.push(i);
   return out;
 }
+
+const sessionNames = new WeakMap<TraceGraph, Map<string, string>>();
+
+/** An op's session: its id ('' when it has none) and the session's name when the trace gives one. */
+export function opSession(g: TraceGraph, o: number): { id: string; name: string | null } {
+  let names = sessionNames.get(g);
+  if (!names) {
+    names = new Map();
+    for (const s of g.sessions)
+      if (typeof s.session_name === 'string' && s.session_name) names.set(s.session_id, s.session_name);
+    sessionNames.set(g, names);
+  }
+  const id = typeof g.ops[o].session_id === 'string' ? g.ops[o].session_id : '';
+  return { id, name: names.get(id) ?? null };
+}
+
+/** An op's own comment ("UPDATE mem-6"), null when it has none. */
+export function opComment(g: TraceGraph, o: number): string | null {
+  const c = g.ops[o].comment;
+  return typeof c === 'string' && c ? c : null;
+}
+
+/** An op as every view names it: name, kind (category), step, session — the id for hover and copy. */
+export interface OpSummary {
+  id: string;
+  name: string;
+  category: string;
+  createdAt: string;
+  /** Position in execution order (the step shown is rank + 1). */
+  rank: number;
+  /** The op's session id ('' when it has none). */
+  session: string;
+  /** The session's name when the trace gives one. */
+  sessionName: string | null;
+  /** The op's own comment ("UPDATE mem-6"), when it has one. */
+  comment: string | null;
+}
+
+/** An op's summary: its name, kind, step, session and comment. */
+export function opSummary(g: TraceGraph, o: number): OpSummary {
+  const session = opSession(g, o);
+  return {
+    id: g.opId[o],
+    name: g.opName[o],
+    category: g.opCategory[o],
+    createdAt: g.opCreatedAt[o],
+    rank: g.opRank[o],
+    session: session.id,
+    sessionName: session.name,
+    comment: opComment(g, o),
+  };
+}

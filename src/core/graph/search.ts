@@ -82,24 +82,63 @@ export function searchValues(g: TraceGraph, query: string, options: SearchOption
   return out;
 }
 
+const WORD_CHAR = /[\p{L}\p{N}]/u;
+
+/** Whole words of `text` at `[start, end)` grown to word ends: a query word typed as a prefix marks the word it began. */
+function toWordEnd(text: string, end: number): number {
+  while (end < text.length && WORD_CHAR.test(text[end])) end++;
+  return end;
+}
+
 /**
- * A snippet around the first place one of `words` occurs in a value (case-insensitive;
- * words tried in order), for hits of a word index that gives no positions. `at` is the
- * match inside the snippet, -1 when no word occurs (the value's head is shown).
+ * Where the query matches in a text, as whole words: the whole phrase (its words in order,
+ * any white space between) where it occurs, else each query word as a whole word — "car" in
+ * "the car" but not in "carpet" or "scar" — and only when a value has none of those, the
+ * words the query words begin (the index matches prefixes while typing), marked whole.
+ * Sorted, not overlapping.
+ */
+export function phraseMarks(text: string, words: string[]): [start: number, length: number][] {
+  const clean = words.map((w) => w.trim()).filter(Boolean);
+  if (clean.length === 0) return [];
+  const find = (source: string, whole: boolean): [number, number][] => {
+    const re = new RegExp(`(?<![\\p{L}\\p{N}])(?:${source})${whole ? '(?![\\p{L}\\p{N}])' : ''}`, 'giu');
+    const out: [number, number][] = [];
+    for (let m = re.exec(text); m; m = re.exec(text)) {
+      const end = toWordEnd(text, m.index + m[0].length);
+      out.push([m.index, end - m.index]);
+      re.lastIndex = Math.max(end, m.index + 1);
+    }
+    return out;
+  };
+  const alternatives = clean.map(escapeRegExp).join('|');
+  if (clean.length > 1) {
+    const phrase = find(clean.map(escapeRegExp).join('\\s+'), true);
+    if (phrase.length) return phrase;
+  }
+  const whole = find(alternatives, true);
+  return whole.length ? whole : find(alternatives, false);
+}
+
+/**
+ * A snippet around the first place the query matches in a value (`phraseMarks`: the phrase,
+ * else its words as whole words), for hits of a word index that gives no positions; `marks`
+ * are every match inside the snippet, `at` / `length` the first (-1 when none: the value's
+ * head is shown).
  */
 export function wordSnippet(
   value: string,
   words: string[],
   context = 80,
-): { snippet: string; at: number; length: number } {
-  const lower = value.toLowerCase();
-  for (const w of words) {
-    const at = w ? lower.indexOf(w.toLowerCase()) : -1;
-    if (at < 0) continue;
-    const s = snippetAround(value, at, w.length, context);
-    return { snippet: s.snippet, at: s.snippetOffset, length: w.length };
-  }
-  return { snippet: value.slice(0, 2 * context), at: -1, length: 0 };
+): { snippet: string; at: number; length: number; marks: [number, number][] } {
+  const all = phraseMarks(value, words);
+  if (all.length === 0) return { snippet: value.slice(0, 2 * context), at: -1, length: 0, marks: [] };
+  const [first, len] = all[0];
+  const s = snippetAround(value, first, len, context);
+  const from = first - s.snippetOffset;
+  const marks = all
+    .filter(([at, n]) => at >= from && at + n <= from + s.snippet.length)
+    .map(([at, n]): [number, number] => [at - from, n]);
+  return { snippet: s.snippet, at: s.snippetOffset, length: len, marks };
 }
 
 /**

@@ -287,7 +287,7 @@ export interface NeighbourhoodDrawingOptions extends NeighbourhoodLayoutOptions 
 
 /**
  * Everything a drawing of the neighbourhood needs, so it never touches the graph (the
- * analysis worker computes it; the page only draws): the layout, and per local node
+ * engine worker computes it; the page only draws): the layout, and per local node
  * its id (op_id or full_node_id), label, category and value preview ('' for ops).
  * `seeds` lists the local indices of the seeds (depth 0).
  */

@@ -19,16 +19,20 @@ import { opStructure, producersOf } from '../graph/queries.ts';
 import { prettyValue } from '../trace/pyrepr.ts';
 import { type ErrorType, isErrorType } from '../trace/types.ts';
 import { textFeatures } from './features.ts';
+import { type AttributionEvidence, type VerdictGrounds, verdictGrounds } from './grounds.ts';
 import type { ReportCase, ValueExcerpt } from './types.ts';
 
-/** An attribution as plain data (an engine's `Attribution`, or a record read from a file). */
-export interface AttributedInput {
+/**
+ * An attribution as plain data (an engine's `Attribution`, or a record read from a file). An
+ * evidence-flow result's ranked candidates also answer "was the evidence's unit changed later"
+ * (its store losses); its evidence fields become the case's `grounds`.
+ */
+export interface AttributedInput extends AttributionEvidence {
   error_type: string | null;
-  op_id: string | null;
   reason: string;
   method: string;
-  /** An evidence-flow result's ranked candidates: its store losses answer "was the evidence's unit changed later". */
-  candidates?: readonly { error_type: string }[];
+  /** The grounds already read from the graph (the app's stored per-case result); else read from the evidence fields. */
+  grounds?: VerdictGrounds | null;
 }
 
 /** Options of `reportCase`: the file name, a known system, and the excerpt length. */
@@ -274,6 +278,7 @@ export function reportCase(
     prompt_id: prompt && errorType ? g.varId[prompt.v] : null,
     prompt_via: prompt && errorType ? prompt.via : null,
     reason: a.reason,
+    grounds: a.grounds !== undefined ? a.grounds : verdictGrounds(g, a),
     method: a.method,
     label: c.label ? { error_type: c.label.errorType, op_id: c.label.opId } : null,
     evidence: evidenceVars.map((v, i) => excerptOf(v, evidenceTexts[i])),

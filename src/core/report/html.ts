@@ -7,17 +7,30 @@ import { escapeControls } from '../text/controls.ts';
 import { ERROR_TYPES } from '../trace/types.ts';
 import { FEATURES } from './features.ts';
 import { ci, featureLabel, findings, pct, SMALL_SAMPLE, times } from './findings.ts';
+import {
+  afterRelation,
+  type GroundQuote,
+  groundOpText,
+  groundQuoteSource,
+  notAttributableText,
+  percent,
+  quoteMarks,
+  ruleText,
+  type VerdictGrounds,
+} from './grounds.ts';
 import { escapeHtml as esc, rateBars, stackedBars, TYPE_COLOURS } from './svg.ts';
 import type { ErrorReport, Exemplar, ValueExcerpt } from './types.ts';
 
 const CSS = `
 body{font:14px/1.45 system-ui,sans-serif;color:#222;max-width:1000px;margin:24px auto;padding:0 16px}
+svg{max-width:100%;height:auto}
 h1{font-size:24px}h2{font-size:18px;margin-top:28px;border-bottom:1px solid #ddd;padding-bottom:4px}
 h3{font-size:15px;margin:18px 0 6px}h4{font-size:13px;margin:12px 0 4px;font-family:ui-monospace,monospace;word-break:break-all}
 table{border-collapse:collapse;margin:8px 0;font-size:13px}th,td{border:1px solid #ddd;padding:3px 7px;text-align:left;vertical-align:top}
 th{background:#f4f4f4}td.n{text-align:right;font-variant-numeric:tabular-nums}
 pre{white-space:pre-wrap;word-break:break-word;background:#f7f7f7;border:1px solid #e5e5e5;padding:6px 8px;font-size:12px;margin:4px 0 8px}
 .muted{color:#666}.small{font-size:12px}.case{border-left:3px solid #ddd;padding-left:10px;margin:10px 0}
+mark{background:#fde68a;color:inherit}
 .swatch{display:inline-block;width:10px;height:10px;margin-right:4px;vertical-align:middle}
 @media print{body{margin:0;max-width:none}.case,table,svg{break-inside:avoid}h2{break-after:avoid}}
 `;
@@ -41,14 +54,43 @@ function values(title: string, list: ValueExcerpt[]): string {
     .join('');
 }
 
+/** A quoted text in a block, its matched words marked (every piece escaped). */
+function quoted(title: string, q: GroundQuote | null): string {
+  if (!q) return '';
+  let at = 0;
+  let body = '';
+  for (const [start, length] of quoteMarks(q)) {
+    if (start < at) continue;
+    body += `${esc(q.text.slice(at, start))}<mark>${esc(q.text.slice(start, start + length))}</mark>`;
+    at = start + length;
+  }
+  body += esc(q.text.slice(at));
+  return `<div class="small muted">${esc(title)} — ${esc(groundQuoteSource(q))}</div><pre class="quote">${body}</pre>`;
+}
+
+/** What a verdict rests on: confidence, test, runner-ups, the held text and what came after it. */
+function grounds(gr: VerdictGrounds | null | undefined): string {
+  if (!gr) return '';
+  if (gr.not_attributable)
+    return `<div><b>${esc(notAttributableText(gr.not_attributable))}</b> (${esc(gr.not_attributable.reason)})</div>`;
+  const runners = gr.runners_up
+    .map((r) => `<li>${esc(groundOpText(r))} — ${esc(r.error_type)}, score ${r.score.toFixed(2)}</li>`)
+    .join('');
+  return `${gr.confidence === null ? '' : `<div><b>Confidence:</b> ${esc(percent(gr.confidence))}</div>`}
+${gr.rule ? `<div class="small"><b>Test:</b> ${esc(ruleText(gr.rule))}</div>` : ''}
+${gr.judge_disagrees ? `<div class="small">The test accepts the prediction the trace's judge rejected: a possible judge error.</div>` : ''}
+${runners ? `<div class="small"><b>Runner-up ops:</b></div><ul class="small">${runners}</ul>` : ''}
+${quoted('Held the answer', gr.held)}${gr.held ? quoted(afterRelation(gr.after), gr.after) : ''}`;
+}
+
 function exemplar(e: Exemplar, anchor: string): string {
   return `<div class="case" id="${esc(anchor)}"><h4>${esc(e.case_id)}</h4>
 <div><b>Question:</b> ${esc(e.question)}</div>
 <div><b>Golden answer:</b> ${esc(e.golden_answers.join(' | ') || '–')}</div>
 <div><b>Prediction:</b> ${esc(e.prediction ?? '–')}</div>
-<div><b>Faulty op:</b> <code>${esc(e.op_id ?? '–')}</code></div>
+<div><b>Faulty op:</b> ${e.op_name ? `${esc(e.op_name)} (${esc(e.op_category ?? '')}) ` : ''}<code>${esc(e.op_id ?? '–')}</code></div>
 <div><b>Why:</b> ${esc(e.reason || '–')}</div>
-${values('Evidence', e.evidence)}${values('Before', e.before)}${values('After', e.after)}</div>`;
+${grounds(e.grounds)}${values('Evidence', e.evidence)}${values('Before', e.before)}${values('After', e.after)}</div>`;
 }
 
 function heat(lift: number | null): string {

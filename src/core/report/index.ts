@@ -8,6 +8,7 @@ export * from './build.ts';
 export * from './case-facts.ts';
 export * from './features.ts';
 export * from './findings.ts';
+export * from './grounds.ts';
 export * from './html.ts';
 export * from './markdown.ts';
 export * from './memtrace-format.ts';

@@ -7,6 +7,16 @@ import { escapeControls } from '../text/controls.ts';
 import { ERROR_TYPES } from '../trace/types.ts';
 import { FEATURES } from './features.ts';
 import { ci, featureLabel, findings, pct, SMALL_SAMPLE, times } from './findings.ts';
+import {
+  afterRelation,
+  type GroundQuote,
+  groundOpText,
+  groundQuoteSource,
+  notAttributableText,
+  percent,
+  ruleText,
+  type VerdictGrounds,
+} from './grounds.ts';
 import type { ErrorReport, Exemplar, ValueExcerpt } from './types.ts';
 
 /** Inline trace text: one line, Markdown specials backslash-escaped, HTML specials as entities. */
@@ -51,6 +61,38 @@ function values(title: string, list: ValueExcerpt[]): string[] {
   ]);
 }
 
+function quoted(title: string, q: GroundQuote | null): string[] {
+  if (!q) return [];
+  const matched = q.matched.length ? `; matched: ${q.matched.map(mdText).join(', ')}` : '';
+  return [`${mdText(title)} — ${mdText(groundQuoteSource(q))}${matched}:`, '', mdBlock(q.text), ''];
+}
+
+/** What a verdict rests on: confidence, test, runner-ups, the held text and what came after it. */
+function grounds(gr: VerdictGrounds | null | undefined): string[] {
+  if (!gr) return [];
+  if (gr.not_attributable)
+    return [
+      `- ${mdText(notAttributableText(gr.not_attributable))} (${mdText(gr.not_attributable.reason)})`,
+      '',
+    ];
+  const lines = [
+    ...(gr.confidence === null ? [] : [`- Confidence: ${percent(gr.confidence)}`]),
+    ...(gr.rule ? [`- Test: ${mdText(ruleText(gr.rule))}`] : []),
+    ...(gr.judge_disagrees
+      ? ["- The test accepts the prediction the trace's judge rejected: a possible judge error."]
+      : []),
+    ...gr.runners_up.map(
+      (r) => `- Runner-up: ${mdText(groundOpText(r))} — ${mdText(r.error_type)}, score ${r.score.toFixed(2)}`,
+    ),
+    '',
+  ];
+  return [
+    ...lines,
+    ...quoted('Held the answer', gr.held),
+    ...(gr.held ? quoted(afterRelation(gr.after), gr.after) : []),
+  ];
+}
+
 function exemplar(e: Exemplar): string[] {
   return [
     `#### ${mdText(e.case_id)}`,
@@ -58,9 +100,10 @@ function exemplar(e: Exemplar): string[] {
     `- Question: ${mdText(e.question)}`,
     `- Golden answer: ${mdText(e.golden_answers.join(' | ') || '–')}`,
     `- Prediction: ${mdText(e.prediction ?? '–')}`,
-    `- Faulty op: ${e.op_id ? mdText(e.op_id) : '–'}`,
+    `- Faulty op: ${e.op_id ? `${e.op_name ? `${mdText(e.op_name)} (${mdText(e.op_category ?? '')}) ` : ''}${mdText(e.op_id)}` : '–'}`,
     `- Why: ${mdText(e.reason || '–')}`,
-    '',
+    ...grounds(e.grounds),
+    ...(e.grounds ? [] : ['']),
     ...values('Evidence', e.evidence),
     ...values('Before', e.before),
     ...values('After', e.after),

@@ -2,6 +2,7 @@
  * Small SVG charts as strings, for the self-contained HTML report (no scripts, no
  * external assets; core has no DOM). Every label goes through `escapeHtml`.
  */
+import { ERROR_TYPE_COLOURS } from '../trace/error-colours.ts';
 
 /** Escapes `& < > " '` for HTML text and attribute values (the report's SVG and HTML). */
 export function escapeHtml(text: string): string {
@@ -13,17 +14,48 @@ export function escapeHtml(text: string): string {
     .replace(/'/g, '&#39;');
 }
 
-/** One colour per error type (and grey for "none"), readable on paper. */
-export const TYPE_COLOURS: Record<string, string> = {
-  ExtractionError: '#4e79a7',
-  UpdateError: '#f28e2b',
-  DeletionError: '#e15759',
-  RetrievalError: '#76b7b2',
-  ResponseError: '#59a14f',
-  none: '#bab0ac',
-};
+/** One colour per error type (and grey for "none"), readable on paper: the app's (core/trace `ERROR_TYPE_COLOURS`). */
+export const TYPE_COLOURS: Record<string, string> = Object.fromEntries(
+  Object.entries(ERROR_TYPE_COLOURS).map(([type, c]) => [type, c.chart]),
+);
 
 const FONT = 'font-family="system-ui, sans-serif" font-size="12"';
+
+/** Approximate width in px of a text in a sans-serif font of `size` px (narrow and wide letters apart). */
+export function textWidth(text: string, size = 12): number {
+  let em = 0;
+  for (const ch of text) {
+    if (/[ilj.,:;|!'`]/.test(ch)) em += 0.3;
+    else if (ch === ' ') em += 0.3;
+    else if (/[mwMW@%]/.test(ch)) em += 0.9;
+    else if (/[A-Z]/.test(ch)) em += 0.7;
+    else if (/[0-9]/.test(ch)) em += 0.58;
+    else em += 0.58;
+  }
+  return em * size;
+}
+
+/**
+ * The label column of a chart: wide enough for its longest label (between `min` and `max`
+ * px, with a gap to the bars), and `fit` cutting a label longer than that with "…" — so no
+ * label is clipped at the chart's edge ("ession-summary memory").
+ */
+export function labelColumn(
+  labels: readonly string[],
+  min: number,
+  max: number,
+  size = 12,
+): { width: number; fit: (label: string) => string } {
+  const gap = 14;
+  const width = Math.ceil(Math.min(max, Math.max(min, ...labels.map((l) => textWidth(l, size) + gap))));
+  const fit = (label: string) => {
+    if (textWidth(label, size) + gap <= width) return label;
+    let cut = label;
+    while (cut.length > 1 && textWidth(`${cut}…`, size) + gap > width) cut = cut.slice(0, -1);
+    return `${cut}…`;
+  };
+  return { width, fit };
+}
 const n2 = (x: number) => (Math.round(x * 10) / 10).toString();
 
 /** One bar of `rateBars`: its label, rate with interval, the note at its end and an optional colour. */
@@ -37,9 +69,15 @@ export interface RateBar {
 }
 
 /** Horizontal bars of rates (0–100 %) with their intervals as whiskers. */
-export function rateBars(bars: RateBar[], width = 640): string {
-  const labelW = 220;
-  const noteW = 150;
+export function rateBars(bars: RateBar[], minWidth = 640): string {
+  const labels = labelColumn(
+    bars.map((b) => b.label),
+    120,
+    420,
+  );
+  const labelW = labels.width;
+  const noteW = Math.max(150, ...bars.map((b) => textWidth(b.note) + 16));
+  const width = Math.max(minWidth, labelW + noteW + 260);
   const row = 24;
   const top = 8;
   const plotW = width - labelW - noteW;
@@ -58,7 +96,7 @@ export function rateBars(bars: RateBar[], width = 640): string {
     const y = top + i * row;
     const mid = y + row / 2;
     parts.push(
-      `<text x="${labelW - 8}" y="${mid}" dy="0.35em" text-anchor="end" fill="#222">${escapeHtml(b.label)}</text>`,
+      `<text x="${labelW - 8}" y="${mid}" dy="0.35em" text-anchor="end" fill="#222"><title>${escapeHtml(b.label)}</title>${escapeHtml(labels.fit(b.label))}</text>`,
       `<rect x="${labelW}" y="${y + 5}" width="${n2(Math.max(0, b.rate) * plotW)}" height="${row - 10}" fill="${b.colour ?? '#4e79a7'}"/>`,
       `<line x1="${n2(x(b.low))}" x2="${n2(x(b.high))}" y1="${mid}" y2="${mid}" stroke="#222" stroke-width="1.5"/>`,
       `<line x1="${n2(x(b.low))}" x2="${n2(x(b.low))}" y1="${mid - 5}" y2="${mid + 5}" stroke="#222"/>`,
@@ -77,8 +115,16 @@ export interface StackRow {
 }
 
 /** Horizontal stacked bars of counts, one colour per key, with a legend. */
-export function stackedBars(rows: StackRow[], keys: string[], width = 640): string {
-  const labelW = 160;
+export function stackedBars(rows: StackRow[], keys: string[], minWidth = 640): string {
+  const labels = labelColumn(
+    rows.map((r) => r.label),
+    100,
+    360,
+  );
+  const labelW = labels.width;
+  const legend = keys.map((k) => k.replace(/Error$/, ''));
+  const legendW = legend.reduce((w, k) => w + textWidth(k) + 30, 0);
+  const width = Math.max(minWidth, labelW + 300, labelW + legendW);
   const row = 24;
   const top = 26;
   const max = Math.max(1, ...rows.map((r) => r.parts.reduce((s, p) => s + p.value, 0)));
@@ -87,18 +133,19 @@ export function stackedBars(rows: StackRow[], keys: string[], width = 640): stri
   const out = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${h}" viewBox="0 0 ${width} ${h}" role="img" ${FONT}>`,
   ];
+  let lx = labelW;
   keys.forEach((k, i) => {
-    const lx = labelW + i * 92;
     out.push(
-      `<rect x="${lx}" y="4" width="10" height="10" fill="${TYPE_COLOURS[k] ?? '#999'}"/>`,
-      `<text x="${lx + 14}" y="13" fill="#444">${escapeHtml(k.replace(/Error$/, ''))}</text>`,
+      `<rect x="${n2(lx)}" y="4" width="10" height="10" fill="${TYPE_COLOURS[k] ?? '#999'}"/>`,
+      `<text x="${n2(lx + 14)}" y="13" fill="#444">${escapeHtml(legend[i])}</text>`,
     );
+    lx += textWidth(legend[i]) + 30;
   });
   rows.forEach((r, i) => {
     const y = top + i * row;
     let x = labelW;
     out.push(
-      `<text x="${labelW - 8}" y="${y + row / 2}" dy="0.35em" text-anchor="end" fill="#222">${escapeHtml(r.label)}</text>`,
+      `<text x="${labelW - 8}" y="${y + row / 2}" dy="0.35em" text-anchor="end" fill="#222"><title>${escapeHtml(r.label)}</title>${escapeHtml(labels.fit(r.label))}</text>`,
     );
     for (const p of r.parts) {
       if (p.value <= 0) continue;

@@ -2,6 +2,7 @@
 import type { UsageTotals } from '../llm/accounting.ts';
 import type { ErrorType } from '../trace/types.ts';
 import type { FeatureFlags, FeatureId } from './features.ts';
+import type { VerdictGrounds } from './grounds.ts';
 
 /** A stretch of a stored value, cut around what matters when the value is long. */
 export interface ValueExcerpt {
@@ -44,6 +45,8 @@ export interface ReportCase {
   prompt_id: string | null;
   prompt_via: 'op' | 'upstream' | null;
   reason: string;
+  /** What the verdict rests on (evidence-flow); null when the attribution carries none. */
+  grounds: VerdictGrounds | null;
   /** The attribution method (evidence, memtrace, obs, or the file it came from). */
   method: string;
   /** The case's label, when it has one. */
@@ -135,10 +138,15 @@ export interface Exemplar {
   trace_id: string;
   query_id: string;
   op_id: string | null;
+  /** The faulty op's name and kind (absent in reports written before they were added; null: not in the graph). */
+  op_name?: string | null;
+  op_category?: string | null;
   question: string;
   golden_answers: string[];
   prediction: string | null;
   reason: string;
+  /** What the verdict rests on (absent in reports written before it existed). */
+  grounds?: VerdictGrounds | null;
   evidence: ValueExcerpt[];
   before: ValueExcerpt[];
   after: ValueExcerpt[];

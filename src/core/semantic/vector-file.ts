@@ -71,16 +71,16 @@ export function decodeVectorFile(bytes: Uint8Array): DecodedVectors {
   if (header?.format !== 'memtrace-word-vectors' || header.version !== 1)
     throw new Error('not a word-vector file (unknown format)');
   const { dims, count } = header;
-  let pos = headerEnd + 1;
-  const words: string[] = new Array(count);
-  const decoder = new TextDecoder();
+  const start = headerEnd + 1;
+  let pos = start;
+  // Find the vocabulary's end (count newlines; vector bytes after it may be 10 too), then decode it at once.
   for (let i = 0; i < count; i++) {
     const end = bytes.indexOf(NEWLINE, pos);
     if (end < 0)
       throw new Error(`word-vector file is truncated in its vocabulary (word ${i + 1} of ${count})`);
-    words[i] = decoder.decode(bytes.subarray(pos, end));
     pos = end + 1;
   }
+  const words = count ? new TextDecoder().decode(bytes.subarray(start, pos - 1)).split('\n') : [];
   if (bytes.length - pos < count * dims)
     throw new Error(
       `word-vector file is truncated: ${count * dims} vector bytes expected, ${bytes.length - pos} found`,

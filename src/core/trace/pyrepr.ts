@@ -174,3 +174,49 @@ export function prettyValue(text: string): string {
   if (v === undefined || typeof v === 'string' || v === null || typeof v !== 'object') return valueText(text);
   return JSON.stringify(v, null, 2);
 }
+
+type Dict = Record<string, unknown>;
+const isDict = (v: unknown): v is Dict => !!v && typeof v === 'object' && !Array.isArray(v);
+const SPEAKER_FIELDS = ['speaker', 'name', 'role', 'sender', 'author', 'user'];
+const TEXT_FIELDS = ['content', 'text', 'message'];
+
+/** The text of a message's content: a string, or the texts of a list of parts (`[{type, text}]`). */
+function contentText(c: unknown): string | null {
+  if (typeof c === 'string') return c;
+  if (Array.isArray(c) && c.length && c.every((p) => isDict(p) && typeof p.text === 'string'))
+    return c.map((p) => (p as Dict).text as string).join('\n');
+  return null;
+}
+
+/**
+ * A stored message as people read it: a dict (JSON or Python literal, or a string holding
+ * one) with a speaker and a text field becomes "speaker: text", with its time in brackets when
+ * it has one; null for anything else. JSON escapes are decoded (`\ud83e\udd29` is 🤩).
+ */
+export function messageText(text: string): string | null {
+  let v = parseValue(text);
+  if (typeof v === 'string') v = parseValue(v);
+  if (!isDict(v)) return null;
+  const body = TEXT_FIELDS.map((k) => contentText(v[k])).find((x) => x !== null);
+  const speaker = SPEAKER_FIELDS.map((k) => v[k]).find((x) => typeof x === 'string' && x.trim());
+  if (body === undefined || typeof speaker !== 'string') return null;
+  const time = ['timestamp', 'time', 'created_at', 'date']
+    .map((k) => v[k])
+    .find((x) => typeof x === 'string');
+  return `${speaker}: ${body}${typeof time === 'string' ? `  (${time})` : ''}`;
+}
+
+/**
+ * The value as the workspace shows it: a message as "speaker: text", a string holding JSON as
+ * that JSON pretty-printed (escapes decoded), else `prettyValue`.
+ */
+export function readableValue(text: string): string {
+  const message = messageText(text);
+  if (message !== null) return message;
+  const v = parseValue(text);
+  if (typeof v === 'string' && /^\s*[[{]/.test(v)) {
+    const inner = parseValue(v);
+    if (inner && typeof inner === 'object') return JSON.stringify(inner, null, 2);
+  }
+  return prettyValue(text);
+}
