@@ -247,7 +247,7 @@ describe('time is read as intervals, against the time each text was written', ()
 });
 
 /** Mem0's shape: one store per speaker, each unit its own chain; the fact is added to both. */
-function copiesRun(opts: { retrieveCopy: boolean }) {
+function copiesRun(opts: { retrieveCopy: boolean; deleteBoth?: boolean }) {
   const b = new DocBuilder();
   const fact = 'Jon started hip-hop dance classes for kids';
   const msg = b.variable('conv:D1:1', py('Jon: I started hip-hop dance classes for kids!'), {
@@ -265,16 +265,26 @@ function copiesRun(opts: { retrieveCopy: boolean }) {
     category: 'memory_entry',
   });
   b.op('add_memory', 'memory', [facts], [other]);
-  // Jon's copy is deleted; Gina's copy stays.
+  // Jon's copy is deleted (by an op named so, in a generic category); Gina's copy stays.
   const jon2 = b.variable('mem0:Jon:u1', 'None', { category: 'memory_entry', version: 2 });
   const deletion = b.op('delete_memory', 'memory', [jon1], [jon2]);
+  // Optionally Gina's copy goes too, later: from then on no copy is left.
+  const gina2 = opts.deleteBoth
+    ? b.variable('mem0:Gina:u2', 'None', { category: 'memory_entry', version: 2 })
+    : '';
+  const lastDeletion = opts.deleteBoth ? b.op('delete_memory', 'memory', [gina1], [gina2]) : '';
   const q = b.variable('qa-1', py('What classes did Jon start?'), {
     className: 'query',
     category: 'message & query',
   });
   const lines = opts.retrieveCopy ? [fact, 'Gina opened a clothing store'] : ['Gina opened a clothing store'];
   const context = b.variable('retrieved', pyList(lines), { category: 'retrieved' });
-  const search = b.op('search_memory', 'retrieval', [q, jon2, gina1, other], [context]);
+  const search = b.op(
+    'search_memory',
+    'retrieval',
+    [q, jon2, opts.deleteBoth ? gina2 : gina1, other],
+    [context],
+  );
   const pred = b.variable('pred-1', py('Jon started a bakery.'), {
     className: 'prediction',
     category: 'answer',
@@ -288,7 +298,7 @@ function copiesRun(opts: { retrieveCopy: boolean }) {
   b.op('llm-judge', 'evaluation', [q, pred, gold], [score]);
   const g = buildGraph(b.doc);
   const [c] = listCases(g);
-  return { g, c: { ...c, evidenceIds: ['conv:D1:1@1'] }, deletion, search, answer };
+  return { g, c: { ...c, evidenceIds: ['conv:D1:1@1'] }, deletion, lastDeletion, search, answer };
 }
 
 describe('copies of a fact', () => {
@@ -301,6 +311,11 @@ describe('copies of a fact', () => {
     // Gina's copy was still in the store: the search lost it, not the deletion.
     expect(b).toMatchObject({ error_type: 'RetrievalError', op_id: missed.search });
     expect(b.op_id).not.toBe(missed.deletion);
+  });
+  it('when every copy is deleted, the deletion of the last copy lost the answer for good', async () => {
+    const gone = copiesRun({ retrieveCopy: false, deleteBoth: true });
+    const a = await attributeEvidenceFlow({ graph: gone.g, case: gone.c });
+    expect(a).toMatchObject({ error_type: 'DeletionError', op_id: gone.lastDeletion });
   });
 });
 

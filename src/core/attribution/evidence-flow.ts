@@ -189,7 +189,11 @@ function retrievalLoss(g: TraceGraph, cx: CaseContext, ev: number, flow: Flow, h
   };
 }
 
-/** The first version of a store lineage that lost the evidence after holding it. */
+/**
+ * The version of a store lineage that lost the evidence after holding it — of several stores
+ * holding copies (one per user, say), the last to lose it: until then a copy still reached the
+ * question, so the answer's support was lost for good only there.
+ */
 function storeLoss(g: TraceGraph, cx: CaseContext, ev: number, flow: Flow, m: Matcher): Loss | null {
   let found: { prev: number; cur: number } | null = null;
   for (const s of cx.store) {
@@ -199,7 +203,7 @@ function storeLoss(g: TraceGraph, cx: CaseContext, ev: number, flow: Flow, m: Ma
       if (g.varRank[v] > g.varRank[s]) break;
       const c = flow.carriers.has(v);
       if (prev >= 0 && !c) {
-        if (!found || g.varRank[v] < g.varRank[found.cur]) found = { prev, cur: v };
+        if (!found || g.varRank[v] > g.varRank[found.cur]) found = { prev, cur: v };
         break;
       }
       prev = c ? v : -1;
@@ -219,7 +223,8 @@ function storeLoss(g: TraceGraph, cx: CaseContext, ev: number, flow: Flow, m: Ma
   else if (before.kind === 'list' && after.kind === 'list')
     deleted = after.texts.length < before.texts.length;
   else if (before.texts.length > 0 && after.texts.length === 0) deleted = true;
-  if (op >= 0 && /delet|remov|forget|evict|expir/i.test(g.opCategory[op])) deleted = true;
+  if (op >= 0 && /delet|remov|forget|evict|expir/i.test(`${g.opCategory[op]} ${g.opName[op]}`))
+    deleted = true;
   const type: ErrorType = deleted ? 'DeletionError' : 'UpdateError';
   return {
     evidence: ev,
@@ -281,7 +286,8 @@ function extractionLoss(g: TraceGraph, cx: CaseContext, ev: number, flow: Flow):
 /**
  * A unit that carried the evidence and that an index stopped listing before question
  * time: deleted — or, when a consolidation merged it into a unit that took its place
- * and lost the evidence, degraded by that consolidation (an update).
+ * and lost the evidence, degraded by that consolidation (an update). Of several units
+ * holding copies, the last one lost: the answer's support was gone for good only then.
  */
 function indexLoss(g: TraceGraph, cx: CaseContext, ev: number, flow: Flow): Loss | null {
   let best: Loss | null = null;
@@ -291,7 +297,7 @@ function indexLoss(g: TraceGraph, cx: CaseContext, ev: number, flow: Flow): Loss
     if (merged && flow.carriers.has(merged.unit)) continue;
     const update = merged !== undefined;
     const op = update ? merged.op : earliest(g, producersOf(g, after));
-    if (best && (op < 0 || g.opRank[op] >= g.opRank[best.op])) continue;
+    if (best && (op < 0 || (best.op >= 0 && g.opRank[op] <= g.opRank[best.op]))) continue;
     best = update
       ? {
           evidence: ev,
@@ -678,6 +684,12 @@ export async function attributeEvidenceFlow(
       'No operation in the graph wrote the prediction, so there is no path to follow.',
     );
   const answerStep: PathStep = { op_id: g.opId[cx.answerOp], note: 'wrote the prediction' };
+  if (c.evidenceIds.length > 0 && cx.evidence.length === 0)
+    return none(
+      'evidence-not-in-trace',
+      `The question's evidence (${c.evidenceIds.slice(0, 3).join(', ')}${c.evidenceIds.length > 3 ? ', …' : ''}) is not in this trace (a run shorter than the conversation?): the memory system never received it.`,
+      [answerStep],
+    );
   const evidence = await evidenceOf(g, c, cx, options);
   throwIfAborted(hooks.signal);
   if (evidence.length === 0)

@@ -100,6 +100,8 @@ export type NotAttributableReason =
   | 'inferred'
   /** No evidence could be located. */
   | 'no-evidence'
+  /** The question names its evidence, but none of it is in the trace (a run shorter than the conversation). */
+  | 'evidence-not-in-trace'
   /** No op wrote the prediction. */
   | 'no-answer-op';
 
