@@ -63,6 +63,17 @@ export function folderStore(dir: string): OptimizeStore {
 type TargetName = SystemName | 'mem0ai';
 const TARGET_NAMES: readonly TargetName[] = [...SYSTEM_NAMES, 'mem0ai'];
 
+/** The npm mem0ai target (Node only), after checking its optional packages load: a one-line error if not. */
+async function mem0aiTarget() {
+  const lib = await import('../../systems/optimize/mem0ai-target.node.ts');
+  try {
+    await lib.loadMem0ai();
+  } catch (e) {
+    throw new CliError(`--system mem0ai: ${(e as Error).message}`);
+  }
+  return lib.mem0aiTarget();
+}
+
 function list(values: Values, name: string): string[] | undefined {
   const v = values[name];
   return typeof v === 'string'
@@ -188,11 +199,7 @@ export const optimize: Command = {
         io,
         { label: role },
       );
-    const target =
-      system === 'mem0ai'
-        ? // Node only, and loads mem0ai (a devDependency) on its first run.
-          (await import('../../systems/optimize/mem0ai-target.node.ts')).mem0aiTarget()
-        : referenceTarget(system);
+    const target = system === 'mem0ai' ? await mem0aiTarget() : referenceTarget(system);
     const allowed = list(values, 'prompts');
     for (const p of allowed ?? [])
       if (!(p in target.prompts))
