@@ -1,10 +1,10 @@
 /** `memtrace compare`: what changed between two runs of one conversation, in memory terms. */
 import { pairQuestions } from '../../core/compare/questions.ts';
-import { type Command, JSON_FLAG } from '../command.ts';
+import { command, JSON_FLAG } from '../command.ts';
 import { CliError, printJson, printLine } from '../io.ts';
 import { loadGraph } from './load.ts';
 
-export const compare: Command = {
+export const compare = command({
   name: 'compare',
   summary:
     'compare two runs: flipped questions (fixed / broken / same), first divergence, memory at question time',
@@ -56,4 +56,4 @@ export const compare: Command = {
     );
     return 0;
   },
-};
+});
