@@ -5,6 +5,7 @@
  * still runs, one layer down (`normalised`), and says so.
  */
 import type { EvidenceFlowOptions } from '../src/core/attribution/evidence-flow.ts';
+import { effectiveMatchLayer, type MatchLayer } from '../src/core/attribution/types.ts';
 import { vectorSimilarity, WordVectors } from '../src/core/semantic/word-vectors.ts';
 
 export interface MatcherProgress {
@@ -14,7 +15,7 @@ export interface MatcherProgress {
 }
 
 export interface MatcherInfo {
-  layer: 'vectors' | 'normalised';
+  layer: MatchLayer;
   /** Words in the vocabulary (0 without vectors). */
   words: number;
   /** Why the layer is lower than the default, when it is. */
@@ -69,7 +70,7 @@ export class Matching {
     try {
       const wv = await this.#vectors();
       return {
-        layer: wv ? 'vectors' : 'normalised',
+        layer: effectiveMatchLayer(undefined, !!wv),
         words: wv?.size ?? 0,
         note: wv ? null : this.#note,
       };
@@ -82,7 +83,8 @@ export class Matching {
   async options(): Promise<EvidenceFlowOptions> {
     const wv = await this.#vectors();
     const now = () => performance.now();
-    return wv ? { layer: 'vectors', similar: vectorSimilarity(wv), now } : { layer: 'normalised', now };
+    const layer = effectiveMatchLayer(undefined, !!wv);
+    return wv ? { layer, similar: vectorSimilarity(wv), now } : { layer, now };
   }
 
   #vectors(): Promise<WordVectors | null> {

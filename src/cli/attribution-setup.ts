@@ -8,6 +8,7 @@ import {
   type Attribution,
   type AttributionInput,
   type AttributionMethod,
+  DEFAULT_MATCH_LAYER,
   MATCH_LAYERS,
   NEEDS_MODEL,
 } from '../core/attribution/types.ts';
@@ -39,7 +40,7 @@ export const ATTRIBUTION_FLAGS = flags({
   },
   match: {
     type: 'string',
-    default: 'vectors',
+    default: DEFAULT_MATCH_LAYER,
     choices: MATCH_LAYERS,
     help: 'how evidence-flow tells a memory still holds the evidence: words, + lemmas/dates/numbers/speaker, + word vectors',
   },

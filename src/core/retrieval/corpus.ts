@@ -4,7 +4,7 @@
  * human text (`valueText`: a quoted Python/JSON string is unquoted).
  */
 import { isSentinelVar, type TraceGraph } from '../graph/graph.ts';
-import { varsWithCategory } from '../graph/queries.ts';
+import { isConversationMessage } from '../trace/index.ts';
 import { valueText } from '../trace/pyrepr.ts';
 
 /** `messages`: variables of category `message` (the paper's start-point documents); `all`: every variable. */
@@ -26,8 +26,9 @@ export interface Corpus {
  */
 export function corpusFromGraph(g: TraceGraph, scope: DocScope): Corpus {
   const vars: number[] = [];
-  if (scope === 'messages') vars.push(...varsWithCategory(g, 'message'));
-  else for (let v = 0; v < g.varId.length; v++) if (!isSentinelVar(g, v)) vars.push(v);
+  if (scope === 'messages') {
+    for (let v = 0; v < g.varId.length; v++) if (isConversationMessage(g.varCategory[v])) vars.push(v);
+  } else for (let v = 0; v < g.varId.length; v++) if (!isSentinelVar(g, v)) vars.push(v);
   return {
     scope,
     ids: vars.map((v) => g.varId[v]),

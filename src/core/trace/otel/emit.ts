@@ -6,6 +6,7 @@
  * With `exact`, every record also rides along in `memtrace.*` attributes, so importing the
  * file gives back the same document (ids, categories, values, edges, annotations).
  */
+import { isGenericCategory, isQueryCategory } from '../categories.ts';
 import { valueText } from '../pyrepr.ts';
 import type { EdgeRecord, OperationRecord, TraceDocument, VariableRecord } from '../types.ts';
 
@@ -77,9 +78,6 @@ interface OpShape {
   outputs: VariableRecord[];
 }
 
-/** Categories too general to say two variables are the same kind of memory unit. */
-const GENERIC_CATEGORIES = new Set(['variable', 'message', 'message & query', 'prompt', 'sentinel', 'query']);
-
 const LLM_CATEGORIES = /llm|generat|extract|chat|answer|summar/i;
 
 export function documentToSpans(doc: TraceDocument, options: EmitOptions): SpanDescription[] {
@@ -131,7 +129,7 @@ export function documentToSpans(doc: TraceDocument, options: EmitOptions): SpanD
     (chainLength.get(fullName(v)) ?? 0) > 1 || searchedUnits.has(fullName(v));
   const unitCategories = new Set<string>();
   for (const n of nodes)
-    if (recordLike(n) && !GENERIC_CATEGORIES.has(String(n.category))) unitCategories.add(String(n.category));
+    if (recordLike(n) && !isGenericCategory(String(n.category))) unitCategories.add(String(n.category));
   const isUnit = (v: VariableRecord) => recordLike(v) || unitCategories.has(String(v.category));
 
   // Which op carries which record (exact mode): a variable goes with the first op that touches it.
@@ -265,7 +263,7 @@ function fullName(n: VariableRecord): string {
 }
 
 function isQuery(v: VariableRecord): boolean {
-  return v.class_name === 'query' || /\bquery\b/.test(String(v.category));
+  return v.class_name === 'query' || isQueryCategory(String(v.category));
 }
 
 /** Inputs = sources that are not targets of the op's edges; outputs = targets that are not sources. */
