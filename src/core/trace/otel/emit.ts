@@ -6,6 +6,7 @@
  * With `exact`, every record also rides along in `memtrace.*` attributes, so importing the
  * file gives back the same document (ids, categories, values, edges, annotations).
  */
+import { fnv1a, hex8 } from '../../hash/index.ts';
 import { isGenericCategory, isQueryCategory } from '../categories.ts';
 import { valueText } from '../pyrepr.ts';
 import type { EdgeRecord, OperationRecord, TraceDocument, VariableRecord } from '../types.ts';
@@ -44,10 +45,9 @@ export const MEMTRACE_ATTR = {
   edges: 'memtrace.edges',
 } as const;
 
+/** 8 hex digits of FNV-1a from `seed` (ids derived from ids: stable across exports). */
 function fnv32(text: string, seed: number): string {
-  let h = seed >>> 0;
-  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
-  return (h >>> 0).toString(16).padStart(8, '0');
+  return hex8(fnv1a(text, 0, text.length, seed));
 }
 
 /** The span id an op gets: 16 hex digits derived from its op_id (importing gives op `op-<span id>`). */

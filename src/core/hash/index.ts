@@ -1,0 +1,2 @@
+/** Non-cryptographic string hashing: the one implementation (see hash.ts). */
+export * from './hash.ts';
