@@ -310,10 +310,11 @@ function cycles(
     when.get((lists.edges[flow.edge[k]] as Record<string, unknown>).op_id as string);
   const before = (a: OpTime, b: OpTime) => a.at < b.at || (a.at === b.at && a.index < b.index);
   const firstWrite: (OpTime | undefined)[] = new Array(nodeIds.size);
+  // An edge whose op is not among the operations (reported as dangling) has no time: skipped.
   for (let k = 0; k < flow.edge.length; k++) {
-    const w = opOf(k) as OpTime;
+    const w = opOf(k);
     const first = firstWrite[flow.dst[k]];
-    if (!first || before(w, first)) firstWrite[flow.dst[k]] = w;
+    if (w && (!first || before(w, first))) firstWrite[flow.dst[k]] = w;
   }
   const cycleOf = new Int32Array(nodeIds.size).fill(-1);
   for (const [i, c] of found.entries()) for (const v of c.vars) cycleOf[v] = i;
@@ -323,8 +324,9 @@ function cycles(
     const src = flow.src[k];
     const c = cycleOf[src];
     if (c < 0 || c !== cycleOf[flow.dst[k]] || reported.has(c)) continue;
-    const reader = opOf(k) as OpTime;
-    if (before(firstWrite[src] as OpTime, reader)) continue; // written before this read: in time order
+    const reader = opOf(k);
+    const written = firstWrite[src];
+    if (!reader || !written || before(written, reader)) continue; // written before this read: in time order
     reported.add(c);
     const vars = found[c].vars;
     const shown = vars.slice(0, 3).map((v) => `"${names[v].slice(0, 80)}"`);
