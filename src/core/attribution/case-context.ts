@@ -8,7 +8,12 @@ import type { TraceCase } from '../cases/cases.ts';
 import { causalCone, predictionOf } from '../cases/path.ts';
 import { isSentinelVar, row, type TraceGraph } from '../graph/graph.ts';
 import { closure, consumersOf, lineageOf, opStructure, producersOf, versionsOf } from '../graph/queries.ts';
-import { isGenericCategory, isMessageCategory, isPromptCategory, isQueryCategory } from '../trace/index.ts';
+import {
+  isGenericCategory,
+  isMessageCategory,
+  isPromptCategory,
+  isQueryCategory,
+} from '../trace/categories.ts';
 import { copiedInto, MIN_COPY_CHARS, splitUnits } from './evidence-match.ts';
 import { readSaid } from './said.ts';
 

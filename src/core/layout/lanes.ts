@@ -15,7 +15,7 @@
  * transferred (`laneLayoutTransferables`). O(V + E + L log L) for L lanes.
  */
 import { isSentinelOp, isSentinelVar, row, type TraceGraph } from '../graph/graph.ts';
-import { isConversationMessage } from '../trace/index.ts';
+import { isConversationMessage } from '../trace/categories.ts';
 
 /** Role bits of a variable inside one op: 1 input, 2 output, 3 intermediate. */
 export const ROLE_INPUT = 1;

@@ -5,7 +5,7 @@
  */
 import { isSentinelVar, type TraceGraph } from '../graph/graph.ts';
 import { ContentHasher } from '../hash/index.ts';
-import { isConversationMessage } from '../trace/index.ts';
+import { isConversationMessage } from '../trace/categories.ts';
 import { valueText } from '../trace/pyrepr.ts';
 
 /** `messages`: variables of category `message` (the paper's start-point documents); `all`: every variable. */

@@ -3,11 +3,10 @@
  * embedder, cache keys. The non-cryptographic ones are for speed over large texts (a 100 MB
  * trace is hashed value by value) and must give the same numbers they always gave: the n-gram
  * embedder's vectors, OTLP span and trace ids and the ids of imported OpenTelemetry values are
- * made from them. Those are FNV-1a's multiply-xor over UTF-16 code units; `sha256Hex` is the
- * one cryptographic digest of a text (`@noble/hashes`, as the SDK's content names).
+ * made from them. Those are FNV-1a's multiply-xor over UTF-16 code units; `sha256Hex`
+ * (sha256.ts, its own file so the page's bundle takes only it) is the one cryptographic digest
+ * of a text (`@noble/hashes`, as the SDK's content names).
  */
-import { sha256 } from '@noble/hashes/sha2.js';
-import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 
 /** FNV-1a's 32-bit offset basis and prime. */
 const FNV_BASIS = 0x811c9dc5;
@@ -79,9 +78,4 @@ export class ContentHasher {
   digest(): string {
     return hex8(this.h1) + hex8(this.h2);
   }
-}
-
-/** SHA-256 of the UTF-8 bytes of `text`, as 64 hex digits (synchronous: cache keys are made inline). */
-export function sha256Hex(text: string): string {
-  return bytesToHex(sha256(utf8ToBytes(text)));
 }
