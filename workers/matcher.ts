@@ -5,6 +5,7 @@
  * still runs, one layer down (`normalised`), and says so.
  */
 import type { EvidenceFlowOptions } from '../src/core/attribution/evidence-flow.ts';
+import { effectiveMatchLayer, type MatchLayer } from '../src/core/attribution/types.ts';
 import { vectorSimilarity, WordVectors } from '../src/core/semantic/word-vectors.ts';
 import { referenceDay, temporalMentions } from '../src/core/text/temporal.ts';
 import { contentTerms, numbersAsDigits } from '../src/core/text/terms.ts';
@@ -16,7 +17,7 @@ export interface MatcherProgress {
 }
 
 export interface MatcherInfo {
-  layer: 'vectors' | 'normalised';
+  layer: MatchLayer;
   /** Words in the vocabulary (0 without vectors). */
   words: number;
   /** Why the layer is lower than the default, when it is. */
@@ -71,7 +72,7 @@ export class Matching {
     try {
       const wv = await this.#vectors();
       return {
-        layer: wv ? 'vectors' : 'normalised',
+        layer: effectiveMatchLayer(undefined, !!wv),
         words: wv?.size ?? 0,
         note: wv ? null : this.#note,
       };
@@ -84,7 +85,8 @@ export class Matching {
   async options(): Promise<EvidenceFlowOptions> {
     const wv = await this.#vectors();
     const now = () => performance.now();
-    return wv ? { layer: 'vectors', similar: vectorSimilarity(wv), now } : { layer: 'normalised', now };
+    const layer = effectiveMatchLayer(undefined, !!wv);
+    return wv ? { layer, similar: vectorSimilarity(wv), now } : { layer, now };
   }
 
   #vectors(): Promise<WordVectors | null> {

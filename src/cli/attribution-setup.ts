@@ -1,5 +1,5 @@
 /** Shared by `attribute` and `bench`: method flags, engine dependencies per graph. */
-import { AGENT_PRESETS, type AgentOptions, type AgentPreset } from '../core/attribution/agents/budgets.ts';
+import { AGENT_PRESETS, type AgentOptions } from '../core/attribution/agents/budgets.ts';
 import { isAgentStopped } from '../core/attribution/agents/stopped.ts';
 import { type CarryJudge, llmCarryJudge, sentenceModelJudge } from '../core/attribution/carry-judge.ts';
 import type { EngineDeps } from '../core/attribution/engines.ts';
@@ -8,8 +8,8 @@ import {
   type Attribution,
   type AttributionInput,
   type AttributionMethod,
+  DEFAULT_MATCH_LAYER,
   MATCH_LAYERS,
-  type MatchLayer,
   NEEDS_MODEL,
 } from '../core/attribution/types.ts';
 import type { TraceGraph } from '../core/graph/graph.ts';
@@ -19,29 +19,29 @@ import type { Embedder } from '../core/retrieval/embedder.ts';
 import { RetrievalIndex } from '../core/retrieval/retrieval-index.ts';
 import { loadWordVectors } from '../core/semantic/word-vectors.node.ts';
 import { vectorSimilarity } from '../core/semantic/word-vectors.ts';
-import { intFlag, type Options, type Values } from './command.ts';
+import { flags, type ValuesOf } from './command.ts';
 import { CliError, type CliIO } from './io.ts';
-import { chatModelFromFlags, PROVIDER_FLAGS, PROVIDER_USAGE } from './provider-flags.ts';
+import { chatModelFromFlags, PROVIDER_FLAGS, PROVIDER_USAGE, type ProviderValues } from './provider-flags.ts';
 
 export const METHODS: readonly AttributionMethod[] = ATTRIBUTION_METHODS;
 
-export const ATTRIBUTION_FLAGS: Options = {
+export const ATTRIBUTION_FLAGS = flags({
   method: {
     type: 'string',
     default: 'evidence',
-    value: METHODS.join('|'),
+    choices: METHODS,
     help: "evidence: the deterministic evidence-flow attributor (no model); memtrace, obs: the paper's LLM agents",
   },
   prior: { type: 'boolean', default: false, help: 'LLM agents start from the evidence-flow candidates' },
   preset: {
     type: 'string',
-    value: 'paper|window-scaled',
+    choices: AGENT_PRESETS,
     help: "LLM agents' budgets: the paper's values, or scaled to the model's window (default: paper)",
   },
   match: {
     type: 'string',
-    default: 'vectors',
-    value: MATCH_LAYERS.join('|'),
+    default: DEFAULT_MATCH_LAYER,
+    choices: MATCH_LAYERS,
     help: 'how evidence-flow tells a memory still holds the evidence: words, + lemmas/dates/numbers/speaker, + word vectors',
   },
   'model-dir': {
@@ -55,20 +55,23 @@ export const ATTRIBUTION_FLAGS: Options = {
     help: 'an LLM (through the provider flags) asked yes/no about the matcher’s undecided units; its calls are counted',
   },
   ...PROVIDER_FLAGS,
-};
+});
+
+/** The attribution flags' values (what `attribute` and `bench` share). */
+export type AttributionValues = ValuesOf<typeof ATTRIBUTION_FLAGS>;
 
 export const ATTRIBUTION_USAGE = `--method ${METHODS.join('|')} [--prior] [--preset ${AGENT_PRESETS.join('|')}] [--match ${MATCH_LAYERS.join('|')}] [--model-dir DIR] [--judge-model M] [${PROVIDER_USAGE}]`;
 
 /** The method, with the flags that only an LLM agent uses refused for the evidence method. */
-export function methodOf(values: Values): AttributionMethod {
-  const m = values.method as string;
-  if (!(METHODS as string[]).includes(m))
-    throw new CliError(`--method must be one of ${METHODS.join(', ')} (got "${m}")`, 2);
-  if (!NEEDS_MODEL.has(m as AttributionMethod)) {
+export function methodOf(values: AttributionValues): AttributionMethod {
+  const m = values.method;
+  if (!NEEDS_MODEL.has(m)) {
     // --concurrency is shared: it also sets how many cases run at once; provider flags serve
     // --judge-model with the evidence method.
     const judged = values['judge-model'] !== undefined;
-    const agentOnly = ['prior', 'preset', ...Object.keys(PROVIDER_FLAGS)].filter(
+    const agentOnly = (
+      ['prior', 'preset', ...Object.keys(PROVIDER_FLAGS)] as (keyof AttributionValues)[]
+    ).filter(
       (f) =>
         f !== 'concurrency' &&
         !(judged && f in PROVIDER_FLAGS && f !== 'model') &&
@@ -81,22 +84,18 @@ export function methodOf(values: Values): AttributionMethod {
         2,
       );
   }
-  return m as AttributionMethod;
+  return m;
 }
 
 /** The agents' budget preset from --preset (default: the paper's). */
-export function agentOptionsOf(values: Values): AgentOptions {
-  const p = values.preset;
-  if (p === undefined) return {};
-  if (!(AGENT_PRESETS as readonly string[]).includes(String(p)))
-    throw new CliError(`--preset must be one of ${AGENT_PRESETS.join(', ')} (got "${p}")`, 2);
-  return { preset: p as AgentPreset };
+export function agentOptionsOf(values: AttributionValues): AgentOptions {
+  return values.preset === undefined ? {} : { preset: values.preset };
 }
 
 /** The chat model when the method needs one (created once per command run). */
 export function modelFor(
   method: AttributionMethod,
-  values: Values,
+  values: ProviderValues,
   io: CliIO,
   meter?: UsageMeter,
 ): ChatModel | undefined {
@@ -162,12 +161,14 @@ export interface EvidenceSetup {
  * dense start points), `--judge-model` (an LLM asked yes/no about the middle band, through
  * the provider flags; its calls are counted in `meter`).
  */
-export async function evidenceSetup(values: Values, io: CliIO, meter?: UsageMeter): Promise<EvidenceSetup> {
-  const layer = values.match as string;
-  if (!(MATCH_LAYERS as readonly string[]).includes(layer))
-    throw new CliError(`--match must be one of ${MATCH_LAYERS.join(', ')} (got "${layer}")`, 2);
-  const modelDir = values['model-dir'] as string | undefined;
-  const judgeModel = values['judge-model'] as string | undefined;
+export async function evidenceSetup(
+  values: Pick<AttributionValues, 'method' | 'match'> & Partial<AttributionValues> & { dtype?: string },
+  io: CliIO,
+  meter?: UsageMeter,
+): Promise<EvidenceSetup> {
+  const layer = values.match;
+  const modelDir = values['model-dir'];
+  const judgeModel = values['judge-model'];
   if (judgeModel && modelDir)
     throw new CliError('--judge-model and --model-dir both decide the middle band: give one', 2);
   if ((judgeModel || modelDir) && layer === 'lexical')
@@ -175,10 +176,10 @@ export async function evidenceSetup(values: Values, io: CliIO, meter?: UsageMete
       `--match lexical has no middle band for ${judgeModel ? '--judge-model' : '--model-dir'}`,
       2,
     );
-  if (judgeModel && NEEDS_MODEL.has(values.method as AttributionMethod))
+  if (judgeModel && NEEDS_MODEL.has(values.method))
     throw new CliError('--judge-model serves --method evidence (the agents use --model)', 2);
   const { loadEmbedder } = await import('./commands/search.ts');
-  const embedder = await loadEmbedder(modelDir, values.dtype as string | undefined);
+  const embedder = await loadEmbedder(modelDir, values.dtype);
   let similar = null;
   if (layer === 'vectors') {
     try {
@@ -194,7 +195,7 @@ export async function evidenceSetup(values: Values, io: CliIO, meter?: UsageMete
     );
   else if (modelDir) judge = sentenceModelJudge(embedder);
   return {
-    evidenceFlow: { layer: layer as MatchLayer, similar, judge },
+    evidenceFlow: { layer, similar, judge },
     embedder,
   };
 }
@@ -253,6 +254,6 @@ export function startPointEmbedder(
 }
 
 /** How many cases run at once (`--concurrency`, default 1). */
-export function concurrencyOf(values: Values): number {
-  return intFlag(values, 'concurrency', 1) ?? 1;
+export function concurrencyOf(values: ProviderValues): number {
+  return values.concurrency ?? 1;
 }

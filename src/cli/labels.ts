@@ -1,7 +1,6 @@
 /** Reading label files (annotations files and graph files) and the label-source flags, for `agreement` and `bench`. */
 import { FILE_CHOICE, isLabelChoice, type LabelChoice } from '../core/labels/choose.ts';
 import { type LabelRecord, readLabelFile } from '../core/labels/index.ts';
-import type { Values } from './command.ts';
 import { collectTraceFiles, readFileText } from './files.ts';
 import { CliError, type CliIO } from './io.ts';
 
@@ -43,13 +42,16 @@ export const LABEL_SOURCE_USAGE = '[--label-source file|SOURCE|annotator:NAME] [
  * `label_source` (`fault-injection`, `adjudicated`, …, also written `source:NAME`) or
  * `annotator:NAME`.
  */
-export function labelChoiceOf(values: Values): LabelChoice {
+export function labelChoiceOf(values: { 'label-source'?: string }): LabelChoice {
   const v = values['label-source'];
   if (v === undefined) return FILE_CHOICE;
   const s = String(v).trim();
   const choice =
     s === FILE_CHOICE || s.startsWith('source:') || s.startsWith('annotator:') ? s : `source:${s}`;
   if (!s || !isLabelChoice(choice))
-    throw new CliError('--label-source must be file, a label source, or annotator:NAME', 2);
+    throw new CliError(
+      `--label-source must be one of file, a label source (fault-injection, adjudicated, …), annotator:NAME (got "${s}")`,
+      2,
+    );
   return choice;
 }

@@ -1,7 +1,7 @@
 /** `memtrace` — the workbench's core from the command line. */
 import { parseArgs } from 'node:util';
 import { isLlmError } from '../core/llm/errors.ts';
-import { type Command, commandHelp, parseArgsOptions } from './command.ts';
+import { type AnyCommand, commandHelp, parseArgsOptions, readFlags } from './command.ts';
 import { agreement } from './commands/agreement.ts';
 import { attribute } from './commands/attribute.ts';
 import { bench } from './commands/bench.ts';
@@ -21,7 +21,7 @@ import { stats } from './commands/stats.ts';
 import { validate } from './commands/validate.ts';
 import { CliError, type CliIO, terminalSafe } from './io.ts';
 
-export const COMMANDS: Command[] = [
+export const COMMANDS: AnyCommand[] = [
   validate,
   stats,
   cases,
@@ -101,8 +101,14 @@ export async function main(argv: string[], given: CliIO): Promise<number> {
       `takes ${want} (got ${n === 0 ? 'none' : parsed.positionals.map((p) => `"${p}"`).join(' ')})`,
     );
   }
+  let values: ReturnType<typeof readFlags>;
   try {
-    return await command.run({ positionals: parsed.positionals, values: parsed.values }, io);
+    values = readFlags(command.options, parsed.values);
+  } catch (e) {
+    return usage((e as Error).message);
+  }
+  try {
+    return await command.run({ positionals: parsed.positionals, values }, io);
   } catch (e) {
     io.stderr.write(`memtrace ${name}: ${failureLine(e, !!io.env.MEMTRACE_DEBUG)}\n`);
     return e instanceof CliError ? e.exitCode : 1;

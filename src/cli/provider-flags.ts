@@ -18,13 +18,16 @@ import {
   type UsageMeter,
   type UsageTotals,
 } from '../core/llm/index.ts';
-import { intFlag, type Options, type Values } from './command.ts';
+import { flags, oneOf, type ValuesOf } from './command.ts';
 import { CliError, type CliIO } from './io.ts';
 
-export const PROVIDER_FLAGS: Options = {
+/** The providers `--provider` (or `$MEMTRACE_PROVIDER`) names. */
+export const PROVIDERS = ['openai', 'anthropic'] as const;
+
+export const PROVIDER_FLAGS = flags({
   provider: {
     type: 'string',
-    value: 'openai|anthropic',
+    choices: PROVIDERS,
     help: 'the LLM provider (default: $MEMTRACE_PROVIDER; required for the LLM methods)',
   },
   'base-url': {
@@ -38,15 +41,22 @@ export const PROVIDER_FLAGS: Options = {
     value: 'NAME',
     help: 'the environment variable holding the key, never the key itself (default: OPENAI_API_KEY / ANTHROPIC_API_KEY)',
   },
-  timeout: { type: 'string', value: 'MS', help: 'per-attempt timeout in ms (default: 120000; 0 = none)' },
+  timeout: {
+    type: 'string',
+    value: 'MS',
+    int: { min: 0 },
+    help: 'per-attempt timeout in ms (default: 120000; 0 = none)',
+  },
   retries: {
     type: 'string',
     value: 'N',
+    int: { min: 0 },
     help: 'retries after a 429, 5xx or network error (default: 4; 1 after a timeout)',
   },
   concurrency: {
     type: 'string',
     value: 'N',
+    int: { min: 1 },
     help: 'requests (and cases) in flight at once (default: 1 case, 4 requests)',
   },
   'cache-dir': {
@@ -54,7 +64,10 @@ export const PROVIDER_FLAGS: Options = {
     value: 'DIR',
     help: 'answer repeated requests from this folder (default: no cache)',
   },
-};
+});
+
+/** The provider flags' values, as every command that declares them gets them. */
+export type ProviderValues = ValuesOf<typeof PROVIDER_FLAGS>;
 
 export const PROVIDER_USAGE =
   '--provider openai|anthropic [--base-url URL] --model M [--api-key-env NAME] [--timeout MS] [--retries N] [--concurrency N] [--cache-dir DIR]';
@@ -66,17 +79,17 @@ const DEFAULTS = {
 
 /** The profile and key the flags describe (env fallbacks: MEMTRACE_PROVIDER, MEMTRACE_BASE_URL, MEMTRACE_MODEL). */
 export function profileFromFlags(
-  values: Values,
+  values: ProviderValues,
   io: CliIO,
 ): { profile: ProviderProfile; apiKey?: string; cacheDir?: string } {
-  const provider = (values.provider as string | undefined) ?? io.env.MEMTRACE_PROVIDER;
-  if (!provider) throw new CliError(`no provider given: ${PROVIDER_USAGE}`, 2);
-  if (provider !== 'openai' && provider !== 'anthropic')
-    throw new CliError(`--provider must be openai or anthropic (got "${provider}")`, 2);
+  const given = values.provider ?? io.env.MEMTRACE_PROVIDER;
+  if (!given) throw new CliError(`no provider given: ${PROVIDER_USAGE}`, 2);
+  // $MEMTRACE_PROVIDER is checked as the flag is.
+  const provider = oneOf('provider', PROVIDERS, given);
   const d = DEFAULTS[provider];
-  const model = (values.model as string | undefined) ?? io.env.MEMTRACE_MODEL;
+  const model = values.model ?? io.env.MEMTRACE_MODEL;
   if (!model) throw new CliError('--model is required (e.g. --model gpt-4o-mini, or qwen3:8b for Ollama)', 2);
-  const keyEnv = (values['api-key-env'] as string | undefined) ?? d.keyEnv;
+  const keyEnv = values['api-key-env'] ?? d.keyEnv;
   const apiKey = io.env[keyEnv] || undefined;
   if (values['api-key-env'] !== undefined && !apiKey)
     throw new CliError(`the environment variable ${keyEnv} (named by --api-key-env) is not set or empty`);
@@ -84,19 +97,19 @@ export function profileFromFlags(
     id: 'cli',
     name: 'command line',
     kind: provider,
-    baseUrl: (values['base-url'] as string | undefined) ?? io.env.MEMTRACE_BASE_URL ?? d.baseUrl,
+    baseUrl: values['base-url'] ?? io.env.MEMTRACE_BASE_URL ?? d.baseUrl,
     model,
-    timeoutMs: intFlag(values, 'timeout', 0),
-    retries: intFlag(values, 'retries', 0),
-    concurrency: intFlag(values, 'concurrency', 1),
+    timeoutMs: values.timeout,
+    retries: values.retries,
+    concurrency: values.concurrency,
   });
-  const cacheDir = values['cache-dir'] as string | undefined;
+  const cacheDir = values['cache-dir'];
   return { profile, apiKey, cacheDir: cacheDir ? resolve(cacheDir) : undefined };
 }
 
 /** A robust ChatModel from the flags; cached when --cache-dir is given; metered when a meter is passed. */
 export function chatModelFromFlags(
-  values: Values,
+  values: ProviderValues,
   io: CliIO,
   opts: { meter?: UsageMeter; label?: string } = {},
 ): ChatModel {

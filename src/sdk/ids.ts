@@ -1,6 +1,5 @@
 /** Record ids (`graph-`, `op-`, `edge-`, `session-` + 32 hex digits, like Python's uuid4().hex). */
-import { sha256 } from '@noble/hashes/sha2.js';
-import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
+import { sha256Hex } from '../core/hash/sha256.ts';
 
 /** Returns 32 lower-case hex digits per call. */
 export type IdSource = () => string;
@@ -23,5 +22,5 @@ export const randomIds: IdSource = () => {
  */
 export function seededIds(seed: number): IdSource {
   let n = 0;
-  return () => bytesToHex(sha256(utf8ToBytes(`${seed}:${n++}`))).slice(0, 32);
+  return () => sha256Hex(`${seed}:${n++}`).slice(0, 32);
 }

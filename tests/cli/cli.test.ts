@@ -150,7 +150,7 @@ describe('memtrace export', () => {
   it('refuses an unknown format', async () => {
     const r = await run('export', first, '--format', 'csv', '-o', join(tmp, 'x'));
     expect(r.code).toBe(2); // a usage error
-    expect(r.stderr).toContain('unknown --format "csv"');
+    expect(r.stderr).toContain('--format must be one of smartcomment, otlp, openinference (got "csv")');
   });
 });
 

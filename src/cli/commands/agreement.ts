@@ -4,7 +4,7 @@ import { listCases } from '../../core/cases/cases.ts';
 import { systemOf } from '../../core/cases/system.ts';
 import { ENGINE_SOURCE, type LabelRecord } from '../../core/labels/record.ts';
 import { depsFor } from '../attribution-setup.ts';
-import { type Command, intFlag, JSON_FLAG } from '../command.ts';
+import { command, JSON_FLAG } from '../command.ts';
 import { openTraceFile, problemLine } from '../files.ts';
 import { CliError, printJson, printLine } from '../io.ts';
 import { readLabelPaths } from '../labels.ts';
@@ -50,7 +50,7 @@ async function engineLabels(
   return out;
 }
 
-export const agreement: Command = {
+export const agreement = command({
   name: 'agreement',
   summary:
     'agreement between annotators: per pair n, op / type disagreement, Cohen κ; Fleiss κ; disputed cases',
@@ -62,18 +62,17 @@ export const agreement: Command = {
     'max-pairs': {
       type: 'string',
       value: 'N',
+      int: { min: 0 },
       default: String(DEFAULT_MAX_PAIRS),
       help: 'list at most N pairs of annotators who share cases, by name (pairs_truncated says when more exist; 0 = none)',
     },
     engine: {
       type: 'string',
-      value: 'evidence',
+      choices: ['evidence'],
       help: "add the evidence-flow attributor as one more annotator of the graph files' labelled cases (no model)",
     },
   },
   async run({ positionals, values }, io) {
-    if (values.engine !== undefined && values.engine !== 'evidence')
-      throw new CliError('--engine must be evidence (the deterministic attributor; no model)', 2);
     const { labels, files, graphFiles, unreadable } = await readLabelPaths(positionals, io);
     if (files === 0) throw new CliError(`${positionals.join(', ')}: no .json files to read labels from`);
     io.stderr.write(
@@ -84,7 +83,7 @@ export const agreement: Command = {
         throw new CliError('--engine needs graph files among the inputs (it attributes their cases)', 2);
       labels.push(...(await engineLabels(graphFiles, labels, io)));
     }
-    const report = agreementOf(labels, { maxPairs: intFlag(values, 'max-pairs', 0) });
+    const report = agreementOf(labels, { maxPairs: values['max-pairs'] });
     if (values.json) {
       printJson(io, report);
       return unreadable ? 1 : 0;
@@ -114,4 +113,4 @@ export const agreement: Command = {
       );
     return unreadable ? 1 : 0;
   },
-};
+});

@@ -16,7 +16,7 @@ import {
   methodOf,
   modelFor,
 } from '../attribution-setup.ts';
-import { type Command, JSON_FLAG } from '../command.ts';
+import { command, JSON_FLAG } from '../command.ts';
 import { CliError, printJson, printLine } from '../io.ts';
 import { usageLine } from '../provider-flags.ts';
 import { loadGraph } from './load.ts';
@@ -35,7 +35,7 @@ export type AttributeJson = Attribution & {
   graph_id: string;
 };
 
-export const attribute: Command = {
+export const attribute = command({
   name: 'attribute',
   summary: 'name the decisive faulty operation of failed questions',
   usage: `memtrace attribute <file> [--case QUERY_ID] ${ATTRIBUTION_USAGE} [--json | --format memtrace]`,
@@ -49,17 +49,12 @@ export const attribute: Command = {
     },
     format: {
       type: 'string',
-      value: 'memtrace',
+      choices: ['memtrace'],
       help: "write the paper's {results: [...]} records instead of the workbench's JSON",
     },
     ...ATTRIBUTION_FLAGS,
   },
   async run({ positionals, values }, io) {
-    if (values.format !== undefined && values.format !== 'memtrace')
-      throw new CliError(
-        `--format must be memtrace (the paper's {results: [...]} records; got "${values.format}")`,
-        2,
-      );
     const method = methodOf(values);
     const g = await loadGraph(positionals[0], io);
     const meter = new UsageMeter();
@@ -71,7 +66,7 @@ export const attribute: Command = {
         throw new CliError(`${positionals[0]}: no failed question with query id "${values.case}"`);
     }
     const setup = await evidenceSetup(values, io, meter);
-    const run = { method, model, prior: Boolean(values.prior), agent: agentOptionsOf(values), setup };
+    const run = { method, model, prior: values.prior, agent: agentOptionsOf(values), setup };
     const deps = await caseDeps(g, run, cases);
     const system = systemOf(g.doc, positionals[0]);
     const out = await mapLimited(cases, concurrencyOf(values), async (c, i) => {
@@ -117,4 +112,4 @@ export const attribute: Command = {
     if (failed) io.stderr.write(`${failed} of ${out.length} case(s) failed\n`);
     return failed ? 1 : 0;
   },
-};
+});

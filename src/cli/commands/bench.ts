@@ -17,14 +17,14 @@ import {
   methodOf,
   modelFor,
 } from '../attribution-setup.ts';
-import { type Command, JSON_FLAG } from '../command.ts';
+import { command, JSON_FLAG } from '../command.ts';
 import { openOneOf, outputFile, traceFilesIn } from '../files.ts';
 import { CliError, printJson } from '../io.ts';
 import { LABEL_SOURCE_USAGE, labelChoiceOf, readLabelPaths } from '../labels.ts';
 import { usageJson, usageLine } from '../provider-flags.ts';
 import { writeAtomic } from '../write.ts';
 
-export const bench: Command = {
+export const bench = command({
   name: 'bench',
   summary: 'score an attribution method on labelled traces (ETA / OIA, micro and macro, confusion, cost)',
   usage: `memtrace bench <files or dirs…> ${ATTRIBUTION_USAGE} [--concurrency N] ${LABEL_SOURCE_USAGE} [--out results.json] [--json]`,
@@ -61,7 +61,7 @@ export const bench: Command = {
     const concurrency = concurrencyOf(values);
     const setup = await evidenceSetup(values, io, meter);
     const agent = agentOptionsOf(values);
-    const run = { method, model, prior: Boolean(values.prior), agent, setup };
+    const run = { method, model, prior: values.prior, agent, setup };
     const perCase: (ScoredCase & {
       file: string;
       query_id: string;
@@ -116,7 +116,7 @@ export const bench: Command = {
     const failed = perCase.filter((c) => c.error).length;
     const summary = {
       method,
-      prior: Boolean(values.prior),
+      prior: values.prior,
       ...(model ? { preset: agent.preset ?? 'paper' } : {}),
       label_source: choice,
       ...summarize(perCase),
@@ -138,4 +138,4 @@ export const bench: Command = {
     if (failed) io.stderr.write(`${failed} of ${perCase.length} case(s) failed\n`);
     return unreadable > 0 || failed > 0 ? 1 : 0;
   },
-};
+});

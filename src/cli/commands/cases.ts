@@ -2,7 +2,7 @@ import { listCases, type TraceCase } from '../../core/cases/cases.ts';
 import { casePath } from '../../core/cases/path.ts';
 import { systemOf } from '../../core/cases/system.ts';
 import { oneLine } from '../../core/text/controls.ts';
-import { type Command, JSON_FLAG } from '../command.ts';
+import { command, JSON_FLAG } from '../command.ts';
 import { openOneOf, traceFilesIn } from '../files.ts';
 import { printJson, printLine } from '../io.ts';
 import { progressReporter } from '../progress.ts';
@@ -50,7 +50,7 @@ export function caseJson(file: string, system: string | null, c: TraceCase, path
   };
 }
 
-export const cases: Command = {
+export const cases = command({
   name: 'cases',
   summary: 'failed questions (llm-judge score 0) and annotated questions, with labels',
   usage: 'memtrace cases <file or dir…> [--json]',
@@ -90,4 +90,4 @@ export const cases: Command = {
         );
     return failedFiles > 0 ? 1 : 0;
   },
-};
+});

@@ -1,9 +1,9 @@
 import { type ChatResponse, isLlmError, spentOfResponse, UsageMeter } from '../../core/llm/index.ts';
-import { type Command, intFlag, JSON_FLAG } from '../command.ts';
+import { command, JSON_FLAG } from '../command.ts';
 import { CliError, printJson, printLine } from '../io.ts';
 import { chatModelFromFlags, PROVIDER_FLAGS, PROVIDER_USAGE } from '../provider-flags.ts';
 
-export const chat: Command = {
+export const chat = command({
   name: 'chat',
   summary: 'send one prompt to an LLM provider and print the reply (tests a provider setup)',
   usage: `memtrace chat ${PROVIDER_USAGE} [--system TEXT] [--stream] [--max-tokens N] [--temperature T] [--json] "prompt"`,
@@ -13,8 +13,18 @@ export const chat: Command = {
     ...JSON_FLAG,
     system: { type: 'string', value: 'TEXT', help: 'a system message before the prompt' },
     stream: { type: 'boolean', default: false, help: 'print the reply as it streams (not with --json)' },
-    'max-tokens': { type: 'string', value: 'N', help: "cap the reply (default: the provider's)" },
-    temperature: { type: 'string', value: 'T', help: "sampling temperature (default: the provider's)" },
+    'max-tokens': {
+      type: 'string',
+      value: 'N',
+      int: { min: 1 },
+      help: "cap the reply (default: the provider's)",
+    },
+    temperature: {
+      type: 'string',
+      value: 'T',
+      number: true,
+      help: "sampling temperature (default: the provider's)",
+    },
   },
   async run({ positionals, values }, io) {
     const prompt = positionals.join(' ').trim();
@@ -25,15 +35,13 @@ export const chat: Command = {
       );
     const meter = new UsageMeter();
     const model = chatModelFromFlags(values, io, { meter, label: 'chat' });
-    const maxTokens = intFlag(values, 'max-tokens', 1);
-    const temperature = values.temperature === undefined ? undefined : Number(values.temperature);
-    if (temperature !== undefined && !Number.isFinite(temperature))
-      throw new CliError('--temperature must be a number', 2);
+    const maxTokens = values['max-tokens'];
+    const temperature = values.temperature;
     const stream = !!values.stream && !values.json;
     try {
       const r = await model.complete({
         messages: [
-          ...(values.system ? [{ role: 'system' as const, content: String(values.system) }] : []),
+          ...(values.system ? [{ role: 'system' as const, content: values.system }] : []),
           { role: 'user', content: prompt },
         ],
         maxTokens,
@@ -69,7 +77,7 @@ export const chat: Command = {
       throw e;
     }
   },
-};
+});
 
 /** `chat --json`: the reply in the CLI's snake_case JSON style. */
 export function chatJson(provider: string, r: ChatResponse) {

@@ -1,11 +1,11 @@
 /** `memtrace compare`: what changed between two runs of one conversation, in memory terms. */
 import type { Divergence } from '../../core/compare/divergence.ts';
 import { pairQuestions } from '../../core/compare/questions.ts';
-import { type Command, JSON_FLAG } from '../command.ts';
+import { command, JSON_FLAG } from '../command.ts';
 import { CliError, printJson, printLine } from '../io.ts';
 import { loadGraph } from './load.ts';
 
-export const compare: Command = {
+export const compare = command({
   name: 'compare',
   summary:
     'compare two runs: flipped questions (fixed / broken / same), first divergence, memory at question time',
@@ -57,7 +57,7 @@ export const compare: Command = {
     );
     return 0;
   },
-};
+});
 
 /** `memorize` (step 12, session_1) and what differs: `prompt fact-extraction-prompt, output facts`. */
 function divergenceText(d: Divergence): string {

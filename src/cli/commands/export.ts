@@ -1,15 +1,15 @@
 import { exportSmartcomment } from '../../core/trace/export.ts';
 import { otlpJson } from '../../sdk/otel.ts';
-import type { Command } from '../command.ts';
+import { command } from '../command.ts';
 import { outputFile } from '../files.ts';
 import { CliError } from '../io.ts';
 import { writeAtomic } from '../write.ts';
 import { loadGraph } from './load.ts';
 
 /** `otlp`: GenAI + memory span attributes; `openinference`: Phoenix's names. Both keep every record in `memtrace.*`. */
-const EXPORT_FORMATS = ['smartcomment', 'otlp', 'openinference'];
+const EXPORT_FORMATS = ['smartcomment', 'otlp', 'openinference'] as const;
 
-export const exportCommand: Command = {
+export const exportCommand = command({
   name: 'export',
   summary:
     'write a trace back out (smartcomment JSON, or OTLP/JSON with GenAI / OpenInference spans; lossless)',
@@ -20,7 +20,7 @@ export const exportCommand: Command = {
     format: {
       type: 'string',
       default: 'smartcomment',
-      value: 'smartcomment|otlp|openinference',
+      choices: EXPORT_FORMATS,
       help: 'the output format (otlp: GenAI + memory spans; openinference: Phoenix names)',
     },
     'standard-only': {
@@ -29,16 +29,18 @@ export const exportCommand: Command = {
       help: 'OTLP: only the standard attributes, without the memtrace.* records that make it lossless',
     },
     output: { type: 'string', short: 'o', value: 'FILE', help: 'where to write (required)' },
-    indent: { type: 'string', default: '2', value: 'N', help: 'JSON indentation, 0–8 (smartcomment)' },
+    indent: {
+      type: 'string',
+      default: '2',
+      value: 'N',
+      int: { min: 0, max: 8 },
+      help: 'JSON indentation, 0–8 (smartcomment)',
+    },
   },
   async run({ positionals, values }, io) {
-    const format = String(values.format);
-    if (!EXPORT_FORMATS.includes(format))
-      throw new CliError(`unknown --format "${format}"; supported: ${EXPORT_FORMATS.join(', ')}`, 2);
+    const format = values.format;
     if (typeof values.output !== 'string') throw new CliError('export needs -o <out>', 2);
-    const indent = Number(values.indent);
-    if (!Number.isInteger(indent) || indent < 0 || indent > 8)
-      throw new CliError('--indent must be a whole number 0–8', 2);
+    const indent = values.indent;
     await outputFile(values.output, '-o');
     const g = await loadGraph(positionals[0], io);
     const bytes =
@@ -52,4 +54,4 @@ export const exportCommand: Command = {
     io.stderr.write(`wrote ${values.output}\n`);
     return 0;
   },
-};
+});

@@ -3,15 +3,15 @@ import { mkdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { UsageMeter } from '../../core/llm/index.ts';
 import { exportSmartcomment } from '../../core/trace/export.ts';
-import { FAULT_KINDS, type FaultKind, generateBenchmark } from '../../systems/index.ts';
-import { type Command, JSON_FLAG } from '../command.ts';
+import { FAULT_KINDS, generateBenchmark } from '../../systems/index.ts';
+import { command, JSON_FLAG } from '../command.ts';
 import { outputDir } from '../files.ts';
 import { CliError, printJson } from '../io.ts';
 import { PROVIDER_FLAGS, PROVIDER_USAGE, usageLine } from '../provider-flags.ts';
 import { writeAtomic } from '../write.ts';
 import { DATA_FLAGS, modelFromValues, readDataArgs } from './run.ts';
 
-export const inject: Command = {
+export const inject = command({
   name: 'inject',
   summary:
     'generate fault-injected graphs with exact labels (and counterfactual labels of ordinary failures)',
@@ -25,15 +25,23 @@ export const inject: Command = {
     ...PROVIDER_FLAGS,
     ...JSON_FLAG,
     out: { type: 'string', value: 'DIR', help: 'the benchmark folder to write (required)' },
-    'per-type': { type: 'string', value: 'N', help: 'injected faults wanted per error type (required)' },
+    'per-type': {
+      type: 'string',
+      value: 'N',
+      int: { min: 0 },
+      help: 'injected faults wanted per error type (required)',
+    },
     natural: {
       type: 'string',
       value: 'N',
+      int: { min: 0 },
       help: 'ordinary failures labelled by counterfactual repair per conversation (default: 20)',
     },
     types: {
       type: 'string',
       value: 'LIST',
+      choices: FAULT_KINDS,
+      list: true,
       help: 'fault types, comma-separated (default: extraction,update,deletion,retrieval,response)',
     },
     compact: { type: 'boolean', default: false, help: 'write graphs without indentation' },
@@ -42,18 +50,10 @@ export const inject: Command = {
     const out = values.out;
     if (typeof out !== 'string') throw new CliError('--out DIR is required', 2);
     await outputDir(out, '--out');
-    const perType = Number(values['per-type'] ?? 'NaN');
-    if (!(Number.isInteger(perType) && perType >= 0))
-      throw new CliError('--per-type N (a whole number) is required', 2);
-    const natural = values.natural === undefined ? 20 : Number(values.natural);
-    if (!(Number.isInteger(natural) && natural >= 0))
-      throw new CliError('--natural must be a whole number', 2);
-    const kinds = (
-      typeof values.types === 'string' ? values.types.split(',') : [...FAULT_KINDS]
-    ) as FaultKind[];
-    for (const k of kinds)
-      if (!FAULT_KINDS.includes(k))
-        throw new CliError(`--types: "${k}" is not one of ${FAULT_KINDS.join(',')}`, 2);
+    const perType = values['per-type'];
+    if (perType === undefined) throw new CliError('--per-type N (a whole number) is required', 2);
+    const natural = values.natural ?? 20;
+    const kinds = values.types ?? [...FAULT_KINDS];
     const args = await readDataArgs(values);
     const meter = new UsageMeter();
     const llm = modelFromValues(values, io, meter);
@@ -98,4 +98,4 @@ export const inject: Command = {
       );
     return 0;
   },
-};
+});

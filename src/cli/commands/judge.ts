@@ -2,7 +2,7 @@ import { type AnswerRuleFit, describeAnswerRule, traceJudgeFit } from '../../cor
 import { listCases } from '../../core/cases/cases.ts';
 import { oneLine } from '../../core/text/controls.ts';
 import { ATTRIBUTION_FLAGS, evidenceSetup } from '../attribution-setup.ts';
-import { type Command, JSON_FLAG } from '../command.ts';
+import { command, JSON_FLAG } from '../command.ts';
 import { openOneOf, traceFilesIn } from '../files.ts';
 import { printJson, printLine } from '../io.ts';
 import { progressReporter } from '../progress.ts';
@@ -31,7 +31,7 @@ export interface JudgeJson {
   disagreements: JudgeDisagreementJson[];
 }
 
-export const judge: Command = {
+export const judge = command({
   name: 'judge',
   summary:
     "the carrying test learned from each trace's judge, and the verdicts it contradicts (candidate judge errors)",
@@ -40,7 +40,7 @@ export const judge: Command = {
   options: { ...JSON_FLAG, match: ATTRIBUTION_FLAGS.match },
   async run({ positionals, values }, io) {
     const files = await traceFilesIn(positionals);
-    const { evidenceFlow } = await evidenceSetup({ ...values, method: 'evidence' }, io);
+    const { evidenceFlow } = await evidenceSetup({ method: 'evidence', match: values.match }, io);
     const progress = progressReporter(io, files.length);
     const out: JudgeJson[] = [];
     let failedFiles = 0;
@@ -79,7 +79,7 @@ export const judge: Command = {
     else for (const j of out) printJudge(io, j);
     return failedFiles > 0 ? 1 : 0;
   },
-};
+});
 
 function printJudge(io: Parameters<typeof printLine>[0], j: JudgeJson): void {
   const share = j.rule.agreement === null ? 'no verdicts' : `${(100 * j.rule.agreement).toFixed(1)} %`;

@@ -11,12 +11,12 @@ import {
   loadLocomo,
   loadRealmem,
 } from '../../systems/index.ts';
-import { type Command, JSON_FLAG, type Values } from '../command.ts';
+import { command, JSON_FLAG } from '../command.ts';
 import { CliError, printJson } from '../io.ts';
-import { JUDGE_RULE_FLAG, judgeRuleOf } from '../judge-rule-flag.ts';
+import { JUDGE_RULE_FLAG } from '../judge-rule-flag.ts';
 import { writeAtomic } from '../write.ts';
 
-const list = (v: Values[string]) => (typeof v === 'string' ? v.split(',').filter(Boolean) : []);
+const list = (v: string | undefined) => (typeof v === 'string' ? v.split(',').filter(Boolean) : []);
 
 async function readJson(file: string): Promise<unknown> {
   let text: string;
@@ -73,7 +73,7 @@ export function describeLlmBench(s: LlmBenchSummary): string {
   ].join('\n');
 }
 
-export const makeBench: Command = {
+export const makeBench = command({
   name: 'make-bench',
   summary:
     'write the labelled benchmark of LLM-written memories (recorded LoCoMo / RealMem memories replayed)',
@@ -86,7 +86,7 @@ export const makeBench: Command = {
     ...JSON_FLAG,
     kind: {
       type: 'string',
-      value: 'llm-memories',
+      choices: ['llm-memories'],
       help: 'the benchmark to write (required; only llm-memories)',
     },
     out: { type: 'string', value: 'DIR', help: 'the folder to write into (required)' },
@@ -102,9 +102,10 @@ export const makeBench: Command = {
       type: 'string',
       default: '40',
       value: 'N',
+      int: { min: 0 },
       help: 'cases every error type must have (exit 1 below it)',
     },
-    'judge-rule': JUDGE_RULE_FLAG,
+    ...JUDGE_RULE_FLAG,
     verify: {
       type: 'boolean',
       default: false,
@@ -113,13 +114,11 @@ export const makeBench: Command = {
     compact: { type: 'boolean', default: false, help: 'write graphs without indentation' },
   },
   async run({ values }, io) {
-    if (values.kind !== 'llm-memories') throw new CliError('--kind llm-memories is required', 2);
+    if (values.kind === undefined) throw new CliError('--kind llm-memories is required', 2);
     const out = values.out;
     if (typeof out !== 'string') throw new CliError('--out DIR is required', 2);
-    const minPerType = Number(values['min-per-type']);
-    if (!(Number.isInteger(minPerType) && minPerType >= 0))
-      throw new CliError('--min-per-type must be a whole number', 2);
-    const judgeRule = judgeRuleOf(values);
+    const minPerType = values['min-per-type'];
+    const judgeRule = values['judge-rule'];
     if (typeof values.locomo !== 'string' && typeof values.realmem !== 'string')
       throw new CliError('give --locomo FILE and/or --realmem FILE,…', 2);
     const locomo =
@@ -158,4 +157,4 @@ export const makeBench: Command = {
     else io.stdout.write(`${describeLlmBench(summary)}\n${seconds.toFixed(0)} s\n`);
     return summary.meetsMinimum ? 0 : 1;
   },
-};
+});

@@ -8,12 +8,11 @@
  */
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { AttributionMethod } from '../../core/attribution/types.ts';
 import type { OptimizeState, OptimizeStore } from '../../systems/optimize/index.ts';
 import { referenceTarget } from '../../systems/optimize/target.ts';
 import { SYSTEM_NAMES, type SystemName } from '../../systems/system.ts';
 import { METHODS } from '../attribution-setup.ts';
-import { type Command, intFlag, type Values } from '../command.ts';
+import { command, oneOf } from '../command.ts';
 import { CliError, type CliIO } from '../io.ts';
 import { chatModelFromFlags, PROVIDER_FLAGS, PROVIDER_USAGE } from '../provider-flags.ts';
 import { writeAtomic } from '../write.ts';
@@ -63,8 +62,18 @@ export function folderStore(dir: string): OptimizeStore {
 type TargetName = SystemName | 'mem0ai';
 const TARGET_NAMES: readonly TargetName[] = [...SYSTEM_NAMES, 'mem0ai'];
 
-function list(values: Values, name: string): string[] | undefined {
-  const v = values[name];
+/** The npm mem0ai target (Node only), after checking its optional packages load: a one-line error if not. */
+async function mem0aiTarget() {
+  const lib = await import('../../systems/optimize/mem0ai-target.node.ts');
+  try {
+    await lib.loadMem0ai();
+  } catch (e) {
+    throw new CliError(`--system mem0ai: ${(e as Error).message}`);
+  }
+  return lib.mem0aiTarget();
+}
+
+function list(v: string | undefined): string[] | undefined {
   return typeof v === 'string'
     ? v
         .split(',')
@@ -73,7 +82,7 @@ function list(values: Values, name: string): string[] | undefined {
     : undefined;
 }
 
-export const optimize: Command = {
+export const optimize = command({
   name: 'optimize',
   summary:
     'rewrite the prompts behind attributed failures, round by round, keeping a rewrite only if held-out does not drop',
@@ -98,35 +107,44 @@ export const optimize: Command = {
       value: 'ID[,ID…]',
       help: 'conversations a rewrite must not make worse (required; never used for feedback)',
     },
-    rounds: { type: 'string', value: 'N', help: 'rounds of attribute → feedback → rewrite (default 3)' },
+    rounds: {
+      type: 'string',
+      value: 'N',
+      int: { min: 1 },
+      help: 'rounds of attribute → feedback → rewrite (default 3)',
+    },
     'train-questions': {
       type: 'string',
       value: 'N',
+      int: { min: 1 },
       help: 'questions per training conversation (default: all)',
     },
     'held-out-questions': {
       type: 'string',
       value: 'N',
+      int: { min: 1 },
       help: 'questions per held-out conversation (default: all)',
     },
     prompts: { type: 'string', value: 'NAME,…', help: 'the prompts that may change (default: every prompt)' },
     method: {
       type: 'string',
       default: 'evidence',
-      value: METHODS.join('|'),
+      choices: METHODS,
       help: 'the attribution engine used on the failures',
     },
     'max-tokens': {
       type: 'string',
       value: 'N',
+      int: { min: 1 },
       help: 'stop before a call would pass this many tokens in all',
     },
     'max-round-tokens': {
       type: 'string',
       value: 'N',
+      int: { min: 1 },
       help: 'stop a round before it passes this many tokens',
     },
-    seed: { type: 'string', value: 'N', help: 'seed of the question sampling (default 0)' },
+    seed: { type: 'string', value: 'N', int: { min: 0 }, help: 'seed of the question sampling (default 0)' },
     resume: { type: 'boolean', default: false, help: 'continue the run saved in -o DIR from its last round' },
     'qa-model': { type: 'string', value: 'M', help: 'model that runs the memory system (default --model)' },
     'judge-model': { type: 'string', value: 'M', help: 'model of the LLM judge (default --model)' },
@@ -145,16 +163,13 @@ export const optimize: Command = {
     const { optimizePrompts } = await optimizeLib();
     const out = values.out;
     if (typeof out !== 'string') throw new CliError('-o DIR is required (the run is saved there)', 2);
-    const system = String(values.system ?? '') as TargetName;
-    if (!TARGET_NAMES.includes(system))
-      throw new CliError(`--system must be one of ${TARGET_NAMES.join('|')}`, 2);
-    const method = values.method as AttributionMethod;
-    if (!METHODS.includes(method)) throw new CliError(`--method must be one of ${METHODS.join(', ')}`, 2);
+    const system = oneOf('system', TARGET_NAMES, values.system ?? '');
+    const method = values.method;
     if (values.provider === undefined && !io.env.MEMTRACE_PROVIDER)
       throw new CliError(`optimize needs a model: ${PROVIDER_USAGE}`, 2);
     const args = await readDataArgs({ ...values, conversation: undefined }, TARGET_NAMES);
-    const pick = (flag: string) => {
-      const ids = list(values, flag);
+    const pick = (flag: 'train' | 'held-out') => {
+      const ids = list(values[flag]);
       if (!ids?.length) throw new CliError(`--${flag} ID[,ID…] is required`, 2);
       return ids.map((id) => {
         const c = args.conversations.find((x) => x.id === id);
@@ -181,19 +196,16 @@ export const optimize: Command = {
         `${out} already holds a run (${saved.rounds.length} round(s), ${saved.status}); pass --resume to continue it`,
       );
 
-    const cacheDir = (values['cache-dir'] as string | undefined) ?? join(out, 'cache');
-    const model = (role: string, flag: string) =>
-      chatModelFromFlags(
-        { ...values, 'cache-dir': cacheDir, model: (values[flag] as string | undefined) ?? values.model },
-        io,
-        { label: role },
-      );
-    const target =
-      system === 'mem0ai'
-        ? // Node only, and loads mem0ai (a devDependency) on its first run.
-          (await import('../../systems/optimize/mem0ai-target.node.ts')).mem0aiTarget()
-        : referenceTarget(system);
-    const allowed = list(values, 'prompts');
+    const cacheDir = values['cache-dir'] ?? join(out, 'cache');
+    const model = (
+      role: string,
+      flag: 'qa-model' | 'judge-model' | 'optimizer-model' | 'attribution-model',
+    ) =>
+      chatModelFromFlags({ ...values, 'cache-dir': cacheDir, model: values[flag] ?? values.model }, io, {
+        label: role,
+      });
+    const target = system === 'mem0ai' ? await mem0aiTarget() : referenceTarget(system);
+    const allowed = list(values.prompts);
     for (const p of allowed ?? [])
       if (!(p in target.prompts))
         throw new CliError(
@@ -205,16 +217,16 @@ export const optimize: Command = {
       {
         train,
         heldOut,
-        rounds: intFlag(values, 'rounds', 1) ?? 3,
-        trainQuestions: intFlag(values, 'train-questions', 1),
-        heldOutQuestions: intFlag(values, 'held-out-questions', 1),
+        rounds: values.rounds ?? 3,
+        trainQuestions: values['train-questions'],
+        heldOutQuestions: values['held-out-questions'],
         maxSessions: args.maxSessions,
         prompts: allowed,
         method,
-        seed: intFlag(values, 'seed', 0),
+        seed: values.seed,
         budget: {
-          maxTokens: intFlag(values, 'max-tokens', 1),
-          maxRoundTokens: intFlag(values, 'max-round-tokens', 1),
+          maxTokens: values['max-tokens'],
+          maxRoundTokens: values['max-round-tokens'],
         },
         models: {
           qa: model('qa', 'qa-model'),
@@ -238,4 +250,4 @@ export const optimize: Command = {
     );
     return state.status === 'done' ? 0 : 1;
   },
-};
+});

@@ -16,7 +16,7 @@ import type {
   ReportCase,
 } from '../../core/report/index.ts';
 import { depsFor } from '../attribution-setup.ts';
-import { type Command, intFlag } from '../command.ts';
+import { command } from '../command.ts';
 import { openOneOf, readText, traceFilesIn } from '../files.ts';
 import { CliError, type CliIO } from '../io.ts';
 import { chatModelFromFlags, PROVIDER_FLAGS, PROVIDER_USAGE } from '../provider-flags.ts';
@@ -35,7 +35,6 @@ async function reportLib() {
 }
 
 const FORMATS = ['md', 'html', 'json', 'paper'] as const;
-type Format = (typeof FORMATS)[number];
 
 /** Cases worth reporting: failed by the judge, or annotated. */
 function reportable(g: TraceGraph): TraceCase[] {
@@ -76,7 +75,7 @@ async function overviewText(value: unknown): Promise<string | undefined> {
   }
 }
 
-export const report: Command = {
+export const report = command({
   name: 'report',
   summary:
     'system-level error report of failed cases: counts, rates, feature lifts, clusters, optional narrative',
@@ -94,6 +93,8 @@ export const report: Command = {
     format: {
       type: 'string',
       default: 'md',
+      choices: FORMATS,
+      list: true,
       value: 'md|html|json|paper[,…]',
       help: 'what to write; several at once with -o OUT (OUT.md, OUT.html, …)',
     },
@@ -109,7 +110,12 @@ export const report: Command = {
       value: 'FILE',
       help: 'reuse the narrative of an error_analysis_report.json instead of asking a model',
     },
-    'batch-size': { type: 'string', value: 'N', help: 'cases per narrative call (default 4, as the paper)' },
+    'batch-size': {
+      type: 'string',
+      value: 'N',
+      int: { min: 1 },
+      help: 'cases per narrative call (default 4, as the paper)',
+    },
     ...PROVIDER_FLAGS,
   },
   async run({ positionals, values }, io) {
@@ -129,20 +135,17 @@ export const report: Command = {
     } = await reportLib();
     if (positionals.length === 0) throw new CliError('report needs graph files or folders', 2);
     // Several formats at once (`--format md,html`) write OUT.md, OUT.html, … from one run.
-    const formats = String(values.format).split(',') as Format[];
-    for (const f of formats)
-      if (!(FORMATS as readonly string[]).includes(f))
-        throw new CliError(`--format must be one of ${FORMATS.join(', ')} (got "${f}")`, 2);
+    const formats = values.format;
     if (formats.length > 1 && typeof values.out !== 'string')
       throw new CliError('several formats need -o OUT (written as OUT.md, OUT.html, …)', 2);
-    const batchSize = intFlag(values, 'batch-size', 1) ?? 4;
+    const batchSize = values['batch-size'] ?? 4;
     const wantsNarrative = values.provider !== undefined;
     if (formats.includes('paper') && !wantsNarrative && values['narrative-from'] === undefined)
       throw new CliError('--format paper writes the narrative: give provider flags (or --narrative-from)', 2);
     const model = wantsNarrative ? chatModelFromFlags(values, io, { label: 'report narrative' }) : undefined;
 
     const files = await traceFilesIn(positionals);
-    const attributionFiles = (values.attributions as string[] | undefined) ?? [];
+    const attributionFiles = values.attributions ?? [];
     const sources = await readAttributions(attributionFiles);
     let unreadable = 0;
     const open = async (file: string): Promise<TraceGraph | null> => {
@@ -257,7 +260,7 @@ export const report: Command = {
     );
     return unreadable > 0 ? 1 : 0;
   },
-};
+});
 
 async function emit(io: CliIO, out: unknown, text: string) {
   if (typeof out !== 'string') {

@@ -21,14 +21,24 @@ import {
   TOP_K_SYSTEMS,
   withinSessions,
 } from '../../systems/index.ts';
-import { type Command, intFlag, type Options, type Values } from '../command.ts';
+import { command, flags, oneOf, type ValuesOf } from '../command.ts';
 import { outputFile, readText } from '../files.ts';
 import { CliError, type CliIO } from '../io.ts';
-import { JUDGE_RULE_FLAG, judgeRuleOf } from '../judge-rule-flag.ts';
-import { chatModelFromFlags, PROVIDER_FLAGS, PROVIDER_USAGE, usageLine } from '../provider-flags.ts';
+import { JUDGE_RULE_FLAG } from '../judge-rule-flag.ts';
+import {
+  chatModelFromFlags,
+  PROVIDER_FLAGS,
+  PROVIDER_USAGE,
+  type ProviderValues,
+  usageLine,
+} from '../provider-flags.ts';
 import { beginWrite, removeNow, spoolFolder } from '../write.ts';
 
-export const DATA_FLAGS: Options = {
+/**
+ * The data set flags of `run` and `optimize`. `--system` is checked by `readDataArgs` against
+ * the names the command runs (they differ: `optimize` adds mem0ai, `run` the memory shapes).
+ */
+export const DATA_FLAGS = flags({
   system: {
     type: 'string',
     value: 'rag|long-context|mem0|evermemos|fact-store|session-summary|vector-store|per-user-store',
@@ -36,7 +46,7 @@ export const DATA_FLAGS: Options = {
   },
   dataset: {
     type: 'string',
-    value: 'locomo|realmem|longmemeval',
+    choices: DATASETS,
     help: 'the data set format (default: detected from the file)',
   },
   data: { type: 'string', value: 'FILE', help: 'the data set file (required)' },
@@ -48,6 +58,7 @@ export const DATA_FLAGS: Options = {
   sessions: {
     type: 'string',
     value: 'N',
+    int: { min: 1 },
     help: 'only the first N sessions, and only the questions about them (default: all)',
   },
   offline: {
@@ -55,7 +66,8 @@ export const DATA_FLAGS: Options = {
     default: false,
     help: 'deterministic components, no model (also the default without --provider)',
   },
-};
+});
+type DataValues = ValuesOf<typeof DATA_FLAGS>;
 
 const isShape = (name: string): name is ShapeName => (SHAPE_NAMES as readonly string[]).includes(name);
 
@@ -68,8 +80,7 @@ export interface DataArgs<N extends string = SystemName> {
 }
 
 /** `--top-k N`: the retrieval depth of rag and mem0 (their default, 10, when absent). */
-function topKOf(values: Values, system: string): number | undefined {
-  const topK = intFlag(values, 'top-k', 1);
+function topKOf(topK: number | undefined, system: string): number | undefined {
   if (topK === undefined) return undefined;
   if (!(TOP_K_SYSTEMS as readonly string[]).includes(system))
     throw new CliError(
@@ -81,14 +92,11 @@ function topKOf(values: Values, system: string): number | undefined {
 
 /** Reads --system (one of `names`), --dataset, --data, --conversation and --sessions. */
 export async function readDataArgs<N extends string = SystemName>(
-  values: Values,
+  values: DataValues,
   names: readonly N[] = SYSTEM_NAMES as readonly string[] as readonly N[],
 ): Promise<DataArgs<N>> {
-  const system = String(values.system ?? '') as N;
-  if (!names.includes(system)) throw new CliError(`--system must be one of ${names.join('|')}`, 2);
-  const given = values.dataset === undefined ? undefined : (String(values.dataset) as DatasetName);
-  if (given !== undefined && !DATASETS.includes(given))
-    throw new CliError(`--dataset must be one of ${DATASETS.join('|')} (or left out to detect it)`, 2);
+  const system = oneOf('system', names, values.system ?? '');
+  const given = values.dataset;
   const file = values.data;
   if (typeof file !== 'string') throw new CliError('--data FILE is required', 2);
   let parsed: unknown;
@@ -111,21 +119,27 @@ export async function readDataArgs<N extends string = SystemName>(
   }
   if (conversations.every((c) => c.sessions.length === 0))
     throw new CliError(`${file}: no session has any turn, so there is nothing to run`);
-  const sessions = intFlag(values, 'sessions', 1);
+  const sessions = values.sessions;
   if (sessions !== undefined) conversations = conversations.map((c) => withinSessions(c, sessions));
   return { system, dataset, conversations, maxSessions: sessions };
 }
 
 /** The model the provider flags name (none offline); every request it makes is recorded in `meter`. */
-export function modelFromValues(values: Values, io: CliIO, meter?: UsageMeter) {
-  const given = Object.keys(PROVIDER_FLAGS).filter((f) => values[f] !== undefined);
+export function modelFromValues(
+  values: ProviderValues & { offline?: boolean },
+  io: CliIO,
+  meter?: UsageMeter,
+) {
+  const given = (Object.keys(PROVIDER_FLAGS) as (keyof ProviderValues)[]).filter(
+    (f) => values[f] !== undefined,
+  );
   if (values.offline && given.length)
     throw new CliError(`--offline runs without a model: drop ${given.map((f) => `--${f}`).join(', ')}`, 2);
   if (values.offline || values.provider === undefined) return undefined;
   return chatModelFromFlags(values, io, { label: 'run', meter });
 }
 
-export const run: Command = {
+export const run = command({
   name: 'run',
   summary: 'run a reference memory system on a data set conversation and write its execution graph',
   usage:
@@ -139,6 +153,7 @@ export const run: Command = {
     'top-k': {
       type: 'string',
       value: 'N',
+      int: { min: 1 },
       help: 'retrieval depth of rag and mem0 (default: 10; other systems have none)',
     },
     ...PROVIDER_FLAGS,
@@ -146,14 +161,14 @@ export const run: Command = {
     memories: {
       type: 'string',
       default: 'offline',
-      value: 'offline|recorded',
+      choices: ['offline', 'recorded'],
       help: "extraction: the offline components' own, or the data set's recorded LLM-written memories",
     },
-    'judge-rule': JUDGE_RULE_FLAG,
+    ...JUDGE_RULE_FLAG,
     format: {
       type: 'string',
       default: 'smartcomment',
-      value: 'smartcomment|otlp|openinference',
+      choices: ['smartcomment', 'otlp', 'openinference'],
       help: 'the file to write: smartcomment JSON, or the same run as OTLP/JSON spans (GenAI or OpenInference names)',
     },
     'standard-only': {
@@ -166,16 +181,12 @@ export const run: Command = {
     const out = values.out;
     if (typeof out !== 'string') throw new CliError('-o OUT.json is required', 2);
     await outputFile(out, '-o');
-    const format = String(values.format);
-    if (!['smartcomment', 'otlp', 'openinference'].includes(format))
-      throw new CliError('--format must be one of smartcomment|otlp|openinference', 2);
+    const format = values.format;
     const memories = values.memories;
-    if (memories !== 'offline' && memories !== 'recorded')
-      throw new CliError('--memories must be offline or recorded', 2);
-    const judgeRule = judgeRuleOf(values);
+    const judgeRule = values['judge-rule'];
     const args = await readDataArgs<SystemName | ShapeName>(values, [...SYSTEM_NAMES, ...SHAPE_NAMES]);
     const system = args.system;
-    const topK = topKOf(values, system);
+    const topK = topKOf(values['top-k'], system);
     if (args.conversations.length !== 1)
       throw new CliError(
         `${args.conversations.length} conversations in the file; pick one with --conversation (${args.conversations
@@ -244,4 +255,4 @@ export const run: Command = {
     );
     return 0;
   },
-};
+});

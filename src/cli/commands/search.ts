@@ -11,15 +11,15 @@ import { join, resolve } from 'node:path';
 import { corpusFromGraph, type DocScope, indexKey } from '../../core/retrieval/corpus.ts';
 import type { Embedder } from '../../core/retrieval/embedder.ts';
 import { FALLBACK_LABEL, HashedNgramEmbedder } from '../../core/retrieval/hashed.ts';
-import { RetrievalIndex, SEARCH_METHODS, type SearchMethod } from '../../core/retrieval/retrieval-index.ts';
+import { RetrievalIndex, SEARCH_METHODS } from '../../core/retrieval/retrieval-index.ts';
 import { nodeModelDir } from '../../core/retrieval/transformers.node.ts';
 import { type Dtype, TransformersEmbedder } from '../../core/retrieval/transformers.ts';
-import { type Command, intFlag, JSON_FLAG } from '../command.ts';
+import { command, JSON_FLAG } from '../command.ts';
 import { CliError, type CliIO, printJson, printLine } from '../io.ts';
 import { writeAtomic } from '../write.ts';
 import { loadGraph } from './load.ts';
 
-const SCOPES = ['messages', 'all'];
+const SCOPES: readonly DocScope[] = ['messages', 'all'];
 
 export function cacheDir(io: CliIO): string {
   return resolve(io.env.MEMTRACE_CACHE_DIR ?? join('.cache', 'memtrace', 'retrieval'));
@@ -40,7 +40,7 @@ export async function loadEmbedder(
   }
 }
 
-export const search: Command = {
+export const search = command({
   name: 'search',
   summary: 'rank variables for a query by BM25, dense embeddings or hybrid RRF',
   usage:
@@ -49,12 +49,12 @@ export const search: Command = {
   args: { min: 1, max: 1, name: '<file>' },
   options: {
     query: { type: 'string', short: 'q', value: 'TEXT', help: 'what to search for (required)' },
-    method: { type: 'string', default: 'bm25', value: 'bm25|dense|hybrid', help: 'ranking' },
-    k: { type: 'string', default: '10', value: 'N', help: 'how many hits' },
+    method: { type: 'string', default: 'bm25', choices: SEARCH_METHODS, help: 'ranking' },
+    k: { type: 'string', default: '10', value: 'N', int: { min: 1 }, help: 'how many hits' },
     docs: {
       type: 'string',
       default: 'messages',
-      value: 'messages|all',
+      choices: SCOPES,
       help: 'the message variables, or every value',
     },
     'model-dir': {
@@ -69,20 +69,17 @@ export const search: Command = {
   async run({ positionals, values }, io) {
     const query = values.query;
     if (typeof query !== 'string' || query.trim() === '') throw new CliError('--query is required', 2);
-    const method = String(values.method) as SearchMethod;
-    if (!SEARCH_METHODS.includes(method))
-      throw new CliError(`--method must be one of ${SEARCH_METHODS.join(', ')}`, 2);
-    const scope = String(values.docs) as DocScope;
-    if (!SCOPES.includes(scope)) throw new CliError(`--docs must be one of ${SCOPES.join(', ')}`, 2);
-    const k = intFlag(values, 'k', 1)!; // has a default
-    const modelDir = values['model-dir'] as string | undefined;
+    const method = values.method;
+    const scope = values.docs;
+    const k = values.k;
+    const modelDir = values['model-dir'];
 
     const file = positionals[0];
     const graph = await loadGraph(file, io);
     const corpus = corpusFromGraph(graph, scope);
     let embedder: Embedder | null = null;
     if (method !== 'bm25') {
-      embedder = await loadEmbedder(modelDir, values.dtype as string | undefined);
+      embedder = await loadEmbedder(modelDir, values.dtype);
       if (!modelDir)
         io.stderr.write(`memtrace search: no --model-dir: dense ranking uses the ${FALLBACK_LABEL}\n`);
       else io.stderr.write(`memtrace search: dense ranking uses ${embedder.label}\n`);
@@ -132,4 +129,4 @@ export const search: Command = {
     }
     return 0;
   },
-};
+});

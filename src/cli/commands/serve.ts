@@ -6,7 +6,7 @@
  */
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
-import { type Command, intFlag } from '../command.ts';
+import { command } from '../command.ts';
 import { outputDir } from '../files.ts';
 import { CliError } from '../io.ts';
 import { formatBytes } from '../serve/body.ts';
@@ -22,7 +22,7 @@ function sizeFlag(text: string, flag: string): number {
   return n;
 }
 
-export const serve: Command = {
+export const serve = command({
   name: 'serve',
   summary: 'receive traces over OTLP/HTTP into a folder and serve the workbench that lists them live',
   usage:
@@ -33,6 +33,7 @@ export const serve: Command = {
       type: 'string',
       default: '4318',
       value: 'N',
+      int: { min: 0, max: 65535 },
       help: 'TCP port (4318 is OTLP/HTTP’s; 0 picks a free one)',
     },
     host: {
@@ -57,6 +58,7 @@ export const serve: Command = {
       type: 'string',
       default: '8',
       value: 'N',
+      int: { min: 1 },
       help: 'export requests handled at once; more are answered 503 with Retry-After',
     },
     'allow-remote': {
@@ -73,25 +75,24 @@ export const serve: Command = {
   },
   async run({ values }, io) {
     const log = (line: string) => io.stderr.write(`memtrace serve: ${line}\n`);
-    const port = intFlag(values, 'port', 0) ?? 4318;
-    if (port > 65535) throw new CliError(`--port must be at most 65535 (got ${port})`, 2);
-    const host = String(values.host);
+    const port = values.port;
+    const host = values.host;
     const allowRemote = values['allow-remote'] === true;
     if (!isLoopback(host) && !allowRemote)
       throw new CliError(
         `--host ${host} is not a loopback address: traces hold private conversations; add --allow-remote to listen there anyway`,
         2,
       );
-    const maxBody = sizeFlag(String(values['max-body']), '--max-body');
-    const maxConcurrent = intFlag(values, 'max-concurrent', 1) ?? 8;
-    const dir = resolve(await outputDir(String(values.dir), '--dir'));
+    const maxBody = sizeFlag(values['max-body'], '--max-body');
+    const maxConcurrent = values['max-concurrent'];
+    const dir = resolve(await outputDir(values.dir, '--dir'));
     // Loaded when the command runs (protobufjs with them), not for every command's start.
     const [{ appFolder }, { createReceiver }, { TraceStore }] = await Promise.all([
       import('../serve/app.ts'),
       import('../serve/server.ts'),
       import('../serve/store.ts'),
     ]);
-    const appDir = await appFolder(values.app as string | undefined, values.build === true, log);
+    const appDir = await appFolder(values.app, values.build, log);
     const store = await TraceStore.open(dir, log);
     const receiver = createReceiver({ store, maxBody, maxConcurrent, appDir, allowRemote, log });
     await listen(receiver.server, port, host).catch(async (e) => {
@@ -116,7 +117,7 @@ export const serve: Command = {
     await store.close();
     return 0;
   },
-};
+});
 
 function listen(server: import('node:http').Server, port: number, host: string): Promise<void> {
   return new Promise((ok, fail) => {

@@ -1,10 +1,10 @@
 import { traceStats } from '../../core/stats/stats.ts';
 import { formatIssue } from '../../core/trace/issues.ts';
-import { type Command, JSON_FLAG } from '../command.ts';
+import { command, JSON_FLAG } from '../command.ts';
 import { printJson } from '../io.ts';
 import { openGraph } from './load.ts';
 
-export const stats: Command = {
+export const stats = command({
   name: 'stats',
   summary: 'counts of one trace: records, messages, failed questions, categories, import warnings',
   usage: 'memtrace stats <file> [--json]',
@@ -29,4 +29,4 @@ export const stats: Command = {
     }
     return 0;
   },
-};
+});

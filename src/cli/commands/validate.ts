@@ -1,5 +1,5 @@
 import { formatIssue, type TraceIssue } from '../../core/trace/issues.ts';
-import { type Command, JSON_FLAG } from '../command.ts';
+import { command, JSON_FLAG } from '../command.ts';
 import { openTraceFile, traceFilesIn } from '../files.ts';
 import { printJson, printLine } from '../io.ts';
 import { progressReporter } from '../progress.ts';
@@ -12,7 +12,7 @@ export interface ValidateReport {
   issues: TraceIssue[];
 }
 
-export const validate: Command = {
+export const validate = command({
   name: 'validate',
   summary: 'check trace files; exit 0 when all load (warnings allowed)',
   usage: 'memtrace validate <files or dirs…> [--json]',
@@ -41,4 +41,4 @@ export const validate: Command = {
     }
     return reports.every((r) => r.ok) ? 0 : 1;
   },
-};
+});

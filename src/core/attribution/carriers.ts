@@ -11,7 +11,7 @@
  */
 import type { TraceGraph } from '../graph/graph.ts';
 import { opStructure } from '../graph/queries.ts';
-import type { Evidence, Matcher } from './evidence-match.ts';
+import { copiedInto, type Evidence, type Matcher, MIN_COPY_CHARS } from './evidence-match.ts';
 
 /** Carrying units per variable (unit indexes of `Matcher.unitsOf`). */
 export type Carriers = Map<number, Set<number>>;
@@ -30,9 +30,6 @@ export interface PassOptions {
   /** Told of every op that read a carrier: what carried into it, what it wrote that matters, the day read. */
   onStep?: (op: number, carrying: number[], outputs: number[], day: number | null) => void;
 }
-
-/** Copies shorter than this are not told apart from coincidence ("Yes.", a name). */
-const MIN_COPY = 12;
 
 /** The bodies of the carrying units of `inputs`. */
 function carryingTexts(m: Matcher, carriers: Carriers, inputs: number[]): string[] {
@@ -80,11 +77,10 @@ function readUnits(m: Matcher, carriers: Carriers, inputs: number[]): ReadUnits 
 /** Is `body` a piece of an input unit that does not carry the evidence, or a whole made of them? */
 function copiesOtherUnit(read: ReadUnits, body: string): boolean {
   const t = body.toLowerCase();
-  if (t.length < MIN_COPY) return false;
+  if (t.length < MIN_COPY_CHARS) return false;
   for (const o of read.others) {
     const other = o.toLowerCase();
-    if (other.length < MIN_COPY) continue;
-    if (other.includes(t) || t.includes(other)) return true;
+    if (copiedInto(t, other) || copiedInto(other, t)) return true;
   }
   return false;
 }
@@ -98,7 +94,7 @@ function carryingUnits(m: Matcher, e: Evidence, w: number, read: ReadUnits): Set
     // Exact copies first: the common case (a store or window carried forward).
     if (read.carriedSet.has(body)) out.add(i);
     else if (read.others.has(body)) continue;
-    else if (read.carried.some((c) => c.length >= MIN_COPY && body.includes(c))) out.add(i);
+    else if (read.carried.some((c) => copiedInto(c, body))) out.add(i);
     else if (m.unitCarries(w, i, e, read.day)) {
       // A piece of a carrying unit (a sentence split from the message) that states it: carries.
       const lower = body.toLowerCase();

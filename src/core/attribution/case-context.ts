@@ -8,7 +8,13 @@ import type { TraceCase } from '../cases/cases.ts';
 import { causalCone, predictionOf } from '../cases/path.ts';
 import { isSentinelVar, row, type TraceGraph } from '../graph/graph.ts';
 import { closure, consumersOf, lineageOf, opStructure, producersOf, versionsOf } from '../graph/queries.ts';
-import { splitUnits } from './evidence-match.ts';
+import {
+  isGenericCategory,
+  isMessageCategory,
+  isPromptCategory,
+  isQueryCategory,
+} from '../trace/categories.ts';
+import { copiedInto, MIN_COPY_CHARS, splitUnits } from './evidence-match.ts';
 import { readSaid } from './said.ts';
 
 /**
@@ -52,10 +58,8 @@ export interface CaseContext {
  * memory.
  */
 export function isPrompt(g: TraceGraph, v: number): boolean {
-  return g.varCategory[v] === 'prompt' || g.varCategory[v].split(/\s*&\s*/).includes('prompt');
+  return isPromptCategory(g.varCategory[v]);
 }
-
-const GENERIC_CATEGORIES = new Set(['variable', 'sentinel', 'prompt', 'message', 'message & query']);
 
 /**
  * A search reads only the units it picked (a RAG search reads its top chunks), so the
@@ -70,7 +74,7 @@ function storePeers(g: TraceGraph, read: number[], answerOp: number, queryDerive
   const categories = new Set<string>();
   for (const v of read) {
     for (const op of producersOf(g, v)) kinds.add(`${g.opName[op]}\u0000${g.opCategory[op]}`);
-    if (!GENERIC_CATEGORIES.has(g.varCategory[v])) categories.add(g.varCategory[v]);
+    if (!isGenericCategory(g.varCategory[v])) categories.add(g.varCategory[v]);
   }
   const out: number[] = [];
   for (let v = 0; v < g.varId.length; v++) {
@@ -177,10 +181,9 @@ function removedFromIndex(g: TraceGraph, units: number[], limit: string): Map<nu
 }
 
 const NO_HEADS = { day: null, speaker: null };
-const MIN_SHARED = 12;
 
 function isMessageVar(g: TraceGraph, v: number): boolean {
-  return g.varCategory[v].split(/\s*&\s*/).includes('message');
+  return isMessageCategory(g.varCategory[v]);
 }
 
 /**
@@ -193,17 +196,17 @@ function inferStore(g: TraceGraph, context: number[], queryDerived: Set<number>,
   const bodies = context
     .flatMap((v) => splitUnits(g.varValue[v]).texts)
     .map((t) => readSaid(t, NO_HEADS).text.toLowerCase().trim())
-    .filter((t) => t.length >= MIN_SHARED);
+    .filter((t) => t.length >= MIN_COPY_CHARS);
   if (bodies.length === 0) return [];
   const joined = bodies.join('\n');
   const found: number[] = [];
   for (let v = 0; v < g.varId.length; v++) {
     if (queryDerived.has(v) || g.varCreatedAt[v] > limit || isSentinelVar(g, v) || isPrompt(g, v)) continue;
-    if (g.varCategory[v] === 'message & query') continue;
+    if (isQueryCategory(g.varCategory[v])) continue;
     if (!isMessageVar(g, v) && producersOf(g, v).length === 0) continue;
     const shared = splitUnits(g.varValue[v]).texts.some((t) => {
       const b = readSaid(t, NO_HEADS).text.toLowerCase().trim();
-      return b.length >= MIN_SHARED && joined.includes(b);
+      return copiedInto(b, joined);
     });
     if (shared) found.push(v);
   }
@@ -244,7 +247,7 @@ export function caseContext(g: TraceGraph, c: TraceCase): CaseContext {
         !queryDerived.has(v) &&
         !isPrompt(g, v) &&
         !isSentinelVar(g, v) &&
-        g.varCategory[v] !== 'message & query'
+        !isQueryCategory(g.varCategory[v])
       )
         store.add(v);
   }

@@ -14,6 +14,7 @@ import type { TraceCase } from '../cases/cases.ts';
 import { type TraceGraph, varMetadata } from '../graph/graph.ts';
 import { consumersOf, lineageOf, opStructure, producersOf } from '../graph/queries.ts';
 import { contentTerms } from '../text/terms.ts';
+import { isMessageCategory } from '../trace/categories.ts';
 import type { ErrorType } from '../trace/types.ts';
 import { type AnswerRule, accepts, describeAnswerRule } from './answer-rule.ts';
 import { type Carriers, followEvidence, type PassOptions } from './carriers.ts';
@@ -106,7 +107,7 @@ function describeVar(g: TraceGraph, v: number) {
 }
 
 function isMessage(g: TraceGraph, v: number): boolean {
-  return g.varCategory[v].split(/\s*&\s*/).includes('message');
+  return isMessageCategory(g.varCategory[v]);
 }
 
 /** Day and speaker of a variable's units: a message's own, else its metadata's day. */

@@ -28,7 +28,7 @@ import {
   keepsAnswer,
 } from './critical.ts';
 import { readSaid, type Said } from './said.ts';
-import type { MatchLayer } from './types.ts';
+import { effectiveMatchLayer, type MatchLayer } from './types.ts';
 
 export { contentTokens } from '../text/terms.ts';
 
@@ -121,6 +121,14 @@ function isRecord(d: Dict): boolean {
   if (TEXT_FIELDS.some((k) => typeof d[k] === 'string') && values.filter((x) => !short(x)).length <= 2)
     return true;
   return values.every(short) && values.some((x) => typeof x !== 'string');
+}
+
+/** Copies shorter than this many characters are not told apart from coincidence ("Yes.", a name). */
+export const MIN_COPY_CHARS = 12;
+
+/** Whether `part` was copied into `whole`: contained in it, and long enough to be no coincidence. */
+export function copiedInto(part: string, whole: string): boolean {
+  return part.length >= MIN_COPY_CHARS && whole.includes(part);
 }
 
 /**
@@ -220,7 +228,7 @@ export function evidenceCore(text: string, question: string, goldenAnswers: read
  * and containment thresholds.
  */
 export interface MatchOptions extends CriticalOptions {
-  /** Default `normalised` (`vectors` when `similar` is given). */
+  /** Default: `effectiveMatchLayer` (`vectors` when `similar` is given, else `normalised`). */
   layer?: MatchLayer;
   /** Decides units in the middle band (names and answer kept, topic words too few): a model. */
   judge?: CarryJudge | null;
@@ -236,7 +244,7 @@ interface ResolvedOptions extends Required<Omit<MatchOptions, 'similar' | 'judge
 }
 
 function resolveOptions(o: MatchOptions): ResolvedOptions {
-  const layer = o.layer ?? (o.similar ? 'vectors' : 'normalised');
+  const layer = effectiveMatchLayer(o.layer, !!o.similar);
   return {
     layer,
     minRecall: o.minRecall ?? 0.5,

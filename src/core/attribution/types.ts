@@ -228,3 +228,15 @@ export const NEEDS_MODEL: ReadonlySet<AttributionMethod> = new Set(AGENT_METHODS
 export type MatchLayer = 'lexical' | 'normalised' | 'vectors';
 /** Every match layer, weakest first (for options and CLI choices). */
 export const MATCH_LAYERS: readonly MatchLayer[] = ['lexical', 'normalised', 'vectors'];
+
+/** The layer used when none is asked for (CLI `--match`, the app, the core): word vectors. */
+export const DEFAULT_MATCH_LAYER: MatchLayer = 'vectors';
+
+/**
+ * The layer that runs: the one asked for (else {@link DEFAULT_MATCH_LAYER}), one down to
+ * `normalised` when `vectors` is asked for and no word vectors are at hand.
+ */
+export function effectiveMatchLayer(asked: MatchLayer | undefined, hasVectors: boolean): MatchLayer {
+  const layer = asked ?? DEFAULT_MATCH_LAYER;
+  return layer === 'vectors' && !hasVectors ? 'normalised' : layer;
+}

@@ -166,13 +166,6 @@ export function closure(g: TraceGraph, start: Iterable<number>, options: Closure
   return { vars: queue, depth, ops: [...ops].sort((a, b) => g.opRank[a] - g.opRank[b]) };
 }
 
-/** Variables with a given category (e.g. `message`), in file order. */
-export function varsWithCategory(g: TraceGraph, category: string): number[] {
-  const out: number[] = [];
-  for (let i = 0; i < g.varCategory.length; i++) if (g.varCategory[i] === category) out.push(i);
-  return out;
-}
-
 const sessionNames = new WeakMap<TraceGraph, Map<string, string>>();
 
 /** An op's session: its id ('' when it has none) and the session's name when the trace gives one. */

@@ -15,6 +15,7 @@
  * transferred (`laneLayoutTransferables`). O(V + E + L log L) for L lanes.
  */
 import { isSentinelOp, isSentinelVar, row, type TraceGraph } from '../graph/graph.ts';
+import { isConversationMessage } from '../trace/categories.ts';
 
 /** Role bits of a variable inside one op: 1 input, 2 output, 3 intermediate. */
 export const ROLE_INPUT = 1;
@@ -173,8 +174,6 @@ function categoryTable(): { names: string[]; code: (name: string) => number } {
   };
 }
 
-const isMessage = (category: string) => category === 'message';
-
 /** Lays out the whole graph as time-ordered lanes in bands (see the module comment). */
 export function laneLayout(g: TraceGraph, options: LaneLayoutOptions = {}): LaneLayout {
   const nv = g.varId.length;
@@ -304,7 +303,7 @@ export function laneLayout(g: TraceGraph, options: LaneLayoutOptions = {}): Lane
     } else if (question[v]) {
       kind = BAND_QUESTIONS;
       key = kind * 2 ** 44;
-    } else if (isMessage(category)) {
+    } else if (isConversationMessage(category)) {
       // With one session there is nothing to tell apart (and the record need not be read).
       const id = oneSession ?? g.vars[v].session_id;
       session = typeof id === 'string' ? id : '';

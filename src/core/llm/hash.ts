@@ -1,6 +1,7 @@
-/** Stable request hashing: canonical JSON (sorted keys) and SHA-256 (`@noble/hashes`). */
-import { sha256 } from '@noble/hashes/sha2.js';
-import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
+/** Stable request hashing: canonical JSON (sorted keys) and SHA-256 (`core/hash`). */
+import { sha256Hex } from '../hash/sha256.ts';
+
+export { sha256Hex };
 
 /** JSON with object keys sorted, `undefined` fields dropped: equal values give equal text. */
 export function canonicalJson(value: unknown): string {
@@ -17,9 +18,4 @@ export function canonicalJson(value: unknown): string {
     return v;
   };
   return JSON.stringify(walk(value));
-}
-
-/** SHA-256 of the UTF-8 bytes of `text`, as 64 hex digits (synchronous: cache keys are made inline). */
-export function sha256Hex(text: string): string {
-  return bytesToHex(sha256(utf8ToBytes(text)));
 }

@@ -4,7 +4,8 @@
  * human text (`valueText`: a quoted Python/JSON string is unquoted).
  */
 import { isSentinelVar, type TraceGraph } from '../graph/graph.ts';
-import { varsWithCategory } from '../graph/queries.ts';
+import { ContentHasher } from '../hash/index.ts';
+import { isConversationMessage } from '../trace/categories.ts';
 import { valueText } from '../trace/pyrepr.ts';
 
 /** `messages`: variables of category `message` (the paper's start-point documents); `all`: every variable. */
@@ -26,8 +27,9 @@ export interface Corpus {
  */
 export function corpusFromGraph(g: TraceGraph, scope: DocScope): Corpus {
   const vars: number[] = [];
-  if (scope === 'messages') vars.push(...varsWithCategory(g, 'message'));
-  else for (let v = 0; v < g.varId.length; v++) if (!isSentinelVar(g, v)) vars.push(v);
+  if (scope === 'messages') {
+    for (let v = 0; v < g.varId.length; v++) if (isConversationMessage(g.varCategory[v])) vars.push(v);
+  } else for (let v = 0; v < g.varId.length; v++) if (!isSentinelVar(g, v)) vars.push(v);
   return {
     scope,
     ids: vars.map((v) => g.varId[v]),
@@ -37,46 +39,7 @@ export function corpusFromGraph(g: TraceGraph, scope: DocScope): Corpus {
 }
 
 /** Version of the index layout and the tokenizer/BM25/fallback definitions: bump to invalidate old indexes. */
-export const INDEX_FORMAT = 'memtrace-retrieval-v1';
-
-/**
- * Two 32-bit lanes per string (cyrb53-style mixing), chained over the sequence —
- * a fast, non-cryptographic content fingerprint (~100 MB/s in V8); 106 bits in all.
- */
-export class ContentHasher {
-  private h1 = 0xdeadbeef;
-  private h2 = 0x41c6ce57;
-  private h3 = 0x9e3779b1;
-  private h4 = 0x85ebca77;
-
-  update(s: string): this {
-    let { h1, h2, h3, h4 } = this;
-    for (let i = 0; i < s.length; i++) {
-      const c = s.charCodeAt(i);
-      h1 = Math.imul(h1 ^ c, 2654435761);
-      h2 = Math.imul(h2 ^ c, 1597334677);
-      h3 = Math.imul(h3 ^ c, 2246822507);
-      h4 = Math.imul(h4 ^ c, 3266489909);
-    }
-    // Length-delimited: "ab"+"c" differs from "a"+"bc".
-    h1 = Math.imul(h1 ^ s.length, 2654435761) ^ (h2 >>> 13);
-    h2 = Math.imul(h2 ^ 0x1f, 1597334677) ^ (h1 >>> 16);
-    h3 = Math.imul(h3 ^ s.length, 2246822507) ^ (h4 >>> 13);
-    h4 = Math.imul(h4 ^ 0x2f, 3266489909) ^ (h3 >>> 16);
-    Object.assign(this, { h1, h2, h3, h4 });
-    return this;
-  }
-
-  digest(): string {
-    const fin = (a: number, b: number) => {
-      let x = Math.imul(a ^ (a >>> 16), 2246822507) ^ Math.imul(b ^ (b >>> 13), 3266489909);
-      x = Math.imul(x ^ (x >>> 16), 2246822507) ^ Math.imul(b ^ (b >>> 13), 3266489909);
-      return (x >>> 0).toString(16).padStart(8, '0');
-    };
-    const { h1, h2, h3, h4 } = this;
-    return fin(h1, h2) + fin(h2, h1) + fin(h3, h4) + fin(h4, h3);
-  }
-}
+export const INDEX_FORMAT = 'memtrace-retrieval-v2';
 
 /**
  * The key an index is stored under and checked against: the format, the scope, the

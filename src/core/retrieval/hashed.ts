@@ -9,6 +9,7 @@
  * hashing), weighted 1, and the vector is L2-normalised. Same text → same vector,
  * on every platform.
  */
+import { fnv1a } from '../hash/index.ts';
 import { type Embedder, type EmbedOptions, normalizeRows } from './embedder.ts';
 import { TermTable } from './tokenize.ts';
 
@@ -110,14 +111,4 @@ export class HashedNgramEmbedder implements Embedder {
     options.onProgress?.({ done: texts.length, total: texts.length });
     return normalizeRows(out, dims);
   }
-}
-
-/** FNV-1a (32 bit) of `s`'s UTF-16 code units `from`..`to`, as an unsigned integer. */
-export function fnv1a(s: string, from = 0, to = s.length): number {
-  let h = 0x811c9dc5;
-  for (let i = from; i < to; i++) {
-    h ^= s.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  return h >>> 0;
 }

@@ -13,6 +13,7 @@
  * - Device: WebGPU when an adapter is available, else wasm (browser); onnxruntime-node CPU in Node.
  * - Batched, cancellable between batches (AbortSignal), with progress.
  */
+import { sha256Hex } from '../hash/sha256.ts';
 import type { GpuProbe } from '../llm/webllm-models.ts';
 import type { Embedder, EmbedOptions } from './embedder.ts';
 
@@ -142,11 +143,6 @@ async function pickDevice(
   return 'wasm';
 }
 
-async function sha256Hex(text: string): Promise<string> {
-  const d = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text));
-  return [...new Uint8Array(d)].map((b) => b.toString(16).padStart(2, '0')).join('');
-}
-
 type Extractor = ((
   texts: string[],
   options: { pooling: Pooling; normalize: boolean },
@@ -204,7 +200,7 @@ export class TransformersEmbedder implements Embedder {
       ),
     );
     const extra = location.fingerprint ? await location.fingerprint() : '';
-    const fp = (await sha256Hex(configFiles.join('\n') + extra)).slice(0, 16);
+    const fp = sha256Hex(configFiles.join('\n') + extra).slice(0, 16);
     // Probe once for the width (config.hidden_size may be absent or differ from the output).
     const probe = await extractor([''], { pooling: config.pooling, normalize: config.normalize });
     const dims = probe.dims[probe.dims.length - 1];

@@ -1,6 +1,7 @@
 /** Counts of a trace, as `memtrace stats --json` prints them. Sentinels count like any record. */
 import { listCases } from '../cases/cases.ts';
 import type { TraceGraph } from '../graph/graph.ts';
+import { isConversationMessage } from '../trace/categories.ts';
 
 /**
  * Counts of a trace's records, messages and failed questions, and of variables and ops per category (most
@@ -35,7 +36,7 @@ export function traceStats(g: TraceGraph): TraceStats {
     operations: len(data.operations),
     edges: len(data.edges),
     annotations: len(data.annotations),
-    messages: g.varCategory.filter((c) => c === 'message').length,
+    messages: g.varCategory.filter(isConversationMessage).length,
     failed_questions: listCases(g).filter((c) => c.failed).length,
     nodes_by_category: countBy(g.varCategory),
     operations_by_category: countBy(g.opCategory),

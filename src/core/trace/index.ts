@@ -1,3 +1,4 @@
+export * from './categories.ts';
 export * from './error-colours.ts';
 export * from './export.ts';
 export * from './identity.ts';

@@ -310,7 +310,7 @@ function cycles(
     when.get((lists.edges[flow.edge[k]] as Record<string, unknown>).op_id as string);
   const before = (a: OpTime, b: OpTime) => a.at < b.at || (a.at === b.at && a.index < b.index);
   const firstWrite: (OpTime | undefined)[] = new Array(nodeIds.size);
-  // An edge naming an op that is not there (reported elsewhere as dangling) has no time: skipped.
+  // An edge whose op is not among the operations (reported as dangling) has no time: skipped.
   for (let k = 0; k < flow.edge.length; k++) {
     const w = opOf(k);
     const first = firstWrite[flow.dst[k]];
@@ -326,8 +326,7 @@ function cycles(
     if (c < 0 || c !== cycleOf[flow.dst[k]] || reported.has(c)) continue;
     const reader = opOf(k);
     const written = firstWrite[src];
-    if (!reader || !written) continue;
-    if (before(written, reader)) continue; // written before this read: in time order
+    if (!reader || !written || before(written, reader)) continue; // written before this read: in time order
     reported.add(c);
     const vars = found[c].vars;
     const shown = vars.slice(0, 3).map((v) => `"${names[v].slice(0, 80)}"`);

@@ -80,8 +80,32 @@ interface Mem0aiModule {
 
 let loaded: Promise<Mem0aiModule> | null = null;
 
-/** mem0ai/oss, loaded once; its telemetry (events to PostHog) is switched off first: traces stay on the machine. */
-function loadMem0ai(): Promise<Mem0aiModule> {
+/** The optional dependencies `--system mem0ai` needs (package.json `optionalDependencies`). */
+const MEM0AI_PACKAGES = ['mem0ai', 'better-sqlite3'] as const;
+
+/**
+ * Why mem0ai could not be loaded, in one line: a missing optional package is named with the
+ * command that installs it; any other failure keeps the first line of its own message.
+ */
+export function mem0aiLoadError(e: unknown): Error {
+  const message = e instanceof Error ? e.message : String(e);
+  const missing = MEM0AI_PACKAGES.find(
+    (p) =>
+      (e as { code?: string })?.code === 'ERR_MODULE_NOT_FOUND' &&
+      (message.includes(`'${p}'`) || message.includes(`'${p}/`)),
+  );
+  return new Error(
+    missing
+      ? `${missing} is not installed (an optional dependency, needed only for mem0ai): run npm install ${MEM0AI_PACKAGES.join(' ')}`
+      : `mem0ai could not be loaded: ${message.split('\n')[0]}`,
+  );
+}
+
+/**
+ * mem0ai/oss, loaded once; its telemetry (events to PostHog) is switched off first: traces stay
+ * on the machine. Rejects with {@link mem0aiLoadError}'s one line when it cannot be loaded.
+ */
+export function loadMem0ai(): Promise<Mem0aiModule> {
   loaded ??= (async () => {
     process.env.MEM0_TELEMETRY = 'false';
     register(`data:text/javascript,${encodeURIComponent(PEER_HOOK)}`);
@@ -89,9 +113,7 @@ function loadMem0ai(): Promise<Mem0aiModule> {
       return (await import('mem0ai/oss')) as unknown as Mem0aiModule;
     } catch (e) {
       loaded = null;
-      throw new Error(
-        `mem0ai could not be loaded (${(e as Error).message}); it is a devDependency: run npm install in the project`,
-      );
+      throw mem0aiLoadError(e);
     }
   })();
   return loaded;

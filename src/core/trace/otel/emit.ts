@@ -6,6 +6,8 @@
  * With `exact`, every record also rides along in `memtrace.*` attributes, so importing the
  * file gives back the same document (ids, categories, values, edges, annotations).
  */
+import { fnv1a, hex8 } from '../../hash/index.ts';
+import { isGenericCategory, isQueryCategory } from '../categories.ts';
 import { valueText } from '../pyrepr.ts';
 import type { EdgeRecord, OperationRecord, TraceDocument, VariableRecord } from '../types.ts';
 
@@ -43,10 +45,9 @@ export const MEMTRACE_ATTR = {
   edges: 'memtrace.edges',
 } as const;
 
+/** 8 hex digits of FNV-1a from `seed` (ids derived from ids: stable across exports). */
 function fnv32(text: string, seed: number): string {
-  let h = seed >>> 0;
-  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
-  return (h >>> 0).toString(16).padStart(8, '0');
+  return hex8(fnv1a(text, 0, text.length, seed));
 }
 
 /** The span id an op gets: 16 hex digits derived from its op_id (importing gives op `op-<span id>`). */
@@ -76,9 +77,6 @@ interface OpShape {
   inputs: VariableRecord[];
   outputs: VariableRecord[];
 }
-
-/** Categories too general to say two variables are the same kind of memory unit. */
-const GENERIC_CATEGORIES = new Set(['variable', 'message', 'message & query', 'prompt', 'sentinel', 'query']);
 
 const LLM_CATEGORIES = /llm|generat|extract|chat|answer|summar/i;
 
@@ -131,7 +129,7 @@ export function documentToSpans(doc: TraceDocument, options: EmitOptions): SpanD
     (chainLength.get(fullName(v)) ?? 0) > 1 || searchedUnits.has(fullName(v));
   const unitCategories = new Set<string>();
   for (const n of nodes)
-    if (recordLike(n) && !GENERIC_CATEGORIES.has(String(n.category))) unitCategories.add(String(n.category));
+    if (recordLike(n) && !isGenericCategory(String(n.category))) unitCategories.add(String(n.category));
   const isUnit = (v: VariableRecord) => recordLike(v) || unitCategories.has(String(v.category));
 
   // Which op carries which record (exact mode): a variable goes with the first op that touches it.
@@ -265,7 +263,7 @@ function fullName(n: VariableRecord): string {
 }
 
 function isQuery(v: VariableRecord): boolean {
-  return v.class_name === 'query' || /\bquery\b/.test(String(v.category));
+  return v.class_name === 'query' || isQueryCategory(String(v.category));
 }
 
 /** Inputs = sources that are not targets of the op's edges; outputs = targets that are not sources. */

@@ -7,6 +7,8 @@
  * than spread from one object: a spread inside a literal builds about half as fast, on tens of
  * thousands of records.
  */
+
+import { hash16 } from '../../hash/index.ts';
 import type {
   EdgeRecord,
   JsonObject,
@@ -17,7 +19,7 @@ import type {
 } from '../types.ts';
 import { SENTINEL } from '../types.ts';
 import type { ContentItem, ItemRole } from './items.ts';
-import { hash16, TextMap, textSlot } from './text-map.ts';
+import { TextMap, textSlot } from './text-map.ts';
 
 const ROLE_CATEGORY: Record<ItemRole, string> = {
   prompt: 'prompt',

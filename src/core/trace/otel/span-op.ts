@@ -3,11 +3,13 @@
  * records read), its outputs (texts, record versions), an inline judge's verdict, and the
  * judge ops of evaluations of its answer.
  */
+
+import { hash16 } from '../../hash/index.ts';
 import type { JsonObject } from '../types.ts';
 import type { GraphWriter, OpInput } from './graph-writer.ts';
 import { slotOf } from './graph-writer.ts';
 import type { ContentItem, SpanContent, SpanEvaluation, SpanMemory } from './items.ts';
-import { hash16, type TextMap } from './text-map.ts';
+import type { TextMap } from './text-map.ts';
 
 /** A record's latest version, by store id + record id. */
 interface RecordVersion {

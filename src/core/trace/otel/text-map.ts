@@ -4,27 +4,9 @@
  * (windows, prompts) degrades to comparing them one by one; long keys go under a hash of
  * their content instead, and a hit is confirmed by comparing the text.
  */
+import { hash16 } from '../../hash/index.ts';
+
 const LONG = 4096;
-
-/** Two hex digits per byte value (a table: `toString(16)` is several times slower, and ids are made by the thousand). */
-const HEX = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, '0'));
-
-/** A 32-bit number as 8 hex digits. */
-export function hex8(n: number): string {
-  return HEX[n >>> 24] + HEX[(n >>> 16) & 255] + HEX[(n >>> 8) & 255] + HEX[n & 255];
-}
-
-/** 64-bit FNV-1a-style hash as 16 hex digits (two independent 32-bit lanes). */
-export function hash16(text: string): string {
-  let h1 = 0x811c9dc5;
-  let h2 = 0x01000193 ^ text.length;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    h1 = Math.imul(h1 ^ c, 0x01000193);
-    h2 = Math.imul(h2 ^ c, 0x5bd1e995);
-  }
-  return hex8(h1) + hex8(h2);
-}
 
 /** The key a text is filed under: itself when short, `hash:length` when long (compute once, pass along). */
 export function textSlot(text: string): string {
