@@ -50,6 +50,18 @@ function listSources(root: string, dir: string, skip: Set<string>, out: string[]
   }
 }
 
+/** The source files (`.ts`, `.svelte`, …; no `.d.ts`) under the given folders of `absRoot`, relative to it. */
+export function sourceFiles(
+  absRoot: string,
+  folders: readonly string[],
+  skip: readonly string[] = [],
+): string[] {
+  const files: string[] = [];
+  for (const folder of folders)
+    if (existsSync(join(absRoot, folder))) listSources(absRoot, folder, new Set(skip), files);
+  return files;
+}
+
 const toPosix = (p: string) => p.split(sep).join('/');
 
 /** The package a bare specifier names: `d3`, `@mlc-ai/web-llm`, `mem0ai` of `mem0ai/oss`. */
@@ -60,14 +72,12 @@ export function packageOf(specifier: string): string {
 
 const isNodeAdapter = (path: string) => /\.node\.(ts|mts)$/.test(path);
 
-/** Checks the tree under `root`; returns every violation, sorted by file and line. */
-export function checkLayers(root: string, options: CheckOptions = {}): Violation[] {
-  const absRoot = resolve(root);
-  const files: string[] = [];
-  // tests/ may import every layer and has no rule of its own: nothing there to check.
-  for (const folder of ['src', 'workers', 'bin', 'bench', 'scripts'])
-    if (existsSync(join(absRoot, folder))) listSources(absRoot, folder, new Set(options.skip ?? []), files);
-
+/**
+ * A resolver of relative specifiers for the tree under `absRoot`, by TypeScript's own module
+ * resolution: `(from, specifier)` → the target file relative to the root (`/` separated), or
+ * undefined when it names nothing.
+ */
+export function relativeResolver(absRoot: string): (from: string, specifier: string) => string | undefined {
   const compilerOptions: TS.CompilerOptions = {
     module: ts.ModuleKind.ESNext,
     moduleResolution: ts.ModuleResolutionKind.Bundler,
@@ -76,14 +86,22 @@ export function checkLayers(root: string, options: CheckOptions = {}): Violation
     allowJs: true,
   };
   const cache = ts.createModuleResolutionCache(absRoot, (s) => s, compilerOptions);
-  /** A relative specifier's target file, relative to the root; undefined when it names nothing. */
-  const resolveRelative = (from: string, specifier: string): string | undefined => {
+  return (from, specifier) => {
     const abs = resolve(absRoot, dirname(from), specifier);
     if (existsSync(abs) && statSync(abs).isFile()) return toPosix(relative(absRoot, abs));
     const r = ts.resolveModuleName(specifier, join(absRoot, from), compilerOptions, ts.sys, cache);
     const target = r.resolvedModule?.resolvedFileName;
     return target ? toPosix(relative(absRoot, target)) : undefined;
   };
+}
+
+/** Checks the tree under `root`; returns every violation, sorted by file and line. */
+export function checkLayers(root: string, options: CheckOptions = {}): Violation[] {
+  const absRoot = resolve(root);
+  // tests/ may import every layer and has no rule of its own: nothing there to check.
+  const files = sourceFiles(absRoot, ['src', 'workers', 'bin', 'bench', 'scripts'], options.skip);
+
+  const resolveRelative = relativeResolver(absRoot);
 
   const violations: Violation[] = [];
   /** Resolved relative imports inside the checked tree, for the cycle check. */

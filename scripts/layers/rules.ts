@@ -128,6 +128,27 @@ export const RULES = {
 
 export type RuleId = keyof typeof RULES;
 
+/**
+ * The core module a path belongs to: `src/core/<name>` for every file under that folder (its
+ * subfolders included); undefined outside core and for a loose file like `src/core/random.ts`,
+ * a module of one file that is its own face.
+ */
+export function coreModuleOf(path: string): string | undefined {
+  return /^src\/core\/[^/]+(?=\/)/.exec(path)?.[0];
+}
+
+/**
+ * Whether a file is a face of its core module, the files other modules and layers may import:
+ * its `index.ts`, and its Node-only adapters (`*.node.ts` at the module's top level), which
+ * cannot join the index because browsers load it.
+ */
+export function isModuleFace(path: string): boolean {
+  const module = coreModuleOf(path);
+  if (!module) return true;
+  const rest = path.slice(module.length + 1);
+  return rest === 'index.ts' || (!rest.includes('/') && /\.node\.(ts|mts)$/.test(rest));
+}
+
 /** The layer of a path relative to the project root (`/` separators), or undefined. */
 export function layerOf(path: string): Layer | undefined {
   for (const [folder, layer] of LAYER_FOLDERS) if (path.startsWith(folder)) return layer;
