@@ -8,7 +8,7 @@ import { criticalInfo, judgeText } from '../../src/core/attribution/critical.ts'
 import { attributeEvidenceFlow } from '../../src/core/attribution/evidence-flow.ts';
 import { listCases } from '../../src/core/cases/cases.ts';
 import { buildGraph } from '../../src/core/graph/graph.ts';
-import { referenceDay } from '../../src/core/text/temporal.ts';
+import { referenceDay } from '../../src/core/nlp/temporal.ts';
 import { DocBuilder } from '../helpers/doc-builder.ts';
 
 const py = (s: string) => `'${s.replace(/'/g, "\\'")}'`;

@@ -17,8 +17,8 @@ import { buildGraph } from '../../src/core/graph/graph.ts';
 import { createChatModel, ProviderProfileSchema } from '../../src/core/llm/index.ts';
 import { decodeVectorFile, encodeVectorFile } from '../../src/core/semantic/vector-file.ts';
 import { WordVectors } from '../../src/core/semantic/word-vectors.ts';
-import { referenceDay, spanStates, temporalMentions } from '../../src/core/text/temporal.ts';
-import { contentTerms, numbersAsDigits, termKey } from '../../src/core/text/terms.ts';
+import { referenceDay, spanStates, temporalMentions } from '../../src/core/nlp/temporal.ts';
+import { contentTerms, numbersAsDigits, termKey } from '../../src/core/nlp/terms.ts';
 import { DocBuilder } from '../helpers/doc-builder.ts';
 import { useMockLlmServer } from '../llm/mock-llm-server.ts';
 

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { MAX_FRONTIER } from '../../src/core/attribution/agents/frontier.ts';
 import { listCases } from '../../src/core/cases/cases.ts';
 import { openTrace } from '../../src/core/graph/open.ts';
 import { corpusFromGraph, indexKey } from '../../src/core/retrieval/corpus.ts';
@@ -88,6 +89,10 @@ describe('documents and index keys', () => {
 });
 
 describe('start points (paper: messages, question + "\\n" + golden answer, top 8)', () => {
+  it("keeps the paper's max_frontier / 2, the agents' to-explore limit halved", () => {
+    expect(START_POINTS).toBe(MAX_FRONTIER / 2);
+  });
+
   it('ranks messages for every failed question of a real trace', async () => {
     const g = graphOf(TEXT);
     const ix = await RetrievalIndex.build(corpusFromGraph(g, 'messages'));

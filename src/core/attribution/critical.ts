@@ -18,8 +18,8 @@
  */
 
 import { sentenceWindows } from '../text/sentences.ts';
-import { type DaySpan, spanStates, temporalMentions } from '../text/temporal.ts';
-import { contentTerms, type Term, termKey } from '../text/terms.ts';
+import { type DaySpan, spanStates, temporalMentions } from '../nlp/temporal.ts';
+import { contentTerms, type Term, termKey } from '../nlp/terms.ts';
 import {
   type AnswerFeatures,
   type AnswerRule,

@@ -13,7 +13,7 @@
 import type { TraceCase } from '../cases/cases.ts';
 import { type TraceGraph, varMetadata } from '../graph/graph.ts';
 import { consumersOf, lineageOf, opStructure, producersOf } from '../graph/queries.ts';
-import { contentTerms } from '../text/terms.ts';
+import { contentTerms } from '../nlp/terms.ts';
 import type { ErrorType } from '../trace/types.ts';
 import { type AnswerRule, accepts, describeAnswerRule } from './answer-rule.ts';
 import { type Carriers, followEvidence, type PassOptions } from './carriers.ts';

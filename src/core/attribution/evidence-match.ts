@@ -14,8 +14,8 @@
  */
 
 import { sentences, sentenceWindows } from '../text/sentences.ts';
-import { hasTemporalCue } from '../text/temporal.ts';
-import { contentTerms, contentTokens, type Term } from '../text/terms.ts';
+import { hasTemporalCue } from '../nlp/temporal.ts';
+import { contentTerms, contentTokens, type Term } from '../nlp/terms.ts';
 import { parseValue } from '../trace/pyrepr.ts';
 import { PRIOR_ANSWER_RULE } from './answer-rule.ts';
 import type { CarryJudge, CarryQuestion } from './carry-judge.ts';
@@ -30,7 +30,7 @@ import {
 import { readSaid, type Said } from './said.ts';
 import type { MatchLayer } from './types.ts';
 
-export { contentTokens } from '../text/terms.ts';
+export { contentTokens } from '../nlp/terms.ts';
 
 /** The human text of a value: message JSON → its `content` (or all string fields), repr string → unquoted. */
 export function evidenceText(value: string): string {

@@ -4,7 +4,7 @@
  * 2023: Caroline: …", a message value is JSON with `name` and `timestamp`. The day
  * resolves relative dates ("yesterday"); the speaker stands for "I" and "we".
  */
-import { referenceDay } from '../text/temporal.ts';
+import { referenceDay } from '../nlp/temporal.ts';
 import { parseValue } from '../trace/pyrepr.ts';
 
 export interface Said {
