@@ -4,8 +4,8 @@
  * build) fetched once per worker, with progress. When the file cannot be had, attribution
  * still runs, one layer down (`normalised`), and says so.
  */
-import type { EvidenceFlowOptions } from '../src/core/attribution/evidence-flow.ts';
-import { vectorSimilarity, WordVectors } from '../src/core/semantic/word-vectors.ts';
+import type { EvidenceFlowOptions } from '../src/core/attribution/index.ts';
+import { vectorSimilarity, WordVectors } from '../src/core/semantic/index.ts';
 
 export interface MatcherProgress {
   /** Bytes of the word-vector file read so far, and its size when the server says. */

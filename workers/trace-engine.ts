@@ -5,11 +5,21 @@
  * questions about this trace. Nothing here reads the file again.
  */
 import { Index } from 'flexsearch';
-import { listCases, type TraceCase } from '../src/core/cases/cases.ts';
-import { casePath } from '../src/core/cases/path.ts';
-import { isSentinelVar, opMetadata, type TraceGraph, varMetadata } from '../src/core/graph/graph.ts';
-import { consumersOf, lineageOf, opStructure, opsTouching, producersOf } from '../src/core/graph/queries.ts';
-import { groupByLineage, searchValues, wordSnippet } from '../src/core/graph/search.ts';
+import { casePath, listCases, type TraceCase } from '../src/core/cases/index.ts';
+import {
+  consumersOf,
+  groupByLineage,
+  isSentinelVar,
+  lineageOf,
+  opMetadata,
+  opStructure,
+  opsTouching,
+  producersOf,
+  searchValues,
+  type TraceGraph,
+  varMetadata,
+  wordSnippet,
+} from '../src/core/graph/index.ts';
 import {
   type LaneLayout,
   type LaneLayoutOptions,
@@ -18,9 +28,9 @@ import {
   neighbourhoodDrawing,
   previewText,
 } from '../src/core/layout/index.ts';
-import { type IndexStore, TraceRetrieval } from '../src/core/retrieval/service.ts';
-import { diffLines } from '../src/core/text/diff.ts';
-import { prettyValue } from '../src/core/trace/pyrepr.ts';
+import { type IndexStore, TraceRetrieval } from '../src/core/retrieval/index.ts';
+import { diffLines } from '../src/core/text/index.ts';
+import { prettyValue } from '../src/core/trace/index.ts';
 import type {
   CaseOverview,
   NeighbourhoodData,

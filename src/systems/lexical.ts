@@ -3,8 +3,7 @@
  * documents (memory units are added, rewritten and deleted while a system runs) and a
  * hashed bag-of-words vector as a deterministic stand-in for an embedder.
  */
-import { BM25_DEFAULTS, bm25Idf } from '../core/retrieval/bm25.ts';
-import { fnv1a } from '../core/retrieval/hashed.ts';
+import { BM25_DEFAULTS, bm25Idf, fnv1a } from '../core/retrieval/index.ts';
 import { contentTokens, tokens } from './text.ts';
 
 const { k1: K1, b: B } = BM25_DEFAULTS;

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import * as Comlink from 'comlink';
 import { afterEach, describe, expect, it } from 'vitest';
 import { listCases } from '../../src/core/cases/index.ts';
-import { openTrace } from '../../src/core/graph/open.ts';
+import { openTrace } from '../../src/core/graph/index.ts';
 import { type MemtraceDb, openDb } from '../../src/db/index.ts';
 import { isAbort } from '../../workers/api.ts';
 import { EngineService } from '../../workers/engine.ts';
@@ -39,7 +39,10 @@ describe('one engine per open trace', () => {
     expect(overview.evidence.map((v) => v.id)).toEqual(
       c.evidenceIds.filter((id) => opened.graph.varIndex.has(id)),
     );
-    const found = await engine.search({ q: c.question.split(' ').slice(0, 3).join(' '), traceIds: [traceId] });
+    const found = await engine.search({
+      q: c.question.split(' ').slice(0, 3).join(' '),
+      traceIds: [traceId],
+    });
     expect(found.traces).toBe(1);
     // Ranked retrieval indexes the same open graph (BM25: no embedder connected).
     const info = await engine.buildIndex(traceId, 'messages');

@@ -1,14 +1,21 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { MAX_FRONTIER } from '../../src/core/attribution/agents/frontier.ts';
-import { listCases } from '../../src/core/cases/cases.ts';
-import { openTrace } from '../../src/core/graph/open.ts';
-import { corpusFromGraph, indexKey } from '../../src/core/retrieval/corpus.ts';
-import { HashedNgramEmbedder } from '../../src/core/retrieval/hashed.ts';
-import { RetrievalIndex } from '../../src/core/retrieval/retrieval-index.ts';
-import { EmbedderHost, type IndexStore, TraceRetrieval } from '../../src/core/retrieval/service.ts';
-import { START_POINTS, startPointQuery, startPoints } from '../../src/core/retrieval/startpoints.ts';
+import { MAX_FRONTIER } from '../../src/core/attribution/index.ts';
+import { listCases } from '../../src/core/cases/index.ts';
+import { openTrace } from '../../src/core/graph/index.ts';
+import {
+  corpusFromGraph,
+  EmbedderHost,
+  HashedNgramEmbedder,
+  type IndexStore,
+  indexKey,
+  RetrievalIndex,
+  START_POINTS,
+  startPointQuery,
+  startPoints,
+  TraceRetrieval,
+} from '../../src/core/retrieval/index.ts';
 import { SMARTCOMMENT_DIR } from '../helpers/shared-data.ts';
 
 const FILE = join(SMARTCOMMENT_DIR, 'conv-26-fault-3.json');

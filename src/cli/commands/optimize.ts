@@ -8,7 +8,7 @@
  */
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { AttributionMethod } from '../../core/attribution/types.ts';
+import type { AttributionMethod } from '../../core/attribution/index.ts';
 import type { OptimizeState, OptimizeStore } from '../../systems/optimize/index.ts';
 import { referenceTarget } from '../../systems/optimize/target.ts';
 import { SYSTEM_NAMES, type SystemName } from '../../systems/system.ts';

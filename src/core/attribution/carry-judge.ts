@@ -6,9 +6,8 @@
  * when the user has one) or an LLM asked yes/no (through the `ChatModel`, so its
  * calls are cached and counted).
  */
-import { mapLimited } from '../llm/limit.ts';
-import type { ChatModel } from '../llm/types.ts';
-import type { Embedder } from '../retrieval/embedder.ts';
+import { type ChatModel, mapLimited } from '../llm/index.ts';
+import type { Embedder } from '../retrieval/index.ts';
 
 /** One undecided pair. */
 export interface CarryQuestion {

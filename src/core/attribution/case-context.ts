@@ -4,10 +4,18 @@
  * between the store and the answer, and the store they read. Found from edges,
  * classes and the `prompt` category only — never from op names.
  */
-import type { TraceCase } from '../cases/cases.ts';
-import { causalCone, predictionOf } from '../cases/path.ts';
-import { isSentinelVar, row, type TraceGraph } from '../graph/graph.ts';
-import { closure, consumersOf, lineageOf, opStructure, producersOf, versionsOf } from '../graph/queries.ts';
+import { causalCone, predictionOf, type TraceCase } from '../cases/index.ts';
+import {
+  closure,
+  consumersOf,
+  isSentinelVar,
+  lineageOf,
+  opStructure,
+  producersOf,
+  row,
+  type TraceGraph,
+  versionsOf,
+} from '../graph/index.ts';
 import { splitUnits } from './evidence-match.ts';
 import { readSaid } from './said.ts';
 

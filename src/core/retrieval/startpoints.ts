@@ -3,7 +3,7 @@
  * `message`; query = question + "\n" + golden answer; BM25 and dense each return 2×
  * the wanted count, fused by RRF; keep max_frontier / 2.
  */
-import type { TraceCase } from '../cases/cases.ts';
+import type { TraceCase } from '../cases/index.ts';
 import type { Embedder } from './embedder.ts';
 import type { RetrievalIndex, SearchHit, SearchMethod } from './retrieval-index.ts';
 

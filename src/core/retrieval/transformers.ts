@@ -13,7 +13,7 @@
  * - Device: WebGPU when an adapter is available, else wasm (browser); onnxruntime-node CPU in Node.
  * - Batched, cancellable between batches (AbortSignal), with progress.
  */
-import type { GpuProbe } from '../llm/webllm-models.ts';
+import type { GpuProbe } from '../llm/index.ts';
 import type { Embedder, EmbedOptions } from './embedder.ts';
 
 /** How token vectors become one text vector. */
