@@ -9,8 +9,10 @@ import { dirname, join, relative, resolve, sep } from 'node:path';
 import {
   BROWSER_LAYERS,
   CLOCK_ADAPTERS,
+  coreModuleOf,
   FORBIDDEN_PACKAGES,
   HOST_GLOBALS,
+  isModuleFace,
   KNOWN_CYCLES,
   type Layer,
   layerOf,
@@ -98,8 +100,8 @@ export function relativeResolver(absRoot: string): (from: string, specifier: str
 /** Checks the tree under `root`; returns every violation, sorted by file and line. */
 export function checkLayers(root: string, options: CheckOptions = {}): Violation[] {
   const absRoot = resolve(root);
-  // tests/ may import every layer and has no rule of its own: nothing there to check.
-  const files = sourceFiles(absRoot, ['src', 'workers', 'bin', 'bench', 'scripts'], options.skip);
+  // tests/ may import every layer, but through the core modules' faces like everyone else.
+  const files = sourceFiles(absRoot, ['src', 'workers', 'bin', 'bench', 'scripts', 'tests'], options.skip);
 
   const resolveRelative = relativeResolver(absRoot);
 
@@ -305,6 +307,9 @@ function checkImport(
     add(ref.line, rule, `imports ${shown} (${target}): ${layer} may import only ${allowed}`);
     return;
   }
+  const module = coreModuleOf(target);
+  if (module && !isModuleFace(target) && coreModuleOf(file) !== module)
+    add(ref.line, 'module-face', `imports ${shown} (${target}), inside ${module}: import ${module}/index.ts`);
   if (layer === 'app' && to === 'workers') {
     const typeOnlyEntry = ref.typeOnly && target.endsWith('.worker.ts');
     if (!WORKER_ENTRY_MODULES.has(target) && !typeOnlyEntry)

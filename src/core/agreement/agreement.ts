@@ -21,7 +21,7 @@ import {
   oldestFirst,
   splitCaseKey,
 } from '../labels/index.ts';
-import { rate } from '../report/index.ts';
+import { rate } from '../report/index.light.ts';
 import { cohenKappa, fleissKappa } from './kappa.ts';
 
 /**

@@ -25,6 +25,7 @@ export interface CarryJudgeCost {
   output_tokens: number;
 }
 
+/** Decides the undecided (middle-band) pairs: a sentence model or an LLM asked yes/no. */
 export interface CarryJudge {
   /** What decides, as people should read it ("sentence model …", "LLM …"). */
   readonly label: string;
