@@ -6,7 +6,7 @@
  * Labels outside the five types are excluded and counted.
  */
 import type { Attribution } from '../attribution/index.ts';
-import { ERROR_TYPES, isErrorType } from '../trace/index.ts';
+import { ERROR_TYPES, isErrorType } from '../trace/index.light.ts';
 
 /**
  * One attributed case as the benchmark scores it: its system, the label, the prediction and what the run
