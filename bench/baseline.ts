@@ -7,7 +7,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { BenchSummary, ScoredCase } from '../src/core/bench/metrics.ts';
+import type { BenchSummary, ScoredCase } from '../src/core/bench/index.ts';
 
 /** One case as `memtrace bench --out` writes it. */
 export type BaselineCase = ScoredCase & { file: string; query_id: string };

@@ -9,9 +9,8 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import { compareMemoryAt, compareRuns } from '../src/core/compare/compare.ts';
-import { pairQuestions } from '../src/core/compare/questions.ts';
-import { openTrace } from '../src/core/graph/open.ts';
+import { compareMemoryAt, compareRuns, pairQuestions } from '../src/core/compare/index.ts';
+import { openTrace } from '../src/core/graph/index.ts';
 import { machineFacts, median, writeResultsSection } from './stats-util.ts';
 import { writeSynthetic } from './write-synthetic.ts';
 

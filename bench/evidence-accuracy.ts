@@ -17,17 +17,17 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { openTraceFile } from '../src/cli/files.ts';
-import { sentenceModelJudge } from '../src/core/attribution/carry-judge.ts';
-import { type EngineDeps, evidenceFlowEngine } from '../src/core/attribution/engines.ts';
-import type { EvidenceFlowOptions } from '../src/core/attribution/evidence-flow.ts';
-import { type BenchSummary, type ScoredCase, scoredCase, summarize } from '../src/core/bench/metrics.ts';
-import { listCases } from '../src/core/cases/cases.ts';
-import { systemOf } from '../src/core/cases/system.ts';
-import { corpusFromGraph } from '../src/core/retrieval/corpus.ts';
-import { HashedNgramEmbedder } from '../src/core/retrieval/hashed.ts';
-import { RetrievalIndex } from '../src/core/retrieval/retrieval-index.ts';
+import {
+  type EngineDeps,
+  type EvidenceFlowOptions,
+  evidenceFlowEngine,
+  sentenceModelJudge,
+} from '../src/core/attribution/index.ts';
+import { type BenchSummary, type ScoredCase, scoredCase, summarize } from '../src/core/bench/index.ts';
+import { listCases, systemOf } from '../src/core/cases/index.ts';
+import { corpusFromGraph, HashedNgramEmbedder, RetrievalIndex } from '../src/core/retrieval/index.ts';
+import { vectorSimilarity } from '../src/core/semantic/index.ts';
 import { loadWordVectors } from '../src/core/semantic/word-vectors.node.ts';
-import { vectorSimilarity } from '../src/core/semantic/word-vectors.ts';
 import { baselineSummary } from './baseline.ts';
 import { jsonFiles, machineFacts, median, writeResultsSection } from './stats-util.ts';
 

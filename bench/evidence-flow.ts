@@ -5,15 +5,12 @@
  * `npx tsx bench/evidence-flow.ts` writes the `Evidence-flow attributor (speed)` section of RESULTS.md.
  */
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { evidenceFlowEngine } from '../src/core/attribution/engines.ts';
-import type { EvidenceFlowOptions } from '../src/core/attribution/evidence-flow.ts';
-import { listCases } from '../src/core/cases/cases.ts';
-import { openTrace } from '../src/core/graph/open.ts';
-import { corpusFromGraph } from '../src/core/retrieval/corpus.ts';
-import { HashedNgramEmbedder } from '../src/core/retrieval/hashed.ts';
-import { RetrievalIndex } from '../src/core/retrieval/retrieval-index.ts';
+import { type EvidenceFlowOptions, evidenceFlowEngine } from '../src/core/attribution/index.ts';
+import { listCases } from '../src/core/cases/index.ts';
+import { openTrace } from '../src/core/graph/index.ts';
+import { corpusFromGraph, HashedNgramEmbedder, RetrievalIndex } from '../src/core/retrieval/index.ts';
+import { vectorSimilarity } from '../src/core/semantic/index.ts';
 import { loadWordVectors } from '../src/core/semantic/word-vectors.node.ts';
-import { vectorSimilarity } from '../src/core/semantic/word-vectors.ts';
 import { machineFacts, median, writeResultsSection } from './stats-util.ts';
 import { writeSynthetic } from './write-synthetic.ts';
 

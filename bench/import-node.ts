@@ -6,8 +6,8 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { buildGraph } from '../src/core/graph/graph.ts';
-import { parseTraceText } from '../src/core/trace/import.ts';
+import { buildGraph } from '../src/core/graph/index.ts';
+import { parseTraceText } from '../src/core/trace/index.ts';
 import { machineFacts, median, writeResultsSection } from './stats-util.ts';
 import { writeSynthetic } from './write-synthetic.ts';
 

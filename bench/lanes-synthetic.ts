@@ -5,7 +5,7 @@
  * question with retrieval, generation and a judge. Deterministic for a seed.
  */
 import { seededRandom } from '../src/core/random.ts';
-import type { EdgeRecord, OperationRecord, TraceDocument, VariableRecord } from '../src/core/trace/types.ts';
+import type { EdgeRecord, OperationRecord, TraceDocument, VariableRecord } from '../src/core/trace/index.ts';
 
 const pad = (n: number, w: number) => String(n).padStart(w, '0');
 

@@ -11,17 +11,11 @@
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
-import {
-  attributeMemTrace,
-  attributeObs,
-  memtraceOracle,
-  obsOracle,
-} from '../src/core/attribution/agents/index.ts';
-import { listCases } from '../src/core/cases/cases.ts';
-import { systemOf } from '../src/core/cases/system.ts';
-import { openTrace } from '../src/core/graph/open.ts';
-import { ScriptedChatModel } from '../src/core/llm/scripted.ts';
-import { isErrorType } from '../src/core/trace/types.ts';
+import { attributeMemTrace, attributeObs, memtraceOracle, obsOracle } from '../src/core/attribution/index.ts';
+import { listCases, systemOf } from '../src/core/cases/index.ts';
+import { openTrace } from '../src/core/graph/index.ts';
+import { ScriptedChatModel } from '../src/core/llm/index.ts';
+import { isErrorType } from '../src/core/trace/index.ts';
 import { median, writeResultsSection } from './stats-util.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');

@@ -7,8 +7,7 @@
  * writes the "OpenTelemetry import (Node)" section of RESULTS.md. Goal: ≤ 3× JSON.parse.
  */
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { parseTraceText } from '../src/core/trace/import.ts';
-import type { TraceDocument } from '../src/core/trace/types.ts';
+import { parseTraceText, type TraceDocument } from '../src/core/trace/index.ts';
 import { otlpJson } from '../src/sdk/otel.ts';
 import { machineFacts, median, writeResultsSection } from './stats-util.ts';
 import { syntheticText } from './synthetic.ts';

@@ -14,13 +14,10 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { depsFor } from '../src/cli/attribution-setup.ts';
-import { evidenceFlowEngine } from '../src/core/attribution/engines.ts';
+import { evidenceFlowEngine } from '../src/core/attribution/index.ts';
 import { type TraceCase as Case, listCases, systemOf } from '../src/core/cases/index.ts';
-import { buildGraph } from '../src/core/graph/graph.ts';
-import { parseTraceText } from '../src/core/trace/import.ts';
-import { opSpanId } from '../src/core/trace/otel/emit.ts';
-import { valueText } from '../src/core/trace/pyrepr.ts';
-import type { TraceDocument } from '../src/core/trace/types.ts';
+import { buildGraph } from '../src/core/graph/index.ts';
+import { opSpanId, parseTraceText, type TraceDocument, valueText } from '../src/core/trace/index.ts';
 import { otlpJson } from '../src/sdk/otel.ts';
 import { writeResultsSection } from './stats-util.ts';
 

@@ -13,10 +13,9 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { depsFor } from '../src/cli/attribution-setup.ts';
 import { collectTraceFiles, openTraceFile } from '../src/cli/files.ts';
-import { evidenceFlowEngine } from '../src/core/attribution/engines.ts';
-import type { Attribution } from '../src/core/attribution/types.ts';
-import { listCases, type TraceCase } from '../src/core/cases/cases.ts';
-import type { TraceGraph } from '../src/core/graph/graph.ts';
+import { type Attribution, evidenceFlowEngine } from '../src/core/attribution/index.ts';
+import { listCases, type TraceCase } from '../src/core/cases/index.ts';
+import type { TraceGraph } from '../src/core/graph/index.ts';
 import { buildReport, reportCase, reportHtml, reportMarkdown } from '../src/core/report/index.ts';
 import { machineFacts, median, writeResultsSection } from './stats-util.ts';
 

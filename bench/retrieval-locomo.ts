@@ -9,13 +9,15 @@
  * dropped; a question left with none is skipped (counted).
  */
 import { readFileSync } from 'node:fs';
-import { Bm25Index } from '../src/core/retrieval/bm25.ts';
-import { DenseIndex } from '../src/core/retrieval/dense.ts';
-import type { Embedder } from '../src/core/retrieval/embedder.ts';
-import { HashedNgramEmbedder } from '../src/core/retrieval/hashed.ts';
-import { reciprocalRankFusion } from '../src/core/retrieval/rrf.ts';
-import { startPointQuery } from '../src/core/retrieval/startpoints.ts';
-import type { Hit } from '../src/core/retrieval/topk.ts';
+import {
+  Bm25Index,
+  DenseIndex,
+  type Embedder,
+  HashedNgramEmbedder,
+  type Hit,
+  reciprocalRankFusion,
+  startPointQuery,
+} from '../src/core/retrieval/index.ts';
 
 export const LOCOMO_FILE = '../shared/data/locomo/locomo-dev.json';
 export const CATEGORY_NAMES: Record<number, string> = {

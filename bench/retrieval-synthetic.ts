@@ -6,12 +6,16 @@
  */
 import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { openTrace } from '../src/core/graph/open.ts';
-import { Bm25Index } from '../src/core/retrieval/bm25.ts';
-import { corpusFromGraph, type DocScope, indexKey } from '../src/core/retrieval/corpus.ts';
-import { DenseIndex } from '../src/core/retrieval/dense.ts';
-import { HashedNgramEmbedder } from '../src/core/retrieval/hashed.ts';
-import { reciprocalRankFusion } from '../src/core/retrieval/rrf.ts';
+import { openTrace } from '../src/core/graph/index.ts';
+import {
+  Bm25Index,
+  corpusFromGraph,
+  DenseIndex,
+  type DocScope,
+  HashedNgramEmbedder,
+  indexKey,
+  reciprocalRankFusion,
+} from '../src/core/retrieval/index.ts';
 import { median } from './stats-util.ts';
 import { writeSynthetic } from './write-synthetic.ts';
 

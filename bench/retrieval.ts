@@ -7,10 +7,13 @@
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import type { Embedder } from '../src/core/retrieval/embedder.ts';
-import { HashedNgramEmbedder } from '../src/core/retrieval/hashed.ts';
+import {
+  type Dtype,
+  type Embedder,
+  HashedNgramEmbedder,
+  TransformersEmbedder,
+} from '../src/core/retrieval/index.ts';
 import { nodeModelDir } from '../src/core/retrieval/transformers.node.ts';
-import { type Dtype, TransformersEmbedder } from '../src/core/retrieval/transformers.ts';
 import { benchLocomo, LOCOMO_FILE, locomoTable } from './retrieval-locomo.ts';
 import { benchSynthetic, syntheticTable } from './retrieval-synthetic.ts';
 import { machineFacts, writeResultsSection } from './stats-util.ts';

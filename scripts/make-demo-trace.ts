@@ -6,8 +6,8 @@
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { openTrace } from '../src/core/graph/open.ts';
-import { exportSmartcomment } from '../src/core/trace/export.ts';
+import { openTrace } from '../src/core/graph/index.ts';
+import { exportSmartcomment } from '../src/core/trace/index.ts';
 import { seededIds, steppingClock, Tracer } from '../src/sdk/index.ts';
 import {
   annotationOf,

@@ -10,7 +10,7 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { machineFacts, writeResultsSection } from '../bench/stats-util.ts';
-import { exportSmartcomment } from '../src/core/trace/export.ts';
+import { exportSmartcomment } from '../src/core/trace/index.ts';
 import {
   type BenchmarkSummary,
   type Conversation,

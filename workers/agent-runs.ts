@@ -6,9 +6,8 @@
  * written to the run's row before the next step is reported as saved; the row's
  * segment guards against a stale runner writing over a resumed run.
  */
-import { engineFor } from '../src/core/attribution/engines.ts';
-import type { AttributionEvent } from '../src/core/attribution/types.ts';
-import type { TraceGraph } from '../src/core/graph/graph.ts';
+import { type AttributionEvent, engineFor } from '../src/core/attribution/index.ts';
+import type { TraceGraph } from '../src/core/graph/index.ts';
 import {
   type AgentProgress,
   type AgentRunRow,

@@ -7,12 +7,12 @@ import {
   type CompareProgress,
   compareMemoryAt,
   compareSteps,
+  type MemoryComparison,
+  pairQuestions,
   type QuestionComparison,
   type RunComparison,
-} from '../src/core/compare/compare.ts';
-import type { MemoryComparison } from '../src/core/compare/memory.ts';
-import { pairQuestions } from '../src/core/compare/questions.ts';
-import type { TraceGraph } from '../src/core/graph/graph.ts';
+} from '../src/core/compare/index.ts';
+import type { TraceGraph } from '../src/core/graph/index.ts';
 
 export type { CompareProgress, MemoryComparison, QuestionComparison, RunComparison };
 

@@ -1,5 +1,5 @@
 /** The embedder worker's API: one embedder, texts in, vectors out (`EmbedderApi`); it never holds a trace. */
-import type { EmbedderInfo, EmbeddingSetting, ServiceProgress } from '../src/core/retrieval/service.ts';
+import type { EmbedderInfo, EmbeddingSetting, ServiceProgress } from '../src/core/retrieval/index.ts';
 
 /** The embedder worker: one embedder, texts in, vectors out; it never holds a trace. */
 export interface EmbedderApi {

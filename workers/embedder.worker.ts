@@ -8,8 +8,8 @@
 import * as Comlink from 'comlink';
 import ortMjs from 'onnxruntime-web/ort-wasm-simd-threaded.asyncify.mjs?url';
 import ortWasm from 'onnxruntime-web/ort-wasm-simd-threaded.asyncify.wasm?url';
-import type { GpuProbe } from '../src/core/llm/webllm-models.ts';
-import { EmbedderHost } from '../src/core/retrieval/service.ts';
+import type { GpuProbe } from '../src/core/llm/index.ts';
+import { EmbedderHost } from '../src/core/retrieval/index.ts';
 import './abort-transfer.ts';
 import type { EmbedderApi } from './api.ts';
 

@@ -1,22 +1,22 @@
 /** The engine worker's API: import, the open traces' analyses, ranked retrieval (`EngineApi`). */
-import type { OpSummary } from '../src/core/graph/queries.ts';
+import type { OpSummary } from '../src/core/graph/index.ts';
 import type {
   LaneLayout,
   LaneLayoutOptions,
   NeighbourhoodDrawing,
   NeighbourhoodDrawingOptions,
 } from '../src/core/layout/index.ts';
-import type { DocScope } from '../src/core/retrieval/corpus.ts';
-import type { SearchMethod } from '../src/core/retrieval/retrieval-index.ts';
 import type {
+  DocScope,
   EmbedderInfo,
   EmbeddingSetting,
   IndexInfo,
+  SearchMethod,
   ServiceHit,
   ServiceProgress,
-} from '../src/core/retrieval/service.ts';
-import type { DiffLine } from '../src/core/text/diff.ts';
-import type { TraceIssue } from '../src/core/trace/issues.ts';
+} from '../src/core/retrieval/index.ts';
+import type { DiffLine } from '../src/core/text/index.ts';
+import type { TraceIssue } from '../src/core/trace/index.ts';
 import type { AgentRunRow } from '../src/db/agent-runs.ts';
 import type { ReattachReport } from '../src/db/labels.ts';
 import type { AgentRunEvent } from './agent-runs.ts';

@@ -7,14 +7,18 @@
  * take an `AbortSignal` (the page aborts the older of two requests of one view).
  */
 import * as Comlink from 'comlink';
-import { answerOpOf } from '../src/core/cases/path.ts';
-import type { TraceGraph } from '../src/core/graph/graph.ts';
-import { openTrace } from '../src/core/graph/open.ts';
+import { answerOpOf } from '../src/core/cases/index.ts';
+import { openTrace, type TraceGraph } from '../src/core/graph/index.ts';
 import type { LaneLayout, LaneLayoutOptions, NeighbourhoodDrawingOptions } from '../src/core/layout/index.ts';
-import type { DocScope } from '../src/core/retrieval/corpus.ts';
-import type { Embedder } from '../src/core/retrieval/embedder.ts';
-import type { SearchMethod } from '../src/core/retrieval/retrieval-index.ts';
-import type { IndexInfo, IndexStore, ServiceHit, ServiceProgress } from '../src/core/retrieval/service.ts';
+import type {
+  DocScope,
+  Embedder,
+  IndexInfo,
+  IndexStore,
+  SearchMethod,
+  ServiceHit,
+  ServiceProgress,
+} from '../src/core/retrieval/index.ts';
 import type { AgentRunRow } from '../src/db/agent-runs.ts';
 import { getOriginal, listTraces } from '../src/db/repo.ts';
 import { latestCaseRun, listEvaluationRuns } from '../src/db/runs.ts';

@@ -4,18 +4,13 @@
  * `summarize` (core/bench). Which labels it scores against is the person's choice (core/labels
  * `LabelChoice`): the file's own by default, or a source (adjudicated, person, …) or one annotator.
  */
-import { type EngineDeps, evidenceFlowEngine } from '../src/core/attribution/engines.ts';
-import type { Attribution } from '../src/core/attribution/types.ts';
-import { scoredCase } from '../src/core/bench/metrics.ts';
-import { listCases, type TraceCase } from '../src/core/cases/cases.ts';
-import type { TraceGraph } from '../src/core/graph/graph.ts';
-import { opSummary } from '../src/core/graph/queries.ts';
-import { FILE_CHOICE, type LabelChoice, labelsFor } from '../src/core/labels/choose.ts';
-import { caseKey } from '../src/core/labels/record.ts';
-import { verdictGrounds } from '../src/core/report/grounds.ts';
-import { corpusFromGraph } from '../src/core/retrieval/corpus.ts';
-import { HashedNgramEmbedder } from '../src/core/retrieval/hashed.ts';
-import { RetrievalIndex } from '../src/core/retrieval/retrieval-index.ts';
+import { type Attribution, type EngineDeps, evidenceFlowEngine } from '../src/core/attribution/index.ts';
+import { scoredCase } from '../src/core/bench/index.ts';
+import { listCases, type TraceCase } from '../src/core/cases/index.ts';
+import { opSummary, type TraceGraph } from '../src/core/graph/index.ts';
+import { caseKey, FILE_CHOICE, type LabelChoice, labelsFor } from '../src/core/labels/index.ts';
+import { verdictGrounds } from '../src/core/report/index.ts';
+import { corpusFromGraph, HashedNgramEmbedder, RetrievalIndex } from '../src/core/retrieval/index.ts';
 import { listLabels } from '../src/db/labels.ts';
 import type { EvaluatedCase } from '../src/db/runs.ts';
 import type { MemtraceDb } from '../src/db/schema.ts';

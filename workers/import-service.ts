@@ -5,12 +5,10 @@
  * drive it on fake-indexeddb.
  */
 import { listCases, systemOf, type TraceCase } from '../src/core/cases/index.ts';
-import { buildGraph, type TraceGraph } from '../src/core/graph/graph.ts';
-import { fileLabels } from '../src/core/labels/file-labels.ts';
-import { traceStats } from '../src/core/stats/stats.ts';
-import { parseTraceText } from '../src/core/trace/import.ts';
-import type { TraceIssue } from '../src/core/trace/issues.ts';
-import { decodeUtf8 } from '../src/core/trace/utf8.ts';
+import { buildGraph, type TraceGraph } from '../src/core/graph/index.ts';
+import { fileLabels } from '../src/core/labels/index.ts';
+import { traceStats } from '../src/core/stats/index.ts';
+import { decodeUtf8, parseTraceText, type TraceIssue } from '../src/core/trace/index.ts';
 import { replaceFileLabels } from '../src/db/labels.ts';
 import { isQuotaError, QUOTA_MESSAGE, storeTrace } from '../src/db/repo.ts';
 import type { CaseRow, MemtraceDb, TraceMeta } from '../src/db/schema.ts';

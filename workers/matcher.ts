@@ -4,11 +4,13 @@
  * build) fetched once per worker, with progress. When the file cannot be had, attribution
  * still runs, one layer down (`normalised`), and says so.
  */
-import type { EvidenceFlowOptions } from '../src/core/attribution/evidence-flow.ts';
-import { effectiveMatchLayer, type MatchLayer } from '../src/core/attribution/types.ts';
-import { vectorSimilarity, WordVectors } from '../src/core/semantic/word-vectors.ts';
-import { referenceDay, temporalMentions } from '../src/core/text/temporal.ts';
-import { contentTerms, numbersAsDigits } from '../src/core/text/terms.ts';
+import {
+  type EvidenceFlowOptions,
+  effectiveMatchLayer,
+  type MatchLayer,
+} from '../src/core/attribution/index.ts';
+import { contentTerms, numbersAsDigits, referenceDay, temporalMentions } from '../src/core/nlp/index.ts';
+import { vectorSimilarity, WordVectors } from '../src/core/semantic/index.ts';
 
 export interface MatcherProgress {
   /** Bytes of the word-vector file read so far, and its size when the server says. */

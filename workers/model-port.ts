@@ -3,15 +3,16 @@
  * through (keys and endpoints stay in the page) and the `ChatModel` over that port. Imports
  * only core, so the services and the typed APIs (api.ts) share it without importing each other.
  */
-import { LlmError, type LlmErrorKind } from '../src/core/llm/errors.ts';
-import type {
-  ChatCapabilities,
-  ChatModel,
-  ChatRequest,
-  ChatResponse,
-  ProviderKind,
-  Spent,
-} from '../src/core/llm/types.ts';
+import {
+  type ChatCapabilities,
+  type ChatModel,
+  type ChatRequest,
+  type ChatResponse,
+  LlmError,
+  type LlmErrorKind,
+  type ProviderKind,
+  type Spent,
+} from '../src/core/llm/index.ts';
 
 /** What the worker knows of the page's chat model (no key, no endpoint). */
 export interface ModelInfo {

@@ -1,6 +1,6 @@
 /** The embedder worker's current embedder, seen from another worker as a core `Embedder`. */
 import type * as Comlink from 'comlink';
-import type { Embedder } from '../src/core/retrieval/embedder.ts';
+import type { Embedder } from '../src/core/retrieval/index.ts';
 import type { EmbedderApi } from './api.ts';
 
 /** The embedder in use in the embedder worker (null: none, BM25 only); `embed` calls it over its port. */

@@ -7,8 +7,8 @@
  * the current case.
  */
 
-import { listCases } from '../src/core/cases/cases.ts';
-import type { TraceGraph } from '../src/core/graph/graph.ts';
+import { listCases } from '../src/core/cases/index.ts';
+import type { TraceGraph } from '../src/core/graph/index.ts';
 import {
   type AttributedInput,
   type AttributionRecord,
@@ -23,7 +23,7 @@ import {
   reportCase,
   writeNarrative,
 } from '../src/core/report/index.ts';
-import { isErrorType } from '../src/core/trace/types.ts';
+import { isErrorType } from '../src/core/trace/index.ts';
 import type { MemtraceDb, RunRow } from '../src/db/schema.ts';
 import { attributeOne } from './evaluation.ts';
 import type { Matching } from './matcher.ts';

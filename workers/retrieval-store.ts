@@ -5,7 +5,7 @@
  * `memtrace-retrieval`, so this worker needs nothing from src/db; the db owner can
  * swap in the Dexie `indexes` table by implementing `IndexStore`.)
  */
-import type { IndexStore } from '../src/core/retrieval/service.ts';
+import type { IndexStore } from '../src/core/retrieval/index.ts';
 
 const DB = 'memtrace-retrieval';
 const STORE = 'indexes';

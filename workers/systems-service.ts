@@ -7,8 +7,8 @@
  * Runs inside the systems worker; a plain class so Node tests can drive it on fake-indexeddb.
  */
 
-import { metered, UsageMeter } from '../src/core/llm/accounting.ts';
-import { exportSmartcomment } from '../src/core/trace/export.ts';
+import { metered, UsageMeter } from '../src/core/llm/index.ts';
+import { exportSmartcomment } from '../src/core/trace/index.ts';
 import { Tracer } from '../src/sdk/tracer.ts';
 import { createSystem } from '../src/systems/factory.ts';
 import { DATASET_LABEL, DATASETS, detectDataset, loadDataset } from '../src/systems/loaders/index.ts';

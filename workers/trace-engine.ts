@@ -5,18 +5,22 @@
  * questions about this trace. Nothing here reads the file again.
  */
 import { Index } from 'flexsearch';
-import { listCases, type TraceCase } from '../src/core/cases/cases.ts';
-import { casePath } from '../src/core/cases/path.ts';
-import { isSentinelVar, opMetadata, type TraceGraph, varMetadata } from '../src/core/graph/graph.ts';
+import { casePath, listCases, type TraceCase } from '../src/core/cases/index.ts';
 import {
   consumersOf,
+  groupByLineage,
+  isSentinelVar,
   lineageOf,
+  opMetadata,
   opStructure,
   opSummary,
   opsTouching,
   producersOf,
-} from '../src/core/graph/queries.ts';
-import { groupByLineage, searchValues, wordSnippet } from '../src/core/graph/search.ts';
+  searchValues,
+  type TraceGraph,
+  varMetadata,
+  wordSnippet,
+} from '../src/core/graph/index.ts';
 import {
   type LaneLayout,
   type LaneLayoutOptions,
@@ -25,9 +29,9 @@ import {
   neighbourhoodDrawing,
   previewText,
 } from '../src/core/layout/index.ts';
-import { type IndexStore, TraceRetrieval } from '../src/core/retrieval/service.ts';
-import { diffLines } from '../src/core/text/diff.ts';
-import { readableValue } from '../src/core/trace/pyrepr.ts';
+import { type IndexStore, TraceRetrieval } from '../src/core/retrieval/index.ts';
+import { diffLines } from '../src/core/text/index.ts';
+import { readableValue } from '../src/core/trace/index.ts';
 import type {
   CaseOverview,
   NeighbourhoodData,

@@ -9,7 +9,7 @@ import type {
   ChatCompletionRequestStreaming,
   InitProgressReport,
 } from '@mlc-ai/web-llm';
-import type { WebLLMEngine } from '../src/core/llm/webllm.ts';
+import type { WebLLMEngine } from '../src/core/llm/index.ts';
 
 export interface WebLLMWorkerApi {
   /** Loads a prebuilt model (downloading it into the browser's cache the first time). */

@@ -9,8 +9,10 @@ import { dirname, join, relative, resolve, sep } from 'node:path';
 import {
   BROWSER_LAYERS,
   CLOCK_ADAPTERS,
+  coreModuleOf,
   FORBIDDEN_PACKAGES,
   HOST_GLOBALS,
+  isModuleFace,
   KNOWN_CYCLES,
   type Layer,
   layerOf,
@@ -50,6 +52,18 @@ function listSources(root: string, dir: string, skip: Set<string>, out: string[]
   }
 }
 
+/** The source files (`.ts`, `.svelte`, …; no `.d.ts`) under the given folders of `absRoot`, relative to it. */
+export function sourceFiles(
+  absRoot: string,
+  folders: readonly string[],
+  skip: readonly string[] = [],
+): string[] {
+  const files: string[] = [];
+  for (const folder of folders)
+    if (existsSync(join(absRoot, folder))) listSources(absRoot, folder, new Set(skip), files);
+  return files;
+}
+
 const toPosix = (p: string) => p.split(sep).join('/');
 
 /** The package a bare specifier names: `d3`, `@mlc-ai/web-llm`, `mem0ai` of `mem0ai/oss`. */
@@ -60,14 +74,12 @@ export function packageOf(specifier: string): string {
 
 const isNodeAdapter = (path: string) => /\.node\.(ts|mts)$/.test(path);
 
-/** Checks the tree under `root`; returns every violation, sorted by file and line. */
-export function checkLayers(root: string, options: CheckOptions = {}): Violation[] {
-  const absRoot = resolve(root);
-  const files: string[] = [];
-  // tests/ may import every layer and has no rule of its own: nothing there to check.
-  for (const folder of ['src', 'workers', 'bin', 'bench', 'scripts'])
-    if (existsSync(join(absRoot, folder))) listSources(absRoot, folder, new Set(options.skip ?? []), files);
-
+/**
+ * A resolver of relative specifiers for the tree under `absRoot`, by TypeScript's own module
+ * resolution: `(from, specifier)` → the target file relative to the root (`/` separated), or
+ * undefined when it names nothing.
+ */
+export function relativeResolver(absRoot: string): (from: string, specifier: string) => string | undefined {
   const compilerOptions: TS.CompilerOptions = {
     module: ts.ModuleKind.ESNext,
     moduleResolution: ts.ModuleResolutionKind.Bundler,
@@ -76,14 +88,22 @@ export function checkLayers(root: string, options: CheckOptions = {}): Violation
     allowJs: true,
   };
   const cache = ts.createModuleResolutionCache(absRoot, (s) => s, compilerOptions);
-  /** A relative specifier's target file, relative to the root; undefined when it names nothing. */
-  const resolveRelative = (from: string, specifier: string): string | undefined => {
+  return (from, specifier) => {
     const abs = resolve(absRoot, dirname(from), specifier);
     if (existsSync(abs) && statSync(abs).isFile()) return toPosix(relative(absRoot, abs));
     const r = ts.resolveModuleName(specifier, join(absRoot, from), compilerOptions, ts.sys, cache);
     const target = r.resolvedModule?.resolvedFileName;
     return target ? toPosix(relative(absRoot, target)) : undefined;
   };
+}
+
+/** Checks the tree under `root`; returns every violation, sorted by file and line. */
+export function checkLayers(root: string, options: CheckOptions = {}): Violation[] {
+  const absRoot = resolve(root);
+  // tests/ may import every layer, but through the core modules' faces like everyone else.
+  const files = sourceFiles(absRoot, ['src', 'workers', 'bin', 'bench', 'scripts', 'tests'], options.skip);
+
+  const resolveRelative = relativeResolver(absRoot);
 
   const violations: Violation[] = [];
   /** Resolved relative imports inside the checked tree, for the cycle check. */
@@ -287,6 +307,9 @@ function checkImport(
     add(ref.line, rule, `imports ${shown} (${target}): ${layer} may import only ${allowed}`);
     return;
   }
+  const module = coreModuleOf(target);
+  if (module && !isModuleFace(target) && coreModuleOf(file) !== module)
+    add(ref.line, 'module-face', `imports ${shown} (${target}), inside ${module}: import ${module}/index.ts`);
   if (layer === 'app' && to === 'workers') {
     const typeOnlyEntry = ref.typeOnly && target.endsWith('.worker.ts');
     if (!WORKER_ENTRY_MODULES.has(target) && !typeOnlyEntry)

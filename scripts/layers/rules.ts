@@ -122,11 +122,35 @@ export const RULES = {
   unresolved: 'a relative import names an existing file',
   'worker-entry': 'a Worker is started from a workers/*.worker.ts entry module',
   'worker-api-satisfies': "a worker's exposed object `satisfies` its API type",
+  'module-face':
+    'code outside a core module imports it through a face: `src/core/<module>/index.ts` (or a narrower `index.<name>.ts`, or a `*.node.ts` adapter)',
   'import-cycle':
     'modules do not import each other, not even for types (move what both need to a leaf module)',
 } as const;
 
 export type RuleId = keyof typeof RULES;
+
+/**
+ * The core module a path belongs to: `src/core/<name>` for every file under that folder (its
+ * subfolders included); undefined outside core and for a loose file like `src/core/random.ts`,
+ * a module of one file that is its own face.
+ */
+export function coreModuleOf(path: string): string | undefined {
+  return /^src\/core\/[^/]+(?=\/)/.exec(path)?.[0];
+}
+
+/**
+ * Whether a file is a face of its core module, the files other modules and layers may import:
+ * its `index.ts`; a narrower `index.<name>.ts` (`index.light.ts`: a subset for code that must
+ * load little, such as the app's start chunk); and its Node-only adapters (`*.node.ts` at the
+ * module's top level), which cannot join the index because browsers load it.
+ */
+export function isModuleFace(path: string): boolean {
+  const module = coreModuleOf(path);
+  if (!module) return true;
+  const rest = path.slice(module.length + 1);
+  return !rest.includes('/') && (/^index(\.[\w-]+)?\.ts$/.test(rest) || /\.node\.(ts|mts)$/.test(rest));
+}
 
 /** The layer of a path relative to the project root (`/` separators), or undefined. */
 export function layerOf(path: string): Layer | undefined {

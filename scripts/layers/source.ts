@@ -31,20 +31,25 @@ export interface SourceFacts {
 export interface Script {
   source: TS.SourceFile;
   firstLine: number;
+  /** Where the script starts in the file's text (a Svelte `<script>` block's content; else 0). */
+  offset: number;
 }
 
 /** The scripts of a file: the file itself, or a Svelte component's `<script>` blocks. */
 export function scriptsOf(path: string, text: string): Script[] {
   if (!path.endsWith('.svelte'))
-    return [{ source: ts.createSourceFile(path, text, ts.ScriptTarget.Latest), firstLine: 1 }];
+    return [
+      { source: ts.createSourceFile(path, text, ts.ScriptTarget.Latest, true), firstLine: 1, offset: 0 },
+    ];
   const root = parseSvelte(text, { modern: true });
   const out: Script[] = [];
   for (const block of [root.module, root.instance]) {
     if (!block) continue;
     const { start, end } = block.content as unknown as { start: number; end: number };
     out.push({
-      source: ts.createSourceFile(`${path}.ts`, text.slice(start, end), ts.ScriptTarget.Latest),
+      source: ts.createSourceFile(`${path}.ts`, text.slice(start, end), ts.ScriptTarget.Latest, true),
       firstLine: text.slice(0, start).split('\n').length,
+      offset: start,
     });
   }
   return out;

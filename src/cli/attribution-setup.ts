@@ -1,24 +1,25 @@
 /** Shared by `attribute` and `bench`: method flags, engine dependencies per graph. */
-import { AGENT_PRESETS, type AgentOptions } from '../core/attribution/agents/budgets.ts';
-import { isAgentStopped } from '../core/attribution/agents/stopped.ts';
-import { type CarryJudge, llmCarryJudge, sentenceModelJudge } from '../core/attribution/carry-judge.ts';
-import type { EngineDeps } from '../core/attribution/engines.ts';
 import {
+  AGENT_PRESETS,
+  type AgentOptions,
   ATTRIBUTION_METHODS,
   type Attribution,
   type AttributionInput,
   type AttributionMethod,
+  type CarryJudge,
   DEFAULT_MATCH_LAYER,
+  type EngineDeps,
+  isAgentStopped,
+  llmCarryJudge,
   MATCH_LAYERS,
   NEEDS_MODEL,
-} from '../core/attribution/types.ts';
-import type { TraceGraph } from '../core/graph/graph.ts';
+  sentenceModelJudge,
+} from '../core/attribution/index.ts';
+import type { TraceGraph } from '../core/graph/index.ts';
 import { type ChatModel, isLlmError, spentOfError, type UsageMeter } from '../core/llm/index.ts';
-import { corpusFromGraph } from '../core/retrieval/corpus.ts';
-import type { Embedder } from '../core/retrieval/embedder.ts';
-import { RetrievalIndex } from '../core/retrieval/retrieval-index.ts';
+import { corpusFromGraph, type Embedder, RetrievalIndex } from '../core/retrieval/index.ts';
+import { vectorSimilarity } from '../core/semantic/index.ts';
 import { loadWordVectors } from '../core/semantic/word-vectors.node.ts';
-import { vectorSimilarity } from '../core/semantic/word-vectors.ts';
 import { flags, type ValuesOf } from './command.ts';
 import { CliError, type CliIO } from './io.ts';
 import { chatModelFromFlags, PROVIDER_FLAGS, PROVIDER_USAGE, type ProviderValues } from './provider-flags.ts';
@@ -121,7 +122,7 @@ export async function attributeCase(
   const started = Date.now();
   try {
     // The engines (and the NLP libraries under them) load when a case is attributed, not at startup.
-    const { engineFor } = await import('../core/attribution/engines.ts');
+    const { engineFor } = await import('../core/attribution/index.ts');
     return { result: await engineFor(method)(input, deps), error: null };
   } catch (e) {
     const error = {

@@ -1,10 +1,8 @@
 /** Finding and reading trace files from paths given on the command line. */
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import type { TraceGraph } from '../core/graph/graph.ts';
-import { type OpenResult, openTrace } from '../core/graph/open.ts';
-import { formatIssue, type TraceIssue } from '../core/trace/issues.ts';
-import { decodeUtf8 } from '../core/trace/utf8.ts';
+import { type OpenResult, openTrace, type TraceGraph } from '../core/graph/index.ts';
+import { decodeUtf8, formatIssue, type TraceIssue } from '../core/trace/index.ts';
 import { CliError, type CliIO } from './io.ts';
 
 /** Expands files and folders (recursively, `.json` files, sorted) into a list of files. */

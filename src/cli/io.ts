@@ -1,4 +1,4 @@
-import { escapeControls, oneLine } from '../core/text/controls.ts';
+import { escapeControls, oneLine } from '../core/text/index.ts';
 
 /** What a CLI command may touch: its streams and environment (injected, so tests run commands in-process). */
 export interface Writable {

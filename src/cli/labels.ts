@@ -1,6 +1,11 @@
 /** Reading label files (annotations files and graph files) and the label-source flags, for `agreement` and `bench`. */
-import { FILE_CHOICE, isLabelChoice, type LabelChoice } from '../core/labels/choose.ts';
-import { type LabelRecord, readLabelFile } from '../core/labels/index.ts';
+import {
+  FILE_CHOICE,
+  isLabelChoice,
+  type LabelChoice,
+  type LabelRecord,
+  readLabelFile,
+} from '../core/labels/index.ts';
 import { collectTraceFiles, readFileText } from './files.ts';
 import { CliError, type CliIO } from './io.ts';
 

@@ -1,6 +1,6 @@
 /** `memtrace` — the workbench's core from the command line. */
 import { parseArgs } from 'node:util';
-import { isLlmError } from '../core/llm/errors.ts';
+import { isLlmError } from '../core/llm/index.ts';
 import { type AnyCommand, commandHelp, parseArgsOptions, readFlags } from './command.ts';
 import { agreement } from './commands/agreement.ts';
 import { attribute } from './commands/attribute.ts';

@@ -8,7 +8,7 @@
  * Rows never hold API keys: the model is described by its profile's id, name, kind and
  * model name only.
  */
-import type { AgentCheckpoint, AgentMethod } from '../core/attribution/types.ts';
+import type { AgentCheckpoint, AgentMethod } from '../core/attribution/index.ts';
 import type { EvaluatedCase, RunStatus } from './runs.ts';
 import type { MemtraceDb, RunRow } from './schema.ts';
 

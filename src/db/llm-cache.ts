@@ -3,7 +3,7 @@
  * can be cleared without touching traces). Implements core's `CacheStore`.
  */
 import Dexie, { type EntityTable } from 'dexie';
-import type { CacheEntry, CacheStore } from '../core/llm/cache.ts';
+import type { CacheEntry, CacheStore } from '../core/llm/index.ts';
 
 interface Row extends CacheEntry {
   key: string;

@@ -1,5 +1,5 @@
 /** Repository functions over the workbench database. Writes of one trace are one transaction. */
-import { caseKey, type LabelRecord } from '../core/labels/record.ts';
+import { caseKey, type LabelRecord } from '../core/labels/index.ts';
 import { type ReattachReport, replaceFileLabels } from './labels.ts';
 import type { BlobRow, CaseRow, MemtraceDb, TraceMeta } from './schema.ts';
 

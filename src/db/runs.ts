@@ -5,10 +5,10 @@
  * - A one-case run is a `runs` row of its trace and question (kind `attribution`).
  * Accepting or correcting a result stores a label record (src/db/labels.ts).
  */
-import type { PathStep } from '../core/attribution/types.ts';
-import type { BenchSummary, ScoredCase } from '../core/bench/metrics.ts';
-import type { OpSummary } from '../core/graph/queries.ts';
-import type { VerdictGrounds } from '../core/report/grounds.ts';
+import type { PathStep } from '../core/attribution/index.ts';
+import type { BenchSummary, ScoredCase } from '../core/bench/index.ts';
+import type { OpSummary } from '../core/graph/index.ts';
+import type { VerdictGrounds } from '../core/report/index.ts';
 import type { MemtraceDb, RunRow } from './schema.ts';
 
 /** The traceId of runs that span traces (evaluations). */

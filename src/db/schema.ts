@@ -13,13 +13,16 @@
  * 3 drops `annotations`.
  */
 import Dexie, { type EntityTable, type Transaction } from 'dexie';
-import type { TraceCase } from '../core/cases/cases.ts';
-import { contextOf } from '../core/labels/file-labels.ts';
-import type { LabelRecord } from '../core/labels/record.ts';
-import { AGENT_SOURCE, FILE_SOURCE, PERSON_SOURCE } from '../core/labels/record.ts';
-import type { TraceStats } from '../core/stats/stats.ts';
-import type { TraceIssue } from '../core/trace/issues.ts';
-import type { Annotation } from '../core/trace/types.ts';
+import type { TraceCase } from '../core/cases/index.ts';
+import {
+  AGENT_SOURCE,
+  contextOf,
+  FILE_SOURCE,
+  type LabelRecord,
+  PERSON_SOURCE,
+} from '../core/labels/index.ts';
+import type { TraceStats } from '../core/stats/index.ts';
+import type { Annotation, TraceIssue } from '../core/trace/index.ts';
 
 export interface TraceMeta {
   /** The trace's graph_id (primary key). */

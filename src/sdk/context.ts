@@ -4,7 +4,7 @@
  * one async flow at a time (the browser, a worker). In Node, `AsyncLocalContext`
  * (context.node.ts) keeps concurrent async flows apart.
  */
-import type { JsonObject } from '../core/trace/types.ts';
+import type { JsonObject } from '../core/trace/index.ts';
 
 /** What a scope contributes: the active session and op, and metadata inherited by records made inside. */
 export interface TraceFrame {

@@ -1,5 +1,5 @@
 /** Record ids (`graph-`, `op-`, `edge-`, `session-` + 32 hex digits, like Python's uuid4().hex). */
-import { sha256Hex } from '../core/hash/sha256.ts';
+import { sha256Hex } from '../core/hash/index.ts';
 
 /** Returns 32 lower-case hex digits per call. */
 export type IdSource = () => string;

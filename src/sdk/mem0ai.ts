@@ -14,7 +14,7 @@
  * - `search(query)` → a `query` variable and op `memory-search` with the memories it returned.
  * Structural types only: this file does not import mem0ai (which is Node-only).
  */
-import type { JsonObject } from '../core/trace/types.ts';
+import type { JsonObject } from '../core/trace/index.ts';
 import type { TracedVar, Tracer } from './tracer.ts';
 
 /** A message as mem0ai's `add` and its LLM take it. */

@@ -1,5 +1,5 @@
 /** The tracer's public option and handle types (what callers pass in and get back). */
-import type { JsonObject } from '../core/trace/types.ts';
+import type { JsonObject } from '../core/trace/index.ts';
 import type { Clock } from './clock.ts';
 import type { ContextProvider } from './context.ts';
 import type { IdSource } from './ids.ts';

@@ -14,11 +14,15 @@ import {
   InMemorySpanExporter,
   SimpleSpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
-import { documentToSpans, type EmitOptions, type SpanDescription } from '../core/trace/otel/emit.ts';
-import type { TraceDocument } from '../core/trace/types.ts';
+import {
+  documentToSpans,
+  type EmitOptions,
+  type SpanDescription,
+  type TraceDocument,
+} from '../core/trace/index.ts';
 import { type GraphSink, MemorySink, type RecordList, type StreamOutput, type TraceHeader } from './sink.ts';
 
-export type { EmitOptions, OtelFlavour } from '../core/trace/otel/emit.ts';
+export type { EmitOptions, OtelFlavour } from '../core/trace/index.ts';
 
 export interface OtlpOptions extends EmitOptions {
   /** `service.name` of the resource; default `memtrace`. */

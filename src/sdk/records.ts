@@ -3,8 +3,7 @@
  * order of the toolkit's JSON, the sentinels (`__none__`, `COMMENT:NONE@1`, `__none_op__`)
  * written once each and only when needed, and the record counts.
  */
-import { fullNameOf } from '../core/trace/identity.ts';
-import type { Annotation, JsonObject } from '../core/trace/types.ts';
+import { type Annotation, fullNameOf, type JsonObject } from '../core/trace/index.ts';
 import { type Clock, formatTimestamp } from './clock.ts';
 import type { IdSource } from './ids.ts';
 import type { Location, TracedVar } from './options.ts';

@@ -1,5 +1,5 @@
 /** An open operation: the variables it reads and writes, collected until it ends. */
-import type { JsonObject } from '../core/trace/types.ts';
+import type { JsonObject } from '../core/trace/index.ts';
 import type { Location, OperationOptions, TracedVar, VariableOptions } from './options.ts';
 
 /** What a scope records variables with (the tracer). */

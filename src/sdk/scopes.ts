@@ -2,7 +2,7 @@
  * The tracer's view of the current scope (from its `ContextProvider`): which session and
  * op records belong to, and the metadata they inherit from `withMetadata` and enclosing ops.
  */
-import type { JsonObject } from '../core/trace/types.ts';
+import type { JsonObject } from '../core/trace/index.ts';
 import type { ContextProvider, TraceFrame } from './context.ts';
 import type { SessionHandle } from './options.ts';
 import type { OpScope } from './scope.ts';

@@ -4,7 +4,7 @@
  * and assembles the final file on close — memory stays bounded on long runs, and the
  * bytes equal `JSON.stringify(document, null, 2)` of the same run.
  */
-import type { Annotation, TraceDocument, TraceHeader } from '../core/trace/types.ts';
+import type { Annotation, TraceDocument, TraceHeader } from '../core/trace/index.ts';
 
 export type RecordList = 'nodes' | 'edges' | 'operations' | 'sessions' | 'annotations';
 /** The order the toolkit writes `data`'s lists in. */

@@ -7,8 +7,7 @@
  * (`callsite.ts`); this class wires them and is the public face.
  */
 
-import { fullNameOf } from '../core/trace/identity.ts';
-import type { Annotation, JsonObject, TraceDocument } from '../core/trace/types.ts';
+import { type Annotation, fullNameOf, type JsonObject, type TraceDocument } from '../core/trace/index.ts';
 import { placer } from './callsite.ts';
 import { formatTimestamp, systemClock } from './clock.ts';
 import { StackContext } from './context.ts';

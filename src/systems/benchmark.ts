@@ -7,7 +7,7 @@
  *   the fault (construction kept to the evidence's sessions plus one, when the clean rerun of
  *   that shorter history still answers correctly), labelled by the injected op.
  */
-import type { TraceDocument } from '../core/trace/types.ts';
+import type { TraceDocument } from '../core/trace/index.ts';
 import { Tracer, type TracerOptions } from '../sdk/tracer.ts';
 import { FAULT_KINDS, type FaultKind } from './env.ts';
 import { createSystem } from './factory.ts';

@@ -12,7 +12,7 @@
  *   (`label_source: counterfactual`). Reruns need a deterministic system (offline mode, or
  *   a model behind a response cache).
  */
-import type { Annotation } from '../core/trace/types.ts';
+import type { Annotation } from '../core/trace/index.ts';
 import type { GraphSink } from '../sdk/sink.ts';
 import { Tracer } from '../sdk/tracer.ts';
 import { CarryRule } from './carrying.ts';

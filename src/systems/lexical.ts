@@ -5,7 +5,7 @@
  */
 
 import { fnv1a } from '../core/hash/index.ts';
-import { BM25_DEFAULTS, bm25Idf } from '../core/retrieval/bm25.ts';
+import { BM25_DEFAULTS, bm25Idf } from '../core/retrieval/index.ts';
 import { contentTokens, tokens } from './text.ts';
 
 const { k1: K1, b: B } = BM25_DEFAULTS;

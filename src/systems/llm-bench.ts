@@ -8,7 +8,7 @@
  * layout (`<split>/<graph>.json`, `data.annotations`) with a summary of counts and drop reasons
  * and a dev / held-out manifest.
  */
-import type { Annotation, TraceDocument } from '../core/trace/types.ts';
+import type { Annotation, TraceDocument } from '../core/trace/index.ts';
 import { Tracer, type TracerOptions } from '../sdk/tracer.ts';
 import { ERROR_TYPE_OF, type EvidenceEvent, FAULT_KINDS, type FaultKind } from './env.ts';
 import { createShape } from './factory.ts';

@@ -12,8 +12,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { modelInfo, modelPort } from '../../src/app/attribution/model-port.ts';
 import { applyEvent } from '../../src/app/attribution/progress.ts';
-import { ScriptedChatModel, type ScriptReply } from '../../src/core/llm/scripted.ts';
-import type { ChatRequest } from '../../src/core/llm/types.ts';
+import { type ChatRequest, ScriptedChatModel, type ScriptReply } from '../../src/core/llm/index.ts';
 import {
   addAgentRun,
   EMPTY_PROGRESS,

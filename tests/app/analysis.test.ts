@@ -1,7 +1,7 @@
 import 'fake-indexeddb/auto';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { diffLines } from '../../src/core/text/diff.ts';
+import { diffLines } from '../../src/core/text/index.ts';
 import { isQuotaError, listCaseRows, type MemtraceDb, openDb } from '../../src/db/index.ts';
 import { EngineService } from '../../workers/engine.ts';
 import { ImportService } from '../../workers/import-service.ts';

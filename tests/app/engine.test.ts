@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import * as Comlink from 'comlink';
 import { afterEach, describe, expect, it } from 'vitest';
 import { listCases } from '../../src/core/cases/index.ts';
-import { openTrace } from '../../src/core/graph/open.ts';
+import { openTrace } from '../../src/core/graph/index.ts';
 import { type MemtraceDb, openDb } from '../../src/db/index.ts';
 import { isAbort } from '../../workers/api.ts';
 import { EngineService } from '../../workers/engine.ts';

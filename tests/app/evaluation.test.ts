@@ -1,7 +1,7 @@
 import 'fake-indexeddb/auto';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { summarize } from '../../src/core/bench/metrics.ts';
+import { summarize } from '../../src/core/bench/index.ts';
 import { listCaseRows, type MemtraceDb, openDb } from '../../src/db/index.ts';
 import { caseLabels, saveLabel } from '../../src/db/labels.ts';
 import {

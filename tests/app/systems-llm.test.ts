@@ -8,7 +8,7 @@ import 'fake-indexeddb/auto';
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { modelInfo, modelPort } from '../../src/app/attribution/model-port.ts';
-import { openTrace } from '../../src/core/graph/open.ts';
+import { openTrace } from '../../src/core/graph/index.ts';
 import { OpenAICompatibleChatModel } from '../../src/core/llm/index.ts';
 import { getOriginal, listTraces, type MemtraceDb, openDb } from '../../src/db/index.ts';
 import { ImportService } from '../../workers/import-service.ts';

@@ -6,7 +6,7 @@
 import 'fake-indexeddb/auto';
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openTrace } from '../../src/core/graph/open.ts';
+import { openTrace } from '../../src/core/graph/index.ts';
 import { getOriginal, listCaseRows, listTraces, type MemtraceDb, openDb } from '../../src/db/index.ts';
 import { detectDataset } from '../../src/systems/loaders/index.ts';
 import type { SystemRunProgress } from '../../workers/api.ts';

@@ -3,9 +3,9 @@
  * scripted stand-in for the model (no LLM): a function of the request that returns
  * the next action, so a resumed run gets the same replies as an uninterrupted one.
  */
-import { listCases, type TraceCase } from '../../src/core/cases/cases.ts';
-import { buildGraph, type TraceGraph } from '../../src/core/graph/graph.ts';
-import type { ChatRequest } from '../../src/core/llm/types.ts';
+import { listCases, type TraceCase } from '../../src/core/cases/index.ts';
+import { buildGraph, type TraceGraph } from '../../src/core/graph/index.ts';
+import type { ChatRequest } from '../../src/core/llm/index.ts';
 import { DocBuilder } from '../helpers/doc-builder.ts';
 
 export interface Mem0Fixture {

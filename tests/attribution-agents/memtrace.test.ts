@@ -1,18 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import {
   type AgentCheckpoint,
+  type AttributionEvent,
   addToFrontier,
   attributeMemTrace,
+  engineFor,
   finishCurrent,
   initialFrontier,
   MAX_FRONTIER,
   removeFromFrontier,
-} from '../../src/core/attribution/agents/index.ts';
-import { engineFor } from '../../src/core/attribution/engines.ts';
-import type { AttributionEvent } from '../../src/core/attribution/types.ts';
-import { buildGraph } from '../../src/core/graph/graph.ts';
-import { ScriptedChatModel } from '../../src/core/llm/scripted.ts';
-import type { ChatRequest } from '../../src/core/llm/types.ts';
+} from '../../src/core/attribution/index.ts';
+import { buildGraph } from '../../src/core/graph/index.ts';
+import { type ChatRequest, ScriptedChatModel } from '../../src/core/llm/index.ts';
 import { DocBuilder } from '../helpers/doc-builder.ts';
 import { action, lastText, mem0Fixture, stepOf } from './fixtures.ts';
 

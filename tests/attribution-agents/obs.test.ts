@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { attributeObs, GREP_MAX } from '../../src/core/attribution/agents/index.ts';
-import { ScriptedChatModel } from '../../src/core/llm/scripted.ts';
-import type { ChatRequest } from '../../src/core/llm/types.ts';
+import { attributeObs, GREP_MAX } from '../../src/core/attribution/index.ts';
+import { type ChatRequest, ScriptedChatModel } from '../../src/core/llm/index.ts';
 import { action, lastText, mem0Fixture, stepOf } from './fixtures.ts';
 
 /** Scripted policy (no model): overview, grep, window, view the grepped retrieval block, answer. */

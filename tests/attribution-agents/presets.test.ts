@@ -4,9 +4,9 @@
  * `window-scaled` derives them from the model's window. Every result names its preset.
  */
 import { describe, expect, it } from 'vitest';
-import { attributeObs, budgetsOf, obsLogOf } from '../../src/core/attribution/agents/index.ts';
-import { buildGraph } from '../../src/core/graph/graph.ts';
-import { ScriptedChatModel } from '../../src/core/llm/scripted.ts';
+import { attributeObs, budgetsOf, obsLogOf } from '../../src/core/attribution/index.ts';
+import { buildGraph } from '../../src/core/graph/index.ts';
+import { ScriptedChatModel } from '../../src/core/llm/index.ts';
 import { runCli } from '../helpers/cli.ts';
 import { DocBuilder } from '../helpers/doc-builder.ts';
 import { smartcommentFiles } from '../helpers/shared-data.ts';

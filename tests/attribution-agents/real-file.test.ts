@@ -6,11 +6,10 @@ import {
   attributeObs,
   memtraceOracle,
   obsOracle,
-} from '../../src/core/attribution/agents/index.ts';
-import { listCases } from '../../src/core/cases/cases.ts';
-import { openTrace } from '../../src/core/graph/open.ts';
-import { opVariables } from '../../src/core/graph/queries.ts';
-import { ScriptedChatModel } from '../../src/core/llm/scripted.ts';
+} from '../../src/core/attribution/index.ts';
+import { listCases } from '../../src/core/cases/index.ts';
+import { openTrace, opVariables } from '../../src/core/graph/index.ts';
+import { ScriptedChatModel } from '../../src/core/llm/index.ts';
 import { SMARTCOMMENT_DIR } from '../helpers/shared-data.ts';
 
 const file = join(SMARTCOMMENT_DIR, 'conv-26-fault-0.json');

@@ -7,10 +7,13 @@
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { attributeMemTrace, attributeObs, MAX_BAD_REPLIES } from '../../src/core/attribution/agents/index.ts';
-import { AgentStoppedError } from '../../src/core/attribution/agents/stopped.ts';
-import { ScriptedChatModel } from '../../src/core/llm/scripted.ts';
-import { withSpent } from '../../src/core/llm/usage.ts';
+import {
+  AgentStoppedError,
+  attributeMemTrace,
+  attributeObs,
+  MAX_BAD_REPLIES,
+} from '../../src/core/attribution/index.ts';
+import { ScriptedChatModel, withSpent } from '../../src/core/llm/index.ts';
 import { runCli } from '../helpers/cli.ts';
 import { SMARTCOMMENT_DIR } from '../helpers/shared-data.ts';
 import { openaiFlags, useMockLlmServer } from '../llm/mock-llm-server.ts';

@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { attributeEvidenceFlow } from '../../src/core/attribution/evidence-flow.ts';
-import { splitUnits } from '../../src/core/attribution/evidence-match.ts';
-import { listCases } from '../../src/core/cases/cases.ts';
-import { buildGraph } from '../../src/core/graph/graph.ts';
+import { attributeEvidenceFlow, splitUnits } from '../../src/core/attribution/index.ts';
+import { listCases } from '../../src/core/cases/index.ts';
+import { buildGraph } from '../../src/core/graph/index.ts';
 import { DocBuilder } from '../helpers/doc-builder.ts';
 
 const py = (s: string) => `'${s.replace(/'/g, "\\'")}'`;

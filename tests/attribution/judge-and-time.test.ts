@@ -4,11 +4,10 @@
  * (which judge produced the verdicts, which units were written), never read off the attributor.
  */
 import { describe, expect, it } from 'vitest';
-import { criticalInfo, judgeText } from '../../src/core/attribution/critical.ts';
-import { attributeEvidenceFlow } from '../../src/core/attribution/evidence-flow.ts';
-import { listCases } from '../../src/core/cases/cases.ts';
-import { buildGraph } from '../../src/core/graph/graph.ts';
-import { referenceDay } from '../../src/core/text/temporal.ts';
+import { attributeEvidenceFlow, criticalInfo, judgeText } from '../../src/core/attribution/index.ts';
+import { listCases } from '../../src/core/cases/index.ts';
+import { buildGraph } from '../../src/core/graph/index.ts';
+import { referenceDay } from '../../src/core/nlp/index.ts';
 import { DocBuilder } from '../helpers/doc-builder.ts';
 
 const py = (s: string) => `'${s.replace(/'/g, "\\'")}'`;

@@ -4,11 +4,11 @@
  * is known by construction (where the fact was lost, or that it reached the answer).
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { attributeEvidenceFlow, type EvidenceFlowOptions } from '../../src/core/attribution/evidence-flow.ts';
-import { listCases } from '../../src/core/cases/cases.ts';
-import { buildGraph } from '../../src/core/graph/graph.ts';
+import { attributeEvidenceFlow, type EvidenceFlowOptions } from '../../src/core/attribution/index.ts';
+import { listCases } from '../../src/core/cases/index.ts';
+import { buildGraph } from '../../src/core/graph/index.ts';
+import { vectorSimilarity } from '../../src/core/semantic/index.ts';
 import { loadWordVectors } from '../../src/core/semantic/word-vectors.node.ts';
-import { vectorSimilarity } from '../../src/core/semantic/word-vectors.ts';
 import { DocBuilder } from '../helpers/doc-builder.ts';
 import { factRun, message, py, pyList, type Said } from '../helpers/llm-memory-graph.ts';
 

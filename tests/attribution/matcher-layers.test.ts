@@ -10,15 +10,23 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { makeTinyModel, TINY_NAME } from '../../scripts/make-tiny-model.ts';
 import { loadEmbedder } from '../../src/cli/commands/search.ts';
-import { llmCarryJudge, sentenceModelJudge } from '../../src/core/attribution/carry-judge.ts';
-import { attributeEvidenceFlow } from '../../src/core/attribution/evidence-flow.ts';
-import { listCases } from '../../src/core/cases/cases.ts';
-import { buildGraph } from '../../src/core/graph/graph.ts';
+import {
+  attributeEvidenceFlow,
+  llmCarryJudge,
+  sentenceModelJudge,
+} from '../../src/core/attribution/index.ts';
+import { listCases } from '../../src/core/cases/index.ts';
+import { buildGraph } from '../../src/core/graph/index.ts';
 import { createChatModel, ProviderProfileSchema } from '../../src/core/llm/index.ts';
-import { decodeVectorFile, encodeVectorFile } from '../../src/core/semantic/vector-file.ts';
-import { WordVectors } from '../../src/core/semantic/word-vectors.ts';
-import { referenceDay, spanStates, temporalMentions } from '../../src/core/text/temporal.ts';
-import { contentTerms, numbersAsDigits, termKey } from '../../src/core/text/terms.ts';
+import {
+  contentTerms,
+  numbersAsDigits,
+  referenceDay,
+  spanStates,
+  temporalMentions,
+  termKey,
+} from '../../src/core/nlp/index.ts';
+import { decodeVectorFile, encodeVectorFile, WordVectors } from '../../src/core/semantic/index.ts';
 import { DocBuilder } from '../helpers/doc-builder.ts';
 import { useMockLlmServer } from '../llm/mock-llm-server.ts';
 

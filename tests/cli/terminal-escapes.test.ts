@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { escapeControls, oneLine } from '../../src/core/text/controls.ts';
+import { escapeControls, oneLine } from '../../src/core/text/index.ts';
 import { runCli } from '../helpers/cli.ts';
 import { DocBuilder } from '../helpers/doc-builder.ts';
 

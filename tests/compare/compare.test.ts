@@ -8,9 +8,9 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { listCases } from '../../src/core/cases/cases.ts';
-import { openTrace } from '../../src/core/graph/open.ts';
-import { parseValue } from '../../src/core/trace/pyrepr.ts';
+import { listCases } from '../../src/core/cases/index.ts';
+import { openTrace } from '../../src/core/graph/index.ts';
+import { parseValue } from '../../src/core/trace/index.ts';
 import { runCli } from '../helpers/cli.ts';
 import { SHARED_DATA, SMARTCOMMENT_DIR } from '../helpers/shared-data.ts';
 

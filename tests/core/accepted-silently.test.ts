@@ -7,14 +7,10 @@
 
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { attributeEvidenceFlow } from '../../src/core/attribution/evidence-flow.ts';
-import { listCases } from '../../src/core/cases/cases.ts';
-import { casePath } from '../../src/core/cases/path.ts';
-import { buildGraph } from '../../src/core/graph/graph.ts';
-import { openTrace } from '../../src/core/graph/open.ts';
-import { exportSmartcomment } from '../../src/core/trace/export.ts';
-import { parseTraceText } from '../../src/core/trace/import.ts';
-import type { TraceIssue } from '../../src/core/trace/issues.ts';
+import { attributeEvidenceFlow } from '../../src/core/attribution/index.ts';
+import { casePath, listCases } from '../../src/core/cases/index.ts';
+import { buildGraph, openTrace } from '../../src/core/graph/index.ts';
+import { exportSmartcomment, parseTraceText, type TraceIssue } from '../../src/core/trace/index.ts';
 import { DocBuilder } from '../helpers/doc-builder.ts';
 import { smartcommentFiles } from '../helpers/shared-data.ts';
 

@@ -7,11 +7,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { listCases } from '../../src/core/cases/cases.ts';
-import { casePath } from '../../src/core/cases/path.ts';
-import type { TraceGraph } from '../../src/core/graph/graph.ts';
-import { openTrace } from '../../src/core/graph/open.ts';
-import { opStructure, producersOf } from '../../src/core/graph/queries.ts';
+import { casePath, listCases } from '../../src/core/cases/index.ts';
+import { openTrace, opStructure, producersOf, type TraceGraph } from '../../src/core/graph/index.ts';
 import { steppingClock, Tracer } from '../../src/sdk/index.ts';
 import {
   type Conversation,

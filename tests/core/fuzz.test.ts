@@ -4,17 +4,18 @@
  * and whatever loads must survive every downstream query.
  */
 import { describe, expect, it } from 'vitest';
-import { listCases } from '../../src/core/cases/cases.ts';
-import { renderObsLog } from '../../src/core/graph/obs.ts';
-import { openTrace } from '../../src/core/graph/open.ts';
-import { closure, opStructure } from '../../src/core/graph/queries.ts';
-import { renderVariableView } from '../../src/core/graph/render.ts';
-import { searchValues } from '../../src/core/graph/search.ts';
+import { listCases } from '../../src/core/cases/index.ts';
+import {
+  closure,
+  openTrace,
+  opStructure,
+  renderObsLog,
+  renderVariableView,
+  searchValues,
+} from '../../src/core/graph/index.ts';
 import { seededRandom } from '../../src/core/random.ts';
-import { traceStats } from '../../src/core/stats/stats.ts';
-import { exportSmartcomment } from '../../src/core/trace/export.ts';
-import { tooDeepAt } from '../../src/core/trace/nesting.ts';
-import { decodeUtf8 } from '../../src/core/trace/utf8.ts';
+import { traceStats } from '../../src/core/stats/index.ts';
+import { decodeUtf8, exportSmartcomment, tooDeepAt } from '../../src/core/trace/index.ts';
 import { DocBuilder } from '../helpers/doc-builder.ts';
 
 function validDoc() {

@@ -1,20 +1,28 @@
 import { describe, expect, it } from 'vitest';
-import { SYSTEM_PRIORS, systemPrior } from '../../src/core/attribution/agents/prompts.ts';
-import { listCases, parseJudgeScore } from '../../src/core/cases/cases.ts';
-import { benchSplitOf, canonicalSystem, splitFromPath, systemOf } from '../../src/core/cases/system.ts';
-import { buildGraph, type TraceGraph } from '../../src/core/graph/graph.ts';
-import { blockAt, renderObsLog } from '../../src/core/graph/obs.ts';
+import { SYSTEM_PRIORS, systemPrior } from '../../src/core/attribution/index.ts';
 import {
+  benchSplitOf,
+  canonicalSystem,
+  listCases,
+  parseJudgeScore,
+  splitFromPath,
+  systemOf,
+} from '../../src/core/cases/index.ts';
+import {
+  blockAt,
+  buildGraph,
   closure,
   latestVersion,
   lineageOf,
   opStructure,
   opsTouching,
+  renderObsLog,
+  renderVariableView,
+  searchValues,
+  type TraceGraph,
   versionsOf,
-} from '../../src/core/graph/queries.ts';
-import { renderVariableView } from '../../src/core/graph/render.ts';
-import { searchValues } from '../../src/core/graph/search.ts';
-import { splitFullNodeId } from '../../src/core/trace/identity.ts';
+} from '../../src/core/graph/index.ts';
+import { splitFullNodeId } from '../../src/core/trace/index.ts';
 import { DocBuilder } from '../helpers/doc-builder.ts';
 
 /** message → extract → facts; store@1 + facts → update → store@2 (with an intermediate); store@3 without an edge. */

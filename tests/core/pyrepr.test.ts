@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseValue, prettyValue, valueStrings, valueText } from '../../src/core/trace/pyrepr.ts';
+import { parseValue, prettyValue, valueStrings, valueText } from '../../src/core/trace/index.ts';
 
 describe('Python repr values', () => {
   it('parses strings with either quote and escapes', () => {

@@ -1,13 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { listCases } from '../../src/core/cases/cases.ts';
-import { buildGraph } from '../../src/core/graph/graph.ts';
-import { openTrace } from '../../src/core/graph/open.ts';
-import { opStructure } from '../../src/core/graph/queries.ts';
-import { traceStats } from '../../src/core/stats/stats.ts';
-import { exportSmartcomment } from '../../src/core/trace/export.ts';
-import { parseTraceText } from '../../src/core/trace/import.ts';
+import { listCases } from '../../src/core/cases/index.ts';
+import { buildGraph, openTrace, opStructure } from '../../src/core/graph/index.ts';
+import { traceStats } from '../../src/core/stats/index.ts';
+import { exportSmartcomment, parseTraceText } from '../../src/core/trace/index.ts';
 import { smartcommentFiles } from '../helpers/shared-data.ts';
 
 const files = smartcommentFiles();

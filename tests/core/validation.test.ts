@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { buildGraph } from '../../src/core/graph/graph.ts';
-import { openTrace } from '../../src/core/graph/open.ts';
-import { parseTraceText } from '../../src/core/trace/import.ts';
-import { formatIssue, type TraceIssue } from '../../src/core/trace/issues.ts';
-import { findJsonSyntaxError } from '../../src/core/trace/json-syntax.ts';
+import { buildGraph, openTrace } from '../../src/core/graph/index.ts';
+import {
+  findJsonSyntaxError,
+  formatIssue,
+  parseTraceText,
+  type TraceIssue,
+} from '../../src/core/trace/index.ts';
 import { DocBuilder } from '../helpers/doc-builder.ts';
 
 function small() {

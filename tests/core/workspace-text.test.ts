@@ -8,10 +8,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { phraseMarks, wordSnippet } from '../../src/core/graph/search.ts';
-import { labelColumn, rateBars, textWidth } from '../../src/core/report/svg.ts';
+import { phraseMarks, wordSnippet } from '../../src/core/graph/index.ts';
+import { labelColumn, rateBars, textWidth } from '../../src/core/report/index.ts';
 import { keptVectors, VOCABULARY_SIZE } from '../../src/core/semantic/word-vectors.node.ts';
-import { messageText, readableValue } from '../../src/core/trace/pyrepr.ts';
+import { messageText, readableValue } from '../../src/core/trace/index.ts';
 
 const marked = (text: string, words: string[]) =>
   phraseMarks(text, words).map(([a, n]) => text.slice(a, a + n));

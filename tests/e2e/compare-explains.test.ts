@@ -8,8 +8,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listCases } from '../../src/core/cases/cases.ts';
-import { openTrace } from '../../src/core/graph/open.ts';
+import { listCases } from '../../src/core/cases/index.ts';
+import { openTrace } from '../../src/core/graph/index.ts';
 import { appPerFile } from './app-per-file.ts';
 import { importTraces } from './harness.ts';
 import { tempDir, writeDemoRun } from './project-data.ts';

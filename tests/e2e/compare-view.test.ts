@@ -7,8 +7,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { compareRuns } from '../../src/core/compare/compare.ts';
-import { openTrace } from '../../src/core/graph/open.ts';
+import { compareRuns } from '../../src/core/compare/index.ts';
+import { openTrace } from '../../src/core/graph/index.ts';
 import { appPerFile } from './app-per-file.ts';
 import { DATA, importTraces } from './harness.ts';
 

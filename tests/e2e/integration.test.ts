@@ -6,9 +6,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { listCases } from '../../src/core/cases/cases.ts';
-import { buildGraph } from '../../src/core/graph/graph.ts';
-import { parseTraceText } from '../../src/core/trace/import.ts';
+import { listCases } from '../../src/core/cases/index.ts';
+import { buildGraph } from '../../src/core/graph/index.ts';
+import { parseTraceText } from '../../src/core/trace/index.ts';
 import { appPerFile } from './app-per-file.ts';
 import { buildOnce, ROOT } from './harness.ts';
 

@@ -10,7 +10,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { exportSmartcomment } from '../../src/core/trace/export.ts';
+import { exportSmartcomment } from '../../src/core/trace/index.ts';
 import { factRun } from '../helpers/llm-memory-graph.ts';
 import { appPerFile } from './app-per-file.ts';
 

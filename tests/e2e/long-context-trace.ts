@@ -5,7 +5,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { TraceDocument } from '../../src/core/trace/types.ts';
+import type { TraceDocument } from '../../src/core/trace/index.ts';
 import { steppingClock, Tracer } from '../../src/sdk/index.ts';
 import { createSystem, loadLocomo, runSystem, type SystemName } from '../../src/systems/index.ts';
 import { SHARED_DATA } from '../helpers/shared-data.ts';

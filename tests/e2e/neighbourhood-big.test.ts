@@ -5,7 +5,7 @@
  * changes end on the newest one.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listCases } from '../../src/core/cases/cases.ts';
+import { listCases } from '../../src/core/cases/index.ts';
 import { openTrace } from '../../src/core/graph/index.ts';
 import { type BigTrace, importFile, writeBigTrace } from './big-trace.ts';
 import { openApp, type Session } from './harness.ts';

@@ -9,13 +9,11 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { evidenceFlowEngine } from '../../src/core/attribution/engines.ts';
-import { listCases, type TraceCase } from '../../src/core/cases/cases.ts';
-import { casePath } from '../../src/core/cases/path.ts';
-import type { TraceGraph } from '../../src/core/graph/graph.ts';
-import { openTrace } from '../../src/core/graph/open.ts';
+import { evidenceFlowEngine } from '../../src/core/attribution/index.ts';
+import { casePath, listCases, type TraceCase } from '../../src/core/cases/index.ts';
+import { openTrace, type TraceGraph } from '../../src/core/graph/index.ts';
+import { vectorSimilarity } from '../../src/core/semantic/index.ts';
 import { loadWordVectors } from '../../src/core/semantic/word-vectors.node.ts';
-import { vectorSimilarity } from '../../src/core/semantic/word-vectors.ts';
 import { depsOf } from '../../workers/evaluation.ts';
 import { DATA, importTraces, openApp, type Session } from './harness.ts';
 import { writeConv26Run } from './long-context-trace.ts';

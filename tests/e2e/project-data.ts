@@ -11,7 +11,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { syntheticDocument } from '../../bench/lanes-synthetic.ts';
-import { exportSmartcomment } from '../../src/core/trace/export.ts';
+import { exportSmartcomment } from '../../src/core/trace/index.ts';
 import { seededIds, steppingClock, Tracer } from '../../src/sdk/index.ts';
 import { otelFileSink } from '../../src/sdk/otel-file.node.ts';
 import {

@@ -3,7 +3,7 @@
  * and javascript: links render as text and run nothing, on every view that shows them.
  */
 import { describe, expect, it } from 'vitest';
-import { parseTraceText } from '../../src/core/trace/import.ts';
+import { parseTraceText } from '../../src/core/trace/index.ts';
 import { appPerFile } from './app-per-file.ts';
 
 const SCRIPT = '<script>window.__pwned = "script"</script>';

@@ -8,7 +8,7 @@ import type {
   SessionRecord,
   TraceDocument,
   VariableRecord,
-} from '../../src/core/trace/types.ts';
+} from '../../src/core/trace/index.ts';
 
 export class DocBuilder {
   private t = 0;

@@ -6,7 +6,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import { expect } from 'vitest';
-import { LlmError } from '../../src/core/llm/errors.ts';
+import { LlmError } from '../../src/core/llm/index.ts';
 import type { Behaviour } from '../llm/mock-llm-server.ts';
 
 const USAGE = { prompt_tokens: 11, completion_tokens: 7 };

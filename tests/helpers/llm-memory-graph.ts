@@ -3,8 +3,8 @@
  * one memory unit per fact, one question whose search returns (or not) the evidence's unit.
  * The decisive op is known by construction.
  */
-import { listCases } from '../../src/core/cases/cases.ts';
-import { buildGraph } from '../../src/core/graph/graph.ts';
+import { listCases } from '../../src/core/cases/index.ts';
+import { buildGraph } from '../../src/core/graph/index.ts';
 import { DocBuilder } from './doc-builder.ts';
 
 export const py = (s: string) => `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;

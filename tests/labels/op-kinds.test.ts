@@ -7,7 +7,7 @@ import 'fake-indexeddb/auto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { canCause, causeRefusal, opStage } from '../../src/core/labels/op-kinds.ts';
+import { canCause, causeRefusal, opStage } from '../../src/core/labels/index.ts';
 import { saveLabel } from '../../src/db/labels.ts';
 import { storeTrace } from '../../src/db/repo.ts';
 import { openDb } from '../../src/db/schema.ts';
@@ -82,9 +82,9 @@ describe('op kinds and error types', () => {
   it('label storage refuses the pair too, and stores nothing', async () => {
     const db = openDb(`op-kinds-${process.pid}`);
     const [file] = benchFiles;
-    const { parseTraceText } = await import('../../src/core/trace/import.ts');
-    const { listCases } = await import('../../src/core/cases/cases.ts');
-    const { buildGraph } = await import('../../src/core/graph/graph.ts');
+    const { parseTraceText } = await import('../../src/core/trace/index.ts');
+    const { listCases } = await import('../../src/core/cases/index.ts');
+    const { buildGraph } = await import('../../src/core/graph/index.ts');
     const text = readFileSync(file, 'utf8');
     const parsed = parseTraceText(text, { file });
     if (!parsed.ok) throw new Error(file);

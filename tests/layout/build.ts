@@ -5,7 +5,7 @@ import type {
   OperationRecord,
   TraceDocument,
   VariableRecord,
-} from '../../src/core/trace/types.ts';
+} from '../../src/core/trace/index.ts';
 
 const base = { filename: 't.py', lineno: 1, metadata: {}, graph_id: 'g', user_id: null, project_id: null };
 

@@ -9,9 +9,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { modelInfo, modelPort } from '../../src/app/attribution/model-port.ts';
-import { engineFor } from '../../src/core/attribution/engines.ts';
-import { listCases } from '../../src/core/cases/cases.ts';
-import { openTrace } from '../../src/core/graph/open.ts';
+import { engineFor } from '../../src/core/attribution/index.ts';
+import { listCases } from '../../src/core/cases/index.ts';
+import { openTrace } from '../../src/core/graph/index.ts';
 import {
   type Clock,
   completeJson,

@@ -11,8 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.ts';
-import { OpenAICompatibleChatModel } from '../../src/core/llm/index.ts';
-import { ScriptedChatModel } from '../../src/core/llm/scripted.ts';
+import { OpenAICompatibleChatModel, ScriptedChatModel } from '../../src/core/llm/index.ts';
 import { loadLocomo } from '../../src/systems/index.ts';
 import {
   type OptimizeOptions,

@@ -5,8 +5,7 @@
  * bodies, Traceloop workflow values, Vercel AI SDK tool calls, a whole `gen_ai.prompt` text.
  */
 import { describe, expect, it } from 'vitest';
-import { parseTraceText } from '../../src/core/trace/import.ts';
-import type { TraceDocument } from '../../src/core/trace/types.ts';
+import { parseTraceText, type TraceDocument } from '../../src/core/trace/index.ts';
 
 type Attr = { key: string; value: Record<string, unknown> };
 const s = (key: string, v: string): Attr => ({ key, value: { stringValue: v } });

@@ -6,10 +6,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { listCases } from '../../src/core/cases/cases.ts';
-import { buildGraph } from '../../src/core/graph/graph.ts';
+import { listCases } from '../../src/core/cases/index.ts';
+import { buildGraph } from '../../src/core/graph/index.ts';
 import { seededRandom } from '../../src/core/random.ts';
-import { parseTraceText } from '../../src/core/trace/import.ts';
+import { parseTraceText } from '../../src/core/trace/index.ts';
 
 import { otlpJson } from '../../src/sdk/otel.ts';
 import { SMARTCOMMENT_DIR } from '../helpers/shared-data.ts';

@@ -6,11 +6,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { listCases } from '../../src/core/cases/cases.ts';
-import { buildGraph } from '../../src/core/graph/graph.ts';
-import { parseTraceText } from '../../src/core/trace/import.ts';
-import { formatIssue } from '../../src/core/trace/issues.ts';
-import type { TraceDocument } from '../../src/core/trace/types.ts';
+import { listCases } from '../../src/core/cases/index.ts';
+import { buildGraph } from '../../src/core/graph/index.ts';
+import { formatIssue, parseTraceText, type TraceDocument } from '../../src/core/trace/index.ts';
 import { SHARED_DATA } from '../helpers/shared-data.ts';
 
 type Attr = { key: string; value: Record<string, unknown> };
@@ -440,9 +438,7 @@ describe('bad input names the file and the place', () => {
 
 describe('inferred edges in the drawings', () => {
   it('the neighbourhood marks an inferred input edge EDGE_INFERRED and a recorded one EDGE_DATA', async () => {
-    const { neighbourhood, EDGE_DATA, EDGE_INFERRED } = await import(
-      '../../src/core/layout/neighbourhood.ts'
-    );
+    const { neighbourhood, EDGE_DATA, EDGE_INFERRED } = await import('../../src/core/layout/index.ts');
     const fact = 'Melanie ran a charity race for mental health last Saturday';
     const r = load(
       JSON.stringify(

@@ -5,7 +5,7 @@
  * Expectations come from JSON.parse of each text (the reference mapping below).
  */
 import { describe, expect, it } from 'vitest';
-import { type RecordRef, RecordTexts } from '../../src/core/trace/otel/record-texts.ts';
+import { type RecordRef, RecordTexts } from '../../src/core/trace/index.ts';
 
 /** A deterministic pseudo-random sequence (xorshift), so a failure can be replayed. */
 function random(seed: number) {

@@ -7,9 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseTraceText } from '../../src/core/trace/import.ts';
-import { formatIssue } from '../../src/core/trace/issues.ts';
-import type { TraceDocument } from '../../src/core/trace/types.ts';
+import { formatIssue, parseTraceText, type TraceDocument } from '../../src/core/trace/index.ts';
 import { SHARED_DATA } from '../helpers/shared-data.ts';
 
 const DIR = join(SHARED_DATA, 'otel-thirdparty');

@@ -5,7 +5,7 @@
  * exporter (and the live receiver) write them, including a last line still being written.
  */
 import { describe, expect, it } from 'vitest';
-import { parseTraceText } from '../../src/core/trace/import.ts';
+import { parseTraceText } from '../../src/core/trace/index.ts';
 
 type Attr = { key: string; value: Record<string, unknown> };
 const s = (key: string, v: string): Attr => ({ key, value: { stringValue: v } });

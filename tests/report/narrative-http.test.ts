@@ -8,9 +8,9 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.ts';
-import { evidenceFlowEngine } from '../../src/core/attribution/engines.ts';
-import { listCases } from '../../src/core/cases/cases.ts';
-import { openTrace } from '../../src/core/graph/open.ts';
+import { evidenceFlowEngine } from '../../src/core/attribution/index.ts';
+import { listCases } from '../../src/core/cases/index.ts';
+import { openTrace } from '../../src/core/graph/index.ts';
 import { cached, MemoryCacheStore, OpenAICompatibleChatModel } from '../../src/core/llm/index.ts';
 import {
   type NarrativeCase,

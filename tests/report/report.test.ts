@@ -9,8 +9,8 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { listCases } from '../../src/core/cases/cases.ts';
-import { openTrace } from '../../src/core/graph/open.ts';
+import { listCases } from '../../src/core/cases/index.ts';
+import { openTrace } from '../../src/core/graph/index.ts';
 import {
   buildReport,
   FEATURES,
@@ -25,8 +25,7 @@ import {
   reportMarkdown,
   wilson,
 } from '../../src/core/report/index.ts';
-import { exportSmartcomment } from '../../src/core/trace/export.ts';
-import { ERROR_TYPES, type TraceDocument } from '../../src/core/trace/types.ts';
+import { ERROR_TYPES, exportSmartcomment, type TraceDocument } from '../../src/core/trace/index.ts';
 import { generateBenchmark, loadLocomo } from '../../src/systems/index.ts';
 import { runCli } from '../helpers/cli.ts';
 import { SHARED_DATA, smartcommentFiles } from '../helpers/shared-data.ts';

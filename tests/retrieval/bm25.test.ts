@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BM25_DEFAULTS, Bm25Index } from '../../src/core/retrieval/bm25.ts';
-import { tokenize, tokenizeReference } from '../../src/core/retrieval/tokenize.ts';
+import { BM25_DEFAULTS, Bm25Index, tokenize, tokenizeReference } from '../../src/core/retrieval/index.ts';
 
 describe('tokenizer', () => {
   it('lower-cases and keeps [a-z0-9_] runs', () => {
@@ -117,7 +116,7 @@ describe('Okapi BM25 (k1 = 1.2, b = 0.75, idf = ln(1 + (N − n + 0.5)/(n + 0.5)
 
 describe('TermTable (allocation-free interning)', () => {
   it('yields the reference tokens as ids, and finds them again', async () => {
-    const { TermTable } = await import('../../src/core/retrieval/tokenize.ts');
+    const { TermTable } = await import('../../src/core/retrieval/index.ts');
     const t = new TermTable();
     const text =
       'The CAT the cat İstanbul KELVIN_K x1 x1 ' + Array.from({ length: 3000 }, (_, i) => `w${i}`).join(' ');

@@ -11,12 +11,14 @@ import type { Browser } from 'playwright-core';
 import { build } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTinyModel, TINY_NAME } from '../../scripts/make-tiny-model.ts';
-import { openTrace } from '../../src/core/graph/open.ts';
-import { corpusFromGraph } from '../../src/core/retrieval/corpus.ts';
-import { HashedNgramEmbedder } from '../../src/core/retrieval/hashed.ts';
-import { RetrievalIndex } from '../../src/core/retrieval/retrieval-index.ts';
+import { openTrace } from '../../src/core/graph/index.ts';
+import {
+  corpusFromGraph,
+  HashedNgramEmbedder,
+  RetrievalIndex,
+  TransformersEmbedder,
+} from '../../src/core/retrieval/index.ts';
 import { nodeModelDir } from '../../src/core/retrieval/transformers.node.ts';
-import { TransformersEmbedder } from '../../src/core/retrieval/transformers.ts';
 import { launchChromium } from '../helpers/chromium.ts';
 import { type StaticServer, serveStatic } from '../helpers/static-server.ts';
 

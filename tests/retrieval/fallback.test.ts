@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FALLBACK_LABEL, HashedNgramEmbedder } from '../../src/core/retrieval/hashed.ts';
+import { FALLBACK_LABEL, HashedNgramEmbedder } from '../../src/core/retrieval/index.ts';
 
 function fnv1a(s: string): number {
   let h = 0x811c9dc5;

@@ -1,13 +1,21 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { listCases } from '../../src/core/cases/cases.ts';
-import { openTrace } from '../../src/core/graph/open.ts';
-import { corpusFromGraph, indexKey } from '../../src/core/retrieval/corpus.ts';
-import { HashedNgramEmbedder } from '../../src/core/retrieval/hashed.ts';
-import { RetrievalIndex } from '../../src/core/retrieval/retrieval-index.ts';
-import { EmbedderHost, type IndexStore, TraceRetrieval } from '../../src/core/retrieval/service.ts';
-import { START_POINTS, startPointQuery, startPoints } from '../../src/core/retrieval/startpoints.ts';
+import { MAX_FRONTIER } from '../../src/core/attribution/index.ts';
+import { listCases } from '../../src/core/cases/index.ts';
+import { openTrace } from '../../src/core/graph/index.ts';
+import {
+  corpusFromGraph,
+  EmbedderHost,
+  HashedNgramEmbedder,
+  type IndexStore,
+  indexKey,
+  RetrievalIndex,
+  START_POINTS,
+  startPointQuery,
+  startPoints,
+  TraceRetrieval,
+} from '../../src/core/retrieval/index.ts';
 import { SMARTCOMMENT_DIR } from '../helpers/shared-data.ts';
 
 const FILE = join(SMARTCOMMENT_DIR, 'conv-26-fault-3.json');
@@ -88,6 +96,10 @@ describe('documents and index keys', () => {
 });
 
 describe('start points (paper: messages, question + "\\n" + golden answer, top 8)', () => {
+  it("keeps the paper's max_frontier / 2, the agents' to-explore limit halved", () => {
+    expect(START_POINTS).toBe(MAX_FRONTIER / 2);
+  });
+
   it('ranks messages for every failed question of a real trace', async () => {
     const g = graphOf(TEXT);
     const ix = await RetrievalIndex.build(corpusFromGraph(g, 'messages'));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { reciprocalRankFusion } from '../../src/core/retrieval/rrf.ts';
+import { reciprocalRankFusion } from '../../src/core/retrieval/index.ts';
 
 const list = (...docs: number[]) => docs.map((doc, i) => ({ doc, score: 100 - i }));
 

@@ -2,8 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseValue } from '../../src/core/trace/pyrepr.ts';
-import type { TraceDocument } from '../../src/core/trace/types.ts';
+import { parseValue, type TraceDocument } from '../../src/core/trace/index.ts';
 import { contentName, pyJsonDumps, sha1Hex } from '../../src/sdk/index.ts';
 import { smartcommentFiles } from '../helpers/shared-data.ts';
 

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { openTrace } from '../../src/core/graph/open.ts';
+import { openTrace } from '../../src/core/graph/index.ts';
 import { randomIds, seededIds, steppingClock, Tracer } from '../../src/sdk/index.ts';
 import { createSystem, loadLocomo, runSystem } from '../../src/systems/index.ts';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { openTrace } from '../../src/core/graph/open.ts';
+import { openTrace } from '../../src/core/graph/index.ts';
 import { seededIds, steppingClock, Tracer } from '../../src/sdk/index.ts';
 import { type Mem0MemoryLike, traceMem0 } from '../../src/sdk/mem0ai.ts';
 import { stubMem0aiPeers } from '../helpers/mem0ai-peers.ts';

@@ -3,9 +3,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { openTrace } from '../../src/core/graph/open.ts';
-import { parseValue } from '../../src/core/trace/pyrepr.ts';
-import type { TraceDocument } from '../../src/core/trace/types.ts';
+import { openTrace } from '../../src/core/graph/index.ts';
+import { parseValue, type TraceDocument } from '../../src/core/trace/index.ts';
 import { AsyncLocalContext } from '../../src/sdk/context.node.ts';
 import { fileSink } from '../../src/sdk/file-sink.node.ts';
 import {

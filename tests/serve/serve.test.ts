@@ -14,9 +14,7 @@ import { OTLPTraceExporter as ProtoExporter } from '@opentelemetry/exporter-trac
 import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { createParser } from 'eventsource-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { exportSmartcomment } from '../../src/core/trace/export.ts';
-import { parseTraceText } from '../../src/core/trace/import.ts';
-import { formatIssue } from '../../src/core/trace/issues.ts';
+import { exportSmartcomment, formatIssue, parseTraceText } from '../../src/core/trace/index.ts';
 import { seededIds, steppingClock, Tracer } from '../../src/sdk/index.ts';
 import { otlpHttpSink } from '../../src/sdk/otel-http.ts';
 import { createSystem, runSystem } from '../../src/systems/index.ts';

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { listCases } from '../../src/core/cases/cases.ts';
-import { openTrace } from '../../src/core/graph/open.ts';
-import type { TraceDocument } from '../../src/core/trace/types.ts';
+import { listCases } from '../../src/core/cases/index.ts';
+import { openTrace } from '../../src/core/graph/index.ts';
+import type { TraceDocument } from '../../src/core/trace/index.ts';
 import { Tracer } from '../../src/sdk/index.ts';
 import {
   type Conversation,

@@ -1,9 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseTraceText } from '../../src/core/trace/import.ts';
-import { parseValue, valueStrings } from '../../src/core/trace/pyrepr.ts';
-import type { TraceDocument } from '../../src/core/trace/types.ts';
+import { parseTraceText, parseValue, type TraceDocument, valueStrings } from '../../src/core/trace/index.ts';
 import { Tracer } from '../../src/sdk/index.ts';
 import {
   type Conversation,

@@ -2,8 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseTraceText } from '../../src/core/trace/import.ts';
-import { parseValue } from '../../src/core/trace/pyrepr.ts';
+import { parseTraceText, parseValue } from '../../src/core/trace/index.ts';
 import { runCli } from '../helpers/cli.ts';
 
 const DATA = join(import.meta.dirname, '../../../shared/data');

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseValue } from '../../src/core/trace/pyrepr.ts';
-import type { TraceDocument } from '../../src/core/trace/types.ts';
+import { parseValue, type TraceDocument } from '../../src/core/trace/index.ts';
 import { Tracer } from '../../src/sdk/index.ts';
 import {
   type Conversation,

@@ -9,10 +9,8 @@
  */
 import * as Comlink from 'comlink';
 import type { AgentRunEvent } from '../../../workers/api.ts';
-import { MAX_STEPS } from '../../core/attribution/agents/budgets.ts';
-import { AGENT_METHODS, type AgentMethod } from '../../core/attribution/types.ts';
-import type { OpKind } from '../../core/labels/op-kinds.ts';
-import { AGENT_SOURCE } from '../../core/labels/record.ts';
+import { AGENT_METHODS, type AgentMethod, MAX_STEPS } from '../../core/attribution/index.ts';
+import { AGENT_SOURCE, type OpKind } from '../../core/labels/index.ts';
 import {
   type AgentModelInfo,
   type AgentProgress,

@@ -4,9 +4,7 @@
  * cache and token meter) stays here. Errors cross as data; `abort` cancels a call.
  */
 import type { ModelInfo, ModelPort, PortRequest, PortResult } from '../../../workers/api.ts';
-import { isLlmError } from '../../core/llm/errors.ts';
-import type { ChatModel } from '../../core/llm/types.ts';
-import { spentOfError } from '../../core/llm/usage.ts';
+import { type ChatModel, isLlmError, spentOfError } from '../../core/llm/index.ts';
 
 export function modelInfo(model: ChatModel): ModelInfo {
   return { provider: model.provider, model: model.model, capabilities: { ...model.capabilities } };

@@ -4,7 +4,7 @@
  * set with `.text()` (never markup), so names from traces cannot inject anything.
  */
 import { axisBottom, axisLeft, interpolateRgb, max, rgb, scaleBand, scaleLinear, select } from 'd3';
-import { labelColumn, textWidth } from '../../core/report/svg.ts';
+import { labelColumn, textWidth } from '../../core/report/index.ts';
 import { clearChart, legendEntry, percentTick } from '../lib/svg-chart.ts';
 
 export interface AccuracyRow {

@@ -6,8 +6,8 @@
 import * as Comlink from 'comlink';
 import { getContext, setContext } from 'svelte';
 import type { EvalProgress, MatcherProgress } from '../../../workers/api.ts';
-import { summarize } from '../../core/bench/metrics.ts';
-import { FILE_CHOICE } from '../../core/labels/choose.ts';
+import { summarize } from '../../core/bench/index.ts';
+import { FILE_CHOICE } from '../../core/labels/index.ts';
 import {
   addEvaluationRun,
   type EvaluationRun,

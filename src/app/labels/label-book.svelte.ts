@@ -4,7 +4,7 @@
  * live in storage (src/db/labels.ts); this class only writes through it.
  */
 import { getContext, setContext } from 'svelte';
-import type { OpKind } from '../../core/labels/op-kinds.ts';
+import type { OpKind } from '../../core/labels/index.ts';
 import { deleteLabel, type LabelInput, restoreLabel, saveAdjudication, saveLabel } from '../../db/labels.ts';
 import { getSetting, setSetting } from '../../db/repo.ts';
 import type { LabelRow } from '../../db/schema.ts';

@@ -3,8 +3,13 @@
  * score against labels: which traces, how many cases, and the choices the stored labels offer.
  * Re-read when traces or labels change.
  */
-import { FILE_CHOICE, type LabelChoiceOption, labelChoices, labelsFor } from '../../core/labels/choose.ts';
-import { caseKey } from '../../core/labels/record.ts';
+import {
+  caseKey,
+  FILE_CHOICE,
+  type LabelChoiceOption,
+  labelChoices,
+  labelsFor,
+} from '../../core/labels/index.ts';
 import { listLabels } from '../../db/labels.ts';
 import type { LabelRow, TraceMeta } from '../../db/schema.ts';
 import { useLibrary } from '../state/library.svelte.ts';

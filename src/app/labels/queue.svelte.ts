@@ -6,8 +6,8 @@
  * goes on where it was.
  */
 import { getContext, setContext } from 'svelte';
-import { agreement } from '../../core/agreement/agreement.ts';
-import { caseKey } from '../../core/labels/record.ts';
+import { agreement } from '../../core/agreement/index.ts';
+import { caseKey } from '../../core/labels/index.ts';
 import { listLabels } from '../../db/labels.ts';
 import { getSetting, listCaseRows, setSetting } from '../../db/repo.ts';
 import type { Services } from '../state/services.ts';

@@ -7,7 +7,7 @@
 import type { InitProgressReport } from '@mlc-ai/web-llm';
 import * as Comlink from 'comlink';
 import type { WebLLMWorkerApi } from '../../../workers/webllm.worker.ts';
-import type { WebLLMEngine } from '../../core/llm/webllm.ts';
+import type { WebLLMEngine } from '../../core/llm/index.ts';
 
 export interface LoadedEngine {
   engine: WebLLMEngine;

@@ -3,7 +3,7 @@
  * counts per system. Labels are set with `.text()`, so trace names cannot inject markup.
  */
 import { axisBottom, scaleBand, scaleLinear } from 'd3';
-import { labelColumn, TYPE_COLOURS, textWidth } from '../../core/report/svg.ts';
+import { labelColumn, TYPE_COLOURS, textWidth } from '../../core/report/index.ts';
 import { clearChart, legendEntry, percentTick } from '../lib/svg-chart.ts';
 
 export interface RateRow {

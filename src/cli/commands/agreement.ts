@@ -1,8 +1,7 @@
 /** `memtrace agreement`: how far annotators (people, files, engines) agree on the labelled failures. */
-import { agreement as agreementOf, DEFAULT_MAX_PAIRS } from '../../core/agreement/agreement.ts';
-import { listCases } from '../../core/cases/cases.ts';
-import { systemOf } from '../../core/cases/system.ts';
-import { ENGINE_SOURCE, type LabelRecord } from '../../core/labels/record.ts';
+import { agreement as agreementOf, DEFAULT_MAX_PAIRS } from '../../core/agreement/index.ts';
+import { listCases, systemOf } from '../../core/cases/index.ts';
+import { ENGINE_SOURCE, type LabelRecord } from '../../core/labels/index.ts';
 import { depsFor } from '../attribution-setup.ts';
 import { command, JSON_FLAG } from '../command.ts';
 import { openTraceFile, problemLine } from '../files.ts';
@@ -30,7 +29,7 @@ async function engineLabels(
     const deps = await depsFor(r.graph, {});
     const system = systemOf(r.graph.doc, file);
     // The engine (and the NLP libraries under it) loads when labels are made, not at startup.
-    const { evidenceFlowEngine } = await import('../../core/attribution/engines.ts');
+    const { evidenceFlowEngine } = await import('../../core/attribution/index.ts');
     for (const c of cases) {
       const a = await evidenceFlowEngine({ graph: r.graph, case: c, system }, deps);
       out.push({

@@ -1,9 +1,8 @@
-import type { Attribution } from '../../core/attribution/types.ts';
-import { listCases } from '../../core/cases/cases.ts';
-import { systemOf } from '../../core/cases/system.ts';
+import type { Attribution } from '../../core/attribution/index.ts';
+import { listCases, systemOf } from '../../core/cases/index.ts';
 import { mapLimited, UsageMeter } from '../../core/llm/index.ts';
-import { type MemtraceRecord, memtraceRecord, memtraceResults } from '../../core/report/memtrace-format.ts';
-import { oneLine } from '../../core/text/controls.ts';
+import { type MemtraceRecord, memtraceRecord, memtraceResults } from '../../core/report/index.ts';
+import { oneLine } from '../../core/text/index.ts';
 import {
   ATTRIBUTION_FLAGS,
   ATTRIBUTION_USAGE,

@@ -1,9 +1,6 @@
-import { type ScoredCase, scoredCase, summarize } from '../../core/bench/metrics.ts';
-import { listCases } from '../../core/cases/cases.ts';
-import { systemOf } from '../../core/cases/system.ts';
-import { FILE_CHOICE, labelsFor } from '../../core/labels/choose.ts';
-import { fileLabels } from '../../core/labels/file-labels.ts';
-import { caseKey, type LabelRecord } from '../../core/labels/record.ts';
+import { type ScoredCase, scoredCase, summarize } from '../../core/bench/index.ts';
+import { listCases, systemOf } from '../../core/cases/index.ts';
+import { caseKey, FILE_CHOICE, fileLabels, type LabelRecord, labelsFor } from '../../core/labels/index.ts';
 import { mapLimited, UsageMeter } from '../../core/llm/index.ts';
 import {
   ATTRIBUTION_FLAGS,

@@ -1,7 +1,5 @@
-import { listCases, type TraceCase } from '../../core/cases/cases.ts';
-import { casePath } from '../../core/cases/path.ts';
-import { systemOf } from '../../core/cases/system.ts';
-import { oneLine } from '../../core/text/controls.ts';
+import { casePath, listCases, systemOf, type TraceCase } from '../../core/cases/index.ts';
+import { oneLine } from '../../core/text/index.ts';
 import { command, JSON_FLAG } from '../command.ts';
 import { openOneOf, traceFilesIn } from '../files.ts';
 import { printJson, printLine } from '../io.ts';

@@ -1,6 +1,5 @@
 /** `memtrace compare`: what changed between two runs of one conversation, in memory terms. */
-import type { Divergence } from '../../core/compare/divergence.ts';
-import { pairQuestions } from '../../core/compare/questions.ts';
+import { type Divergence, pairQuestions } from '../../core/compare/index.ts';
 import { command, JSON_FLAG } from '../command.ts';
 import { CliError, printJson, printLine } from '../io.ts';
 import { loadGraph } from './load.ts';
@@ -21,7 +20,7 @@ export const compare = command({
   },
   async run({ positionals, values }, io) {
     // Loaded when the command runs: its import is heavy (the NLP libraries under case contexts).
-    const { compareMemoryAt, compareRuns } = await import('../../core/compare/compare.ts');
+    const { compareMemoryAt, compareRuns } = await import('../../core/compare/index.ts');
     const graphs = [];
     for (const file of positionals) graphs.push(await loadGraph(file, io));
     const [ga, gb] = graphs;

@@ -1,4 +1,4 @@
-import { exportSmartcomment } from '../../core/trace/export.ts';
+import { exportSmartcomment } from '../../core/trace/index.ts';
 import { otlpJson } from '../../sdk/otel.ts';
 import { command } from '../command.ts';
 import { outputFile } from '../files.ts';

@@ -2,7 +2,7 @@
 import { mkdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { UsageMeter } from '../../core/llm/index.ts';
-import { exportSmartcomment } from '../../core/trace/export.ts';
+import { exportSmartcomment } from '../../core/trace/index.ts';
 import { FAULT_KINDS, generateBenchmark } from '../../systems/index.ts';
 import { command, JSON_FLAG } from '../command.ts';
 import { outputDir } from '../files.ts';

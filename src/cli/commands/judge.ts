@@ -1,6 +1,6 @@
 import { type AnswerRuleFit, describeAnswerRule, traceJudgeFit } from '../../core/attribution/index.ts';
-import { listCases } from '../../core/cases/cases.ts';
-import { oneLine } from '../../core/text/controls.ts';
+import { listCases } from '../../core/cases/index.ts';
+import { oneLine } from '../../core/text/index.ts';
 import { ATTRIBUTION_FLAGS, evidenceSetup } from '../attribution-setup.ts';
 import { command, JSON_FLAG } from '../command.ts';
 import { openOneOf, traceFilesIn } from '../files.ts';

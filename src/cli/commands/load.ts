@@ -1,6 +1,6 @@
 /** Opening one trace for a command that needs a graph: fails with the file's problems. */
-import type { TraceGraph } from '../../core/graph/graph.ts';
-import type { TraceIssue } from '../../core/trace/issues.ts';
+import type { TraceGraph } from '../../core/graph/index.ts';
+import type { TraceIssue } from '../../core/trace/index.ts';
 import { openTraceFile, problemLine } from '../files.ts';
 import { CliError, type CliIO } from '../io.ts';
 

@@ -1,7 +1,7 @@
 /** `memtrace make-bench --kind llm-memories`: the labelled benchmark of LLM-written (recorded) memories. */
 import { mkdir, readFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { exportSmartcomment } from '../../core/trace/export.ts';
+import { exportSmartcomment } from '../../core/trace/index.ts';
 import {
   type Conversation,
   defaultLlmBenchParts,

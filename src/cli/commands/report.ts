@@ -6,8 +6,8 @@
  * flags a model writes the narrative (batches of 4, cached with --cache-dir).
  */
 import { readFile } from 'node:fs/promises';
-import { listCases, type TraceCase } from '../../core/cases/cases.ts';
-import type { TraceGraph } from '../../core/graph/graph.ts';
+import { listCases, type TraceCase } from '../../core/cases/index.ts';
+import type { TraceGraph } from '../../core/graph/index.ts';
 import type {
   AttributedInput,
   AttributionRecord,
@@ -29,7 +29,7 @@ import { writeAtomic } from '../write.ts';
 async function reportLib() {
   const [report, engines] = await Promise.all([
     import('../../core/report/index.ts'),
-    import('../../core/attribution/engines.ts'),
+    import('../../core/attribution/index.ts'),
   ]);
   return { ...report, evidenceFlowEngine: engines.evidenceFlowEngine };
 }

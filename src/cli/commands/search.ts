@@ -8,12 +8,19 @@
 import { createHash } from 'node:crypto';
 import { mkdir, readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { corpusFromGraph, type DocScope, indexKey } from '../../core/retrieval/corpus.ts';
-import type { Embedder } from '../../core/retrieval/embedder.ts';
-import { FALLBACK_LABEL, HashedNgramEmbedder } from '../../core/retrieval/hashed.ts';
-import { RetrievalIndex, SEARCH_METHODS } from '../../core/retrieval/retrieval-index.ts';
+import {
+  corpusFromGraph,
+  type DocScope,
+  type Dtype,
+  type Embedder,
+  FALLBACK_LABEL,
+  HashedNgramEmbedder,
+  indexKey,
+  RetrievalIndex,
+  SEARCH_METHODS,
+  TransformersEmbedder,
+} from '../../core/retrieval/index.ts';
 import { nodeModelDir } from '../../core/retrieval/transformers.node.ts';
-import { type Dtype, TransformersEmbedder } from '../../core/retrieval/transformers.ts';
 import { command, JSON_FLAG } from '../command.ts';
 import { CliError, type CliIO, printJson, printLine } from '../io.ts';
 import { writeAtomic } from '../write.ts';

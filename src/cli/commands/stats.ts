@@ -1,5 +1,5 @@
-import { traceStats } from '../../core/stats/stats.ts';
-import { formatIssue } from '../../core/trace/issues.ts';
+import { traceStats } from '../../core/stats/index.ts';
+import { formatIssue } from '../../core/trace/index.ts';
 import { command, JSON_FLAG } from '../command.ts';
 import { printJson } from '../io.ts';
 import { openGraph } from './load.ts';

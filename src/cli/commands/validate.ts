@@ -1,4 +1,4 @@
-import { formatIssue, type TraceIssue } from '../../core/trace/issues.ts';
+import { formatIssue, type TraceIssue } from '../../core/trace/index.ts';
 import { command, JSON_FLAG } from '../command.ts';
 import { openTraceFile, traceFilesIn } from '../files.ts';
 import { printJson, printLine } from '../io.ts';

@@ -20,8 +20,8 @@ import {
   latestByAnnotator,
   oldestFirst,
   splitCaseKey,
-} from '../labels/record.ts';
-import { rate } from '../report/stats.ts';
+} from '../labels/index.ts';
+import { rate } from '../report/index.light.ts';
 import { cohenKappa, fleissKappa } from './kappa.ts';
 
 /**

@@ -9,8 +9,7 @@
  *     flowed into count, as they do in counterfactual labels.
  * Forward, in execution order, over the ops the caller gives.
  */
-import type { TraceGraph } from '../graph/graph.ts';
-import { opStructure } from '../graph/queries.ts';
+import { opStructure, type TraceGraph } from '../graph/index.ts';
 import { copiedInto, type Evidence, type Matcher, MIN_COPY_CHARS } from './evidence-match.ts';
 
 /** Carrying units per variable (unit indexes of `Matcher.unitsOf`). */

@@ -6,9 +6,8 @@
  * when the user has one) or an LLM asked yes/no (through the `ChatModel`, so its
  * calls are cached and counted).
  */
-import { mapLimited } from '../llm/limit.ts';
-import type { ChatModel } from '../llm/types.ts';
-import type { Embedder } from '../retrieval/embedder.ts';
+import { type ChatModel, mapLimited } from '../llm/index.ts';
+import type { Embedder } from '../retrieval/index.ts';
 
 /** One undecided pair. */
 export interface CarryQuestion {
@@ -26,6 +25,7 @@ export interface CarryJudgeCost {
   output_tokens: number;
 }
 
+/** Decides the undecided (middle-band) pairs: a sentence model or an LLM asked yes/no. */
 export interface CarryJudge {
   /** What decides, as people should read it ("sentence model …", "LLM …"). */
   readonly label: string;

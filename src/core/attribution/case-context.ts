@@ -4,16 +4,19 @@
  * between the store and the answer, and the store they read. Found from edges,
  * classes and the `prompt` category only — never from op names.
  */
-import type { TraceCase } from '../cases/cases.ts';
-import { causalCone, predictionOf } from '../cases/path.ts';
-import { isSentinelVar, row, type TraceGraph } from '../graph/graph.ts';
-import { closure, consumersOf, lineageOf, opStructure, producersOf, versionsOf } from '../graph/queries.ts';
+import { causalCone, predictionOf, type TraceCase } from '../cases/index.ts';
 import {
-  isGenericCategory,
-  isMessageCategory,
-  isPromptCategory,
-  isQueryCategory,
-} from '../trace/categories.ts';
+  closure,
+  consumersOf,
+  isSentinelVar,
+  lineageOf,
+  opStructure,
+  producersOf,
+  row,
+  type TraceGraph,
+  versionsOf,
+} from '../graph/index.ts';
+import { isGenericCategory, isMessageCategory, isPromptCategory, isQueryCategory } from '../trace/index.ts';
 import { copiedInto, MIN_COPY_CHARS, splitUnits } from './evidence-match.ts';
 import { readSaid } from './said.ts';
 

@@ -17,9 +17,15 @@
  * own words.
  */
 
-import { sentenceWindows } from '../text/sentences.ts';
-import { type DaySpan, spanStates, temporalMentions } from '../text/temporal.ts';
-import { contentTerms, type Term, termKey } from '../text/terms.ts';
+import {
+  contentTerms,
+  type DaySpan,
+  spanStates,
+  type Term,
+  temporalMentions,
+  termKey,
+} from '../nlp/index.ts';
+import { sentenceWindows } from '../text/index.ts';
 import {
   type AnswerFeatures,
   type AnswerRule,

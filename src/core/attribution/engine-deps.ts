@@ -3,9 +3,8 @@
  * engines (evidence-flow, the agents) and the table of engines (`engines.ts`) all import it
  * without importing each other.
  */
-import type { ChatModel } from '../llm/types.ts';
-import type { Embedder } from '../retrieval/embedder.ts';
-import type { RetrievalIndex } from '../retrieval/retrieval-index.ts';
+import type { ChatModel } from '../llm/index.ts';
+import type { Embedder, RetrievalIndex } from '../retrieval/index.ts';
 import type { AgentOptions } from './agents/budgets.ts';
 import type { EvidenceFlowOptions } from './evidence-flow.ts';
 import type { Attribution, AttributionInput, RunHooks } from './types.ts';

@@ -10,12 +10,17 @@
  * no op names are assumed. When the evidence does not state the golden answer and
  * nothing carries it, it says so instead of blaming extraction.
  */
-import type { TraceCase } from '../cases/cases.ts';
-import { type TraceGraph, varMetadata } from '../graph/graph.ts';
-import { consumersOf, lineageOf, opStructure, producersOf } from '../graph/queries.ts';
-import { contentTerms } from '../text/terms.ts';
-import { isMessageCategory } from '../trace/categories.ts';
-import type { ErrorType } from '../trace/types.ts';
+import type { TraceCase } from '../cases/index.ts';
+import {
+  consumersOf,
+  lineageOf,
+  opStructure,
+  producersOf,
+  type TraceGraph,
+  varMetadata,
+} from '../graph/index.ts';
+import { contentTerms } from '../nlp/index.ts';
+import { type ErrorType, isMessageCategory } from '../trace/index.ts';
 import { type AnswerRule, accepts, describeAnswerRule } from './answer-rule.ts';
 import { type Carriers, followEvidence, type PassOptions } from './carriers.ts';
 import { type CaseContext, caseContext } from './case-context.ts';

@@ -13,10 +13,9 @@
  *   by word vectors.
  */
 
-import { sentences, sentenceWindows } from '../text/sentences.ts';
-import { hasTemporalCue } from '../text/temporal.ts';
-import { contentTerms, contentTokens, type Term } from '../text/terms.ts';
-import { parseValue } from '../trace/pyrepr.ts';
+import { contentTerms, contentTokens, hasTemporalCue, type Term } from '../nlp/index.ts';
+import { sentences, sentenceWindows } from '../text/index.ts';
+import { parseValue } from '../trace/index.ts';
 import { PRIOR_ANSWER_RULE } from './answer-rule.ts';
 import type { CarryJudge, CarryQuestion } from './carry-judge.ts';
 import {
@@ -30,7 +29,7 @@ import {
 import { readSaid, type Said } from './said.ts';
 import { effectiveMatchLayer, type MatchLayer } from './types.ts';
 
-export { contentTokens } from '../text/terms.ts';
+export { contentTokens } from '../nlp/index.ts';
 
 /** The human text of a value: message JSON → its `content` (or all string fields), repr string → unquoted. */
 export function evidenceText(value: string): string {

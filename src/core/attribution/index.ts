@@ -1,6 +1,8 @@
 export * from './agents/index.ts';
-export { type AnswerRuleFit, describeAnswerRule } from './answer-rule.ts';
+export { type AnswerRuleFit, describeAnswerRule, MIN_VERDICTS } from './answer-rule.ts';
+export { type CarryJudge, llmCarryJudge, sentenceModelJudge } from './carry-judge.ts';
 export * from './case-context.ts';
+export { criticalInfo, judgeText } from './critical.ts';
 export * from './engines.ts';
 export * from './evidence-flow.ts';
 export * from './evidence-match.ts';

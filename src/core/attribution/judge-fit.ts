@@ -4,8 +4,8 @@
  * The rule that best reproduces them (`fitAnswerRule`) is the carrying test the attributor
  * applies to memory units, contexts and summaries of that trace. Computed once per graph.
  */
-import { listCases, type TraceCase } from '../cases/cases.ts';
-import type { TraceGraph } from '../graph/graph.ts';
+import { listCases, type TraceCase } from '../cases/index.ts';
+import type { TraceGraph } from '../graph/index.ts';
 import { type AnswerRuleFit, fitAnswerRule, type JudgedSample } from './answer-rule.ts';
 import { answerFeatures, type CriticalOptions } from './critical.ts';
 

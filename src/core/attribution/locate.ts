@@ -3,11 +3,9 @@
  * ranked for question + golden answer, hybrid BM25 + dense when an embedder is
  * given), narrowed to the ones that state the answer.
  */
-import type { TraceCase } from '../cases/cases.ts';
-import { type TraceGraph, varMetadata } from '../graph/graph.ts';
-import type { Embedder } from '../retrieval/embedder.ts';
-import type { RetrievalIndex } from '../retrieval/retrieval-index.ts';
-import { START_POINTS, startPoints } from '../retrieval/startpoints.ts';
+import type { TraceCase } from '../cases/index.ts';
+import { type TraceGraph, varMetadata } from '../graph/index.ts';
+import { type Embedder, type RetrievalIndex, START_POINTS, startPoints } from '../retrieval/index.ts';
 import { type CriticalOptions, criticalInfo } from './critical.ts';
 import { contentTokens } from './evidence-match.ts';
 import { readMessage } from './said.ts';

@@ -4,8 +4,8 @@
  * 2023: Caroline: …", a message value is JSON with `name` and `timestamp`. The day
  * resolves relative dates ("yesterday"); the speaker stands for "I" and "we".
  */
-import { referenceDay } from '../text/temporal.ts';
-import { parseValue } from '../trace/pyrepr.ts';
+import { referenceDay } from '../nlp/index.ts';
+import { parseValue } from '../trace/index.ts';
 
 export interface Said {
   text: string;

@@ -3,10 +3,10 @@
  * works, and the agents' checkpoint those events carry (a checkpoint holds the result and
  * an event holds the checkpoint, so they live in one leaf module).
  */
-import type { TraceCase } from '../cases/cases.ts';
-import type { TraceGraph } from '../graph/graph.ts';
-import type { ChatMessage } from '../llm/types.ts';
-import type { ErrorType } from '../trace/types.ts';
+import type { TraceCase } from '../cases/index.ts';
+import type { TraceGraph } from '../graph/index.ts';
+import type { ChatMessage } from '../llm/index.ts';
+import type { ErrorType } from '../trace/index.ts';
 import type { AgentPreset } from './agents/budgets.ts';
 
 /** The attribution engines: deterministic evidence flow and the two LLM agents. */

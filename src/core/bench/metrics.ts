@@ -5,8 +5,8 @@
  * "answer op, ResponseError" guess scores high micro accuracy on typical runs).
  * Labels outside the five types are excluded and counted.
  */
-import type { Attribution } from '../attribution/types.ts';
-import { ERROR_TYPES, isErrorType } from '../trace/types.ts';
+import type { Attribution } from '../attribution/index.ts';
+import { ERROR_TYPES, isErrorType } from '../trace/index.light.ts';
 
 /**
  * One attributed case as the benchmark scores it: its system, the label, the prediction and what the run

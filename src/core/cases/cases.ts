@@ -3,10 +3,15 @@
  * `llm-judge` evaluation op's judge score parses to 0 (the paper's rule); its
  * variables are picked by class name. MemTraceBench annotations add the label.
  */
-import { isSentinelVar, type TraceGraph, varMetadata } from '../graph/graph.ts';
-import { opStructure, opVariables, versionsOf } from '../graph/queries.ts';
-import { parseValue, valueStrings, valueText } from '../trace/pyrepr.ts';
-import type { Annotation } from '../trace/types.ts';
+import {
+  isSentinelVar,
+  opStructure,
+  opVariables,
+  type TraceGraph,
+  varMetadata,
+  versionsOf,
+} from '../graph/index.ts';
+import { type Annotation, parseValue, valueStrings, valueText } from '../trace/index.ts';
 
 /** A case's label from the trace's MemTraceBench annotation: the error type and decisive op. */
 export interface CaseLabel {

@@ -6,8 +6,7 @@
  * again after the answer (a window read by every later question, a content-named value
  * shared by another question) never pulls later ops in.
  */
-import { isSentinelOp, row, type TraceGraph } from '../graph/graph.ts';
-import { closure, opStructure, producersOf } from '../graph/queries.ts';
+import { closure, isSentinelOp, opStructure, producersOf, row, type TraceGraph } from '../graph/index.ts';
 import type { TraceCase } from './cases.ts';
 
 /** A case's path (`casePath`): the ops that caused the judged answer, then the judge. */

@@ -1,5 +1,5 @@
 /** Which memory system a trace comes from: a MemTraceBench split folder, metadata, or the project id. */
-import type { TraceDocument } from '../trace/types.ts';
+import type { TraceDocument } from '../trace/index.ts';
 
 /** Split folder names of MemTraceBench. */
 export const BENCH_SPLITS = ['rag', 'mem0', 'evermemos', 'long_context'] as const;

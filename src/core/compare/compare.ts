@@ -3,8 +3,8 @@
  * the questions paired by identity with their outcomes (fixed / broken / same), the first
  * point of divergence of each question, and the memory at question time in A vs B.
  */
-import type { TraceCase } from '../cases/cases.ts';
-import type { TraceGraph } from '../graph/graph.ts';
+import type { TraceCase } from '../cases/index.ts';
+import type { TraceGraph } from '../graph/index.ts';
 import { type Divergence, firstDivergence, RunSide } from './divergence.ts';
 import { compareMemory, type MemoryComparison } from './memory.ts';
 import { type Change, type Outcome, pairQuestions } from './questions.ts';

@@ -12,11 +12,16 @@
  *   step (`selection`); when the data itself differed (a value one run never had), no op
  *   there is blamed.
  */
-import { isPrompt } from '../attribution/case-context.ts';
-import type { TraceCase } from '../cases/cases.ts';
-import { predictionOf } from '../cases/path.ts';
-import { isSentinelVar, row, type TraceGraph } from '../graph/graph.ts';
-import { nextVersion, opStructure, previousVersion } from '../graph/queries.ts';
+import { isPrompt } from '../attribution/index.ts';
+import { predictionOf, type TraceCase } from '../cases/index.ts';
+import {
+  isSentinelVar,
+  nextVersion,
+  opStructure,
+  previousVersion,
+  row,
+  type TraceGraph,
+} from '../graph/index.ts';
 import { type Difference, type DivergentOp, explainDivergence } from './explain.ts';
 import { ValueHashes } from './value-hash.ts';
 

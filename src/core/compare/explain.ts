@@ -5,11 +5,10 @@
  * input or an output — each with its text in both runs and a line diff. Variables pair by
  * name; those left over pair in order (content-named values have a name per value).
  */
-import { isPrompt } from '../attribution/case-context.ts';
-import { isSentinelVar, opMetadata, type TraceGraph } from '../graph/graph.ts';
-import { opStructure, opSummary } from '../graph/queries.ts';
-import { type DiffLine, diffLines } from '../text/diff.ts';
-import { readableValue } from '../trace/pyrepr.ts';
+import { isPrompt } from '../attribution/index.ts';
+import { isSentinelVar, opMetadata, opStructure, opSummary, type TraceGraph } from '../graph/index.ts';
+import { type DiffLine, diffLines } from '../text/index.ts';
+import { readableValue } from '../trace/index.ts';
 
 /** One side's op as people name it. */
 export interface DivergentOp {

@@ -5,11 +5,10 @@
  * diff in units — dict entries, list items or lines (`splitUnits`) — removed and added,
  * which is how memory differs in practice (a fact rewritten, a line trimmed off a window).
  */
-import { caseContext } from '../attribution/case-context.ts';
-import { splitUnits } from '../attribution/evidence-match.ts';
-import type { TraceCase } from '../cases/cases.ts';
-import type { TraceGraph } from '../graph/graph.ts';
-import { valueText } from '../trace/pyrepr.ts';
+import { caseContext, splitUnits } from '../attribution/index.ts';
+import type { TraceCase } from '../cases/index.ts';
+import type { TraceGraph } from '../graph/index.ts';
+import { valueText } from '../trace/index.ts';
 import type { RunSide } from './divergence.ts';
 
 /** A memory unit only one run held at question time, with a short preview of its value. */

@@ -3,8 +3,8 @@
  * full name (a question id, or a content hash), else the question text — never by op ids,
  * which differ between runs. Each side's outcome comes from its judge.
  */
-import { listCases, type TraceCase } from '../cases/cases.ts';
-import type { TraceGraph } from '../graph/graph.ts';
+import { listCases, type TraceCase } from '../cases/index.ts';
+import type { TraceGraph } from '../graph/index.ts';
 
 /** A question's outcome in one run: judged correct, judged wrong, or missing (not asked or not scored). */
 export type Outcome = 'correct' | 'wrong' | 'missing';

@@ -4,7 +4,7 @@
  * values), so this is the one pass over the text a comparison makes; after it, equal values
  * are equal numbers. Collisions are negligible at these sizes (≈ n² / 2⁵⁴).
  */
-import type { TraceGraph } from '../graph/graph.ts';
+import type { TraceGraph } from '../graph/index.ts';
 import { hash53 } from '../hash/index.ts';
 
 /** Cached value hashes of one graph's variables. */

@@ -4,16 +4,17 @@
  * ("ops touching v", "inputs of op", "versions of X") is an array lookup.
  * Values are the document's own strings — nothing large is copied.
  */
-import { fullNameOf, fullNodeIdOf } from '../trace/identity.ts';
-import type {
-  EdgeRecord,
-  JsonObject,
-  OperationRecord,
-  SessionRecord,
-  TraceDocument,
-  VariableRecord,
-} from '../trace/types.ts';
-import { SENTINEL } from '../trace/types.ts';
+import {
+  type EdgeRecord,
+  fullNameOf,
+  fullNodeIdOf,
+  type JsonObject,
+  type OperationRecord,
+  SENTINEL,
+  type SessionRecord,
+  type TraceDocument,
+  type VariableRecord,
+} from '../trace/index.ts';
 
 /** Compressed sparse rows: the items of row r are `items[offsets[r] .. offsets[r+1])`. */
 export interface Csr {

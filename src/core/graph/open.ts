@@ -1,6 +1,5 @@
 /** Text in, indexed graph (or the problems that stop it) out. */
-import { type ImportOptions, parseTraceText } from '../trace/import.ts';
-import type { TraceIssue } from '../trace/issues.ts';
+import { type ImportOptions, parseTraceText, type TraceIssue } from '../trace/index.ts';
 import { buildGraph, type TraceGraph } from './graph.ts';
 
 /** A parsed and indexed trace with its warnings, or the issues that stopped the import. */

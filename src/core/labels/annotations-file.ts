@@ -8,8 +8,7 @@
  */
 import { en } from 'zod/locales';
 import * as z from 'zod/mini';
-import { findJsonSyntaxError } from '../trace/json-syntax.ts';
-import { stripBom } from '../trace/utf8.ts';
+import { findJsonSyntaxError, stripBom } from '../trace/index.light.ts';
 import { contextOf } from './file-labels.ts';
 import { FILE_SOURCE, type LabelRecord } from './record.ts';
 

@@ -1,5 +1,5 @@
 /** The labels a graph file carries in `data.annotations` (MemTraceBench), as records. */
-import type { Annotation, TraceDocument } from '../trace/types.ts';
+import type { Annotation, TraceDocument } from '../trace/index.ts';
 import { FILE_SOURCE, type LabelContext, type LabelRecord } from './record.ts';
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);

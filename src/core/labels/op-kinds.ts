@@ -7,7 +7,7 @@
  * step can write a version that lost an entry), a search causes Retrieval errors, an answer
  * Response errors, and a judge none of the five. A kind read as neither is allowed every type.
  */
-import type { ErrorType } from '../trace/types.ts';
+import type { ErrorType } from '../trace/index.ts';
 
 /** The part of a memory system an op plays, read from its category (or name). */
 export type OpStage = 'memory' | 'retrieval' | 'response' | 'evaluation' | 'unknown';

@@ -14,8 +14,8 @@
  * Everything is numeric and typed so the layout can be computed in a worker and
  * transferred (`laneLayoutTransferables`). O(V + E + L log L) for L lanes.
  */
-import { isSentinelOp, isSentinelVar, row, type TraceGraph } from '../graph/graph.ts';
-import { isConversationMessage } from '../trace/categories.ts';
+import { isSentinelOp, isSentinelVar, row, type TraceGraph } from '../graph/index.ts';
+import { isConversationMessage } from '../trace/index.ts';
 
 /** Role bits of a variable inside one op: 1 input, 2 output, 3 intermediate. */
 export const ROLE_INPUT = 1;

@@ -3,7 +3,7 @@
  * graph of variables and ops ready for `layeredLayout`: input → op → output, and
  * version → next version where no shown op links them. Sentinels are left out.
  */
-import { isSentinelOp, isSentinelVar, row, type TraceGraph } from '../graph/graph.ts';
+import { isSentinelOp, isSentinelVar, row, type TraceGraph } from '../graph/index.ts';
 import { type LayeredLayout, type LayeredOptions, layeredLayout } from './layered.ts';
 
 /** `Neighbourhood.kind` of a variable node. */

@@ -1,5 +1,5 @@
 /** Stable request hashing: canonical JSON (sorted keys) and SHA-256 (`core/hash`). */
-import { sha256Hex } from '../hash/sha256.ts';
+import { sha256Hex } from '../hash/index.ts';
 
 export { sha256Hex };
 

@@ -4,7 +4,7 @@
  * feature per error type; and clusters of failures (one error type at one kind of op)
  * with exemplars. No model, no IO: the same cases give the same report.
  */
-import { ERROR_TYPES, type ErrorType } from '../trace/types.ts';
+import { ERROR_TYPES, type ErrorType } from '../trace/index.ts';
 import { FEATURES, type FeatureId } from './features.ts';
 import { lift, rate, wilson } from './stats.ts';
 import type {

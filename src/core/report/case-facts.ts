@@ -12,12 +12,9 @@ import {
   isPrompt,
   STORE_LOSS_TYPES,
 } from '../attribution/index.ts';
-import type { TraceCase } from '../cases/cases.ts';
-import { systemOf } from '../cases/system.ts';
-import { isSentinelVar, type TraceGraph, varMetadata } from '../graph/graph.ts';
-import { opStructure, producersOf } from '../graph/queries.ts';
-import { prettyValue } from '../trace/pyrepr.ts';
-import { type ErrorType, isErrorType } from '../trace/types.ts';
+import { systemOf, type TraceCase } from '../cases/index.ts';
+import { isSentinelVar, opStructure, producersOf, type TraceGraph, varMetadata } from '../graph/index.ts';
+import { type ErrorType, isErrorType, prettyValue } from '../trace/index.ts';
 import { textFeatures } from './features.ts';
 import { type AttributionEvidence, type VerdictGrounds, verdictGrounds } from './grounds.ts';
 import type { ReportCase, ValueExcerpt } from './types.ts';

@@ -12,9 +12,7 @@ import type {
   SupportStep,
   VerdictEvidence,
 } from '../attribution/index.ts';
-import type { TraceGraph } from '../graph/graph.ts';
-import { producersOf } from '../graph/queries.ts';
-import { phraseMarks } from '../graph/search.ts';
+import { phraseMarks, producersOf, type TraceGraph } from '../graph/index.ts';
 
 /** The evidence fields of an attribution (evidence-flow sets them; other engines and files may not). */
 export interface AttributionEvidence {

@@ -3,8 +3,8 @@
  * scripts and no external assets (a Content-Security-Policy forbids any), every piece of
  * trace text escaped (control characters shown as `\uXXXX`).
  */
-import { escapeControls } from '../text/controls.ts';
-import { ERROR_TYPES } from '../trace/types.ts';
+import { escapeControls } from '../text/index.ts';
+import { ERROR_TYPES } from '../trace/index.ts';
 import { FEATURES } from './features.ts';
 import { ci, featureLabel, findings, pct, SMALL_SAMPLE, times } from './findings.ts';
 import {

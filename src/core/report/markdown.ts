@@ -3,8 +3,8 @@
  * characters neutralised, values go in fenced code blocks whose fence is longer than
  * any backtick run inside, so nothing from a trace renders as markup.
  */
-import { escapeControls } from '../text/controls.ts';
-import { ERROR_TYPES } from '../trace/types.ts';
+import { escapeControls } from '../text/index.ts';
+import { ERROR_TYPES } from '../trace/index.ts';
 import { FEATURES } from './features.ts';
 import { ci, featureLabel, findings, pct, SMALL_SAMPLE, times } from './findings.ts';
 import {

@@ -9,11 +9,9 @@
  * Attribution files of this project (`memtrace attribute --json`, `memtrace bench --out`) are
  * read too, so `memtrace report --attributions` takes any of them.
  */
-import type { TraceCase } from '../cases/cases.ts';
-import { isSentinelVar, type TraceGraph } from '../graph/graph.ts';
-import { opVariables } from '../graph/queries.ts';
-import { findJsonSyntaxError } from '../trace/json-syntax.ts';
-import { ERROR_TYPES, isErrorType } from '../trace/types.ts';
+import type { TraceCase } from '../cases/index.ts';
+import { isSentinelVar, opVariables, type TraceGraph } from '../graph/index.ts';
+import { ERROR_TYPES, findJsonSyntaxError, isErrorType } from '../trace/index.ts';
 import type { AttributedInput } from './case-facts.ts';
 
 /** `error_attribution_result` of a record (the paper's `ErrorAttributionPrediction`, plus our method). */

@@ -7,12 +7,9 @@
  */
 import { z } from 'zod';
 import { evidenceText } from '../attribution/index.ts';
-import type { TraceCase } from '../cases/cases.ts';
-import type { TraceGraph } from '../graph/graph.ts';
-import { renderOpHeader, renderOpSubgraph } from '../graph/render.ts';
-import { metered, UsageMeter } from '../llm/accounting.ts';
-import { completeJson } from '../llm/structured.ts';
-import type { ChatModel } from '../llm/types.ts';
+import type { TraceCase } from '../cases/index.ts';
+import { renderOpHeader, renderOpSubgraph, type TraceGraph } from '../graph/index.ts';
+import { type ChatModel, completeJson, metered, UsageMeter } from '../llm/index.ts';
 import type { Narrative, ReportCase } from './types.ts';
 
 /** What the model reads about one case. */

@@ -2,7 +2,7 @@
  * Small SVG charts as strings, for the self-contained HTML report (no scripts, no
  * external assets; core has no DOM). Every label goes through `escapeHtml`.
  */
-import { ERROR_TYPE_COLOURS } from '../trace/error-colours.ts';
+import { ERROR_TYPE_COLOURS } from '../trace/index.ts';
 
 /** Escapes `& < > " '` for HTML text and attribute values (the report's SVG and HTML). */
 export function escapeHtml(text: string): string {

@@ -1,6 +1,6 @@
 /** The shapes of the system-level error report (`memtrace report --format json`). */
-import type { UsageTotals } from '../llm/accounting.ts';
-import type { ErrorType } from '../trace/types.ts';
+import type { UsageTotals } from '../llm/index.ts';
+import type { ErrorType } from '../trace/index.ts';
 import type { FeatureFlags, FeatureId } from './features.ts';
 import type { VerdictGrounds } from './grounds.ts';
 

@@ -3,10 +3,9 @@
  * identifies an index of them. Documents are variables; their text is the value's
  * human text (`valueText`: a quoted Python/JSON string is unquoted).
  */
-import { isSentinelVar, type TraceGraph } from '../graph/graph.ts';
+import { isSentinelVar, type TraceGraph } from '../graph/index.ts';
 import { ContentHasher } from '../hash/index.ts';
-import { isConversationMessage } from '../trace/categories.ts';
-import { valueText } from '../trace/pyrepr.ts';
+import { isConversationMessage, valueText } from '../trace/index.ts';
 
 /** `messages`: variables of category `message` (the paper's start-point documents); `all`: every variable. */
 export type DocScope = 'messages' | 'all';

@@ -5,9 +5,9 @@
  * `IndexStore` (IndexedDB in the app) under a slot per trace/scope/model and rebuilt when the
  * stored key no longer matches the trace's documents or the model.
  */
-import { listCases, type TraceCase } from '../cases/cases.ts';
-import type { TraceGraph } from '../graph/graph.ts';
-import type { GpuProbe } from '../llm/webllm-models.ts';
+import { listCases, type TraceCase } from '../cases/index.ts';
+import type { TraceGraph } from '../graph/index.ts';
+import type { GpuProbe } from '../llm/index.ts';
 import { type Corpus, corpusFromGraph, type DocScope, indexKey } from './corpus.ts';
 import type { Embedder } from './embedder.ts';
 import { HashedNgramEmbedder } from './hashed.ts';

@@ -13,8 +13,8 @@
  * - Device: WebGPU when an adapter is available, else wasm (browser); onnxruntime-node CPU in Node.
  * - Batched, cancellable between batches (AbortSignal), with progress.
  */
-import { sha256Hex } from '../hash/sha256.ts';
-import type { GpuProbe } from '../llm/webllm-models.ts';
+import { sha256Hex } from '../hash/index.ts';
+import type { GpuProbe } from '../llm/index.ts';
 import type { Embedder, EmbedOptions } from './embedder.ts';
 
 /** How token vectors become one text vector. */

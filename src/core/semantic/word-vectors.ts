@@ -6,6 +6,7 @@
  */
 import { decodeVectorFile } from './vector-file.ts';
 
+/** A loaded word-vector table (decoded from the compact file): vocabulary lookup and word-to-word cosine similarity. */
 export class WordVectors {
   private readonly index = new Map<string, number>();
   private constructor(

@@ -1,7 +1,7 @@
 /** Counts of a trace, as `memtrace stats --json` prints them. Sentinels count like any record. */
-import { listCases } from '../cases/cases.ts';
-import type { TraceGraph } from '../graph/graph.ts';
-import { isConversationMessage } from '../trace/categories.ts';
+import { listCases } from '../cases/index.ts';
+import type { TraceGraph } from '../graph/index.ts';
+import { isConversationMessage } from '../trace/index.ts';
 
 /**
  * Counts of a trace's records, messages and failed questions, and of variables and ops per category (most

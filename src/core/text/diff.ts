@@ -6,6 +6,7 @@
  */
 import { diffArrays } from 'diff';
 
+/** One line of a line diff: kept, added or deleted. */
 export interface DiffLine {
   kind: 'same' | 'add' | 'del';
   text: string;

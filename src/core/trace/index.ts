@@ -6,6 +6,14 @@ export * from './import.ts';
 export * from './issues.ts';
 export * from './json-syntax.ts';
 export * from './nesting.ts';
+export {
+  documentToSpans,
+  type EmitOptions,
+  type OtelFlavour,
+  opSpanId,
+  type SpanDescription,
+} from './otel/emit.ts';
+export { type RecordRef, RecordTexts } from './otel/record-texts.ts';
 export * from './pyrepr.ts';
 export * from './types.ts';
 export * from './utf8.ts';

@@ -1,5 +1,5 @@
 /** Problems found while reading a trace file, each with the file and the place. */
-import { oneLine } from '../text/controls.ts';
+import { oneLine } from '../text/index.light.ts';
 
 /** An error stops the import; a warning does not. */
 export type Severity = 'error' | 'warning';

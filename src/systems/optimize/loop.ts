@@ -9,20 +9,14 @@
  * after an interruption; token budgets stop it before the call that would exceed them.
  */
 
-import { isAgentStopped } from '../../core/attribution/agents/stopped.ts';
-import { engineFor } from '../../core/attribution/engines.ts';
-import type { Attribution } from '../../core/attribution/types.ts';
-import { listCases } from '../../core/cases/cases.ts';
-import { buildGraph, type TraceGraph } from '../../core/graph/graph.ts';
-import { renderOpHeader, renderOpSubgraph } from '../../core/graph/render.ts';
-import { metered, UsageMeter, type UsageTotals } from '../../core/llm/accounting.ts';
-import { LlmError } from '../../core/llm/errors.ts';
-import type { ChatModel } from '../../core/llm/types.ts';
+import { type Attribution, engineFor, isAgentStopped } from '../../core/attribution/index.ts';
+import { listCases } from '../../core/cases/index.ts';
+import { buildGraph, renderOpHeader, renderOpSubgraph, type TraceGraph } from '../../core/graph/index.ts';
+import { type ChatModel, LlmError, metered, UsageMeter, type UsageTotals } from '../../core/llm/index.ts';
 import { seededRandom } from '../../core/random.ts';
-import { reportCase } from '../../core/report/case-facts.ts';
-import { corpusFromGraph } from '../../core/retrieval/corpus.ts';
-import { RetrievalIndex } from '../../core/retrieval/retrieval-index.ts';
-import { diffLines } from '../../core/text/diff.ts';
+import { reportCase } from '../../core/report/index.ts';
+import { corpusFromGraph, RetrievalIndex } from '../../core/retrieval/index.ts';
+import { diffLines } from '../../core/text/index.ts';
 import type { PromptRegistry } from '../prompts.ts';
 import type { Conversation, Question } from '../types.ts';
 import {

@@ -14,8 +14,7 @@
  * is given. Node only: mem0ai is loaded on the first run.
  */
 import { register } from 'node:module';
-import type { Embedder } from '../../core/retrieval/embedder.ts';
-import { HashedNgramEmbedder } from '../../core/retrieval/hashed.ts';
+import { type Embedder, HashedNgramEmbedder } from '../../core/retrieval/index.ts';
 import { type Mem0MemoryLike, type Mem0Message, traceMem0 } from '../../sdk/mem0ai.ts';
 import { type TracedVar, Tracer } from '../../sdk/tracer.ts';
 import type { RunEnv } from '../env.ts';

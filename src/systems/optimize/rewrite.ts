@@ -6,8 +6,7 @@
  * since the system fills those in.
  */
 import { z } from 'zod';
-import { completeJson } from '../../core/llm/structured.ts';
-import type { ChatModel } from '../../core/llm/types.ts';
+import { type ChatModel, completeJson } from '../../core/llm/index.ts';
 
 const SYSTEM =
   'You are an expert in generating concrete, valuable feedback for improving one optimizable target variable.';

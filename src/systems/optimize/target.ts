@@ -3,7 +3,7 @@
  * prompt registry and models, and returns its execution graph and judged answers. The
  * reference systems (src/systems) are one target; the mem0ai wrapper is another.
  */
-import type { TraceDocument } from '../../core/trace/types.ts';
+import type { TraceDocument } from '../../core/trace/index.ts';
 import { Tracer } from '../../sdk/tracer.ts';
 import { createSystem } from '../factory.ts';
 import type { SystemLLM } from '../llm.ts';

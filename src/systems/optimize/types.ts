@@ -1,7 +1,6 @@
 /** Shapes of the closed prompt-optimisation loop: options, rounds, the resumable state. */
-import type { AttributionMethod } from '../../core/attribution/types.ts';
-import type { UsageTotals } from '../../core/llm/accounting.ts';
-import type { ChatModel } from '../../core/llm/types.ts';
+import type { AttributionMethod } from '../../core/attribution/index.ts';
+import type { ChatModel, UsageTotals } from '../../core/llm/index.ts';
 import type { PromptRegistry } from '../prompts.ts';
 import type { Conversation } from '../types.ts';
 

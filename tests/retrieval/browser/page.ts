@@ -4,8 +4,8 @@
  * worker, indexes kept in IndexedDB).
  */
 import * as Comlink from 'comlink';
-import { openTrace } from '../../../src/core/graph/open.ts';
-import { TraceRetrieval } from '../../../src/core/retrieval/service.ts';
+import { openTrace } from '../../../src/core/graph/index.ts';
+import { TraceRetrieval } from '../../../src/core/retrieval/index.ts';
 import '../../../workers/abort-transfer.ts';
 import type { EmbedderApi } from '../../../workers/api.ts';
 import { remoteEmbedder } from '../../../workers/remote-embedder.ts';

@@ -2,7 +2,7 @@
  * The agents' budgets: the named presets (the paper's released values, or scaled to a
  * smaller model's context window) and the knobs that override them.
  */
-import type { ChatModel } from '../../llm/types.ts';
+import type { ChatModel } from '../../llm/index.ts';
 
 /**
  * Named budget sets. `paper` (the default) is the paper's released values: compress past 272k

@@ -3,7 +3,7 @@
  * `../types.ts` with the events that carry it). This module starts one, checks one handed
  * back for resuming, and keeps its usage counts.
  */
-import type { ChatMessage, Spent } from '../../llm/types.ts';
+import type { ChatMessage, Spent } from '../../llm/index.ts';
 import type { AgentCheckpoint, AgentMethod, AgentUsage } from '../types.ts';
 
 /** A fresh checkpoint: step 0, nothing spent. */

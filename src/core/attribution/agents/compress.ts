@@ -3,9 +3,15 @@
  * turns are summarised by the model (the summary call is charged to the run) and the case
  * statement is repeated above the summary.
  */
-import { estimateMessageTokens, estimateOneMessageTokens } from '../../llm/tokens.ts';
-import type { ChatMessage, ChatModel, ChatResponse } from '../../llm/types.ts';
-import { spentOfError, spentOfResponse } from '../../llm/usage.ts';
+import {
+  type ChatMessage,
+  type ChatModel,
+  type ChatResponse,
+  estimateMessageTokens,
+  estimateOneMessageTokens,
+  spentOfError,
+  spentOfResponse,
+} from '../../llm/index.ts';
 import type { AgentCheckpoint, RunHooks } from '../types.ts';
 import type { Budgets } from './budgets.ts';
 import { charge } from './checkpoint.ts';

@@ -4,7 +4,7 @@
  * the variable is being explored, already listed, already explored, unknown, or the
  * list is full.
  */
-import type { TraceGraph } from '../../graph/graph.ts';
+import type { TraceGraph } from '../../graph/index.ts';
 import type { FrontierState } from '../types.ts';
 
 /** Entries the to-explore list holds besides the variable being explored. */

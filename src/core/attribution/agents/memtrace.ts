@@ -6,13 +6,17 @@
  * {error_type, op_id, reason}.
  */
 import { z } from 'zod';
-import type { TraceGraph } from '../../graph/graph.ts';
-import { pageOf } from '../../graph/paging.ts';
-import { opsTouching, opVariables } from '../../graph/queries.ts';
-import { renderVariableView } from '../../graph/render.ts';
-import { compilePattern, snippetAround } from '../../graph/search.ts';
-import type { ActionSpec } from '../../llm/structured.ts';
-import { START_POINTS, startPoints } from '../../retrieval/startpoints.ts';
+import {
+  compilePattern,
+  opsTouching,
+  opVariables,
+  pageOf,
+  renderVariableView,
+  snippetAround,
+  type TraceGraph,
+} from '../../graph/index.ts';
+import type { ActionSpec } from '../../llm/index.ts';
+import { START_POINTS, startPoints } from '../../retrieval/index.ts';
 import type { EngineDeps } from '../engine-deps.ts';
 import type {
   AgentCheckpoint,

@@ -5,11 +5,17 @@
  * final answer as MemTrace.
  */
 import { z } from 'zod';
-import type { TraceGraph } from '../../graph/graph.ts';
-import { blockAt, type ObsBlock, type ObsLog, opOrderByIdTies, renderObsLog } from '../../graph/obs.ts';
-import { pageOf } from '../../graph/paging.ts';
-import { compilePattern } from '../../graph/search.ts';
-import type { ActionSpec } from '../../llm/structured.ts';
+import {
+  blockAt,
+  compilePattern,
+  type ObsBlock,
+  type ObsLog,
+  opOrderByIdTies,
+  pageOf,
+  renderObsLog,
+  type TraceGraph,
+} from '../../graph/index.ts';
+import type { ActionSpec } from '../../llm/index.ts';
 import type { EngineDeps } from '../engine-deps.ts';
 import type { AgentCheckpoint, Attribution, AttributionInput, Candidate, RunHooks } from '../types.ts';
 import type { Budgets } from './budgets.ts';

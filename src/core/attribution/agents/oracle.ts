@@ -6,11 +6,8 @@
  * op, and answers the label as soon as that op has been shown in full.
  */
 
-import type { TraceGraph } from '../../graph/graph.ts';
-import { opsTouching, opVariables } from '../../graph/queries.ts';
-import type { ScriptReply } from '../../llm/scripted.ts';
-import { estimateTokens } from '../../llm/tokens.ts';
-import type { ChatRequest } from '../../llm/types.ts';
+import { opsTouching, opVariables, type TraceGraph } from '../../graph/index.ts';
+import { type ChatRequest, estimateTokens, type ScriptReply } from '../../llm/index.ts';
 import { conversationTokens, messageTokens } from './compress.ts';
 import { MAX_FRONTIER } from './frontier.ts';
 

@@ -2,11 +2,8 @@
  * Prior mode (beyond the paper): the agents start from the evidence-flow
  * attributor's ranked candidates instead of searching from scratch.
  */
-import { isSentinelVar, type TraceGraph } from '../../graph/graph.ts';
-import { opVariables } from '../../graph/queries.ts';
-import { renderVariableView } from '../../graph/render.ts';
-import { corpusFromGraph } from '../../retrieval/corpus.ts';
-import { RetrievalIndex } from '../../retrieval/retrieval-index.ts';
+import { isSentinelVar, opVariables, renderVariableView, type TraceGraph } from '../../graph/index.ts';
+import { corpusFromGraph, RetrievalIndex } from '../../retrieval/index.ts';
 import { isPrompt } from '../case-context.ts';
 import type { EngineDeps } from '../engine-deps.ts';
 import { attributeEvidenceFlow } from '../evidence-flow.ts';

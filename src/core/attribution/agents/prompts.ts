@@ -1,6 +1,5 @@
 /** The texts both agents read: the task, the error types, the checklist, system priors, the case. */
-import type { TraceCase } from '../../cases/cases.ts';
-import { type BenchSplit, benchSplitOf } from '../../cases/system.ts';
+import { type BenchSplit, benchSplitOf, type TraceCase } from '../../cases/index.ts';
 import type { Candidate } from '../types.ts';
 
 /** The task statement both agents start from: find the earliest faulty and decisive operation. */

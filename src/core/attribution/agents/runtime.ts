@@ -5,13 +5,16 @@
  * compression: `compress.ts`; starting and resuming a checkpoint: `checkpoint.ts`.
  */
 import { z } from 'zod';
-import type { TraceGraph } from '../../graph/graph.ts';
-import { isSentinelOp } from '../../graph/graph.ts';
-import { LlmError } from '../../llm/errors.ts';
-import { type ActionSpec, completeAction } from '../../llm/structured.ts';
-import type { ChatModel } from '../../llm/types.ts';
-import { spentOfError, withSpent } from '../../llm/usage.ts';
-import { ERROR_TYPES, type ErrorType, isErrorType } from '../../trace/types.ts';
+import { isSentinelOp, type TraceGraph } from '../../graph/index.ts';
+import {
+  type ActionSpec,
+  type ChatModel,
+  completeAction,
+  LlmError,
+  spentOfError,
+  withSpent,
+} from '../../llm/index.ts';
+import { ERROR_TYPES, type ErrorType, isErrorType } from '../../trace/index.ts';
 import {
   type AgentCheckpoint,
   type AgentMethod,

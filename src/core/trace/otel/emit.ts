@@ -11,8 +11,10 @@ import { isGenericCategory, isQueryCategory } from '../categories.ts';
 import { valueText } from '../pyrepr.ts';
 import type { EdgeRecord, OperationRecord, TraceDocument, VariableRecord } from '../types.ts';
 
+/** The attribute names spans carry: OpenTelemetry's GenAI conventions or OpenInference's. */
 export type OtelFlavour = 'genai' | 'openinference';
 
+/** How `documentToSpans` writes spans: the attribute flavour, and whether the records ride along. */
 export interface EmitOptions {
   flavour: OtelFlavour;
   /** Carry the document's records in `memtrace.*` attributes (lossless round trip). */
@@ -22,6 +24,7 @@ export interface EmitOptions {
 /** What the SDK accepts as an attribute value; structured content goes as JSON strings. */
 export type SpanAttr = string | number | boolean | string[];
 
+/** One span for an OpenTelemetry exporter, as plain data (ids in hex, times in Unix nanoseconds). */
 export interface SpanDescription {
   traceId: string;
   spanId: string;
@@ -80,6 +83,7 @@ interface OpShape {
 
 const LLM_CATEGORIES = /llm|generat|extract|chat|answer|summar/i;
 
+/** The spans of a smartcomment document: a root span, one per session, one per op (see the file's header). */
 export function documentToSpans(doc: TraceDocument, options: EmitOptions): SpanDescription[] {
   const d = doc.data;
   const nodes = Array.isArray(d.nodes) ? d.nodes : [];

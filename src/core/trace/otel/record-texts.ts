@@ -48,6 +48,7 @@ interface RawRecord {
   id: string | null;
 }
 
+/** The successive contents of the memory records of one trace, read and kept once (see the file's header). */
 export class RecordTexts {
   private readonly runs = new Map<string, Run>();
   private readonly raws = new Map<string, RawRecord>();

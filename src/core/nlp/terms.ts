@@ -8,7 +8,7 @@
  */
 import nlp from 'compromise';
 import lemmatizer from 'wink-lemmatizer';
-import { tokenize } from '../retrieval/tokenize.ts';
+import { tokenize } from '../retrieval/index.ts';
 
 /** Function words and chat fillers: never content. */
 export const STOPWORDS: ReadonlySet<string> = new Set(

@@ -1,0 +1,7 @@
+/**
+ * The light face of core/attribution: the names the app's start chunk needs, without the
+ * attributors (whose NLP libraries would load with them; tests/e2e/bundle-size.test.ts).
+ */
+
+export { MAX_STEPS } from './agents/budgets.ts';
+export { AGENT_METHODS, type AgentMethod } from './types.ts';

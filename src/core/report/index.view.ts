@@ -1,0 +1,8 @@
+/**
+ * The face of core/report for the app's report view: the findings and their formatting, without
+ * the builder and renderings (zod, the attributors, compromise), which load only when a report
+ * is built. A face of its own, not part of `index.light.ts`: what that one reaches lands in the
+ * app's start chunk.
+ */
+
+export { ci, featureLabel, findings, pct, times } from './findings.ts';

@@ -1,0 +1,6 @@
+/**
+ * The light face of core/text: control characters shown safely, without the line diff (the
+ * `diff` package), for core/trace, which the app's start chunk loads.
+ */
+
+export { escapeControls, oneLine } from './controls.ts';
