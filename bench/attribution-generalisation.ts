@@ -29,7 +29,13 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { attributeCase, caseDeps, evidenceSetup, type MethodRun } from '../src/cli/attribution-setup.ts';
+import {
+  attributeCase,
+  caseDeps,
+  evidenceSetup,
+  judgePoolOf,
+  type MethodRun,
+} from '../src/cli/attribution-setup.ts';
 import { openTraceFile } from '../src/cli/files.ts';
 import type { AnswerRuleUsed } from '../src/core/attribution/index.ts';
 import { MIN_VERDICTS } from '../src/core/attribution/index.ts';
@@ -214,7 +220,19 @@ function baselineCached(ref: string, files: string[]): ReturnType<typeof benchAt
   return out;
 }
 
+/**
+ * As `memtrace bench` given every file: one judge's verdicts pooled across the files (a judge
+ * is its ops' name, description and settings, so each rule's benchmark is one judge). Built at
+ * the first file not in the cache.
+ */
+async function poolJudges(): Promise<void> {
+  if (setup.evidenceFlow.judgePool) return;
+  console.error('pooling the judges’ verdicts across the files…');
+  setup.evidenceFlow.judgePool = await judgePoolOf([...new Set(srcs.map((s) => s.file))], setup.evidenceFlow);
+}
+
 async function attributeFile(src: Source): Promise<Outcome[]> {
+  await poolJudges();
   const r = await openTraceFile(src.file);
   if (!r.ok) {
     unreadable.push(src.file);
@@ -313,12 +331,13 @@ function crossTable(os: Outcome[]): string[] {
 
 /**
  * How well each trace's fitted carrying test reproduces that trace's own judge, per group: the
- * traces, how many had enough verdicts of both kinds to fit (the rest ran the prior), and the
+ * traces, how many had enough verdicts of both kinds to fit, how many learned it from the same
+ * judge in the other files (pooled; the rest ran the prior), and the
  * share of verdicts reproduced (over all verdicts of the group, and the lowest trace's).
  */
 function judgeTable(groups: [string, Outcome[]][]): string[] {
   const lines = [
-    '| cases of | traces | fitted / prior | verdicts | reproduced | lowest trace |',
+    '| cases of | traces | fitted / pooled / prior | verdicts | reproduced | lowest trace |',
     '| --- | --- | --- | --- | --- | --- |',
   ];
   for (const [name, os] of groups) {
@@ -327,12 +346,13 @@ function judgeTable(groups: [string, Outcome[]][]): string[] {
     const traces = [...perTrace.values()];
     if (traces.length === 0) continue;
     const fitted = traces.filter((t) => t.source === 'fitted').length;
+    const pooled = traces.filter((t) => t.source === 'pooled').length;
     const scored = traces.filter((t) => t.agreement !== null);
     const verdicts = scored.reduce((n, t) => n + t.passed + t.failed, 0);
     const agreed = scored.reduce((n, t) => n + (t.agreement ?? 0) * (t.passed + t.failed), 0);
     const lowest = scored.length ? Math.min(...scored.map((t) => t.agreement ?? 1)) : null;
     lines.push(
-      `| ${name} | ${traces.length} | ${fitted} / ${traces.length - fitted} | ${verdicts} | ${verdicts ? pct(agreed / verdicts) : '—'} | ${lowest === null ? '—' : pct(lowest)} |`,
+      `| ${name} | ${traces.length} | ${fitted} / ${pooled} / ${traces.length - fitted - pooled} | ${verdicts} | ${verdicts ? pct(agreed / verdicts) : '—'} | ${lowest === null ? '—' : pct(lowest)} |`,
     );
   }
   return lines;

@@ -10,6 +10,7 @@ import {
   DEFAULT_MATCH_LAYER,
   type EngineDeps,
   isAgentStopped,
+  JudgePool,
   llmCarryJudge,
   MATCH_LAYERS,
   NEEDS_MODEL,
@@ -21,6 +22,7 @@ import { corpusFromGraph, type Embedder, RetrievalIndex } from '../core/retrieva
 import { vectorSimilarity } from '../core/semantic/index.ts';
 import { loadWordVectors } from '../core/semantic/word-vectors.node.ts';
 import { flags, type ValuesOf } from './command.ts';
+import { openTraceFile } from './files.ts';
 import { CliError, type CliIO } from './io.ts';
 import { chatModelFromFlags, PROVIDER_FLAGS, PROVIDER_USAGE, type ProviderValues } from './provider-flags.ts';
 
@@ -214,6 +216,24 @@ export async function depsFor(
 ): Promise<EngineDeps> {
   const index = await RetrievalIndex.build(corpusFromGraph(g, 'messages'), { embedder: embedder ?? null });
   return { ...base, index, embedder: embedder ?? null };
+}
+
+/**
+ * One judge's verdicts pooled across the files of a run (`JudgePool`): a file with too few
+ * verdicts of either kind to learn its judge from learns it from the same judge in the others.
+ * Reads each file once more before the run (unreadable ones are reported by the run itself).
+ */
+export async function judgePoolOf(
+  files: readonly string[],
+  setup: EvidenceSetup['evidenceFlow'],
+): Promise<JudgePool | undefined> {
+  if (files.length < 2) return undefined;
+  const pool = new JudgePool(setup);
+  for (const file of files) {
+    const r = await openTraceFile(file);
+    if (r.ok) pool.add(r.graph);
+  }
+  return pool;
 }
 
 /** What `attribute` and `bench` fix once per command run. */

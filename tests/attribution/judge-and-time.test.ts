@@ -4,7 +4,16 @@
  * (which judge produced the verdicts, which units were written), never read off the attributor.
  */
 import { describe, expect, it } from 'vitest';
-import { attributeEvidenceFlow, criticalInfo, judgeText } from '../../src/core/attribution/index.ts';
+import {
+  accepts,
+  answerFeatures,
+  attributeEvidenceFlow,
+  criticalInfo,
+  JudgePool,
+  judgedSample,
+  judgeIdentity,
+  judgeText,
+} from '../../src/core/attribution/index.ts';
 import { listCases } from '../../src/core/cases/index.ts';
 import { buildGraph } from '../../src/core/graph/index.ts';
 import { referenceDay } from '../../src/core/nlp/index.ts';
@@ -119,7 +128,7 @@ describe('the carrying test is learned from the trace’s judge', () => {
  * a long prediction that holds the answer among many other words; 'half' passes it. Both pass
  * the bare answer and fail a wrong one.
  */
-function precisionHistory(b: DocBuilder, judge: 'half' | 'f1') {
+function precisionHistory(b: DocBuilder, judge: 'half' | 'f1', questions = 6) {
   const items: [string, string, string][] = [
     ['What does Tom grow?', 'tomatoes', 'peppers'],
     ['Where did Ana go on holiday?', 'Lisbon', 'Madrid'],
@@ -128,7 +137,7 @@ function precisionHistory(b: DocBuilder, judge: 'half' | 'f1') {
     ['Which sport does Lea follow?', 'rugby', 'tennis'],
     ['What pet does Raj have?', 'parrot', 'hamster'],
   ];
-  items.forEach(([q, golden, wrong], i) => {
+  items.slice(0, questions).forEach(([q, golden, wrong], i) => {
     judged(b, `bare-${i}`, q, `${golden}.`, golden, true);
     judged(
       b,
@@ -143,9 +152,9 @@ function precisionHistory(b: DocBuilder, judge: 'half' | 'f1') {
 }
 
 /** Luna's shelter told once; the memory keeps it inside one long sentence of other things. */
-function shelterRun(judge: 'half' | 'f1') {
+function shelterRun(judge: 'half' | 'f1', questions = 6) {
   const b = new DocBuilder();
-  precisionHistory(b, judge);
+  precisionHistory(b, judge, questions);
   const said = 'Caroline: I adopted Luna from the shelter last spring.';
   const long =
     'Caroline, who volunteers every weekend, loves long river walks, paints landscapes, bakes bread for neighbours and collects old maps, adopted Luna from the shelter';
@@ -189,6 +198,55 @@ describe('a judge that weighs precision (token F1) is learned too', () => {
     expect(b.answer_rule).toMatchObject({ source: 'fitted', agreement: 1 });
     // A token-F1 judge would not take that sentence for "the shelter": the fact was buried at extraction.
     expect(b).toMatchObject({ error_type: 'ExtractionError', op_id: f1.extract });
+  });
+});
+
+describe('a judge reads the whole answer; a memory is read for the span an answerer would quote', () => {
+  const rule = { kind: 'f1', minShare: 0.5, words: 'lemma', finerDates: true } as const;
+  const long = 'Caroline went biking with friends and explored the trails near her home. (13 September 2023)';
+  it('a long answer with the right date appended fails a token-F1 judge; the same text as a memory carries the date', () => {
+    const b = new DocBuilder();
+    judged(b, 'bike', 'When did Caroline go biking with friends?', long, '13 September 2023', false);
+    const [c] = listCases(buildGraph(b.doc), { includePassed: true });
+    const sample = judgedSample(c);
+    // Three golden words among a dozen of the answer's: F1 = 2·3 / (12 + 3) = 0.4 < 0.5.
+    expect(sample?.features[0].answerF1).toBeLessThan(0.5);
+    expect(accepts(rule, sample!.features[0])).toBe(false);
+    // Read as a memory, its date is a span an answerer would quote.
+    const memory = answerFeatures({ text: long, day: null, speaker: null }, '13 September 2023', c.question);
+    expect(memory.answerF1).toBeUndefined();
+    expect(accepts(rule, memory)).toBe(true);
+  });
+});
+
+describe('one judge across several traces', () => {
+  /** Two passed verdicts a trace: too few to learn its judge alone. */
+  const sparse = () => shelterRun('f1', 2);
+  it('a trace with too few verdicts learns its judge from the same judge in the traces opened with it', async () => {
+    const alone = sparse();
+    const a = await attributeEvidenceFlow({ graph: alone.g, case: alone.c });
+    expect(a.answer_rule).toMatchObject({ source: 'prior', passed: 2 });
+    // The prior takes the long sentence for "the shelter": the answer is blamed.
+    expect(a.error_type).toBe('ResponseError');
+
+    const pool = new JudgePool({});
+    const runs = [alone, sparse(), sparse()];
+    for (const r of runs) pool.add(r.g);
+    const b = await attributeEvidenceFlow({ graph: alone.g, case: alone.c }, { judgePool: pool });
+    // Six passed and fifteen failed verdicts of one token-F1 judge: its rule is learned, and
+    // reported against this trace's own seven verdicts (two passed, five failed).
+    expect(b.answer_rule).toMatchObject({ source: 'pooled', passed: 2, failed: 5, agreement: 1 });
+    expect(b).toMatchObject({ error_type: 'ExtractionError', op_id: alone.extract });
+  });
+  it('a judge with another name, description or settings is another judge', async () => {
+    const other = sparse();
+    for (const op of other.g.doc.data.operations)
+      if (op.op_name === 'llm-judge') op.comment = 'GPT-4o judge, lenient prompt';
+    const pool = new JudgePool({});
+    for (const r of [sparse(), sparse()]) pool.add(r.g);
+    const a = await attributeEvidenceFlow({ graph: other.g, case: other.c }, { judgePool: pool });
+    expect(judgeIdentity(other.g)).not.toBe(judgeIdentity(sparse().g));
+    expect(a.answer_rule?.source).toBe('prior');
   });
 });
 

@@ -11,6 +11,7 @@ import {
   caseDeps,
   concurrencyOf,
   evidenceSetup,
+  judgePoolOf,
   methodOf,
   modelFor,
 } from '../attribution-setup.ts';
@@ -57,6 +58,8 @@ export const bench = command({
     const model = modelFor(method, values, io, meter);
     const concurrency = concurrencyOf(values);
     const setup = await evidenceSetup(values, io, meter);
+    // Only evidence-flow runs a judge rule; the agents would read each file once more for nothing.
+    if (method === 'evidence') setup.evidenceFlow.judgePool = await judgePoolOf(files, setup.evidenceFlow);
     const agent = agentOptionsOf(values);
     const run = { method, model, prior: values.prior, agent, setup };
     const perCase: (ScoredCase & {

@@ -1,7 +1,7 @@
-import { type AnswerRuleFit, describeAnswerRule, traceJudgeFit } from '../../core/attribution/index.ts';
+import { type AnswerRuleUsed, describeAnswerRule, judgeFitOf } from '../../core/attribution/index.ts';
 import { listCases } from '../../core/cases/index.ts';
 import { oneLine } from '../../core/text/index.ts';
-import { ATTRIBUTION_FLAGS, evidenceSetup } from '../attribution-setup.ts';
+import { ATTRIBUTION_FLAGS, evidenceSetup, judgePoolOf } from '../attribution-setup.ts';
 import { command, JSON_FLAG } from '../command.ts';
 import { openOneOf, traceFilesIn } from '../files.ts';
 import { printJson, printLine } from '../io.ts';
@@ -22,7 +22,7 @@ export interface JudgeJson {
   file: string;
   graph_id: string;
   rule: {
-    source: AnswerRuleFit['source'];
+    source: AnswerRuleUsed['source'];
     description: string;
     agreement: number | null;
     passed: number;
@@ -41,6 +41,7 @@ export const judge = command({
   async run({ positionals, values }, io) {
     const files = await traceFilesIn(positionals);
     const { evidenceFlow } = await evidenceSetup({ method: 'evidence', match: values.match }, io);
+    evidenceFlow.judgePool = await judgePoolOf(files, evidenceFlow);
     const progress = progressReporter(io, files.length);
     const out: JudgeJson[] = [];
     let failedFiles = 0;
@@ -51,13 +52,13 @@ export const judge = command({
         failedFiles++;
         continue;
       }
-      const fit = traceJudgeFit(g, evidenceFlow);
+      const { fit, source } = judgeFitOf(g, evidenceFlow);
       const byId = new Map(listCases(g, { includePassed: true }).map((c) => [c.queryId, c]));
       out.push({
         file,
         graph_id: g.doc.graph_id,
         rule: {
-          source: fit.source,
+          source,
           description: describeAnswerRule(fit.rule),
           agreement: fit.agreement,
           passed: fit.passed,
@@ -93,14 +94,15 @@ function printJudge(io: Parameters<typeof printLine>[0], j: JudgeJson): void {
   for (const d of j.disagreements)
     printLine(
       io,
+      // Two spaces between fields: printLine shows a tab as an escape, as it does in trace text.
       [
-        '  ',
+        ' ',
         d.query_id,
         `judged ${d.judged}`,
         d.question.slice(0, 80),
         `→ ${(d.prediction ?? '').slice(0, 80)}`,
       ]
         .map(oneLine)
-        .join('\t'),
+        .join('  '),
     );
 }

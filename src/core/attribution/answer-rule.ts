@@ -73,10 +73,17 @@ export interface AnswerFeatures {
   dated: boolean;
   /** The best F1 of a window of the text (a sentence or two) against the golden answer's words (`windowF1`). */
   f1: number;
+  /**
+   * A prediction's F1 against the whole golden answer, dates and names included (`answerF1`):
+   * a judge reads the whole answer it is given, while a memory is read for the span an
+   * answerer would quote. Absent for memories.
+   */
+  answerF1?: number;
 }
 
 /** Does a text with these features give the answer under `rule`? */
 export function accepts(rule: AnswerRule, f: AnswerFeatures): boolean {
+  if (rule.kind === 'f1' && f.answerF1 !== undefined) return f.answerF1 >= (rule.minShare ?? 0);
   if (f.dated && !dateAccepted(rule, f.date)) return false;
   if (f.words === 0) return f.dated;
   if (rule.kind === 'f1') return f.f1 >= (rule.minShare ?? 0);
@@ -163,14 +170,22 @@ export function fitAnswerRule(samples: readonly JudgedSample[]): AnswerRuleFit {
     }
     source = 'fitted';
   }
+  return { ...ruleAgreement(rule, samples), source };
+}
+
+/** How well `rule` reproduces these verdicts: the share it agrees with and the ones it contradicts. */
+export function ruleAgreement(
+  rule: AnswerRule,
+  samples: readonly JudgedSample[],
+): Omit<AnswerRuleFit, 'source'> {
+  const passed = samples.filter((s) => s.correct).length;
   const disagreements = samples
     .filter((s) => acceptsAny(rule, s) !== s.correct)
     .map((s) => ({ query_id: s.queryId, judged: s.correct ? ('correct' as const) : ('wrong' as const) }));
   return {
     rule,
-    source,
     passed,
-    failed,
+    failed: samples.length - passed,
     agreement: samples.length ? 1 - disagreements.length / samples.length : null,
     disagreements,
   };

@@ -234,13 +234,15 @@ function holdsRun(keys: readonly string[], phrase: readonly string[]): boolean {
 /**
  * What a text (a prediction, a memory) shows of one golden answer: the answer words it keeps
  * per kind of match, the whole answer in order, and its time against the golden span. What
- * `fitAnswerRule` learns a trace's judge from.
+ * `fitAnswerRule` learns a trace's judge from. `wholeAnswer`: the text is an answer a judge
+ * read whole (a prediction), so its F1 against the whole golden answer is kept too.
  */
 export function answerFeatures(
   said: Said,
   golden: string,
   question: string,
   options: CriticalOptions = {},
+  wholeAnswer = false,
 ): AnswerFeatures {
   const g = goldenAnswer(golden, question);
   const terms = contentTerms(said.text);
@@ -266,7 +268,17 @@ export function answerFeatures(
       said.text,
       g.terms.map((t) => t.key),
     ),
+    ...(wholeAnswer ? { answerF1: termF1(terms, goldenTerms) } : {}),
   };
+}
+
+/** F1 of a text's content words against a golden answer's, by lemma (each word counted once). */
+function termF1(text: readonly Term[], golden: readonly Term[]): number {
+  const want = new Set(golden.map((t) => t.key));
+  const have = new Set(text.map((t) => t.key));
+  let hit = 0;
+  for (const k of have) if (want.has(k)) hit++;
+  return hit === 0 ? 0 : (2 * hit) / (have.size + want.size);
 }
 
 /**

@@ -33,7 +33,7 @@ import {
   makeEvidence,
   type UnitDefaults,
 } from './evidence-match.ts';
-import { judgedSample, traceJudgeFit } from './judge-fit.ts';
+import { type JudgePool, judgedSample, judgeFitOf } from './judge-fit.ts';
 import { metadataDay, readMessage } from './said.ts';
 import {
   type AnswerRuleUsed,
@@ -64,6 +64,8 @@ export interface EvidenceFlowOptions extends MatchOptions {
   locateEvidence?: (g: TraceGraph, c: TraceCase) => Promise<number[]>;
   /** Milliseconds since the epoch (injected so core never reads the clock itself). */
   now?: () => number;
+  /** The same judge's verdicts in the traces opened with this one, for a trace with too few of its own. */
+  judgePool?: JudgePool;
 }
 
 interface Loss {
@@ -411,11 +413,11 @@ function answerRuleOf(
         failed: 0,
       },
     };
-  const fit = traceJudgeFit(g, options);
+  const { fit, source } = judgeFitOf(g, options);
   return {
     rule: fit.rule,
     used: {
-      source: fit.source,
+      source,
       description: describeAnswerRule(fit.rule),
       agreement: fit.agreement,
       passed: fit.passed,

@@ -1,11 +1,18 @@
 export * from './agents/index.ts';
-export { type AnswerRuleFit, describeAnswerRule, MIN_VERDICTS } from './answer-rule.ts';
+export { type AnswerRuleFit, accepts, describeAnswerRule, MIN_VERDICTS } from './answer-rule.ts';
 export { type CarryJudge, llmCarryJudge, sentenceModelJudge } from './carry-judge.ts';
 export * from './case-context.ts';
-export { criticalInfo, judgeText } from './critical.ts';
+export { answerFeatures, criticalInfo, judgeText } from './critical.ts';
 export * from './engines.ts';
 export * from './evidence-flow.ts';
 export * from './evidence-match.ts';
-export { type JudgeFitSetup, traceJudgeFit } from './judge-fit.ts';
+export {
+  type JudgeFitSetup,
+  JudgePool,
+  judgedSample,
+  judgeFitOf,
+  judgeIdentity,
+  traceJudgeFit,
+} from './judge-fit.ts';
 export * from './locate.ts';
 export * from './types.ts';

@@ -5,8 +5,8 @@
  * applies to memory units, contexts and summaries of that trace. Computed once per graph.
  */
 import { listCases, type TraceCase } from '../cases/index.ts';
-import type { TraceGraph } from '../graph/index.ts';
-import { type AnswerRuleFit, fitAnswerRule, type JudgedSample } from './answer-rule.ts';
+import { opMetadata, type TraceGraph } from '../graph/index.ts';
+import { type AnswerRuleFit, fitAnswerRule, type JudgedSample, ruleAgreement } from './answer-rule.ts';
 import { answerFeatures, type CriticalOptions } from './critical.ts';
 
 /** A judged question as a training example (features of its prediction against each golden answer). */
@@ -17,12 +17,19 @@ export function judgedSample(c: TraceCase, options: CriticalOptions = {}): Judge
   const said = { text: c.prediction, day: null, speaker: null };
   return {
     queryId: c.queryId,
-    features: golden.map((a) => answerFeatures(said, a, c.question, options)),
+    features: golden.map((a) => answerFeatures(said, a, c.question, options, true)),
     correct: c.judgeScore > 0,
   };
 }
 
 const fits = new WeakMap<TraceGraph, Map<string, AnswerRuleFit>>();
+
+/** A trace's judged questions as examples, with the word-matching setup's options. */
+function judgedSamples(g: TraceGraph, options: CriticalOptions): JudgedSample[] {
+  return listCases(g, { includePassed: true })
+    .map((c) => judgedSample(c, options))
+    .filter((s): s is JudgedSample => s !== null);
+}
 
 /**
  * The answer rule of a trace's judge (cached per graph and word-matching setup). `key` names
@@ -40,10 +47,7 @@ export function traceAnswerRule(
   }
   let fit = byKey.get(key);
   if (!fit) {
-    const samples = listCases(g, { includePassed: true })
-      .map((c) => judgedSample(c, options))
-      .filter((s): s is JudgedSample => s !== null);
-    fit = fitAnswerRule(samples);
+    fit = fitAnswerRule(judgedSamples(g, options));
     byKey.set(key, fit);
   }
   return fit;
@@ -55,6 +59,27 @@ export interface JudgeFitSetup {
   layer?: string;
   similar?: CriticalOptions['similar'];
   answerSimilarity?: number;
+  /** The same judge's verdicts in the traces opened with this one. */
+  judgePool?: JudgePool;
+}
+
+/**
+ * The judge rule the attributor runs on `g`: learned from `g`'s own verdicts; when they are
+ * too few, from the same judge's verdicts in `setup.judgePool` (`pooled`) if those suffice;
+ * else the prior. The fit's counts and agreement are always `g`'s own verdicts under the rule.
+ */
+export function judgeFitOf(
+  g: TraceGraph,
+  setup: JudgeFitSetup,
+): { fit: AnswerRuleFit; source: 'fitted' | 'pooled' | 'prior' } {
+  const own = traceJudgeFit(g, setup);
+  const pooled = own.source === 'prior' ? setup.judgePool?.fitFor(g) : null;
+  if (pooled?.source !== 'fitted') return { fit: own, source: own.source };
+  const { options } = fitOptions(setup);
+  return {
+    fit: { ...ruleAgreement(pooled.rule, judgedSamples(g, options)), source: 'fitted' },
+    source: 'pooled',
+  };
 }
 
 /**
@@ -62,10 +87,73 @@ export interface JudgeFitSetup {
  * both the attributor and `memtrace judge` report.
  */
 export function traceJudgeFit(g: TraceGraph, setup: JudgeFitSetup): AnswerRuleFit {
+  const { options, key } = fitOptions(setup);
+  return traceAnswerRule(g, options, key);
+}
+
+function fitOptions(setup: JudgeFitSetup): { options: CriticalOptions; key: string } {
   const similar = setup.layer === 'lexical' ? null : (setup.similar ?? null);
-  return traceAnswerRule(
-    g,
-    { similar, answerSimilarity: setup.answerSimilarity },
-    similar ? 'vectors' : 'words',
-  );
+  return {
+    options: { similar, answerSimilarity: setup.answerSimilarity },
+    key: similar ? 'vectors' : 'words',
+  };
+}
+
+/**
+ * Who judged a trace: its judge ops' name, description and settings (the most common, when
+ * they differ). The same identity in several traces is taken for one judge. null: no judge op.
+ */
+export function judgeIdentity(g: TraceGraph): string | null {
+  const seen = new Map<string, number>();
+  for (const c of listCases(g, { includePassed: true })) {
+    const op = c.judgeOpId === null ? undefined : g.opIndex.get(c.judgeOpId);
+    if (op === undefined) continue;
+    const meta = opMetadata(g, op);
+    const sorted = Object.keys(meta)
+      .sort()
+      .map((k) => [k, meta[k]]);
+    const id = JSON.stringify([g.opName[op], g.ops[op].comment ?? null, sorted]);
+    seen.set(id, (seen.get(id) ?? 0) + 1);
+  }
+  let best: string | null = null;
+  for (const [id, n] of seen) if (best === null || n > (seen.get(best) ?? 0)) best = id;
+  return best;
+}
+
+/**
+ * The verdicts of one judge across several traces (a benchmark run, a set of files opened
+ * together). A trace with too few verdicts of either kind to learn its judge from (a strict
+ * judge that passed two of 150 answers) learns it from the same judge's verdicts in the others.
+ */
+export class JudgePool {
+  private readonly samples = new Map<string, JudgedSample[]>();
+  private readonly fitted = new Map<string, AnswerRuleFit>();
+  private readonly options: CriticalOptions;
+
+  constructor(setup: JudgeFitSetup) {
+    this.options = fitOptions(setup).options;
+  }
+
+  /** Adds a trace's verdicts under its judge's identity. */
+  add(g: TraceGraph): void {
+    const id = judgeIdentity(g);
+    if (id === null) return;
+    const list = this.samples.get(id) ?? [];
+    list.push(...judgedSamples(g, this.options));
+    this.samples.set(id, list);
+    this.fitted.delete(id);
+  }
+
+  /** The rule learned from every verdict of `g`'s judge in the pool (null: `g`'s judge is not in it). */
+  fitFor(g: TraceGraph): AnswerRuleFit | null {
+    const id = judgeIdentity(g);
+    const list = id === null ? undefined : this.samples.get(id);
+    if (id === null || !list) return null;
+    let fit = this.fitted.get(id);
+    if (!fit) {
+      fit = fitAnswerRule(list);
+      this.fitted.set(id, fit);
+    }
+    return fit;
+  }
 }

@@ -113,8 +113,12 @@ export interface NotAttributable {
 
 /** The carrying test an evidence-flow result used (`answer-rule.ts`). */
 export interface AnswerRuleUsed {
-  /** `fitted` from the trace's verdicts, the documented `prior`, or `given` by the caller. */
-  source: 'fitted' | 'prior' | 'given';
+  /**
+   * `fitted` from the trace's verdicts; `pooled`: fitted from the verdicts of the same judge in
+   * the traces opened with it (`JudgePool`), the trace's own being too few; the documented
+   * `prior`; or `given` by the caller.
+   */
+  source: 'fitted' | 'pooled' | 'prior' | 'given';
   description: string;
   /** Share of the trace's verdicts the rule reproduces (null: no verdicts, or given). */
   agreement: number | null;

@@ -144,9 +144,11 @@ export function ruleText(rule: AnswerRuleUsed): string {
   const from =
     rule.source === 'fitted'
       ? `learned from this trace's judge: it reproduces ${rule.agreement === null ? '–' : percent(rule.agreement)} of its ${verdicts} verdicts`
-      : rule.source === 'prior'
-        ? `the default test (the trace's judge gave too few verdicts of one kind to learn from: ${rule.passed} passed, ${rule.failed} failed)`
-        : 'given by the caller';
+      : rule.source === 'pooled'
+        ? `learned from the same judge in the traces opened with this one (this trace's ${rule.passed} passed and ${rule.failed} failed verdicts were too few alone): it reproduces ${rule.agreement === null ? '–' : percent(rule.agreement)} of them`
+        : rule.source === 'prior'
+          ? `the default test (the trace's judge gave too few verdicts of one kind to learn from: ${rule.passed} passed, ${rule.failed} failed)`
+          : 'given by the caller';
   return `A text holds the answer when it has ${rule.description} — ${from}.`;
 }
 
