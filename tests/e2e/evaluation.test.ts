@@ -18,7 +18,7 @@ import { corpusFromGraph, RetrievalIndex } from '../../src/core/retrieval/index.
 import { vectorSimilarity } from '../../src/core/semantic/index.ts';
 import { loadWordVectors } from '../../src/core/semantic/word-vectors.node.ts';
 import { ERROR_TYPES, parseTraceText } from '../../src/core/trace/index.ts';
-import { DATA, importTraces, openApp, type Session, SIX } from './harness.ts';
+import { cancelWhen, DATA, importTraces, openApp, type Session, SIX } from './harness.ts';
 
 type NodeCase = ScoredCase & { traceId: string; queryId: string; question: string };
 
@@ -294,17 +294,7 @@ describe('evaluation in Chromium', () => {
     const { page } = s;
     await page.goto(`${s.url}#/eval`);
     await page.getByTestId('eval-run').waitFor();
-    await page.evaluate(() => {
-      const obs = new MutationObserver(() => {
-        const done = document.querySelector('[data-testid=eval-progress-text]')?.textContent ?? '';
-        const cancel = document.querySelector<HTMLButtonElement>('[data-testid=eval-cancel]');
-        if (/^[1-9]\d* \//.test(done.trim()) && cancel) {
-          obs.disconnect();
-          cancel.click();
-        }
-      });
-      obs.observe(document.body, { subtree: true, childList: true, characterData: true });
-    });
+    await cancelWhen(page, 'eval-progress-text', '^[1-9]\\d* /', 'eval-cancel');
     await page.getByTestId('eval-run').click();
     await page.locator('[data-testid=eval-status][data-status=cancelled]').waitFor({ timeout: 120_000 });
     expect(await text('eval-status')).toContain('cancelled: the cases done before cancelling');

@@ -17,7 +17,7 @@ import { buildReport, type ErrorReport, reportCase } from '../../src/core/report
 import { corpusFromGraph, RetrievalIndex } from '../../src/core/retrieval/index.ts';
 import { ERROR_TYPES, parseTraceText } from '../../src/core/trace/index.ts';
 import { runCli } from '../helpers/cli.ts';
-import { DATA, importTraces, openApp, type Session, SIX } from './harness.ts';
+import { cancelWhen, DATA, importTraces, openApp, type Session, SIX } from './harness.ts';
 
 let s: Session;
 let expected: ErrorReport;
@@ -52,17 +52,7 @@ describe('Report view in Chromium', () => {
     );
     await page.getByTestId('nav-report').click();
     await page.getByTestId('report-empty').waitFor();
-    await page.evaluate(() => {
-      const obs = new MutationObserver(() => {
-        const done = document.querySelector('[data-testid=report-progress]')?.textContent ?? '';
-        const cancel = document.querySelector<HTMLButtonElement>('[data-testid=report-cancel]');
-        if (/^[1-9]\d* \//.test(done.trim()) && cancel) {
-          obs.disconnect();
-          cancel.click();
-        }
-      });
-      obs.observe(document.body, { subtree: true, childList: true, characterData: true });
-    });
+    await cancelWhen(page, 'report-progress', '^[1-9]\\d* /', 'report-cancel');
     await page.getByTestId('report-build').click();
     await page.getByTestId('report-notice').waitFor({ timeout: 60_000 });
     expect(await page.getByTestId('report-notice').innerText()).toBe(
