@@ -31,7 +31,8 @@ export type AgentRunEvent =
   | { type: 'saved'; progress: AgentProgress };
 
 export class AgentRunner {
-  readonly #live = new Map<number, AbortController>();
+  /** Runs going on in this worker: one runner per run (a second would write the same segment). */
+  readonly #live = new Set<number>();
 
   constructor(
     private readonly db: MemtraceDb,
@@ -40,20 +41,19 @@ export class AgentRunner {
     private readonly matching?: Matching,
   ) {}
 
-  cancel(runId: number): void {
-    this.#live.get(runId)?.abort();
-  }
-
-  /** Runs the current segment of a `running` agent row to its end (see AnalysisApi.runAgent). */
+  /**
+   * Runs the current segment of a `running` agent row to its end (see AnalysisApi.runAgent);
+   * aborting `signal` stops it at its next step or model call and marks the row cancelled.
+   */
   async run(
     runId: number,
     info: ModelInfo,
     port: ModelPort,
     onEvent: (e: AgentRunEvent) => void,
+    signal?: AbortSignal,
   ): Promise<AgentRunRow> {
     if (this.#live.has(runId)) throw new Error(`agent run ${runId} is already running`);
-    const ctrl = new AbortController();
-    this.#live.set(runId, ctrl);
+    this.#live.add(runId);
     let writes: Promise<unknown> = Promise.resolve();
     try {
       const row = await getAgentRun(this.db, runId);
@@ -62,11 +62,11 @@ export class AgentRunner {
       const { segment } = row;
       let outcome: Partial<AgentRunRow>;
       try {
-        outcome = await this.#segment(row, info, port, onEvent, ctrl, (w) => {
+        outcome = await this.#segment(row, info, port, onEvent, signal, (w) => {
           writes = writes.then(w).catch(() => undefined);
         });
       } catch (e) {
-        outcome = ctrl.signal.aborted
+        outcome = signal?.aborted
           ? { status: 'cancelled', error: null }
           : { status: 'failed', error: e instanceof Error ? e.message : String(e) };
       }
@@ -86,7 +86,7 @@ export class AgentRunner {
     info: ModelInfo,
     port: ModelPort,
     onEvent: (e: AgentRunEvent) => void,
-    ctrl: AbortController,
+    signal: AbortSignal | undefined,
     queue: (write: () => Promise<unknown>) => void,
   ): Promise<Partial<AgentRunRow>> {
     const runId = row.id as number;
@@ -137,7 +137,7 @@ export class AgentRunner {
       }
     };
     const a = await engineFor(row.method)({ graph: g, case: c, system }, deps, {
-      signal: ctrl.signal,
+      signal,
       onEvent: hook,
       resume: row.checkpoint ?? undefined,
     });

@@ -13,35 +13,28 @@ import {
   type RunComparison,
 } from '../src/core/compare/index.ts';
 import type { TraceGraph } from '../src/core/graph/index.ts';
+import { yieldToMessages } from './abort-transfer.ts';
 
 export type { CompareProgress, MemoryComparison, QuestionComparison, RunComparison };
 
 export type CompareResult = { status: 'done'; comparison: RunComparison } | { status: 'cancelled' };
 
-const yieldToMessages = () => new Promise<void>((r) => setTimeout(r, 0));
-
-/** Comparisons, newest first: starting one aborts the one running. */
+/** Comparisons of stored traces; the page aborts the older of two (its newest request wins). */
 export class Comparer {
-  #running: AbortController | null = null;
-
   constructor(private readonly open: (traceId: string) => Promise<TraceGraph>) {}
 
-  /** Compares two traces; `cancelled` when `signal` aborts or a newer comparison starts. */
+  /** Compares two traces; `cancelled` when `signal` aborts first. */
   async compare(
     traceA: string,
     traceB: string,
     onProgress: (p: CompareProgress) => void,
     signal?: AbortSignal,
   ): Promise<CompareResult> {
-    this.#running?.abort();
-    const own = new AbortController();
-    this.#running = own;
-    const stop = signal ? AbortSignal.any([signal, own.signal]) : own.signal;
     const [ga, gb] = [await this.open(traceA), await this.open(traceB)];
     const steps = compareSteps(ga, gb);
     let last = performance.now();
     for (;;) {
-      if (stop.aborted) return { status: 'cancelled' };
+      if (signal?.aborted) return { status: 'cancelled' };
       const s = steps.next();
       if (s.done) return { status: 'done', comparison: s.value };
       if (performance.now() - last > 30) {

@@ -3,10 +3,13 @@ import type { EmbedderInfo, EmbeddingSetting, ServiceProgress } from '../src/cor
 
 /** The embedder worker: one embedder, texts in, vectors out; it never holds a trace. */
 export interface EmbedderApi {
-  setEmbedding(setting: EmbeddingSetting, onProgress?: (p: ServiceProgress) => void): Promise<EmbedderInfo>;
+  /** Switches the embedder; aborting `signal` stops a model still loading (the one in use stays). */
+  setEmbedding(
+    setting: EmbeddingSetting,
+    onProgress?: (p: ServiceProgress) => void,
+    signal?: AbortSignal,
+  ): Promise<EmbedderInfo>;
   embedderInfo(): EmbedderInfo | Promise<EmbedderInfo>;
-  /** Cancels a model still loading. */
-  cancel(): void;
   /** Rows of `dims` floats, one per text (transferred). */
   embed(texts: string[], signal?: AbortSignal): Promise<Float32Array>;
   /** Serves this API on a port too (the engine worker's end). */

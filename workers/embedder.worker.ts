@@ -23,7 +23,6 @@ const host = new EmbedderHost({
 const api = {
   setEmbedding: host.setEmbedding.bind(host),
   embedderInfo: host.embedderInfo.bind(host),
-  cancel: host.cancel.bind(host),
   async embed(texts: string[], signal?: AbortSignal) {
     const v = await host.embed(texts, signal);
     return Comlink.transfer(v, [v.buffer]);

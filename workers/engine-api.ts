@@ -349,37 +349,40 @@ export interface AnalysisApi {
    * Runs the evidence-flow attributor over every case of these traces that has a label under
    * `labelChoice` (core/labels: `file` — the default, the file's own — `source:<s>` or
    * `annotator:<name>`), scoring against that label, reporting progress after each case.
-   * `cancelEvaluation()` stops it after the current case (status `cancelled`, the cases
-   * done so far kept).
+   * Aborting `signal` stops it after the current case (status `cancelled`, the cases done so
+   * far kept).
    */
   evaluate(
     traceIds: string[],
     onProgress: (p: EvalProgress) => void,
     labelChoice?: string,
+    signal?: AbortSignal,
   ): Promise<EvalResult>;
-  cancelEvaluation(): void;
   /**
    * Runs (or resumes, from its stored checkpoint) the LLM agent of a stored `runs` row of
    * kind `agent` (src/db/agent-runs.ts): checkpoints and progress are written to the row
    * after every step, events are reported as they happen, and the row is finished as
    * done, cancelled or failed. The model stays in the page: the worker calls it through
-   * `port` (so keys never leave the page). Resolves with the final row.
+   * `port` (so keys never leave the page). Aborting `signal` stops the run and its model call
+   * (the row becomes `cancelled`). Resolves with the final row.
    */
   runAgent(
     runId: number,
     model: ModelInfo,
     port: ModelPort,
     onEvent: (e: AgentRunEvent) => void,
+    signal?: AbortSignal,
   ): Promise<AgentRunRow>;
-  /** Aborts a running agent (its row becomes `cancelled`). */
-  cancelAgent(runId: number): void;
   /**
    * The error report (core/report) over the failed cases of these traces, attributed by
    * evidence-flow or read from an imported attribution file; stored as a `runs` row of
-   * kind `report`. Resolves null when cancelled (`cancelReport`).
+   * kind `report`. Resolves null when `signal` aborts first (nothing is stored).
    */
-  buildReport(request: ReportRequest, onProgress: (p: ReportProgress) => void): Promise<StoredReport | null>;
-  cancelReport(): void;
+  buildReport(
+    request: ReportRequest,
+    onProgress: (p: ReportProgress) => void,
+    signal?: AbortSignal,
+  ): Promise<StoredReport | null>;
   /** Reads an attribution file (the paper's `{results}`, `memtrace attribute --json`, bench results) into a stored run; records are matched to stored traces. */
   importAttributions(blob: Blob, name: string): Promise<ImportedAttributions>;
   /** Writes a stored report's narrative with the page's chat model (called through `port`). */
@@ -392,7 +395,7 @@ export interface AnalysisApi {
   /**
    * Compares two stored traces of one conversation (core/compare `compareRuns`): questions
    * paired by identity, outcome flips, first divergence, memory at the last question.
-   * Progress after questions; aborting `signal` (or a newer comparison) stops it (`cancelled`).
+   * Progress after questions; aborting `signal` stops it (`cancelled`).
    */
   compareTraces(
     traceA: string,

@@ -359,12 +359,9 @@ export class EngineService implements EngineApi {
     traceIds: string[],
     onProgress: (p: EvalProgress) => void,
     labelChoice?: string,
+    signal?: AbortSignal,
   ): Promise<EvalResult> {
-    return this.#evaluator.evaluate(traceIds, onProgress, labelChoice);
-  }
-
-  cancelEvaluation(): void {
-    this.#evaluator.cancel();
+    return this.#evaluator.evaluate(traceIds, onProgress, labelChoice, signal);
   }
 
   runAgent(
@@ -372,20 +369,17 @@ export class EngineService implements EngineApi {
     model: ModelInfo,
     port: ModelPort,
     onEvent: (e: AgentRunEvent) => void,
+    signal?: AbortSignal,
   ): Promise<AgentRunRow> {
-    return this.#agents.run(runId, model, port, onEvent);
+    return this.#agents.run(runId, model, port, onEvent, signal);
   }
 
-  cancelAgent(runId: number): void {
-    this.#agents.cancel(runId);
-  }
-
-  buildReport(request: ReportRequest, onProgress: (p: ReportProgress) => void): Promise<StoredReport | null> {
-    return this.#reports.build(request, onProgress);
-  }
-
-  cancelReport(): void {
-    this.#reports.cancel();
+  buildReport(
+    request: ReportRequest,
+    onProgress: (p: ReportProgress) => void,
+    signal?: AbortSignal,
+  ): Promise<StoredReport | null> {
+    return this.#reports.build(request, onProgress, signal);
   }
 
   importAttributions(blob: Blob, name: string): Promise<ImportedAttributions> {

@@ -14,6 +14,7 @@ import { corpusFromGraph, HashedNgramEmbedder, RetrievalIndex } from '../src/cor
 import { listLabels } from '../src/db/labels.ts';
 import type { EvaluatedCase } from '../src/db/runs.ts';
 import type { MemtraceDb } from '../src/db/schema.ts';
+import { yieldToMessages } from './abort-transfer.ts';
 import type { Matching } from './matcher.ts';
 
 export type { EvaluatedCase };
@@ -111,11 +112,8 @@ interface LabelledRow {
   label: { type: string; op: string | null };
 }
 
-const yieldToMessages = () => new Promise<void>((r) => setTimeout(r, 0));
-
-/** Evaluations, one at a time; `cancel()` stops the running one after its current case. */
+/** Evaluations, one at a time; aborting a run's `signal` stops it after its current case. */
 export class Evaluator {
-  #cancelled = false;
   #running = false;
 
   constructor(
@@ -124,18 +122,14 @@ export class Evaluator {
     private readonly matching?: Matching,
   ) {}
 
-  cancel(): void {
-    if (this.#running) this.#cancelled = true;
-  }
-
   async evaluate(
     traceIds: string[],
     onProgress: (p: EvalProgress) => void,
     choice: LabelChoice = FILE_CHOICE,
+    signal?: AbortSignal,
   ): Promise<EvalResult> {
     if (this.#running) throw new Error('an evaluation is already running');
     this.#running = true;
-    this.#cancelled = false;
     try {
       const missing: string[] = [];
       const work: { traceId: string; rows: LabelledRow[] }[] = [];
@@ -152,7 +146,7 @@ export class Evaluator {
         const byQuery = new Map(listCases(g, { includePassed: true }).map((c) => [c.queryId, c]));
         for (const row of rows) {
           await yieldToMessages();
-          if (this.#cancelled) return { status: 'cancelled', cases, missing };
+          if (signal?.aborted) return { status: 'cancelled', cases, missing };
           const c = byQuery.get(row.queryId);
           if (!c) continue;
           cases.push(await attributeOne(traceId, g, c, row.system, row.label, this.matching));
@@ -162,7 +156,6 @@ export class Evaluator {
       return { status: 'done', cases, missing };
     } finally {
       this.#running = false;
-      this.#cancelled = false;
     }
   }
 

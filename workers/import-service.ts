@@ -12,6 +12,7 @@ import { decodeUtf8, parseTraceText, type TraceIssue } from '../src/core/trace/i
 import { replaceFileLabels } from '../src/db/labels.ts';
 import { isQuotaError, QUOTA_MESSAGE, storeTrace } from '../src/db/repo.ts';
 import type { CaseRow, MemtraceDb, TraceMeta } from '../src/db/schema.ts';
+import { yieldToMessages } from './abort-transfer.ts';
 import type {
   FileResult,
   ImportApi,
@@ -50,7 +51,9 @@ export class ImportService implements ImportApi {
     const results: FileResult[] = [];
     for (let i = 0; i < inputs.length; i++) {
       const input = inputs[i];
-      const step = (phase: ImportPhase) => {
+      const step = async (phase: ImportPhase) => {
+        // A busy worker sees an abort only once it has taken its messages.
+        if (phase !== 'done' && signal) await yieldToMessages();
         if (phase !== 'done') signal?.throwIfAborted();
         onProgress({
           fileIndex: i,
@@ -70,7 +73,7 @@ export class ImportService implements ImportApi {
         break;
       }
       bytesBefore += input.blob.size;
-      step('done');
+      await step('done');
     }
     return results;
   }
@@ -78,7 +81,7 @@ export class ImportService implements ImportApi {
   async #importOne(
     input: ImportInput,
     options: ImportOptions,
-    step: (p: ImportPhase) => void,
+    step: (p: ImportPhase) => Promise<void>,
   ): Promise<FileResult> {
     const parsed = await readAndParse(input, step);
     if ('status' in parsed) return parsed;
@@ -93,7 +96,7 @@ export class ImportService implements ImportApi {
         warningCount,
         ...(parsed.summary ? { summary: parsed.summary.text } : {}),
       };
-    step('indexing');
+    await step('indexing');
     const doc = parsed.doc;
     const graph = buildGraph(doc);
     const stats = traceStats(graph);
@@ -115,7 +118,7 @@ export class ImportService implements ImportApi {
       warnings: parsed.issues.slice(0, 50),
       warningCount,
     };
-    step('storing');
+    await step('storing');
     try {
       // The original bytes, verbatim: a later version of the importer can re-read them.
       const original = input.blob.slice(0, input.blob.size, input.blob.type || 'application/json');
@@ -188,9 +191,9 @@ export class ImportService implements ImportApi {
  */
 async function readAndParse(
   input: ImportInput,
-  step: (p: ImportPhase) => void,
+  step: (p: ImportPhase) => Promise<void>,
 ): Promise<ReturnType<typeof parseTraceText> | FileResult> {
-  step('reading');
+  await step('reading');
   let bytes: Uint8Array;
   try {
     bytes = new Uint8Array(await input.blob.arrayBuffer());
@@ -208,7 +211,7 @@ async function readAndParse(
     };
     return { ...base(input), status: 'invalid', issues: [issue], errorCount: 1, warningCount: 0 };
   }
-  step('parsing');
+  await step('parsing');
   return parseTraceText(decoded.text, { file: input.path || input.name });
 }
 

@@ -30,18 +30,19 @@ export type PortResult =
   /** `spent`: what the failed call cost (requests, tokens), so the worker's run counts it. */
   | { ok: false; kind: string; message: string; spent?: Spent };
 
-/** The page's chat model as the worker sees it (a comlink proxy). */
+/**
+ * The page's chat model as the worker sees it (a comlink proxy). A call's `signal` crosses
+ * as a signal of its own (abort-transfer.ts): aborting it in the worker aborts the page's call.
+ */
 export interface ModelPort {
-  complete(callId: number, request: PortRequest): Promise<PortResult>;
-  abort(callId: number): void;
+  complete(request: PortRequest, signal?: AbortSignal): Promise<PortResult>;
 }
 
-/** The page's model seen from the worker: requests cross without their signal; aborts are forwarded. */
+/** The page's model seen from the worker: a request crosses with its signal, not its token callback. */
 export class PortChatModel implements ChatModel {
   readonly provider;
   readonly model;
   readonly capabilities;
-  #seq = 0;
 
   constructor(
     info: ModelInfo,
@@ -55,18 +56,14 @@ export class PortChatModel implements ChatModel {
   async complete(req: ChatRequest): Promise<ChatResponse> {
     const { signal, onToken: _onToken, ...request } = req;
     if (signal?.aborted) throw new LlmError('aborted', 'The run was cancelled.');
-    const id = ++this.#seq;
-    const call = this.port.complete(id, request);
     let onAbort: (() => void) | undefined;
+    // The page answers an aborted call too (as an `aborted` error), but the run need not wait for it.
     const aborted = new Promise<never>((_, reject) => {
-      onAbort = () => {
-        void this.port.abort(id);
-        reject(new LlmError('aborted', 'The run was cancelled.'));
-      };
+      onAbort = () => reject(new LlmError('aborted', 'The run was cancelled.'));
       signal?.addEventListener('abort', onAbort, { once: true });
     });
     try {
-      const r = await Promise.race([call, aborted]);
+      const r = await Promise.race([this.port.complete(request, signal), aborted]);
       if (!r.ok) throw new LlmError(r.kind as LlmErrorKind, r.message, { spent: r.spent });
       return r.response;
     } finally {

@@ -2,7 +2,7 @@
  * The closed prompt-optimisation loop (src/systems/optimize) in the systems worker, with
  * the page's chat model behind a port in every role (keys stay in the page). The loop's
  * state is a `runs` row of kind `optimize`, saved after every round, so a run left by a
- * closed page resumes from its last round; `cancel()` stops it at the next call.
+ * closed page resumes from its last round; aborting the run's signal stops it at the next call.
  */
 
 import type { MemtraceDb, RunRow } from '../src/db/schema.ts';
@@ -37,25 +37,24 @@ export interface OptimizeRun extends RunRow {
 export type OptimizeEvent = { type: 'progress'; message: string } | { type: 'round'; state: OptimizeState };
 
 export class OptimizeService {
-  #abort: AbortController | null = null;
+  #running = false;
 
   constructor(private readonly db: MemtraceDb) {}
 
-  cancel(): void {
-    this.#abort?.abort();
-  }
-
-  /** Starts a new run (no `runId`) or resumes a stored one with the same request; resolves with the final row. */
+  /**
+   * Starts a new run (no `runId`) or resumes a stored one with the same request; resolves with
+   * the final row. Aborting `signal` stops it at its next model call (the rounds done are kept).
+   */
   async optimize(
     request: OptimizeRequest,
     model: ModelInfo,
     port: ModelPort,
     onEvent: (e: OptimizeEvent) => void,
     runId?: number,
+    signal?: AbortSignal,
   ): Promise<OptimizeRun> {
-    if (this.#abort) throw new Error('an optimisation is already running');
-    const abort = new AbortController();
-    this.#abort = abort;
+    if (this.#running) throw new Error('an optimisation is already running');
+    this.#running = true;
     try {
       let data: unknown;
       try {
@@ -111,7 +110,7 @@ export class OptimizeService {
           prompts: request.prompts,
           budget: { maxTokens: request.maxTokens },
           models: { qa: m, judge: m, optimizer: m },
-          signal: abort.signal,
+          signal,
         },
         store,
         {
@@ -121,7 +120,7 @@ export class OptimizeService {
       ).catch(() => undefined); // failures are in the saved state (status failed, message)
       return (await this.db.runs.get(id)) as OptimizeRun;
     } finally {
-      this.#abort = null;
+      this.#running = false;
     }
   }
 }

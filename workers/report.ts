@@ -3,8 +3,8 @@
  * by evidence-flow or taken from an imported attribution file (the paper's `{results}`,
  * stored as a `runs` row of kind `imported-attributions`), read into report cases and
  * aggregated (core/report). The optional narrative runs here too, with the page's chat
- * model behind a port (keys stay in the page). Progress per case; `cancel()` stops after
- * the current case.
+ * model behind a port (keys stay in the page). Progress per case; aborting the build's
+ * signal stops it after the current case (nothing is stored).
  */
 
 import { listCases } from '../src/core/cases/index.ts';
@@ -25,6 +25,7 @@ import {
 } from '../src/core/report/index.ts';
 import { isErrorType } from '../src/core/trace/index.ts';
 import type { MemtraceDb, RunRow } from '../src/db/schema.ts';
+import { yieldToMessages } from './abort-transfer.ts';
 import { attributeOne } from './evaluation.ts';
 import type { Matching } from './matcher.ts';
 import { type ModelInfo, type ModelPort, PortChatModel } from './model-port.ts';
@@ -61,10 +62,7 @@ export interface StoredReport extends RunRow {
   result: ErrorReport;
 }
 
-const yieldToMessages = () => new Promise<void>((r) => setTimeout(r, 0));
-
 export class ReportRunner {
-  #cancelled = false;
   #running = false;
   /** Narrative inputs of the last report (they need the graphs, which stay here). */
   #narrativeCases: NarrativeCase[] = [];
@@ -74,10 +72,6 @@ export class ReportRunner {
     private readonly open: (traceId: string) => Promise<TraceGraph>,
     private readonly matching?: Matching,
   ) {}
-
-  cancel(): void {
-    if (this.#running) this.#cancelled = true;
-  }
 
   /** Reads an attribution file and keeps the records that match stored traces, as a run row. */
   async importAttributions(blob: Blob, name: string): Promise<ImportedAttributions> {
@@ -118,10 +112,14 @@ export class ReportRunner {
     return row;
   }
 
-  async build(request: ReportRequest, onProgress: (p: ReportProgress) => void): Promise<StoredReport | null> {
+  /** Builds and stores the report; null when `signal` aborts first (nothing stored). */
+  async build(
+    request: ReportRequest,
+    onProgress: (p: ReportProgress) => void,
+    signal?: AbortSignal,
+  ): Promise<StoredReport | null> {
     if (this.#running) throw new Error('a report is already being built');
     this.#running = true;
-    this.#cancelled = false;
     try {
       const imported =
         request.source.kind === 'imported'
@@ -156,7 +154,7 @@ export class ReportRunner {
               .map((c) => ({ c, a: null }));
         for (const j of jobs) {
           await yieldToMessages();
-          if (this.#cancelled) return null;
+          if (signal?.aborted) return null;
           let a = j.a;
           if (!a) {
             const e = await attributeOne(traceId, g, j.c, meta?.system ?? null, null, this.matching);
@@ -174,6 +172,7 @@ export class ReportRunner {
           onProgress({ done: cases.length, total, traceId });
         }
       }
+      if (signal?.aborted) return null;
       this.#narrativeCases = narrative;
       const row: StoredReport = {
         traceId: REPORT_RUNS,
@@ -189,7 +188,6 @@ export class ReportRunner {
       return row;
     } finally {
       this.#running = false;
-      this.#cancelled = false;
     }
   }
 

@@ -115,19 +115,20 @@ export interface SystemsApi {
   /**
    * Runs one system over one conversation; progress after every session and question. LLM
    * mode needs the page's model: what the worker knows of it, and its port (a comlink proxy,
-   * passed as its own argument so comlink proxies it; keys stay in the page).
+   * passed as its own argument so comlink proxies it; keys stay in the page). Aborting
+   * `signal` stops the run before its next session or question (`cancelled`; nothing is stored).
    */
   run(
     request: SystemRunRequest,
     onProgress: (p: SystemRunProgress) => void,
     model?: ModelInfo,
     port?: ModelPort,
+    signal?: AbortSignal,
   ): Promise<SystemRunResult>;
-  /** Stops the running run before its next session or question; nothing is stored. */
-  cancel(): void;
   /**
    * The closed prompt-optimisation loop with the page's model in every role; the state is a
    * `runs` row of kind `optimize`, saved after every round; pass `runId` to resume it.
+   * Aborting `signal` stops it at its next model call (the rounds done are kept).
    */
   optimize(
     request: OptimizeRequest,
@@ -135,7 +136,6 @@ export interface SystemsApi {
     port: ModelPort,
     onEvent: (e: OptimizeEvent) => void,
     runId?: number,
+    signal?: AbortSignal,
   ): Promise<OptimizeRun>;
-  /** Stops the running optimisation at its next model call (the rounds done are kept). */
-  cancelOptimize(): void;
 }

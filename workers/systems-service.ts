@@ -15,6 +15,7 @@ import { DATASET_LABEL, DATASETS, detectDataset, loadDataset } from '../src/syst
 import { runSystem } from '../src/systems/run.ts';
 import { SPLIT_OF, SYSTEM_NAMES } from '../src/systems/system.ts';
 import type { Conversation, DatasetName } from '../src/systems/types.ts';
+import { yieldToMessages } from './abort-transfer.ts';
 import {
   type DatasetInfo,
   type DatasetSource,
@@ -32,25 +33,14 @@ import { PortChatModel } from './model-port.ts';
 /** Thrown by `run` on bad input (shown to people as is). */
 class RunInputError extends Error {}
 
-/** Lets the worker take messages (a cancel) between steps; a macrotask, not a microtask. */
-function yieldToEvents(): Promise<void> {
-  const s = (globalThis as { scheduler?: { yield?: () => Promise<void> } }).scheduler;
-  if (typeof s?.yield === 'function') return s.yield();
-  return new Promise((r) => setTimeout(r, 0));
-}
-
 const now = () => (typeof performance !== 'undefined' ? performance.now() : Date.now());
 
-export class SystemsService implements Omit<SystemsApi, 'optimize' | 'cancelOptimize'> {
-  #abort: AbortController | null = null;
+export class SystemsService implements Omit<SystemsApi, 'optimize'> {
+  /** One run at a time (they share the worker and the import path). */
+  #running = false;
 
   /** `importer` is the import path the trace is stored through (ImportService on the same database). */
   constructor(private readonly importer: ImportApi) {}
-
-  cancel(): void {
-    if (!this.#abort) return;
-    this.#abort.abort();
-  }
 
   async inspect(source: DatasetSource): Promise<DatasetInfo> {
     const { dataset, layout, detected, conversations } = await this.#load(source);
@@ -73,10 +63,10 @@ export class SystemsService implements Omit<SystemsApi, 'optimize' | 'cancelOpti
     onProgress: (p: SystemRunProgress) => void = () => {},
     model?: ModelInfo,
     port?: ModelPort,
+    signal?: AbortSignal,
   ): Promise<SystemRunResult> {
-    if (this.#abort) throw new Error('A system is already running; wait for it or cancel it.');
-    const abort = new AbortController();
-    this.#abort = abort;
+    if (this.#running) throw new Error('A system is already running; wait for it or cancel it.');
+    this.#running = true;
     const started = now();
     const result: SystemRunResult = emptyRunResult({
       system: request.system,
@@ -123,7 +113,7 @@ export class SystemsService implements Omit<SystemsApi, 'optimize' | 'cancelOpti
       const conv = loaded.conversations.find((c) => c.id === request.conversationId);
       if (!conv)
         throw new RunInputError(`No conversation "${request.conversationId}" in ${request.source.name}.`);
-      abort.signal.throwIfAborted();
+      signal?.throwIfAborted();
 
       // What runSystem will do: the first S sessions, stopping after the last one a question needs.
       const S = Math.min(conv.sessions.length, max ?? Number.POSITIVE_INFINITY);
@@ -151,7 +141,7 @@ export class SystemsService implements Omit<SystemsApi, 'optimize' | 'cancelOpti
         tracer,
         llm,
         maxSessions: max,
-        signal: abort.signal,
+        signal,
         onProgress: async (_done, _total, label, answer) => {
           if (answer)
             report({
@@ -161,12 +151,12 @@ export class SystemsService implements Omit<SystemsApi, 'optimize' | 'cancelOpti
             });
           else report({ sessionsDone: progress.sessionsDone + 1, label });
           if (now() - lastYield > 12) {
-            await yieldToEvents();
+            await yieldToMessages();
             lastYield = now();
           }
         },
       });
-      abort.signal.throwIfAborted();
+      signal?.throwIfAborted();
       await tracer.finish();
       const correct = run.answers.filter((a) => a.correct).length;
       Object.assign(result, {
@@ -188,21 +178,21 @@ export class SystemsService implements Omit<SystemsApi, 'optimize' | 'cancelOpti
       }
 
       report({ phase: 'exporting', label: 'writing the execution graph' });
-      await yieldToEvents();
+      await yieldToMessages();
       const text = exportSmartcomment(tracer.document());
       const file = `${request.system}-${conv.id}-${max ? `${max}-sessions-` : ''}${llm ? 'llm' : 'offline'}.json`;
       const blob = new Blob([text], { type: 'application/json' });
       result.bytes = blob.size;
-      abort.signal.throwIfAborted();
+      signal?.throwIfAborted();
 
       report({ phase: 'storing', label: `storing ${file}` });
       const [stored] = await this.importer.importFiles(
         [{ blob, name: file, path: file }],
         {},
         () => {},
-        abort.signal,
+        signal,
       );
-      if (stored.status === 'cancelled' || abort.signal.aborted)
+      if (stored.status === 'cancelled' || signal?.aborted)
         return finish({
           status: 'cancelled',
           message: 'Cancelled before the trace was stored; nothing kept.',
@@ -229,7 +219,7 @@ export class SystemsService implements Omit<SystemsApi, 'optimize' | 'cancelOpti
         warningCount: stored.warningCount,
       });
     } catch (e) {
-      if (abort.signal.aborted)
+      if (signal?.aborted)
         return finish({
           status: 'cancelled',
           sessions: progress.sessionsDone,
@@ -243,7 +233,7 @@ export class SystemsService implements Omit<SystemsApi, 'optimize' | 'cancelOpti
         message: e instanceof RunInputError ? e.message : `The run stopped: ${errorText(e)}`,
       });
     } finally {
-      this.#abort = null;
+      this.#running = false;
     }
   }
 

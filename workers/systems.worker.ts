@@ -4,6 +4,7 @@
  */
 import * as Comlink from 'comlink';
 import { openDb } from '../src/db/schema.ts';
+import './abort-transfer.ts';
 import type { SystemsApi } from './api.ts';
 import { ImportService } from './import-service.ts';
 import { OptimizeService } from './optimize-service.ts';
@@ -15,8 +16,6 @@ const optimizer = new OptimizeService(db);
 const api = {
   inspect: systems.inspect.bind(systems),
   run: systems.run.bind(systems),
-  cancel: systems.cancel.bind(systems),
   optimize: optimizer.optimize.bind(optimizer),
-  cancelOptimize: optimizer.cancel.bind(optimizer),
 } satisfies SystemsApi;
 Comlink.expose(api);

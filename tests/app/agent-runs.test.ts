@@ -148,7 +148,14 @@ describe('agent runs in the analysis service', () => {
     const id = await newRun();
     const first = holdingModel(1);
     const stale = new EngineService(db); // the closed page's worker
-    const abandoned = stale.runAgent(id, modelInfo(first.model), modelPort(first.model), () => {});
+    const staleAbort = new AbortController();
+    const abandoned = stale.runAgent(
+      id,
+      modelInfo(first.model),
+      modelPort(first.model),
+      () => {},
+      staleAbort.signal,
+    );
     await first.reached;
     await until(async () => (await getAgentRun(db, id))?.progress.step === 1);
     const mid = (await getAgentRun(db, id))!;
@@ -170,22 +177,23 @@ describe('agent runs in the analysis service', () => {
     expect(row.progress.notes.map((n) => n.step)).toEqual([1, 2, 3]);
 
     // the stale runner ends (cancelled) but may no longer write to the resumed run
-    stale.cancelAgent(id);
+    staleAbort.abort();
     const staleRow = await abandoned;
     expect(staleRow.status).toBe('done');
     expect((await getAgentRun(db, id))?.result?.predicted_op).toBe(ANSWER_OP);
   });
 
-  it('cancel stops the run and marks it cancelled; a cancelled run is not reopened', async () => {
+  it('aborting the signal stops the run and marks it cancelled; a cancelled run is not reopened', async () => {
     const svc = new EngineService(db);
     const id = await newRun('memtrace');
     const { model, reached } = holdingModel(1);
     const port = modelPort(model);
     const events: AgentRunEvent[] = [];
-    const running = svc.runAgent(id, modelInfo(model), port, (e) => events.push(e));
+    const abort = new AbortController();
+    const running = svc.runAgent(id, modelInfo(model), port, (e) => events.push(e), abort.signal);
     await reached;
     expect(port.pending).toBe(1);
-    svc.cancelAgent(id);
+    abort.abort();
     const row = await running;
     expect(row.status).toBe('cancelled');
     expect(row.result).toBeNull();

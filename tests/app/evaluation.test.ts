@@ -47,10 +47,16 @@ describe('EngineService.evaluate and the runs repository', () => {
     expect(summarize(r.cases).total_cases).toBe(labelled.length);
   });
 
-  it('cancelEvaluation() stops after the current case and keeps the cases done', async () => {
-    const r = await svc.evaluate([traceId], (p) => {
-      if (p.done === 2) svc.cancelEvaluation();
-    });
+  it('aborting the signal stops after the current case and keeps the cases done', async () => {
+    const abort = new AbortController();
+    const r = await svc.evaluate(
+      [traceId],
+      (p) => {
+        if (p.done === 2) abort.abort();
+      },
+      undefined,
+      abort.signal,
+    );
     expect(r.status).toBe('cancelled');
     expect(r.cases.length).toBe(2);
     // the next run is not affected by the earlier cancel

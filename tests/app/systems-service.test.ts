@@ -101,15 +101,19 @@ describe('systems service', () => {
       expect(doc.data.operations.length).toBe(r.operations);
     });
 
-  it('cancel stops the run between steps and stores nothing', async () => {
+  it('aborting the signal stops the run between steps and stores nothing', async () => {
     const svc = fresh();
     const events: SystemRunProgress[] = [];
+    const abort = new AbortController();
     const r = await svc.run(
       { source: source(dev(), 'locomo-dev.json'), conversationId: 'conv-26', system: 'mem0', maxSessions: 4 },
       (p) => {
         events.push(p);
-        if (p.phase === 'running' && p.sessionsDone === 1) svc.cancel();
+        if (p.phase === 'running' && p.sessionsDone === 1) abort.abort();
       },
+      undefined,
+      undefined,
+      abort.signal,
     );
     expect(r.status).toBe('cancelled');
     expect(r.traceId).toBeUndefined();

@@ -3,7 +3,8 @@
  * import the six real smartcomment files, run the evaluation (evidence-flow in the
  * analysis worker), compare every number shown with `summarize` computed here in Node
  * from the same files by the same core, reload, then correct and accept attributions
- * in the case workspace and check the labels persist and count in the next evaluation.
+ * in the case workspace and check the labels persist and count in the next evaluation;
+ * last, Cancel stops a running evaluation part-way and the stored run says so.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -17,7 +18,7 @@ import { corpusFromGraph, RetrievalIndex } from '../../src/core/retrieval/index.
 import { vectorSimilarity } from '../../src/core/semantic/index.ts';
 import { loadWordVectors } from '../../src/core/semantic/word-vectors.node.ts';
 import { ERROR_TYPES, parseTraceText } from '../../src/core/trace/index.ts';
-import { DATA, importTraces, openApp, type Session, SIX } from './harness.ts';
+import { cancelWhen, DATA, importTraces, openApp, type Session, SIX } from './harness.ts';
 
 type NodeCase = ScoredCase & { traceId: string; queryId: string; question: string };
 
@@ -286,6 +287,23 @@ describe('evaluation in Chromium', () => {
     expect(await mine.getAttribute('data-type')).toBe(target.predicted_type);
     expect(await mine.getAttribute('data-op')).toBe(target.predicted_op);
     expect(await mine.innerText()).toContain('accepted');
+    expect(s.errors).toEqual([]);
+  });
+
+  it('Cancel stops a running evaluation in the worker: the run says cancelled and holds only the cases done', async () => {
+    const { page } = s;
+    await page.goto(`${s.url}#/eval`);
+    await page.getByTestId('eval-run').waitFor();
+    await cancelWhen(page, 'eval-progress-text', '^[1-9]\\d* /', 'eval-cancel');
+    await page.getByTestId('eval-run').click();
+    await page.locator('[data-testid=eval-status][data-status=cancelled]').waitFor({ timeout: 120_000 });
+    expect(await text('eval-status')).toContain('cancelled: the cases done before cancelling');
+    const done = Number(await text('metric-total'));
+    expect(done).toBeGreaterThanOrEqual(1);
+    expect(done).toBeLessThan(cases.length);
+    // still cancelled after a reload: the stored run is the cancelled one
+    await page.reload();
+    await page.locator('[data-testid=eval-status][data-status=cancelled]').waitFor();
     expect(s.errors).toEqual([]);
   });
 });

@@ -150,6 +150,33 @@ export function dropFile(
   );
 }
 
+/**
+ * Presses the Cancel button `cancel` (a test id) from inside the page the moment the text of
+ * `progress` (a test id) matches `pattern` (a regex source) — as a person would, with no
+ * round trip to the test between the progress shown and the click.
+ */
+export async function cancelWhen(
+  page: Page,
+  progress: string,
+  pattern: string,
+  cancel: string,
+): Promise<void> {
+  await page.evaluate(
+    ([progress, pattern, cancel]) => {
+      const obs = new MutationObserver(() => {
+        const shown = document.querySelector(`[data-testid=${progress}]`)?.textContent ?? '';
+        const button = document.querySelector<HTMLButtonElement>(`[data-testid=${cancel}]`);
+        if (new RegExp(pattern).test(shown.trim()) && button) {
+          obs.disconnect();
+          button.click();
+        }
+      });
+      obs.observe(document.body, { subtree: true, childList: true, characterData: true });
+    },
+    [progress, pattern, cancel],
+  );
+}
+
 export interface Session {
   browser: Browser;
   context: BrowserContext;

@@ -1,6 +1,7 @@
 /**
  * The Report view in Debian's Chromium: import the six real smartcomment files, build the
- * report in the analysis worker (evidence-flow), compare its counts with the same report
+ * report in the analysis worker (evidence-flow) — a first build cancelled part-way stores
+ * nothing — compare its counts with the same report
  * computed here in Node, follow an exemplar to its case workspace, import the paper's
  * results file written by `memtrace attribute --format memtrace` and build from it, and
  * export the self-contained HTML.
@@ -16,7 +17,7 @@ import { buildReport, type ErrorReport, reportCase } from '../../src/core/report
 import { corpusFromGraph, RetrievalIndex } from '../../src/core/retrieval/index.ts';
 import { ERROR_TYPES, parseTraceText } from '../../src/core/trace/index.ts';
 import { runCli } from '../helpers/cli.ts';
-import { DATA, importTraces, openApp, type Session, SIX } from './harness.ts';
+import { cancelWhen, DATA, importTraces, openApp, type Session, SIX } from './harness.ts';
 
 let s: Session;
 let expected: ErrorReport;
@@ -42,7 +43,7 @@ afterAll(async () => {
 });
 
 describe('Report view in Chromium', () => {
-  it('builds the report in the worker with the counts Node computes, links cases, imports paper results, exports HTML', async () => {
+  it('a build cancelled once its first case is done stops in the worker, says so and stores nothing', async () => {
     const { page } = s;
     await page.getByTestId('empty-state').waitFor();
     await importTraces(
@@ -50,6 +51,21 @@ describe('Report view in Chromium', () => {
       SIX.map((f) => join(DATA, f)),
     );
     await page.getByTestId('nav-report').click();
+    await page.getByTestId('report-empty').waitFor();
+    await cancelWhen(page, 'report-progress', '^[1-9]\\d* /', 'report-cancel');
+    await page.getByTestId('report-build').click();
+    await page.getByTestId('report-notice').waitFor({ timeout: 60_000 });
+    expect(await page.getByTestId('report-notice').innerText()).toBe(
+      'Cancelled; the previous report is kept.',
+    );
+    expect(await page.getByTestId('report-empty').count()).toBe(1);
+    await page.reload();
+    await page.getByTestId('report-empty').waitFor();
+    expect(s.errors).toEqual([]);
+  }, 120_000);
+
+  it('builds the report in the worker with the counts Node computes, links cases, imports paper results, exports HTML', async () => {
+    const { page } = s;
     await page.getByTestId('report-empty').waitFor();
     await page.getByTestId('report-build').click();
     await page.getByTestId('report-cases').waitFor({ timeout: 120_000 });

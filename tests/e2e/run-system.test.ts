@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { Tracer } from '../../src/sdk/index.ts';
 import { createSystem, loadLocomo, runSystem } from '../../src/systems/index.ts';
 import { appPerFile } from './app-per-file.ts';
-import { ROOT } from './harness.ts';
+import { cancelWhen, ROOT } from './harness.ts';
 
 const FILE = join(ROOT, '../shared/data/locomo/v2/26.json');
 const TRACE_FILE = 'mem0-conv-26-2-sessions-offline.json';
@@ -105,17 +105,7 @@ describe('run a reference system in the app', () => {
     await page.getByTestId('run-system').selectOption('long-context');
     await page.getByTestId('run-sessions').fill('');
     // Press Cancel from the page the moment the first session is reported.
-    await page.evaluate(() => {
-      const obs = new MutationObserver(() => {
-        const done = document.querySelector('[data-testid=run-sessions-done]')?.textContent ?? '';
-        const cancel = document.querySelector<HTMLButtonElement>('[data-testid=run-cancel]');
-        if (/^1 \//.test(done.trim()) && cancel) {
-          obs.disconnect();
-          cancel.click();
-        }
-      });
-      obs.observe(document.body, { subtree: true, childList: true, characterData: true });
-    });
+    await cancelWhen(page, 'run-sessions-done', '^1 /', 'run-cancel');
     await page.getByTestId('run-start').click();
     await page.locator('[data-testid=run-result][data-status=cancelled]').waitFor({ timeout: 60_000 });
     expect(await page.getByTestId('run-result').innerText()).toMatch(/Cancelled/);

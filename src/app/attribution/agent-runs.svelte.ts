@@ -60,6 +60,8 @@ export class AgentRunView {
   baseSeconds = $state(0);
   error = $state<string | null>(null);
   cancelling = $state(false);
+  /** Aborts the segment this page runs (its signal went to the worker with it). */
+  abort: AbortController | null = null;
 
   constructor(row: AgentRunRow) {
     this.#set(row);
@@ -157,9 +159,9 @@ export class AgentRuns {
   }
 
   cancel(v: AgentRunView): void {
-    if (!v.live) return;
+    if (!v.live || !v.abort) return;
     v.cancelling = true;
-    void this.services.analysis.cancelAgent(v.id);
+    v.abort.abort();
   }
 
   /** Stores the run's result (accepted) or a correction as a label of the case, by `annotator`. */
@@ -205,10 +207,17 @@ export class AgentRuns {
     v.error = null;
     v.segmentStart = Date.now();
     v.baseSeconds = v.row.progress.seconds;
+    v.abort = new AbortController();
     const port = Comlink.proxy(modelPort(model));
     const onEvent = Comlink.proxy((e: AgentRunEvent) => v.event(e));
     try {
-      const row = await this.services.analysis.runAgent(v.id, modelInfo(model), port, onEvent);
+      const row = await this.services.analysis.runAgent(
+        v.id,
+        modelInfo(model),
+        port,
+        onEvent,
+        v.abort.signal,
+      );
       v.live = false;
       v.update(row);
     } catch (e) {
@@ -219,6 +228,7 @@ export class AgentRuns {
     } finally {
       v.live = false;
       v.cancelling = false;
+      v.abort = null;
     }
   }
 }

@@ -1,7 +1,8 @@
 /**
  * The page side of the worker's chat model: the engine worker runs the agent loop and
  * calls `complete` through a comlink proxy of this port; the model (with its key, retries,
- * cache and token meter) stays here. Errors cross as data; `abort` cancels a call.
+ * cache and token meter) stays here. Errors cross as data; a call's signal crosses with it
+ * (workers/abort-transfer.ts), so the worker aborting it aborts the call here.
  */
 import type { ModelInfo, ModelPort, PortRequest, PortResult } from '../../../workers/api.ts';
 import { type ChatModel, isLlmError, spentOfError } from '../../core/llm/index.ts';
@@ -11,16 +12,16 @@ export function modelInfo(model: ChatModel): ModelInfo {
 }
 
 export function modelPort(model: ChatModel): ModelPort & { readonly pending: number } {
-  const calls = new Map<number, AbortController>();
+  let pending = 0;
   return {
+    /** Calls in flight (a test's view of whether an aborted run left one behind). */
     get pending() {
-      return calls.size;
+      return pending;
     },
-    async complete(callId: number, request: PortRequest): Promise<PortResult> {
-      const ctrl = new AbortController();
-      calls.set(callId, ctrl);
+    async complete(request: PortRequest, signal?: AbortSignal): Promise<PortResult> {
+      pending++;
       try {
-        const r = await model.complete({ ...request, signal: ctrl.signal });
+        const r = await model.complete({ ...request, signal });
         // Only plain data crosses back.
         const response = {
           text: r.text,
@@ -33,7 +34,7 @@ export function modelPort(model: ChatModel): ModelPort & { readonly pending: num
         };
         return { ok: true, response };
       } catch (e) {
-        const kind = isLlmError(e) ? e.kind : ctrl.signal.aborted ? 'aborted' : 'network';
+        const kind = isLlmError(e) ? e.kind : signal?.aborted ? 'aborted' : 'network';
         return {
           ok: false,
           kind,
@@ -41,11 +42,8 @@ export function modelPort(model: ChatModel): ModelPort & { readonly pending: num
           spent: spentOfError(e),
         };
       } finally {
-        calls.delete(callId);
+        pending--;
       }
-    },
-    abort(callId: number) {
-      calls.get(callId)?.abort();
     },
   };
 }

@@ -24,6 +24,8 @@ export class Evaluation {
   /** The matcher's word vectors while they load (the first run of a worker). */
   #matcherLoading = $state.raw<MatcherProgress | null>(null);
   #running = $state(false);
+  /** Aborts the running evaluation (its signal went to the worker with it). */
+  #abort: AbortController | null = null;
   #loaded = $state(false);
   #error = $state<string | null>(null);
   /** Trace ids the person chose to evaluate, and when (null: not chosen yet, the default applies). */
@@ -95,6 +97,8 @@ export class Evaluation {
     this.#running = true;
     this.#error = null;
     this.#progress = null;
+    const abort = new AbortController();
+    this.#abort = abort;
     let id: number | null = null;
     try {
       // The same matcher as the case workspace's and the CLI's default (word vectors, loaded once).
@@ -113,6 +117,7 @@ export class Evaluation {
           this.#progress = p;
         }),
         labelChoice,
+        abort.signal,
       );
       const result = { summary: summarize(out.cases), cases: out.cases, missing: out.missing };
       await finishEvaluationRun(db, id, { status: out.status, result, error: null });
@@ -122,12 +127,14 @@ export class Evaluation {
         await finishEvaluationRun(db, id, { status: 'failed', result: null, error: this.#error });
     } finally {
       this.#running = false;
+      this.#abort = null;
       if (id !== null) this.#run = ((await db.runs.get(id)) as EvaluationRun | undefined) ?? null;
     }
   }
 
+  /** Stops the running evaluation after its current case (the cases done are kept, as `cancelled`). */
   cancel(): void {
-    if (this.#running) void this.services.analysis.cancelEvaluation();
+    this.#abort?.abort();
   }
 }
 

@@ -19,6 +19,8 @@ export class OptimizeRunState {
   #runs = $state.raw<OptimizeRun[]>([]);
   #live = $state.raw<OptimizeState | null>(null);
   #running = $state(false);
+  /** Aborts the running optimisation (its signal went to the worker with it). */
+  #abort: AbortController | null = null;
   #log = $state.raw<string[]>([]);
   #error = $state<string | null>(null);
   system = $state<'mem0' | 'rag' | 'long-context' | 'evermemos'>('mem0');
@@ -89,6 +91,8 @@ export class OptimizeRunState {
     this.#error = null;
     this.#log = [];
     this.#live = resume ? (this.latest?.state ?? null) : null;
+    const abort = new AbortController();
+    this.#abort = abort;
     try {
       const model = settings.chatModel(undefined, 'optimise prompts');
       const row = await this.services.systems.optimize(
@@ -110,6 +114,7 @@ export class OptimizeRunState {
           else this.#log = [...this.#log.slice(-30), e.message];
         }),
         resume ? this.latest?.id : undefined,
+        abort.signal,
       );
       this.#live = null;
       this.#runs = [row, ...this.#runs.filter((r) => r.id !== row.id)];
@@ -117,11 +122,13 @@ export class OptimizeRunState {
       this.#error = message(e);
     } finally {
       this.#running = false;
+      this.#abort = null;
     }
   }
 
+  /** Stops the running optimisation at its next model call (the rounds done are kept). */
   cancel(): void {
-    if (this.#running) void this.services.systems.cancelOptimize();
+    this.#abort?.abort();
   }
 }
 

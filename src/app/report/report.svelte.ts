@@ -28,6 +28,8 @@ export class ReportState {
   #imports = $state.raw<ImportedAttributions[]>([]);
   #progress = $state.raw<ReportProgress | null>(null);
   #running = $state(false);
+  /** Aborts the report being built (its signal went to the worker with it). */
+  #abort: AbortController | null = null;
   #narrating = $state<{ done: number; total: number } | null>(null);
   #error = $state<string | null>(null);
   #notice = $state<string | null>(null);
@@ -88,12 +90,15 @@ export class ReportState {
     this.#error = null;
     this.#notice = null;
     this.#progress = null;
+    const abort = new AbortController();
+    this.#abort = abort;
     try {
       const row = await this.services.analysis.buildReport(
         { traceIds: [...traceIds], source: this.#sourceOf() },
         Comlink.proxy((p: ReportProgress) => {
           this.#progress = p;
         }),
+        abort.signal,
       );
       if (row) this.#row = row;
       else this.#notice = 'Cancelled; the previous report is kept.';
@@ -101,11 +106,13 @@ export class ReportState {
       this.#error = message(e);
     } finally {
       this.#running = false;
+      this.#abort = null;
     }
   }
 
+  /** Stops the report being built after its current case; nothing is stored. */
   cancel(): void {
-    if (this.#running) void this.services.analysis.cancelReport();
+    this.#abort?.abort();
   }
 
   /** Reads an attribution file (the paper's results, memtrace attribute --json, bench results) into a stored run. */

@@ -1,7 +1,8 @@
 /**
  * Ranked retrieval as the search panel uses it: the embedder worker chooses the embedder,
  * the engine worker indexes and ranks the open trace. A small proxy where the newest task
- * wins: starting one (or `cancel`) aborts the one running. `setup…/use…` context pair.
+ * wins: starting one (or `cancel`) aborts the one running; a model load likewise aborts the
+ * older load. `setup…/use…` context pair.
  */
 import * as Comlink from 'comlink';
 import { getContext, setContext } from 'svelte';
@@ -18,13 +19,14 @@ import type { Services } from './services.ts';
 
 export class RankedRetrieval {
   #task: AbortController | null = null;
+  #loading: AbortController | null = null;
 
   constructor(private readonly services: Services) {}
 
   /** Aborts the running task (an index build, a search) and a model still loading. */
   cancel(): void {
     this.#task?.abort();
-    void this.services.embedder.cancel();
+    this.#loading?.abort();
   }
 
   #next(): AbortSignal {
@@ -38,7 +40,13 @@ export class RankedRetrieval {
   }
 
   setEmbedding(setting: EmbeddingSetting, onProgress?: (p: ServiceProgress) => void): Promise<EmbedderInfo> {
-    return this.services.embedder.setEmbedding(setting, onProgress && Comlink.proxy(onProgress));
+    this.#loading?.abort();
+    this.#loading = new AbortController();
+    return this.services.embedder.setEmbedding(
+      setting,
+      onProgress && Comlink.proxy(onProgress),
+      this.#loading.signal,
+    );
   }
 
   buildIndex(

@@ -57,6 +57,8 @@ export class SystemRun {
   #readError = $state<string | null>(null);
   #running = $state(false);
   #cancelling = $state(false);
+  /** Aborts the running run (its signal went to the worker with it). */
+  #abort: AbortController | null = null;
   #progress = $state.raw<SystemRunProgress | null>(null);
   #result = $state.raw<SystemRunResult | null>(null);
   /** Which loader reads the file. */
@@ -150,6 +152,8 @@ export class SystemRun {
     this.#cancelling = false;
     this.#progress = null;
     this.#result = null;
+    const abort = new AbortController();
+    this.#abort = abort;
     try {
       this.#result = await this.services.systems.run(
         {
@@ -164,6 +168,7 @@ export class SystemRun {
         }),
         model ? modelInfo(model) : undefined,
         model ? Comlink.proxy(modelPort(model)) : undefined,
+        abort.signal,
       );
     } catch (e) {
       this.#result = emptyRunResult({
@@ -175,14 +180,16 @@ export class SystemRun {
     } finally {
       this.#running = false;
       this.#cancelling = false;
+      this.#abort = null;
       if (this.#result?.traceId) await this.library.refresh();
     }
   }
 
+  /** Stops the run before its next session or question; nothing is stored. */
   cancel(): void {
-    if (!this.#running) return;
+    if (!this.#running || !this.#abort) return;
     this.#cancelling = true;
-    void this.services.systems.cancel();
+    this.#abort.abort();
   }
 }
 

@@ -4,6 +4,7 @@
  * `DIR/<trace id>.jsonl` as it grows, and the workbench it serves lists the received traces
  * live and imports them like a dropped file.
  */
+import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import { command } from '../command.ts';
@@ -111,7 +112,7 @@ export const serve = command({
     log(`writing each trace to ${dir}/<trace id>.jsonl (${store.list().length} there already)`);
     log(appDir ? `the workbench: ${base}/` : 'the workbench is not served (see above)');
     log(`point an SDK at it: OTEL_EXPORTER_OTLP_ENDPOINT=${base}; Ctrl-C stops`);
-    await stopSignal();
+    await once(stopSignal(), 'abort');
     log('stopping');
     await receiver.close();
     await store.close();
@@ -132,15 +133,15 @@ function listen(server: import('node:http').Server, port: number, host: string):
   });
 }
 
-/** Resolves on Ctrl-C or a termination request. */
-function stopSignal(): Promise<void> {
-  return new Promise((ok) => {
-    const stop = () => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      ok();
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-  });
+/** A signal that aborts on Ctrl-C or a termination request. */
+function stopSignal(): AbortSignal {
+  const stop = new AbortController();
+  const onSignal = (name: NodeJS.Signals) => {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    stop.abort(new DOMException(`stopped by ${name}`, 'AbortError'));
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return stop.signal;
 }

@@ -93,7 +93,6 @@ function hubModel(model: string): ModelLocation {
 /** One embedder chosen by setting (none, the fallback, or a transformers.js model); the embedder worker's state. */
 export class EmbedderHost {
   #embedder: Embedder | null = null;
-  #abort: AbortController | null = null;
 
   constructor(private readonly deps: { wasmPaths?: WasmPaths; gpu?: GpuProbe } = {}) {}
 
@@ -102,25 +101,21 @@ export class EmbedderHost {
     return this.#embedder;
   }
 
-  /** Cancels a running model load. */
-  cancel(): void {
-    this.#abort?.abort(new Error('cancelled'));
-  }
-
   embedderInfo(): EmbedderInfo {
     return infoOf(this.#embedder);
   }
 
-  /** Switches the embedder (the previous one is freed); a newer call cancels a model still loading. */
+  /**
+   * Switches the embedder (the previous one is freed). A model still loading stops when
+   * `signal` aborts (the embedder in use stays); the page aborts the older of two loads.
+   */
   async setEmbedding(
     setting: EmbeddingSetting,
     onProgress?: (p: ServiceProgress) => void,
+    signal?: AbortSignal,
   ): Promise<EmbedderInfo> {
-    this.cancel();
-    const abort = new AbortController();
-    this.#abort = abort;
     const previous = this.#embedder;
-    const next = await this.#load(setting, abort.signal, onProgress);
+    const next = await this.#load(setting, signal, onProgress);
     this.#embedder = next;
     if (previous && previous !== next) await previous.dispose?.();
     return this.embedderInfo();
@@ -128,7 +123,7 @@ export class EmbedderHost {
 
   async #load(
     setting: EmbeddingSetting,
-    signal: AbortSignal,
+    signal: AbortSignal | undefined,
     onProgress?: (p: ServiceProgress) => void,
   ): Promise<Embedder | null> {
     if (setting.kind === 'none') return null;
