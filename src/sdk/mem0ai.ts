@@ -225,32 +225,29 @@ function wrapStoreWrites(store: Mem0VectorStore, s: TraceState) {
   store.update = async (id, vector, payload) => {
     await update(id, vector, payload);
     const before = units.get(id) ?? tracer.variable(null, { name: id, category: 'memory_entry' });
-    units.set(
-      id,
-      tracer.mutate(before, String(payload.data ?? ''), {
-        name: 'memory-update',
-        category: 'update',
-        comment: `UPDATE ${id}`,
-        inputs: s.decision ? [s.decision] : [],
-        metadata: { ...meta, event: 'UPDATE', memory_id: id },
-      }),
-    );
+    mutateUnit(s, before, id, String(payload.data ?? ''));
   };
   store.delete = async (id) => {
     await del(id);
     const before = units.get(id);
     if (!before) return;
-    units.set(
-      id,
-      tracer.mutate(before, null, {
-        name: 'memory-delete',
-        category: 'deletion',
-        comment: `DELETE ${id}`,
-        inputs: s.decision ? [s.decision] : [],
-        metadata: { ...meta, event: 'DELETE', memory_id: id },
-      }),
-    );
+    mutateUnit(s, before, id, null);
   };
+}
+
+/** A new version of a memory's variable chain, made by the update decision: its new text (UPDATE) or None (DELETE). */
+function mutateUnit(s: TraceState, before: TracedVar, id: string, value: string | null) {
+  const event = value === null ? 'DELETE' : 'UPDATE';
+  s.units.set(
+    id,
+    s.tracer.mutate(before, value, {
+      name: value === null ? 'memory-delete' : 'memory-update',
+      category: value === null ? 'deletion' : 'update',
+      comment: `${event} ${id}`,
+      inputs: s.decision ? [s.decision] : [],
+      metadata: { ...s.meta, event, memory_id: id },
+    }),
+  );
 }
 
 function wrapStoreSearch(store: Mem0VectorStore, s: TraceState) {
