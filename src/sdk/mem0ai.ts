@@ -72,24 +72,63 @@ function parseJson(text: string): unknown {
   }
 }
 
+/** What the wrappers of one traced `Memory` share: the tracer and the phase `add` / `search` is in. */
+interface TraceState {
+  tracer: Tracer;
+  options: TraceMem0Options;
+  meta: JsonObject;
+  /** The latest variable of each memory id. */
+  units: Map<string, TracedVar>;
+  /** The text each embedded vector came from. */
+  embedded: WeakMap<number[], string>;
+  phase: 'add' | 'search' | null;
+  messages: TracedVar[];
+  facts: TracedVar | null;
+  found: TracedVar[];
+  decision: TracedVar | null;
+  query: TracedVar | null;
+  nextMessage: number;
+  nextQuery: number;
+}
+
 /** Wraps `memory` in place (and returns it): every later `add` and `search` is traced into `tracer`. */
 export function traceMem0<M extends object>(instance: M, tracer: Tracer, options: TraceMem0Options = {}): M {
   // mem0ai declares llm, embedder and vectorStore private; they are plain fields at run time.
   const memory = instance as unknown as Mem0MemoryLike;
-  const meta: JsonObject = options.model ? { llm_model: options.model } : {};
-  const units = new Map<string, TracedVar>();
-  const embedded = new WeakMap<number[], string>();
-  let phase: 'add' | 'search' | null = null;
-  let messages: TracedVar[] = [];
-  let facts: TracedVar | null = null;
-  let found: TracedVar[] = [];
-  let decision: TracedVar | null = null;
-  let query: TracedVar | null = null;
-  let nextMessage = 1;
-  let nextQuery = 1;
+  const s: TraceState = {
+    tracer,
+    options,
+    meta: options.model ? { llm_model: options.model } : {},
+    units: new Map(),
+    embedded: new WeakMap(),
+    phase: null,
+    messages: [],
+    facts: null,
+    found: [],
+    decision: null,
+    query: null,
+    nextMessage: 1,
+    nextQuery: 1,
+  };
+  wrapLlm(memory.llm, s);
+  wrapEmbedder(memory.embedder, s);
+  // The store is created asynchronously by Memory; wrap it now or when it is assigned.
+  let store = memory.vectorStore ? wrapStore(memory.vectorStore, s) : undefined;
+  Object.defineProperty(memory, 'vectorStore', {
+    configurable: true,
+    enumerable: true,
+    get: () => store,
+    set: (v: Mem0VectorStore) => {
+      store = wrapStore(v, s);
+    },
+  });
+  wrapAdd(memory, s);
+  wrapSearch(memory, s);
+  return instance;
+}
 
-  // LLM: fact extraction, update decision, or any other call.
-  const llm = memory.llm;
+/** LLM: fact extraction, update decision, or any other call. */
+function wrapLlm(llm: Mem0LLM, s: TraceState) {
   const generate = llm.generateResponse.bind(llm);
   llm.generateResponse = async (msgs: Message[], responseFormat?: unknown, tools?: unknown) => {
     const reply = await generate(msgs, responseFormat, tools);
@@ -99,181 +138,190 @@ export function traceMem0<M extends object>(instance: M, tracer: Tracer, options
       .filter((m) => m.role !== 'system')
       .map((m) => m.content)
       .join('\n');
-    if (phase === 'add' && system && FACT_PROMPT.test(system)) {
-      const parsed = parseJson(text) as { facts?: unknown } | undefined;
-      facts = tracer.op(
-        'fact-extraction',
-        { category: 'extraction', comment: 'Extract facts from the new messages.', metadata: meta },
-        (op) => {
-          for (const m of messages) op.input(m);
-          op.input(system, { name: 'fact-extraction-system-prompt', category: 'prompt' });
-          return op.output(Array.isArray(parsed?.facts) ? parsed.facts : text, {
-            category: 'facts',
-            comment: 'Facts extracted from the messages.',
-          });
-        },
-      );
-      found = [];
-    } else if (phase === 'add' && UPDATE_PROMPT.test(user)) {
-      const parsed = parseJson(text) as { memory?: unknown } | undefined;
-      decision = tracer.op(
-        'memory-update-decision',
-        { category: 'llm_call', comment: 'Decide ADD / UPDATE / DELETE / NONE per fact.', metadata: meta },
-        (op) => {
-          if (facts) op.input(facts);
-          for (const f of found) op.input(f);
-          op.input(user, { name: 'memory-update-decision-prompt', category: 'prompt' });
-          return op.output(Array.isArray(parsed?.memory) ? parsed.memory : text, {
-            category: 'memory_decisions',
-          });
-        },
-      );
-    } else
-      tracer.op('llm_call', { category: 'llm_call', metadata: meta }, (op) => {
+    if (s.phase === 'add' && system && FACT_PROMPT.test(system)) traceFactExtraction(s, system, text);
+    else if (s.phase === 'add' && UPDATE_PROMPT.test(user)) traceUpdateDecision(s, user, text);
+    else
+      s.tracer.op('llm_call', { category: 'llm_call', metadata: s.meta }, (op) => {
         op.input(msgs.map((m) => ({ role: m.role, content: m.content })));
         op.output(text);
       });
     return reply;
   };
+}
 
-  // Embedder: remember which text each vector came from.
-  const embedder = memory.embedder;
+function traceFactExtraction(s: TraceState, system: string, text: string) {
+  const parsed = parseJson(text) as { facts?: unknown } | undefined;
+  s.facts = s.tracer.op(
+    'fact-extraction',
+    { category: 'extraction', comment: 'Extract facts from the new messages.', metadata: s.meta },
+    (op) => {
+      for (const m of s.messages) op.input(m);
+      op.input(system, { name: 'fact-extraction-system-prompt', category: 'prompt' });
+      return op.output(Array.isArray(parsed?.facts) ? parsed.facts : text, {
+        category: 'facts',
+        comment: 'Facts extracted from the messages.',
+      });
+    },
+  );
+  s.found = [];
+}
+
+function traceUpdateDecision(s: TraceState, user: string, text: string) {
+  const parsed = parseJson(text) as { memory?: unknown } | undefined;
+  s.decision = s.tracer.op(
+    'memory-update-decision',
+    { category: 'llm_call', comment: 'Decide ADD / UPDATE / DELETE / NONE per fact.', metadata: s.meta },
+    (op) => {
+      if (s.facts) op.input(s.facts);
+      for (const f of s.found) op.input(f);
+      op.input(user, { name: 'memory-update-decision-prompt', category: 'prompt' });
+      return op.output(Array.isArray(parsed?.memory) ? parsed.memory : text, {
+        category: 'memory_decisions',
+      });
+    },
+  );
+}
+
+/** Embedder: remember which text each vector came from. */
+function wrapEmbedder(embedder: Mem0Embedder, s: TraceState) {
   const embed = embedder.embed.bind(embedder);
   embedder.embed = async (text: string) => {
     const v = await embed(text);
-    if (Array.isArray(v)) embedded.set(v, text);
+    if (Array.isArray(v)) s.embedded.set(v, text);
     return v;
   };
+}
 
-  const wrapStore = (store: Mem0VectorStore): Mem0VectorStore => {
-    if ((store as { __memtrace?: boolean }).__memtrace) return store;
-    const insert = store.insert.bind(store);
-    const update = store.update.bind(store);
-    const del = store.delete.bind(store);
-    const search = store.search.bind(store);
-    store.insert = async (vectors, ids, payloads) => {
-      await insert(vectors, ids, payloads);
-      ids.forEach((id, i) => {
-        const data = String(payloads[i]?.data ?? '');
-        const v = tracer.op(
-          'memory-update',
-          { category: 'update', comment: `ADD ${id}`, metadata: { ...meta, event: 'ADD', memory_id: id } },
-          (op) => {
-            if (decision) op.input(decision);
-            else if (facts) op.input(facts);
-            return op.output(data, { name: id, category: 'memory_entry', comment: 'A memory unit.' });
-          },
-        );
-        units.set(id, v);
-      });
-    };
-    store.update = async (id, vector, payload) => {
-      await update(id, vector, payload);
-      const before = units.get(id) ?? tracer.variable(null, { name: id, category: 'memory_entry' });
-      units.set(
-        id,
-        tracer.mutate(before, String(payload.data ?? ''), {
-          name: 'memory-update',
-          category: 'update',
-          comment: `UPDATE ${id}`,
-          inputs: decision ? [decision] : [],
-          metadata: { ...meta, event: 'UPDATE', memory_id: id },
-        }),
-      );
-    };
-    store.delete = async (id) => {
-      await del(id);
-      const before = units.get(id);
-      if (!before) return;
-      units.set(
-        id,
-        tracer.mutate(before, null, {
-          name: 'memory-delete',
-          category: 'deletion',
-          comment: `DELETE ${id}`,
-          inputs: decision ? [decision] : [],
-          metadata: { ...meta, event: 'DELETE', memory_id: id },
-        }),
-      );
-    };
-    store.search = async (vector, limit, filters) => {
-      const hits = await search(vector, limit, filters);
-      const text = embedded.get(vector) ?? '';
-      const hitVars = hits.map((h) => units.get(h.id)).filter((v): v is TracedVar => v !== undefined);
-      const retrieved = tracer.op(
-        'memory-search',
-        {
-          category: 'retrieval',
-          comment: `Search the store (top ${limit ?? ''}).`,
-          metadata: { top_k: limit ?? null },
-        },
+/** Vector store: writes become ops on each memory's variable chain, searches retrieval ops. */
+function wrapStore(store: Mem0VectorStore, s: TraceState): Mem0VectorStore {
+  if ((store as { __memtrace?: boolean }).__memtrace) return store;
+  wrapStoreWrites(store, s);
+  wrapStoreSearch(store, s);
+  (store as { __memtrace?: boolean }).__memtrace = true;
+  return store;
+}
+
+function wrapStoreWrites(store: Mem0VectorStore, s: TraceState) {
+  const { tracer, meta, units } = s;
+  const insert = store.insert.bind(store);
+  const update = store.update.bind(store);
+  const del = store.delete.bind(store);
+  store.insert = async (vectors, ids, payloads) => {
+    await insert(vectors, ids, payloads);
+    ids.forEach((id, i) => {
+      const data = String(payloads[i]?.data ?? '');
+      const v = tracer.op(
+        'memory-update',
+        { category: 'update', comment: `ADD ${id}`, metadata: { ...meta, event: 'ADD', memory_id: id } },
         (op) => {
-          if (phase === 'search' && query) op.input(query);
-          else op.input(text, { category: 'search_text' });
-          for (const v of hitVars) op.input(v);
-          return op.output(
-            hits.map((h) => String(h.payload?.data ?? '')),
-            { category: 'retrieved_memories', comment: 'Memories returned by the store.' },
-          );
+          if (s.decision) op.input(s.decision);
+          else if (s.facts) op.input(s.facts);
+          return op.output(data, { name: id, category: 'memory_entry', comment: 'A memory unit.' });
         },
       );
-      options.onSearch?.(retrieved, phase);
-      if (phase === 'add') for (const v of hitVars) if (!found.includes(v)) found.push(v);
-      return hits;
-    };
-    (store as { __memtrace?: boolean }).__memtrace = true;
-    return store;
+      units.set(id, v);
+    });
   };
+  store.update = async (id, vector, payload) => {
+    await update(id, vector, payload);
+    const before = units.get(id) ?? tracer.variable(null, { name: id, category: 'memory_entry' });
+    mutateUnit(s, before, id, String(payload.data ?? ''));
+  };
+  store.delete = async (id) => {
+    await del(id);
+    const before = units.get(id);
+    if (!before) return;
+    mutateUnit(s, before, id, null);
+  };
+}
 
-  // The store is created asynchronously by Memory; wrap it now or when it is assigned.
-  let store = memory.vectorStore ? wrapStore(memory.vectorStore) : undefined;
-  Object.defineProperty(memory, 'vectorStore', {
-    configurable: true,
-    enumerable: true,
-    get: () => store,
-    set: (s: Mem0VectorStore) => {
-      store = wrapStore(s);
-    },
-  });
+/** A new version of a memory's variable chain, made by the update decision: its new text (UPDATE) or None (DELETE). */
+function mutateUnit(s: TraceState, before: TracedVar, id: string, value: string | null) {
+  const event = value === null ? 'DELETE' : 'UPDATE';
+  s.units.set(
+    id,
+    s.tracer.mutate(before, value, {
+      name: value === null ? 'memory-delete' : 'memory-update',
+      category: value === null ? 'deletion' : 'update',
+      comment: `${event} ${id}`,
+      inputs: s.decision ? [s.decision] : [],
+      metadata: { ...s.meta, event, memory_id: id },
+    }),
+  );
+}
 
+function wrapStoreSearch(store: Mem0VectorStore, s: TraceState) {
+  const search = store.search.bind(store);
+  store.search = async (vector, limit, filters) => {
+    const hits = await search(vector, limit, filters);
+    const text = s.embedded.get(vector) ?? '';
+    const hitVars = hits.map((h) => s.units.get(h.id)).filter((v): v is TracedVar => v !== undefined);
+    const retrieved = s.tracer.op(
+      'memory-search',
+      {
+        category: 'retrieval',
+        comment: `Search the store (top ${limit ?? ''}).`,
+        metadata: { top_k: limit ?? null },
+      },
+      (op) => {
+        if (s.phase === 'search' && s.query) op.input(s.query);
+        else op.input(text, { category: 'search_text' });
+        for (const v of hitVars) op.input(v);
+        return op.output(
+          hits.map((h) => String(h.payload?.data ?? '')),
+          { category: 'retrieved_memories', comment: 'Memories returned by the store.' },
+        );
+      },
+    );
+    s.options.onSearch?.(retrieved, s.phase);
+    if (s.phase === 'add') for (const v of hitVars) if (!s.found.includes(v)) s.found.push(v);
+    return hits;
+  };
+}
+
+/** `add`: its messages become variables; the LLM and store calls it makes are read in the `add` phase. */
+function wrapAdd(memory: Mem0MemoryLike, s: TraceState) {
   const add = memory.add.bind(memory);
   memory.add = async (input, config) => {
     const list: Message[] = typeof input === 'string' ? [{ role: 'user', content: input }] : input;
-    messages = list.map(
+    s.messages = list.map(
       (m, i) =>
-        options.messageVariable?.(m, i) ??
-        tracer.variable(JSON.stringify({ role: m.role, content: m.content }), {
-          name: `message-${nextMessage++}`,
+        s.options.messageVariable?.(m, i) ??
+        s.tracer.variable(JSON.stringify({ role: m.role, content: m.content }), {
+          name: `message-${s.nextMessage++}`,
           category: 'message',
           comment: 'A message given to Memory.add.',
           metadata: { role: m.role },
         }),
     );
-    facts = null;
-    decision = null;
-    found = [];
-    phase = 'add';
+    s.facts = null;
+    s.decision = null;
+    s.found = [];
+    s.phase = 'add';
     try {
       return await add(input, config);
     } finally {
-      phase = null;
+      s.phase = null;
     }
   };
+}
+
+/** `search`: its query becomes a variable, the input of the store search it makes. */
+function wrapSearch(memory: Mem0MemoryLike, s: TraceState) {
   const searchMemory = memory.search.bind(memory);
   memory.search = async (q, config) => {
-    query =
-      options.queryVariable?.(q) ??
-      tracer.variable(q, {
-        name: `query-${nextQuery++}`,
+    s.query =
+      s.options.queryVariable?.(q) ??
+      s.tracer.variable(q, {
+        name: `query-${s.nextQuery++}`,
         className: 'query',
         category: 'message & query',
       });
-    phase = 'search';
+    s.phase = 'search';
     try {
       return await searchMemory(q, config);
     } finally {
-      phase = null;
+      s.phase = null;
     }
   };
-  return instance;
 }

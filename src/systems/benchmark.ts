@@ -61,40 +61,53 @@ function sessionOfTurn(conv: Conversation): Map<string, number> {
   return new Map(conv.sessions.flatMap((s) => s.turns.map((t) => [t.id, s.index] as const)));
 }
 
+/** Generates one system's benchmark: base graphs with counterfactual labels, then injected faults. */
 export async function generateBenchmark(o: BenchmarkOptions): Promise<BenchmarkSummary> {
-  const split = SPLIT_OF[o.system];
-  const kinds = o.kinds ?? FAULT_KINDS;
-  const summary: BenchmarkSummary = {
-    system: o.system,
-    split,
-    dataset: o.dataset,
-    graphs: 0,
-    injected: Object.fromEntries(kinds.map((k) => [k, 0])),
-    counterfactual: {},
-    unresolved: 0,
-    survived: 0,
-    correct: 0,
-  };
-  const say = o.onProgress ?? (() => {});
-  const tracerFor = (conv: Conversation, file: string) =>
-    new Tracer({
-      ...(o.tracerOptions?.() ?? {}),
-      filename: `memtrace-${o.system}`,
-      metadata: {
-        memtracebench_graph_filename: file,
-        system: split,
-        dataset: o.dataset,
-        conversation: conv.id,
-        mode: o.llm ? 'llm' : 'offline',
-        llm_model: o.llm ? o.llm.model : 'offline-deterministic',
-      },
-    });
+  const run = new FaultBenchRun(o);
   const correctByConv = new Map<Conversation, Question[]>();
+  for (const conv of o.conversations) correctByConv.set(conv, await run.baseGraph(conv));
 
-  // Base graphs and counterfactual labels.
-  for (const conv of o.conversations) {
+  // Injected faults: two passes, the first spreading cases over conversations.
+  const cap = Math.max(2, Math.ceil(o.perType / Math.max(1, o.conversations.length)) + 1);
+  for (const pass of [1, 2]) {
+    for (const conv of o.conversations)
+      await run.injectInto(conv, correctByConv.get(conv) ?? [], pass === 1 ? cap : Number.POSITIVE_INFINITY);
+    if (run.kinds.every((k) => run.summary.injected[k] >= o.perType)) break;
+  }
+  return run.summary;
+}
+
+/** One system's generation: its options and the summary its graphs are counted into. */
+class FaultBenchRun {
+  readonly summary: BenchmarkSummary;
+  readonly kinds: readonly FaultKind[];
+  private readonly split: string;
+  private readonly say: (message: string) => void;
+  /** Per conversation/question: does the shorter history answer correctly; per file: false when its fault had no effect. */
+  private readonly usable = new Map<string, boolean>();
+
+  constructor(private readonly o: BenchmarkOptions) {
+    this.split = SPLIT_OF[o.system];
+    this.kinds = o.kinds ?? FAULT_KINDS;
+    this.summary = {
+      system: o.system,
+      split: this.split,
+      dataset: o.dataset,
+      graphs: 0,
+      injected: Object.fromEntries(this.kinds.map((k) => [k, 0])),
+      counterfactual: {},
+      unresolved: 0,
+      survived: 0,
+      correct: 0,
+    };
+    this.say = o.onProgress ?? (() => {});
+  }
+
+  /** The base graph of a conversation with up to N failures labelled; returns the questions answered correctly. */
+  async baseGraph(conv: Conversation): Promise<Question[]> {
+    const { o, summary, split } = this;
     const file = `${conv.id}-base.json`;
-    const tracer = tracerFor(conv, file);
+    const tracer = this.tracerFor(conv, file);
     const ctx: LabelContext = {
       makeSystem: () => createSystem(o.system),
       conversation: conv,
@@ -109,11 +122,8 @@ export async function generateBenchmark(o: BenchmarkOptions): Promise<BenchmarkS
       maxSessions: o.maxSessions,
     });
     const byId = new Map(conv.questions.map((q) => [q.id, q]));
-    correctByConv.set(
-      conv,
-      base.answers.filter((a) => a.correct).map((a) => byId.get(a.questionId)!),
-    );
-    summary.correct += correctByConv.get(conv)!.length;
+    const correct = base.answers.filter((a) => a.correct).map((a) => byId.get(a.questionId)!);
+    summary.correct += correct.length;
     let labelled = 0;
     for (const a of base.answers) {
       if (a.correct || labelled >= o.naturalPerConversation) continue;
@@ -129,64 +139,90 @@ export async function generateBenchmark(o: BenchmarkOptions): Promise<BenchmarkS
     }
     await o.write(`${split}/${file}`, tracer.document());
     summary.graphs++;
-    say(
+    this.say(
       `${split}/${file}: ${base.answers.filter((a) => a.correct).length}/${base.answers.length} correct, ${labelled} counterfactual labels`,
     );
+    return correct;
   }
 
-  // Injected faults: two passes, the first spreading cases over conversations.
-  const cap = Math.max(2, Math.ceil(o.perType / Math.max(1, o.conversations.length)) + 1);
-  const usable = new Map<string, boolean>();
-  for (const pass of [1, 2]) {
-    for (const conv of o.conversations) {
-      const perConv: Record<string, number> = {};
-      const turnSession = sessionOfTurn(conv);
-      for (const q of correctByConv.get(conv) ?? []) {
-        for (const kind of kinds) {
-          if (summary.injected[kind] >= o.perType) continue;
-          if (pass === 1 && (perConv[kind] ?? 0) >= cap) continue;
-          const file = `${conv.id}-${kind}-${q.id}.json`;
-          if (usable.get(`${file}`) === false) continue;
-          const evidence = evidenceOf(conv, q);
-          if (!evidence.length) continue;
-          const last = Math.max(...evidence.map((e) => turnSession.get(e) ?? conv.sessions.length));
-          const ctx: LabelContext = {
-            makeSystem: () => createSystem(o.system),
-            conversation: conv,
-            llm: o.llm,
-            judge: o.judge,
-            maxSessions: Math.min(o.maxSessions ?? Number.POSITIVE_INFINITY, last + 1, conv.sessions.length),
-          };
-          // The shorter history must still answer correctly without the fault.
-          const key = `${conv.id}/${q.id}`;
-          if (!usable.has(key)) {
-            const clean = await runSystem(ctx.makeSystem(), conv, {
-              tracer: quietTracer(),
-              llm: o.llm,
-              judge: o.judge,
-              maxSessions: ctx.maxSessions,
-              answerOnly: [q.id],
-            });
-            usable.set(key, clean.answers[0]?.correct === true);
-          }
-          if (!usable.get(key)) continue;
-          const tracer = tracerFor(conv, file);
-          const r = await injectFault(ctx, q, kind, tracer);
-          if (!r) {
-            usable.set(file, false);
-            summary.survived++;
-            continue;
-          }
-          tracer.annotate(r.annotation);
-          await o.write(`${split}/${file}`, tracer.document());
-          summary.graphs++;
-          summary.injected[kind]++;
-          perConv[kind] = (perConv[kind] ?? 0) + 1;
-          say(`${split}/${file}: ${r.annotation.final_error_type} injected`);
-        }
+  /** Injects faults into the conversation's correct questions, at most `cap` per kind, while a kind is short. */
+  async injectInto(conv: Conversation, questions: Question[], cap: number) {
+    const perConv: Record<string, number> = {};
+    const turnSession = sessionOfTurn(conv);
+    for (const q of questions) {
+      for (const kind of this.kinds) {
+        if (this.summary.injected[kind] >= this.o.perType) continue;
+        if ((perConv[kind] ?? 0) >= cap) continue;
+        if (await this.injectOne(conv, q, kind, turnSession)) perConv[kind] = (perConv[kind] ?? 0) + 1;
       }
     }
-    if (kinds.every((k) => summary.injected[k] >= o.perType)) break;
   }
-  return summary;
+
+  /** One injected fault's graph, written when the fault changed the answer; true then. */
+  private async injectOne(
+    conv: Conversation,
+    q: Question,
+    kind: FaultKind,
+    turnSession: Map<string, number>,
+  ): Promise<boolean> {
+    const { o, summary, split, usable } = this;
+    const file = `${conv.id}-${kind}-${q.id}.json`;
+    if (usable.get(`${file}`) === false) return false;
+    const evidence = evidenceOf(conv, q);
+    if (!evidence.length) return false;
+    const last = Math.max(...evidence.map((e) => turnSession.get(e) ?? conv.sessions.length));
+    const ctx: LabelContext = {
+      makeSystem: () => createSystem(o.system),
+      conversation: conv,
+      llm: o.llm,
+      judge: o.judge,
+      maxSessions: Math.min(o.maxSessions ?? Number.POSITIVE_INFINITY, last + 1, conv.sessions.length),
+    };
+    if (!(await this.stillCorrect(ctx, q))) return false;
+    const tracer = this.tracerFor(conv, file);
+    const r = await injectFault(ctx, q, kind, tracer);
+    if (!r) {
+      usable.set(file, false);
+      summary.survived++;
+      return false;
+    }
+    tracer.annotate(r.annotation);
+    await o.write(`${split}/${file}`, tracer.document());
+    summary.graphs++;
+    summary.injected[kind]++;
+    this.say(`${split}/${file}: ${r.annotation.final_error_type} injected`);
+    return true;
+  }
+
+  /** The shorter history must still answer correctly without the fault (run once per question). */
+  private async stillCorrect(ctx: LabelContext, q: Question): Promise<boolean> {
+    const key = `${ctx.conversation.id}/${q.id}`;
+    if (!this.usable.has(key)) {
+      const clean = await runSystem(ctx.makeSystem(), ctx.conversation, {
+        tracer: quietTracer(),
+        llm: this.o.llm,
+        judge: this.o.judge,
+        maxSessions: ctx.maxSessions,
+        answerOnly: [q.id],
+      });
+      this.usable.set(key, clean.answers[0]?.correct === true);
+    }
+    return this.usable.get(key) === true;
+  }
+
+  private tracerFor(conv: Conversation, file: string): Tracer {
+    const { o } = this;
+    return new Tracer({
+      ...(o.tracerOptions?.() ?? {}),
+      filename: `memtrace-${o.system}`,
+      metadata: {
+        memtracebench_graph_filename: file,
+        system: this.split,
+        dataset: o.dataset,
+        conversation: conv.id,
+        mode: o.llm ? 'llm' : 'offline',
+        llm_model: o.llm ? o.llm.model : 'offline-deterministic',
+      },
+    });
+  }
 }

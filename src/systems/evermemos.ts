@@ -34,6 +34,25 @@ interface Cell {
   variable: TracedVar;
 }
 
+/** One question's retrieval: what its ops share. */
+interface Lookup {
+  env: RunEnv;
+  q: Question;
+  queryVar: TracedVar;
+  /** Is this the question a fault or an ideal step targets? */
+  target: boolean;
+  /** The question's evidence the store carries. */
+  inStore: string[];
+}
+
+/** What round two builds on: round one's ranking and variable, the sufficiency verdict, the extra queries. */
+interface RoundTwoInput {
+  round1: Scored<string>[];
+  round1Var: TracedVar;
+  checkVar: TracedVar;
+  queries: string[];
+}
+
 interface Pending {
   turn: Turn;
   date: string;
@@ -324,84 +343,18 @@ export class EverMemOS extends MemorySystem {
   }
 
   async retrieve(env: RunEnv, q: Question, queryVar: TracedVar): Promise<Retrieved> {
-    const t = env.t;
     const target = env.isTarget(q.id);
     const round1 = this.hybrid(q.question).slice(0, 10);
-    let finalIds = round1.map((h) => h.key);
-    const inStore = q.evidence.filter((e) => this.prov.carried(e));
-    const evidenceCells = () => this.prov.unitsCarrying(env.evidence);
-    const finish = (ids: string[]): string[] => {
-      let out = ids;
-      if (env.injecting('retrieval') && target)
-        out = out.filter((id) => !this.cells.get(id)!.turns.some((x) => env.isEvidence(x)));
-      if (target && env.ideal(q.id, 'retrieval'))
-        for (const id of evidenceCells()) if (!out.includes(id)) out.push(id);
-      return out;
-    };
-    const texts1 = this.items(finalIds).map((i) => i.text);
-    let sufficient: boolean;
-    if (env.offline) sufficient = lexicallySufficient(q.question, texts1);
-    else {
-      const reply = await env.complete(
-        'You check retrieved memories.',
-        fillPrompt(env.prompts['sufficiency-check-prompt'], {
-          question: q.question,
-          memories: texts1.join('\n'),
-        }),
-        true,
-      );
-      sufficient = (parseJsonReply(reply) as { sufficient?: unknown } | undefined)?.sufficient === true;
-    }
-    let queries: string[] = [];
-    if (!sufficient) {
-      if (env.offline) queries = rewriteQueries(q.question);
-      else {
-        const reply = await env.complete(
-          'You write search queries.',
-          fillPrompt(env.prompts['query-rewrite-prompt'], { question: q.question }),
-          true,
-        );
-        const parsed = parseJsonReply(reply) as { queries?: unknown } | undefined;
-        queries = Array.isArray(parsed?.queries)
-          ? parsed.queries.filter((x): x is string => typeof x === 'string').slice(0, 3)
-          : [];
-      }
-    }
-    const log = (opId: string, items: ContextItem[]) =>
-      env.log({
-        opId,
-        kind: 'retrieval',
-        questionId: q.id,
-        inStore,
-        inContext: q.evidence.filter((e) => items.some((i) => i.sources.includes(e))),
-      });
-
-    // Round one.
-    const round1Out = t.op(
-      'hybrid-retrieval',
-      {
-        category: 'retrieval',
-        comment: 'BM25 top-50 + vector top-50, RRF (k=40), top-10.',
-        metadata: { round: 1, top_k: 10 },
-      },
-      (op) => {
-        op.input(queryVar);
-        const ids = sufficient ? finish(finalIds) : finalIds;
-        // The store read: the MemCells returned (as RAG and Mem0 read their chunks and units).
-        for (const id of ids) this.readCell(op, id);
-        const items = this.items(ids);
-        const variable = op.output(
-          items.map((i) => i.text),
-          { category: 'retrieved_memories', comment: 'MemCells retrieved in round one.' },
-        );
-        if (sufficient) {
-          if (env.injecting('retrieval') && target) env.faultOpId = op.opId;
-          log(op.opId, items);
-        }
-        return { ids, items, variable };
-      },
+    const r: Lookup = { env, q, queryVar, target, inStore: q.evidence.filter((e) => this.prov.carried(e)) };
+    const round1Ids = round1.map((h) => h.key);
+    const sufficient = await this.isSufficient(
+      env,
+      q,
+      this.items(round1Ids).map((i) => i.text),
     );
-    const checkVar = t.op(
+    const queries = sufficient ? [] : await this.extraQueries(env, q);
+    const first = this.roundOne(r, round1Ids, sufficient);
+    const checkVar = env.t.op(
       'sufficiency-check',
       {
         category: 'llm_call',
@@ -410,14 +363,96 @@ export class EverMemOS extends MemorySystem {
       },
       (op) => {
         op.input(queryVar);
-        op.input(round1Out.variable);
+        op.input(first.variable);
         op.input(env.prompt('sufficiency-check-prompt'));
         return op.output({ sufficient }, { category: 'sufficiency' });
       },
     );
-    if (sufficient) return { items: round1Out.items, variable: round1Out.variable };
+    if (sufficient) return { items: first.items, variable: first.variable };
+    return this.roundTwo(r, { round1, round1Var: first.variable, checkVar, queries });
+  }
 
-    const queriesVar = t.op(
+  /** Are the round-one memories enough to answer (the lexical check offline, else the model)? */
+  private async isSufficient(env: RunEnv, q: Question, texts: string[]): Promise<boolean> {
+    if (env.offline) return lexicallySufficient(q.question, texts);
+    const reply = await env.complete(
+      'You check retrieved memories.',
+      fillPrompt(env.prompts['sufficiency-check-prompt'], {
+        question: q.question,
+        memories: texts.join('\n'),
+      }),
+      true,
+    );
+    return (parseJsonReply(reply) as { sufficient?: unknown } | undefined)?.sufficient === true;
+  }
+
+  /** Up to three extra queries (rule-based offline, else the model's). */
+  private async extraQueries(env: RunEnv, q: Question): Promise<string[]> {
+    if (env.offline) return rewriteQueries(q.question);
+    const reply = await env.complete(
+      'You write search queries.',
+      fillPrompt(env.prompts['query-rewrite-prompt'], { question: q.question }),
+      true,
+    );
+    const parsed = parseJsonReply(reply) as { queries?: unknown } | undefined;
+    return Array.isArray(parsed?.queries)
+      ? parsed.queries.filter((x): x is string => typeof x === 'string').slice(0, 3)
+      : [];
+  }
+
+  /** The cells a retrieval returns in the end: a retrieval fault drops the evidence's, the ideal one adds them. */
+  private finalCells(r: Lookup, ids: string[]): string[] {
+    const { env, q, target } = r;
+    let out = ids;
+    if (env.injecting('retrieval') && target)
+      out = out.filter((id) => !this.cells.get(id)!.turns.some((x) => env.isEvidence(x)));
+    if (target && env.ideal(q.id, 'retrieval'))
+      for (const id of this.prov.unitsCarrying(env.evidence)) if (!out.includes(id)) out.push(id);
+    return out;
+  }
+
+  /** The retrieval that answers: it may carry the fault and is logged with the evidence it brought. */
+  private finalRetrieval(r: Lookup, opId: string, items: ContextItem[]) {
+    const { env, q } = r;
+    if (env.injecting('retrieval') && r.target) env.faultOpId = opId;
+    env.log({
+      opId,
+      kind: 'retrieval',
+      questionId: q.id,
+      inStore: r.inStore,
+      inContext: q.evidence.filter((e) => items.some((i) => i.sources.includes(e))),
+    });
+  }
+
+  /** Round one's op; when it suffices it is the final retrieval. */
+  private roundOne(r: Lookup, round1Ids: string[], sufficient: boolean) {
+    return r.env.t.op(
+      'hybrid-retrieval',
+      {
+        category: 'retrieval',
+        comment: 'BM25 top-50 + vector top-50, RRF (k=40), top-10.',
+        metadata: { round: 1, top_k: 10 },
+      },
+      (op) => {
+        op.input(r.queryVar);
+        const ids = sufficient ? this.finalCells(r, round1Ids) : round1Ids;
+        // The store read: the MemCells returned (as RAG and Mem0 read their chunks and units).
+        for (const id of ids) this.readCell(op, id);
+        const items = this.items(ids);
+        const variable = op.output(
+          items.map((i) => i.text),
+          { category: 'retrieved_memories', comment: 'MemCells retrieved in round one.' },
+        );
+        if (sufficient) this.finalRetrieval(r, op.opId, items);
+        return { ids, items, variable };
+      },
+    );
+  }
+
+  /** Round two: the extra queries' op, then their retrieval fused with round one. */
+  private roundTwo(r: Lookup, one: RoundTwoInput): Retrieved {
+    const { env, queryVar } = r;
+    const queriesVar = env.t.op(
       'query-rewrite',
       {
         category: 'llm_call',
@@ -426,17 +461,17 @@ export class EverMemOS extends MemorySystem {
       },
       (op) => {
         op.input(queryVar);
-        op.input(checkVar);
+        op.input(one.checkVar);
         op.input(env.prompt('query-rewrite-prompt'));
-        return op.output(queries, { category: 'queries' });
+        return op.output(one.queries, { category: 'queries' });
       },
     );
-    const lists = [round1, ...queries.map((x) => this.hybrid(x).slice(0, 10))];
-    finalIds = rrf(lists, 40)
+    const lists = [one.round1, ...one.queries.map((x) => this.hybrid(x).slice(0, 10))];
+    const fusedIds = rrf(lists, 40)
       .slice(0, 20)
       .map((h) => h.key)
       .slice(0, 10);
-    return t.op(
+    return env.t.op(
       'multi-query-retrieval',
       {
         category: 'retrieval',
@@ -445,16 +480,15 @@ export class EverMemOS extends MemorySystem {
       },
       (op) => {
         op.input(queriesVar);
-        op.input(round1Out.variable);
-        const ids = finish(finalIds);
+        op.input(one.round1Var);
+        const ids = this.finalCells(r, fusedIds);
         for (const id of ids) this.readCell(op, id);
         const items = this.items(ids);
         const variable = op.output(
           items.map((i) => i.text),
           { category: 'retrieved_memories', comment: 'MemCells retrieved after the second round.' },
         );
-        if (env.injecting('retrieval') && target) env.faultOpId = op.opId;
-        log(op.opId, items);
+        this.finalRetrieval(r, op.opId, items);
         return { items, variable };
       },
     );

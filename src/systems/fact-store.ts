@@ -13,10 +13,9 @@ import { Provenance, type RunEnv } from './env.ts';
 import { LexicalIndex, VectorIndex } from './lexical.ts';
 import {
   capturedAt,
-  idealMemories,
+  factsOp,
   injectUnitFaults,
-  logExtraction,
-  memoriesOf,
+  type MessageInput,
   type PartsUnit,
   partsStore,
   unitText,
@@ -69,7 +68,7 @@ export class FactStore extends MemorySystem {
     const written: RecordedMemory[] = [];
     for (const turn of session.turns) {
       const captured = session.turns.filter((t) => at.get(t.id) === turn.id);
-      this.addMessage(env, turn, session, captured, written);
+      this.addMessage(env, { turn, session, captured, written });
     }
   }
 
@@ -80,42 +79,15 @@ export class FactStore extends MemorySystem {
     return this.prov.set(u.id, env.kept(u.parts, u.sources));
   }
 
-  private addMessage(
-    env: RunEnv,
-    turn: Turn,
-    session: ConversationSession,
-    captured: Turn[],
-    written: RecordedMemory[],
-  ) {
-    const t = env.t;
-    const date = session.dateTime;
-    const msg = env.message(turn, session);
-    let memories = memoriesOf(env, turn);
-    const inject = env.injecting('extraction') && captured.some((c) => env.isEvidence(c.id));
-    if (inject) memories = memories.filter((m) => !m.sources.some((s) => env.isEvidence(s)));
-    if (env.ideal()) memories = idealMemories(env, memories, captured, date);
-    written.push(...memories);
-    const factsVar = t.op(
-      'extract-facts',
-      {
-        category: 'extraction',
-        comment: 'Write the facts worth remembering from the new message.',
-        metadata: { llm_model: env.replay ? 'recorded' : env.modelName },
-      },
-      (op) => {
-        op.input(msg);
-        op.input(env.prompt('fact-extraction-system-prompt'));
-        const v = op.output(
-          memories.map((m) => m.text),
-          { category: 'facts', comment: 'Facts written from the message.' },
-        );
-        if (inject) env.faultOpId = op.opId;
-        logExtraction(env, op.opId, captured, written, date);
-        return v;
-      },
-    );
-    for (const m of memories) this.write(env, m, turn, date, factsVar);
-    this.forget(env, turn.speaker);
+  private addMessage(env: RunEnv, m: MessageInput) {
+    const { memories, factsVar } = factsOp(env, m, {
+      name: 'extract-facts',
+      category: 'extraction',
+      comment: 'Write the facts worth remembering from the new message.',
+      output: { category: 'facts', comment: 'Facts written from the message.' },
+    });
+    for (const x of memories) this.write(env, x, m.turn, m.session.dateTime, factsVar);
+    this.forget(env, m.turn.speaker);
   }
 
   /** The closest unit of the same speaker and its cosine. */

@@ -135,10 +135,29 @@ function lastEvidenceSession(conv: Conversation, q: Question): number {
   return Math.max(...evidenceOf(conv, q).map((e) => at.get(e) ?? conv.sessions.length));
 }
 
+/** Generates the benchmark: base graphs with their natural failures labelled, then injected faults up to the minimum. */
 export async function generateLlmBenchmark(o: LlmBenchOptions): Promise<LlmBenchSummary> {
-  const say = o.onProgress ?? (() => {});
-  const judgeRule = o.judgeRule ?? 'offline';
-  const summary: LlmBenchSummary = {
+  const run = new LlmBenchRun(o);
+  const correct: Correct[] = [];
+  // Natural failures: one graph per shape and conversation, every exact label annotated.
+  for (const part of o.parts)
+    for (const conv of part.conversations) correct.push(...(await run.baseGraph(part, conv)));
+  // Injected faults, only for the types short of the minimum, spread over shapes and conversations.
+  const order = spread(correct);
+  for (const kind of FAULT_KINDS) {
+    for (const c of order) {
+      if (run.need(kind) <= 0) break;
+      await run.inject(kind, c);
+    }
+  }
+  const { summary } = run;
+  for (const t of ERROR_TYPES) summary.total[t] = summary.natural[t] + summary.injected[t];
+  summary.meetsMinimum = ERROR_TYPES.every((t) => summary.total[t] >= o.minPerType);
+  return summary;
+}
+
+function emptySummary(o: LlmBenchOptions, judgeRule: JudgeRule): LlmBenchSummary {
+  return {
     kind: 'llm-memories',
     memories: 'recorded',
     carrying: 'judge',
@@ -157,9 +176,121 @@ export async function generateLlmBenchmark(o: LlmBenchOptions): Promise<LlmBench
     heldout: { conversations: [...o.heldout], graphs: 0, cases: 0 },
     manifest: [],
   };
-  const shapeCounts = (part: LlmBenchPart) => {
+}
+
+/** One generation: its options and the summary its graphs are counted into. */
+class LlmBenchRun {
+  readonly summary: LlmBenchSummary;
+  private readonly judgeRule: JudgeRule;
+  private readonly say: (message: string) => void;
+  /** Per shape, conversation and question: does the shorter history still answer correctly? */
+  private readonly usable = new Map<string, boolean>();
+
+  constructor(private readonly o: LlmBenchOptions) {
+    this.say = o.onProgress ?? (() => {});
+    this.judgeRule = o.judgeRule ?? 'offline';
+    this.summary = emptySummary(o, this.judgeRule);
+  }
+
+  /** Cases still wanted of the kind's error type. */
+  need(kind: FaultKind): number {
+    const type = ERROR_TYPE_OF[kind];
+    return this.o.minPerType - this.summary.natural[type] - this.summary.injected[type];
+  }
+
+  /** The base graph of a shape on a conversation, its failures labelled; returns the questions it answered correctly. */
+  async baseGraph(part: LlmBenchPart, conv: Conversation): Promise<Correct[]> {
+    const { summary } = this;
+    const counts = this.shapeCounts(part);
+    const file = `${conv.id}-base.json`;
+    const tracer = this.tracerFor(part, conv, file);
+    const ctx = this.contextOf(part, conv);
+    const base = await runSystem(createShape(part.shape), conv, {
+      tracer,
+      memories: 'recorded',
+      judgeRule: this.judgeRule,
+    });
+    const byId = new Map(conv.questions.map((q) => [q.id, q]));
+    const correct: Correct[] = [];
+    let labelled = 0;
+    counts.questions += base.answers.length;
+    const right = base.answers.filter((a) => a.correct).length;
+    for (const a of base.answers) {
+      const q = byId.get(a.questionId)!;
+      if (a.correct) {
+        correct.push({ part, conv, q });
+        continue;
+      }
+      counts.failed++;
+      const outcome = await labelFailure(ctx, q, base.events);
+      if (!outcome.label) {
+        summary.drops[outcome.drop]++;
+        counts.drops[outcome.drop]++;
+        continue;
+      }
+      await this.verify(ctx, q, outcome.label, outcome.candidates);
+      tracer.annotate(annotationOf(conv, q, a, outcome.label));
+      summary.natural[outcome.label.errorType]++;
+      counts.natural[outcome.label.errorType]++;
+      labelled++;
+    }
+    await this.write(part, conv, file, tracer.document(), labelled);
+    this.say(
+      `${SHAPE_SPLIT[part.shape]}/${file}: ${right}/${base.answers.length} correct, ${labelled} failures labelled`,
+    );
+    return correct;
+  }
+
+  /** Injects a fault of the kind into a correctly answered question; the graph is kept when its label is exact. */
+  async inject(kind: FaultKind, { part, conv, q }: Correct) {
+    const { summary } = this;
+    if (evidenceOf(conv, q).length === 0) return;
+    const maxSessions = Math.min(lastEvidenceSession(conv, q) + 1, conv.sessions.length);
+    const ctx = this.contextOf(part, conv, maxSessions);
+    if (!(await this.stillCorrect(part, conv, q, maxSessions))) return;
+    summary.injection.tried++;
+    const file = `${conv.id}-${kind}-${q.id}.json`;
+    const tracer = this.tracerFor(part, conv, file);
+    const r = await injectFault(ctx, q, kind, tracer);
+    if (!r) {
+      summary.injection.survived++;
+      return;
+    }
+    // Exact only if counterfactual repair of the faulty run points at the injected op.
+    const faulty: LabelContext = { ...ctx, fault: { fault: kind, faultUnit: r.faultUnit } };
+    const check = await labelFailure(faulty, q, r.result.events);
+    if (check.label?.opId !== r.annotation.final_op_id) {
+      summary.injection.earlierFault++;
+      return;
+    }
+    await this.verify(faulty, q, check.label, check.candidates);
+    tracer.annotate(r.annotation as Annotation);
+    const type = ERROR_TYPE_OF[kind];
+    summary.injected[type]++;
+    this.shapeCounts(part).injected[type]++;
+    await this.write(part, conv, file, tracer.document(), 1);
+    this.say(`${SHAPE_SPLIT[part.shape]}/${file}: ${type} injected`);
+  }
+
+  /** Does the history up to `maxSessions` still answer `q` correctly without a fault? Run once per question. */
+  private async stillCorrect(part: LlmBenchPart, conv: Conversation, q: Question, maxSessions: number) {
+    const key = `${part.shape}/${conv.id}/${q.id}`;
+    if (!this.usable.has(key)) {
+      const clean = await runSystem(createShape(part.shape), conv, {
+        tracer: quietTracer(),
+        memories: 'recorded',
+        judgeRule: this.judgeRule,
+        maxSessions,
+        answerOnly: [q.id],
+      });
+      this.usable.set(key, clean.answers[0]?.correct === true);
+    }
+    return this.usable.get(key) === true;
+  }
+
+  private shapeCounts(part: LlmBenchPart): ShapeCounts {
     const split = SHAPE_SPLIT[part.shape];
-    summary.byShape[split] ??= {
+    this.summary.byShape[split] ??= {
       split,
       graphs: 0,
       questions: 0,
@@ -168,11 +299,12 @@ export async function generateLlmBenchmark(o: LlmBenchOptions): Promise<LlmBench
       injected: zero(ERROR_TYPES),
       drops: zero(DROP_REASONS),
     };
-    return summary.byShape[split];
-  };
-  const tracerFor = (part: LlmBenchPart, conv: Conversation, file: string) =>
-    new Tracer({
-      ...(o.tracerOptions?.() ?? {}),
+    return this.summary.byShape[split];
+  }
+
+  private tracerFor(part: LlmBenchPart, conv: Conversation, file: string): Tracer {
+    return new Tracer({
+      ...(this.o.tracerOptions?.() ?? {}),
       filename: `memtrace-${part.shape}`,
       metadata: {
         memtracebench_graph_filename: file,
@@ -183,24 +315,31 @@ export async function generateLlmBenchmark(o: LlmBenchOptions): Promise<LlmBench
         llm_model: 'recorded',
       },
     });
-  const contextOf = (part: LlmBenchPart, conv: Conversation, maxSessions?: number): LabelContext => ({
-    makeSystem: () => createShape(part.shape),
-    conversation: conv,
-    memories: 'recorded',
-    carrying: 'judge',
-    judgeRule,
-    maxSessions,
-  });
-  const write = async (
+  }
+
+  private contextOf(part: LlmBenchPart, conv: Conversation, maxSessions?: number): LabelContext {
+    return {
+      makeSystem: () => createShape(part.shape),
+      conversation: conv,
+      memories: 'recorded',
+      carrying: 'judge',
+      judgeRule: this.judgeRule,
+      maxSessions,
+    };
+  }
+
+  /** Writes one graph and counts it (manifest, shape, held-out part). */
+  private async write(
     part: LlmBenchPart,
     conv: Conversation,
     file: string,
     doc: TraceDocument,
     cases: number,
-  ) => {
+  ) {
+    const { summary } = this;
     const split = SHAPE_SPLIT[part.shape];
-    await o.write(`${split}/${file}`, doc);
-    const heldout = o.heldout.includes(conv.id);
+    await this.o.write(`${split}/${file}`, doc);
+    const heldout = this.o.heldout.includes(conv.id);
     summary.manifest.push({
       file: `${split}/${file}`,
       split,
@@ -211,111 +350,19 @@ export async function generateLlmBenchmark(o: LlmBenchOptions): Promise<LlmBench
     });
     summary.graphs++;
     summary.cases += cases;
-    shapeCounts(part).graphs++;
+    this.shapeCounts(part).graphs++;
     if (heldout) {
       summary.heldout.graphs++;
       summary.heldout.cases += cases;
     }
-  };
-  const verify = async (ctx: LabelContext, q: Question, label: Label, candidates: EvidenceEvent[]) => {
-    if (!o.verify) return;
+  }
+
+  private async verify(ctx: LabelContext, q: Question, label: Label, candidates: EvidenceEvent[]) {
+    if (!this.o.verify) return;
     const problem = await verifyLabel(ctx, q, label, candidates);
     if (problem) throw new Error(`label of ${q.id} failed verification: ${problem}`);
-    summary.verified++;
-  };
-
-  // Natural failures: one graph per shape and conversation, every exact label annotated.
-  const correct: Correct[] = [];
-  for (const part of o.parts)
-    for (const conv of part.conversations) {
-      const counts = shapeCounts(part);
-      const file = `${conv.id}-base.json`;
-      const tracer = tracerFor(part, conv, file);
-      const ctx = contextOf(part, conv);
-      const base = await runSystem(createShape(part.shape), conv, {
-        tracer,
-        memories: 'recorded',
-        judgeRule,
-      });
-      const byId = new Map(conv.questions.map((q) => [q.id, q]));
-      let labelled = 0;
-      counts.questions += base.answers.length;
-      const right = base.answers.filter((a) => a.correct).length;
-      for (const a of base.answers) {
-        const q = byId.get(a.questionId)!;
-        if (a.correct) {
-          correct.push({ part, conv, q });
-          continue;
-        }
-        counts.failed++;
-        const outcome = await labelFailure(ctx, q, base.events);
-        if (!outcome.label) {
-          summary.drops[outcome.drop]++;
-          counts.drops[outcome.drop]++;
-          continue;
-        }
-        await verify(ctx, q, outcome.label, outcome.candidates);
-        tracer.annotate(annotationOf(conv, q, a, outcome.label));
-        summary.natural[outcome.label.errorType]++;
-        counts.natural[outcome.label.errorType]++;
-        labelled++;
-      }
-      await write(part, conv, file, tracer.document(), labelled);
-      say(
-        `${SHAPE_SPLIT[part.shape]}/${file}: ${right}/${base.answers.length} correct, ${labelled} failures labelled`,
-      );
-    }
-
-  // Injected faults, only for the types short of the minimum, spread over shapes and conversations.
-  const need = (kind: FaultKind) =>
-    o.minPerType - summary.natural[ERROR_TYPE_OF[kind]] - summary.injected[ERROR_TYPE_OF[kind]];
-  const order = spread(correct);
-  const usable = new Map<string, boolean>();
-  for (const kind of FAULT_KINDS) {
-    for (const { part, conv, q } of order) {
-      if (need(kind) <= 0) break;
-      if (evidenceOf(conv, q).length === 0) continue;
-      const maxSessions = Math.min(lastEvidenceSession(conv, q) + 1, conv.sessions.length);
-      const ctx = contextOf(part, conv, maxSessions);
-      const key = `${part.shape}/${conv.id}/${q.id}`;
-      if (!usable.has(key)) {
-        const clean = await runSystem(createShape(part.shape), conv, {
-          tracer: quietTracer(),
-          memories: 'recorded',
-          judgeRule,
-          maxSessions,
-          answerOnly: [q.id],
-        });
-        usable.set(key, clean.answers[0]?.correct === true);
-      }
-      if (!usable.get(key)) continue;
-      summary.injection.tried++;
-      const file = `${conv.id}-${kind}-${q.id}.json`;
-      const tracer = tracerFor(part, conv, file);
-      const r = await injectFault(ctx, q, kind, tracer);
-      if (!r) {
-        summary.injection.survived++;
-        continue;
-      }
-      // Exact only if counterfactual repair of the faulty run points at the injected op.
-      const faulty: LabelContext = { ...ctx, fault: { fault: kind, faultUnit: r.faultUnit } };
-      const check = await labelFailure(faulty, q, r.result.events);
-      if (check.label?.opId !== r.annotation.final_op_id) {
-        summary.injection.earlierFault++;
-        continue;
-      }
-      await verify(faulty, q, check.label, check.candidates);
-      tracer.annotate(r.annotation as Annotation);
-      const type = ERROR_TYPE_OF[kind];
-      summary.injected[type]++;
-      shapeCounts(part).injected[type]++;
-      await write(part, conv, file, tracer.document(), 1);
-      say(`${SHAPE_SPLIT[part.shape]}/${file}: ${type} injected`);
-    }
+    this.summary.verified++;
   }
-  for (const t of ERROR_TYPES) summary.total[t] = summary.natural[t] + summary.injected[t];
-  summary.meetsMinimum = ERROR_TYPES.every((t) => summary.total[t] >= o.minPerType);
-  return summary;
 }
 
 /** Correct questions interleaved over shapes and conversations (round robin), so injections spread. */

@@ -69,64 +69,17 @@ export class Mem0 extends MemorySystem {
   }
 
   private async addMessage(env: RunEnv, turn: Turn, session: ConversationSession) {
-    const t = env.t;
-    const msg = env.message(turn, session);
-    let facts = await this.extract(env, turn, session);
     const evidence = env.isEvidence(turn.id);
-    const inject = env.injecting('extraction') && evidence;
-    if (inject) facts = [];
-    if (env.ideal() && evidence && facts.length === 0) facts = [`${turn.speaker}: ${turn.text}`];
-    const factsVar = t.op(
-      'fact-extraction',
-      {
-        category: 'extraction',
-        comment: 'Extract salient facts from the new message.',
-        metadata: { llm_model: env.modelName },
-      },
-      (op) => {
-        op.input(msg);
-        op.input(env.prompt('fact-extraction-system-prompt'));
-        const v = op.output(facts, { category: 'facts', comment: 'Facts extracted from the message.' });
-        if (inject) env.faultOpId = op.opId;
-        env.log({
-          opId: op.opId,
-          kind: 'extraction',
-          turns: [turn.id],
-          carried: facts.length ? [turn.id] : [],
-        });
-        return v;
-      },
-    );
+    const { facts, factsVar } = await this.extractionStep(env, turn, session, evidence);
     if (facts.length === 0) return;
 
     // 2–3. Search the store per fact; map real ids to "0", "1", … for the decision.
     const found = new Map<string, Unit>();
     for (const f of facts) for (const h of this.index.search(f, 5)) found.set(h.key, this.units.get(h.key)!);
-    const oldMemory = [...found.values()].map((u, i) => ({ id: String(i), text: u.text }));
-    const idOf = new Map([...found.keys()].map((k, i) => [String(i), k]));
 
     // 4. Decide.
-    let decisions: Decision[];
-    if (env.offline) decisions = this.decideOffline(facts, [...found.values()]);
-    else {
-      const reply = await env.complete(
-        'You manage a memory store.',
-        fillPrompt(env.prompts['memory-update-decision-prompt'], {
-          old_memory: JSON.stringify(oldMemory),
-          facts: JSON.stringify(facts),
-        }),
-        true,
-      );
-      const parsed = parseJsonReply(reply) as { memory?: unknown } | undefined;
-      decisions = (Array.isArray(parsed?.memory) ? parsed.memory : []).flatMap((m): Decision[] => {
-        const r = m as { id?: unknown; text?: unknown; event?: unknown };
-        const event = typeof r.event === 'string' ? (r.event.toUpperCase() as Event) : 'NONE';
-        if (!['ADD', 'UPDATE', 'DELETE', 'NONE'].includes(event)) return [];
-        const unit = typeof r.id === 'string' ? idOf.get(r.id) : undefined;
-        return [{ event, text: typeof r.text === 'string' ? r.text : '', unit }];
-      });
-    }
-    const decisionVar = t.op(
+    const decisions = await this.decide(env, facts, found);
+    const decisionVar = env.t.op(
       'memory-update-decision',
       {
         category: 'llm_call',
@@ -149,7 +102,7 @@ export class Mem0 extends MemorySystem {
     );
 
     // 5. Apply.
-    const decisionOpId = t.lastOpId ?? '';
+    const decisionOpId = env.t.lastOpId ?? '';
     for (const d of decisions) this.apply(env, d, turn, session, decisionVar);
     // Did the message's information enter the store? (A DELETE or a wrong NONE can keep it out.)
     if (evidence && !this.prov.carried(turn.id) && env.ideal())
@@ -159,6 +112,60 @@ export class Mem0 extends MemorySystem {
       kind: 'extraction',
       turns: [turn.id],
       carried: this.prov.carried(turn.id) ? [turn.id] : [],
+    });
+  }
+
+  /** 1. The extraction op of a message (an extraction fault empties it, the ideal step keeps the message). */
+  private async extractionStep(env: RunEnv, turn: Turn, session: ConversationSession, evidence: boolean) {
+    const msg = env.message(turn, session);
+    let facts = await this.extract(env, turn, session);
+    const inject = env.injecting('extraction') && evidence;
+    if (inject) facts = [];
+    if (env.ideal() && evidence && facts.length === 0) facts = [`${turn.speaker}: ${turn.text}`];
+    const factsVar = env.t.op(
+      'fact-extraction',
+      {
+        category: 'extraction',
+        comment: 'Extract salient facts from the new message.',
+        metadata: { llm_model: env.modelName },
+      },
+      (op) => {
+        op.input(msg);
+        op.input(env.prompt('fact-extraction-system-prompt'));
+        const v = op.output(facts, { category: 'facts', comment: 'Facts extracted from the message.' });
+        if (inject) env.faultOpId = op.opId;
+        env.log({
+          opId: op.opId,
+          kind: 'extraction',
+          turns: [turn.id],
+          carried: facts.length ? [turn.id] : [],
+        });
+        return v;
+      },
+    );
+    return { facts, factsVar };
+  }
+
+  /** The update decision per fact against the units found (the model sees them as "0", "1", …). */
+  private async decide(env: RunEnv, facts: string[], found: Map<string, Unit>): Promise<Decision[]> {
+    if (env.offline) return this.decideOffline(facts, [...found.values()]);
+    const oldMemory = [...found.values()].map((u, i) => ({ id: String(i), text: u.text }));
+    const idOf = new Map([...found.keys()].map((k, i) => [String(i), k]));
+    const reply = await env.complete(
+      'You manage a memory store.',
+      fillPrompt(env.prompts['memory-update-decision-prompt'], {
+        old_memory: JSON.stringify(oldMemory),
+        facts: JSON.stringify(facts),
+      }),
+      true,
+    );
+    const parsed = parseJsonReply(reply) as { memory?: unknown } | undefined;
+    return (Array.isArray(parsed?.memory) ? parsed.memory : []).flatMap((m): Decision[] => {
+      const r = m as { id?: unknown; text?: unknown; event?: unknown };
+      const event = typeof r.event === 'string' ? (r.event.toUpperCase() as Event) : 'NONE';
+      if (!['ADD', 'UPDATE', 'DELETE', 'NONE'].includes(event)) return [];
+      const unit = typeof r.id === 'string' ? idOf.get(r.id) : undefined;
+      return [{ event, text: typeof r.text === 'string' ? r.text : '', unit }];
     });
   }
 

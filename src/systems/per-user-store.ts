@@ -23,10 +23,9 @@ import { LexicalIndex, VectorIndex } from './lexical.ts';
 import {
   capturedAt,
   contextText,
-  idealMemories,
+  type FactsOpNaming,
+  factsOp,
   injectUnitFaults,
-  logExtraction,
-  memoriesOf,
   type PartsUnit,
   unitText,
 } from './recorded.ts';
@@ -85,6 +84,13 @@ const record = (u: Unit) => ({
 
 type Decision = 'ADD' | 'UPDATE' | 'DELETE' | 'NOOP';
 
+const DERIVE_FACTS: FactsOpNaming = {
+  name: 'derive-facts',
+  category: 'fact-derivation',
+  comment: 'Derive the facts both speakers’ memories should hold from the new message.',
+  output: { category: 'derived_facts', comment: 'Facts derived from the message.' },
+};
+
 export class PerUserStore extends MemorySystem {
   readonly name = 'per-user-store' as const;
   private readonly stores = new Map<string, UserStore>();
@@ -139,49 +145,13 @@ export class PerUserStore extends MemorySystem {
     const stores = this.storesOf(env);
     for (const turn of session.turns) {
       const captured = session.turns.filter((t) => at.get(t.id) === turn.id);
-      const { memories, factsVar } = this.derive(env, turn, session, captured, written);
+      // The extraction op of one message: the facts both stores will get.
+      const { memories, factsVar } = factsOp(env, { turn, session, captured, written }, DERIVE_FACTS);
       for (const store of stores) {
         for (const m of memories) this.write(env, store, m, turn, session.dateTime, factsVar);
         this.expire(env, store);
       }
     }
-  }
-
-  /** The extraction op of one message: the facts both stores will get. */
-  private derive(
-    env: RunEnv,
-    turn: Turn,
-    session: ConversationSession,
-    captured: Turn[],
-    written: RecordedMemory[],
-  ): { memories: RecordedMemory[]; factsVar: TracedVar } {
-    const date = session.dateTime;
-    const msg = env.message(turn, session);
-    let memories = memoriesOf(env, turn);
-    const inject = env.injecting('extraction') && captured.some((c) => env.isEvidence(c.id));
-    if (inject) memories = memories.filter((m) => !m.sources.some((s) => env.isEvidence(s)));
-    if (env.ideal()) memories = idealMemories(env, memories, captured, date);
-    written.push(...memories);
-    const factsVar = env.t.op(
-      'derive-facts',
-      {
-        category: 'fact-derivation',
-        comment: 'Derive the facts both speakers’ memories should hold from the new message.',
-        metadata: { llm_model: env.replay ? 'recorded' : env.modelName },
-      },
-      (op) => {
-        op.input(msg);
-        op.input(env.prompt('fact-extraction-system-prompt'));
-        const v = op.output(
-          memories.map((m) => m.text),
-          { category: 'derived_facts', comment: 'Facts derived from the message.' },
-        );
-        if (inject) env.faultOpId = op.opId;
-        logExtraction(env, op.opId, captured, written, date);
-        return v;
-      },
-    );
-    return { memories, factsVar };
   }
 
   /** What a store does with a fact, before repair: see the module comment. */

@@ -62,6 +62,76 @@ export function logExtraction(
   });
 }
 
+/** One message as a shape's extraction op reads it. */
+export interface MessageInput {
+  turn: Turn;
+  session: ConversationSession;
+  /** The turns this message's op must capture (`capturedAt`). */
+  captured: Turn[];
+  /** The memories the session's extraction ops wrote so far (this message's are appended). */
+  written: RecordedMemory[];
+}
+
+/** What a message's extraction writes: its variable, its memories, and whether this op is the injected fault. */
+export interface MessageMemories {
+  msg: TracedVar;
+  memories: RecordedMemory[];
+  inject: boolean;
+}
+
+/**
+ * The memories a message's extraction op writes (`memoriesOf`): an extraction fault on a
+ * message that must capture evidence drops the evidence's memories, the ideal op restores
+ * what they miss (`idealMemories`). Appended to `m.written`.
+ */
+export function messageMemories(env: RunEnv, m: MessageInput): MessageMemories {
+  const msg = env.message(m.turn, m.session);
+  let memories = memoriesOf(env, m.turn);
+  const inject = env.injecting('extraction') && m.captured.some((c) => env.isEvidence(c.id));
+  if (inject) memories = memories.filter((x) => !x.sources.some((s) => env.isEvidence(s)));
+  if (env.ideal()) memories = idealMemories(env, memories, m.captured, m.session.dateTime);
+  m.written.push(...memories);
+  return { msg, memories, inject };
+}
+
+/** How a shape names its facts op and the facts it writes. */
+export interface FactsOpNaming {
+  name: string;
+  category: string;
+  comment: string;
+  output: { category: string; comment: string };
+}
+
+/** A message's extraction as one op writing its memories' texts as a list (`messageMemories`). */
+export function factsOp(
+  env: RunEnv,
+  m: MessageInput,
+  naming: FactsOpNaming,
+): { memories: RecordedMemory[]; factsVar: TracedVar } {
+  const date = m.session.dateTime;
+  const { msg, memories, inject } = messageMemories(env, m);
+  const factsVar = env.t.op(
+    naming.name,
+    {
+      category: naming.category,
+      comment: naming.comment,
+      metadata: { llm_model: env.replay ? 'recorded' : env.modelName },
+    },
+    (op) => {
+      op.input(msg);
+      op.input(env.prompt('fact-extraction-system-prompt'));
+      const v = op.output(
+        memories.map((x) => x.text),
+        naming.output,
+      );
+      if (inject) env.faultOpId = op.opId;
+      logExtraction(env, op.opId, m.captured, m.written, date);
+      return v;
+    },
+  );
+  return { memories, factsVar };
+}
+
 /** A memory unit: dated parts (merged facts have several) and every turn it derives from. */
 export interface PartsUnit {
   parts: MemoryPart[];

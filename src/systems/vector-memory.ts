@@ -11,10 +11,9 @@ import { Provenance, type RunEnv } from './env.ts';
 import { VectorIndex } from './lexical.ts';
 import {
   capturedAt,
-  idealMemories,
   injectUnitFaults,
   logExtraction,
-  memoriesOf,
+  messageMemories,
   type PartsUnit,
   partsStore,
   unitText,
@@ -60,12 +59,7 @@ export class VectorMemory extends MemorySystem {
     const written: RecordedMemory[] = [];
     for (const turn of session.turns) {
       const captured = session.turns.filter((x) => at.get(x.id) === turn.id);
-      const msg = env.message(turn, session);
-      let memories = memoriesOf(env, turn);
-      const inject = env.injecting('extraction') && captured.some((c) => env.isEvidence(c.id));
-      if (inject) memories = memories.filter((m) => !m.sources.some((s) => env.isEvidence(s)));
-      if (env.ideal()) memories = idealMemories(env, memories, captured, date);
-      written.push(...memories);
+      const { msg, memories, inject } = messageMemories(env, { turn, session, captured, written });
       t.op(
         'memorize',
         {

@@ -121,39 +121,90 @@ export function buildGraph(doc: TraceDocument): TraceGraph {
   const vars = (data.nodes ?? []).filter((n) => isRecord<VariableRecord>(n));
   const ops = (data.operations ?? []).filter((o) => isRecord<OperationRecord>(o));
   const rawEdges = (data.edges ?? []).filter((e) => isRecord<EdgeRecord>(e));
-
+  const v = varColumns(vars);
+  const o = opColumns(ops);
+  const e = edgeColumns(rawEdges, o.opIndex, v.varIndex);
+  const lineage = lineageColumns(vars, v.varFullName);
   const nv = vars.length;
-  const varId = new Array<string>(nv);
-  const varFullName = new Array<string>(nv);
-  const varValue = new Array<string>(nv);
-  const varCategory = new Array<string>(nv);
-  const varCreatedAt = new Array<string>(nv);
-  const varIndex = new Map<string, number>();
+  const ne = e.edges.length;
+  const opOrder = orderBy(o.opCreatedAt);
+  const varOrder = orderBy(v.varCreatedAt);
+  return {
+    doc,
+    sessions,
+    vars,
+    ...v,
+    ops,
+    ...o,
+    ...e,
+    opEdges: buildCsr(ops.length, ne, (i) => e.edgeOp[i]),
+    varOutEdges: buildCsr(nv, ne, (i) => e.edgeSrc[i]),
+    varInEdges: buildCsr(nv, ne, (i) => e.edgeDst[i]),
+    opOrder,
+    opRank: rankOf(opOrder),
+    varOrder,
+    varRank: rankOf(varOrder),
+    ...lineage,
+  };
+}
+
+type VarColumns = Pick<
+  TraceGraph,
+  'varId' | 'varFullName' | 'varValue' | 'varCategory' | 'varCreatedAt' | 'varIndex'
+>;
+
+/** The per-variable columns and the full_node_id → index map. */
+function varColumns(vars: VariableRecord[]): VarColumns {
+  const nv = vars.length;
+  const c: VarColumns = {
+    varId: new Array<string>(nv),
+    varFullName: new Array<string>(nv),
+    varValue: new Array<string>(nv),
+    varCategory: new Array<string>(nv),
+    varCreatedAt: new Array<string>(nv),
+    varIndex: new Map<string, number>(),
+  };
   for (let i = 0; i < nv; i++) {
     const v = vars[i];
-    varFullName[i] = fullNameOf(v.name, v.class_name);
-    varId[i] = fullNodeIdOf(v.name, v.class_name, v.version);
-    varValue[i] = text(v.value);
-    varCategory[i] = text(v.category, 'variable');
-    varCreatedAt[i] = text(v.created_at);
-    varIndex.set(varId[i], i);
+    c.varFullName[i] = fullNameOf(v.name, v.class_name);
+    c.varId[i] = fullNodeIdOf(v.name, v.class_name, v.version);
+    c.varValue[i] = text(v.value);
+    c.varCategory[i] = text(v.category, 'variable');
+    c.varCreatedAt[i] = text(v.created_at);
+    c.varIndex.set(c.varId[i], i);
   }
+  return c;
+}
 
+type OpColumns = Pick<TraceGraph, 'opId' | 'opName' | 'opCategory' | 'opCreatedAt' | 'opIndex'>;
+
+/** The per-op columns and the op_id → index map. */
+function opColumns(ops: OperationRecord[]): OpColumns {
   const no = ops.length;
-  const opId = new Array<string>(no);
-  const opName = new Array<string>(no);
-  const opCategory = new Array<string>(no);
-  const opCreatedAt = new Array<string>(no);
-  const opIndex = new Map<string, number>();
+  const c: OpColumns = {
+    opId: new Array<string>(no),
+    opName: new Array<string>(no),
+    opCategory: new Array<string>(no),
+    opCreatedAt: new Array<string>(no),
+    opIndex: new Map<string, number>(),
+  };
   for (let i = 0; i < no; i++) {
     const o = ops[i];
-    opId[i] = o.op_id;
-    opName[i] = text(o.op_name);
-    opCategory[i] = text(o.category, 'operation');
-    opCreatedAt[i] = text(o.created_at);
-    opIndex.set(o.op_id, i);
+    c.opId[i] = o.op_id;
+    c.opName[i] = text(o.op_name);
+    c.opCategory[i] = text(o.category, 'operation');
+    c.opCreatedAt[i] = text(o.created_at);
+    c.opIndex.set(o.op_id, i);
   }
+  return c;
+}
 
+/** The edges whose op and both variables exist, as columns of indices. */
+function edgeColumns(
+  rawEdges: EdgeRecord[],
+  opIndex: Map<string, number>,
+  varIndex: Map<string, number>,
+): Pick<TraceGraph, 'edges' | 'edgeOp' | 'edgeSrc' | 'edgeDst' | 'edgeInferred'> {
   const edges: EdgeRecord[] = [];
   const eo: number[] = [];
   const es: number[] = [];
@@ -170,12 +221,21 @@ export function buildGraph(doc: TraceDocument): TraceGraph {
     ed.push(t);
     ei.push(isRecord<Record<string, unknown>>(e.metadata) && e.metadata.inferred ? 1 : 0);
   }
-  const edgeOp = Int32Array.from(eo);
-  const edgeSrc = Int32Array.from(es);
-  const edgeDst = Int32Array.from(ed);
-  const edgeInferred = Uint8Array.from(ei);
-  const ne = edges.length;
+  return {
+    edges,
+    edgeOp: Int32Array.from(eo),
+    edgeSrc: Int32Array.from(es),
+    edgeDst: Int32Array.from(ed),
+    edgeInferred: Uint8Array.from(ei),
+  };
+}
 
+/** Version chains: variables grouped by full name, each chain by version, then file order. */
+function lineageColumns(
+  vars: VariableRecord[],
+  varFullName: string[],
+): Pick<TraceGraph, 'lineages' | 'lineageNames' | 'lineageIndex' | 'varLineage'> {
+  const nv = vars.length;
   const lineageIndex = new Map<string, number>();
   const lineageNames: string[] = [];
   const varLineage = new Int32Array(nv);
@@ -199,42 +259,7 @@ export function buildGraph(doc: TraceDocument): TraceGraph {
       }
     }
   }
-
-  const opOrder = orderBy(opCreatedAt);
-  const varOrder = orderBy(varCreatedAt);
-  return {
-    doc,
-    sessions,
-    vars,
-    varId,
-    varFullName,
-    varValue,
-    varCategory,
-    varCreatedAt,
-    varIndex,
-    ops,
-    opId,
-    opName,
-    opCategory,
-    opCreatedAt,
-    opIndex,
-    edges,
-    edgeOp,
-    edgeSrc,
-    edgeDst,
-    edgeInferred,
-    opEdges: buildCsr(no, ne, (e) => edgeOp[e]),
-    varOutEdges: buildCsr(nv, ne, (e) => edgeSrc[e]),
-    varInEdges: buildCsr(nv, ne, (e) => edgeDst[e]),
-    opOrder,
-    opRank: rankOf(opOrder),
-    varOrder,
-    varRank: rankOf(varOrder),
-    lineages,
-    lineageNames,
-    lineageIndex,
-    varLineage,
-  };
+  return { lineages, lineageNames, lineageIndex, varLineage };
 }
 
 /**

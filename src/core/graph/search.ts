@@ -40,6 +40,18 @@ export function compilePattern(
   return new RegExp(options.regex ? query : escapeRegExp(query), options.caseSensitive ? 'g' : 'gi');
 }
 
+/** The non-empty matches of a global pattern in `text`, in order, from its start (an empty match would loop forever; it is stepped past). */
+export function* nonEmptyMatches(re: RegExp, text: string): Generator<RegExpExecArray> {
+  re.lastIndex = 0;
+  for (let m = re.exec(text); m !== null; m = re.exec(text)) {
+    if (m[0].length === 0) {
+      re.lastIndex++;
+      continue;
+    }
+    yield m;
+  }
+}
+
 /** The text `context` characters each side of a match, and where the match starts in it. */
 export function snippetAround(text: string, offset: number, length: number, context: number) {
   const start = Math.max(0, offset - context);
@@ -60,14 +72,8 @@ export function searchValues(g: TraceGraph, query: string, options: SearchOption
   const vars = options.vars ?? g.varId.keys();
   for (const v of vars) {
     const value = g.varValue[v];
-    re.lastIndex = 0;
     let found = 0;
-    for (let m = re.exec(value); m !== null; m = re.exec(value)) {
-      // An empty match would loop forever; step past it.
-      if (m[0].length === 0) {
-        re.lastIndex++;
-        continue;
-      }
+    for (const m of nonEmptyMatches(re, value)) {
       out.push({
         var: v,
         fullNodeId: g.varId[v],

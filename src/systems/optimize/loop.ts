@@ -10,11 +10,11 @@
  */
 
 import { type Attribution, engineFor, isAgentStopped } from '../../core/attribution/index.ts';
-import { listCases } from '../../core/cases/index.ts';
+import { listCases, type TraceCase } from '../../core/cases/index.ts';
 import { buildGraph, renderOpHeader, renderOpSubgraph, type TraceGraph } from '../../core/graph/index.ts';
 import { type ChatModel, LlmError, metered, UsageMeter, type UsageTotals } from '../../core/llm/index.ts';
 import { seededRandom } from '../../core/random.ts';
-import { reportCase } from '../../core/report/index.ts';
+import { type ReportCase, reportCase } from '../../core/report/index.ts';
 import { corpusFromGraph, RetrievalIndex } from '../../core/retrieval/index.ts';
 import { diffLines } from '../../core/text/index.ts';
 import type { PromptRegistry } from '../prompts.ts';
@@ -178,12 +178,19 @@ export async function optimizePrompts(
   store: OptimizeStore,
   hooks: OptimizeHooks = {},
 ): Promise<OptimizeState> {
-  const say = hooks.onProgress ?? (() => {});
-  const method = o.method ?? 'evidence';
-  const seed = o.seed ?? 1;
   const allowed = (o.prompts ?? Object.keys(target.prompts)).filter((p) => p in target.prompts);
   const loaded = await store.load();
-  const state: OptimizeState = loaded ?? {
+  if (loaded && loaded.target !== target.name)
+    throw new Error(`the saved run optimises ${loaded.target}, not ${target.name}`);
+  const state = loaded ?? initialState(target, o, allowed);
+  state.status = 'running';
+  state.options.rounds = o.rounds;
+  return new LoopRun({ target, o, store, hooks, state, allowed }).run();
+}
+
+/** The state of a run that starts now. */
+function initialState(target: OptimizeTarget, o: OptimizeOptions, allowed: string[]): OptimizeState {
+  return {
     version: 1,
     target: target.name,
     status: 'running',
@@ -201,34 +208,113 @@ export async function optimizePrompts(
       train_questions: o.trainQuestions ?? null,
       held_out_questions: o.heldOutQuestions ?? null,
       max_sessions: o.maxSessions ?? null,
-      method,
-      seed,
+      method: o.method ?? 'evidence',
+      seed: o.seed ?? 1,
       budget: o.budget ?? {},
     },
   };
-  if (loaded && loaded.target !== target.name)
-    throw new Error(`the saved run optimises ${loaded.target}, not ${target.name}`);
-  state.status = 'running';
-  state.options.rounds = o.rounds;
-  const budget = new TokenBudget(state.tokens_used, o.budget?.maxTokens, o.budget?.maxRoundTokens);
+}
 
-  const evaluate = async (
+type Models = ReturnType<typeof roleModels>;
+
+/** The failures of one training run, attributed and grouped by the prompt behind the faulty op. */
+interface Triage {
+  failed: TraceCase[];
+  attributions: RoundAttribution[];
+  groups: Map<string, { id: string; failures: FailureView[] }>;
+  notOptimisable: number;
+  notAllowed: number;
+}
+
+/** The rewrites of one round: usable changes and the rejected ones with their reason. */
+interface Rewrites {
+  changes: PromptChange[];
+  invalid: { prompt: string; reason: string }[];
+}
+
+/** What the acceptance test of a round compares against. */
+interface Trial {
+  conv: Conversation;
+  train: Evaluated;
+  before: PromptRegistry;
+  models: Models;
+}
+
+/** One run of the loop: its options, store and state, saved after the baseline and each round. */
+class LoopRun {
+  private readonly target: OptimizeTarget;
+  private readonly o: OptimizeOptions;
+  private readonly store: OptimizeStore;
+  private readonly hooks: OptimizeHooks;
+  private readonly state: OptimizeState;
+  private readonly allowed: string[];
+  private readonly budget: TokenBudget;
+  private readonly say: (message: string) => void;
+  private readonly seed: number;
+
+  constructor(c: {
+    target: OptimizeTarget;
+    o: OptimizeOptions;
+    store: OptimizeStore;
+    hooks: OptimizeHooks;
+    state: OptimizeState;
+    allowed: string[];
+  }) {
+    this.target = c.target;
+    this.o = c.o;
+    this.store = c.store;
+    this.hooks = c.hooks;
+    this.state = c.state;
+    this.allowed = c.allowed;
+    this.say = c.hooks.onProgress ?? (() => {});
+    this.seed = c.o.seed ?? 1;
+    this.budget = new TokenBudget(c.state.tokens_used, c.o.budget?.maxTokens, c.o.budget?.maxRoundTokens);
+  }
+
+  async run(): Promise<OptimizeState> {
+    const { state } = this;
+    try {
+      if (!state.held_out) await this.heldOutBaseline();
+      for (let r = state.rounds.length + 1; r <= this.o.rounds; r++) await this.round(r);
+      return await this.finish(
+        'done',
+        `${state.rounds.length} round(s); ${state.rounds.filter((x) => x.decision === 'accepted').length} accepted`,
+      );
+    } catch (e) {
+      if (e instanceof BudgetExceeded) return this.finish('budget', `stopped: ${e.message}`);
+      if (this.o.signal?.aborted || (e instanceof LlmError && e.kind === 'aborted'))
+        return this.finish('cancelled', 'cancelled; the rounds done are kept and the run can resume');
+      await this.finish('failed', e instanceof Error ? e.message : String(e));
+      throw e;
+    }
+  }
+
+  private async finish(status: OptimizeState['status'], message: string) {
+    this.state.status = status;
+    this.state.message = message;
+    this.state.tokens_used = this.budget.used;
+    await this.store.save(this.state);
+    return this.state;
+  }
+
+  /** Runs the target on conversations with the prompts; the outcomes of the sampled questions. */
+  private async evaluate(
     convs: Conversation[],
     n: number | undefined,
     prompts: PromptRegistry,
-    models: ReturnType<typeof roleModels>,
+    models: Models,
     salt: number,
-  ): Promise<Evaluated> => {
+  ): Promise<Evaluated> {
     const out: Evaluated = { outcomes: [], graphs: [] };
     for (const conv of convs) {
-      const questions = sampleQuestions(conv, n, o.maxSessions, seed + salt);
-      const run = await target.run(conv, {
+      const questions = sampleQuestions(conv, n, this.o.maxSessions, this.seed + salt);
+      const run = await this.target.run(conv, {
         prompts,
         qa: models.qa,
         judge: models.judge,
         questionIds: questions.map((q) => q.id),
-        maxSessions: o.maxSessions,
-        signal: o.signal,
+        maxSessions: this.o.maxSessions,
+        signal: this.o.signal,
       });
       const byId = new Map(run.answers.map((a) => [a.questionId, a.correct]));
       for (const q of questions)
@@ -241,213 +327,230 @@ export async function optimizePrompts(
       out.graphs.push(buildGraph(run.doc));
     }
     return out;
-  };
-
-  const finish = async (status: OptimizeState['status'], message: string) => {
-    state.status = status;
-    state.message = message;
-    state.tokens_used = budget.used;
-    await store.save(state);
-    return state;
-  };
-
-  try {
-    // The held-out score of the starting prompts, once.
-    if (!state.held_out) {
-      say('held-out baseline');
-      const meters = new Map<Role, UsageMeter>();
-      const models = roleModels(o, budget, meters);
-      try {
-        const h = await evaluate(o.heldOut, o.heldOutQuestions, state.prompts, models, 0);
-        state.held_out = { score: score(h.outcomes), outcomes: paired(h.outcomes, h.outcomes) };
-      } finally {
-        state.baseline_cost = costOf(meters);
-        state.tokens_used = budget.used;
-      }
-      await store.save(state);
-    }
-
-    for (let r = state.rounds.length + 1; r <= o.rounds; r++) {
-      o.signal?.throwIfAborted();
-      budget.roundUsed = 0;
-      const started = Date.now();
-      const meters = new Map<Role, UsageMeter>();
-      const models = roleModels(o, budget, meters);
-      const conv = o.train[(r - 1) % o.train.length];
-      const before = { ...state.prompts };
-      say(`round ${r}: training run on ${conv.id}`);
-      const train = await evaluate([conv], o.trainQuestions, before, models, r);
-      const g = train.graphs[0];
-
-      // Attribute every failure; group by the prompt behind the faulty op.
-      const index = await RetrievalIndex.build(corpusFromGraph(g, 'messages'));
-      const engine = engineFor(method);
-      const failed = listCases(g).filter((c) => c.failed);
-      const attributions: RoundAttribution[] = [];
-      const groups = new Map<string, { id: string; failures: FailureView[] }>();
-      let notOptimisable = 0;
-      let notAllowed = 0;
-      for (const c of failed) {
-        let a: Attribution;
-        try {
-          a = await engine(
-            { graph: g, case: c, system: target.name },
-            { index, model: models.attribution, now: Date.now },
-            { signal: o.signal },
-          );
-        } catch (e) {
-          // An agent that gave no verdict leaves this failure unexplained: nothing to optimise from it.
-          if (!isAgentStopped(e)) throw e;
-          say(`round ${r}: ${c.queryId} not attributed (${e.kind}: ${e.message})`);
-          attributions.push({ ...NOT_ATTRIBUTED, query_id: c.queryId, reason: `failed: ${e.message}` });
-          notOptimisable++;
-          continue;
-        }
-        const rc = reportCase(g, c, a);
-        attributions.push({
-          query_id: c.queryId,
-          error_type: rc.error_type,
-          op_id: rc.op_id,
-          op_name: rc.op_name,
-          prompt: rc.prompt,
-          reason: rc.reason,
-        });
-        if (!rc.prompt || !rc.error_type || !rc.op_id) notOptimisable++;
-        else if (!allowed.includes(rc.prompt)) notAllowed++;
-        else {
-          const op = g.opIndex.get(rc.op_id);
-          const group = groups.get(rc.prompt) ?? { id: rc.prompt_id ?? `${rc.prompt}@1`, failures: [] };
-          const rendered =
-            op === undefined ? '' : `${renderOpHeader(g, op)}\n${renderOpSubgraph(g, op, 'full')}`;
-          group.failures.push({
-            error_type: rc.error_type,
-            op_id: rc.op_id,
-            reason: rc.reason,
-            question: c.question,
-            golden_answers: c.goldenAnswers,
-            prediction: c.prediction,
-            op_graph:
-              rendered.length > OP_GRAPH_CHARS ? rendered.slice(rendered.length - OP_GRAPH_CHARS) : rendered,
-          });
-          groups.set(rc.prompt, group);
-        }
-      }
-
-      // Feedback → aggregate → rewrite, per prompt.
-      const changes: PromptChange[] = [];
-      const invalid: { prompt: string; reason: string }[] = [];
-      for (const [name, group] of groups) {
-        say(`round ${r}: ${group.failures.length} failure(s) behind ${name}`);
-        const value = before[name];
-        const feedback: string[] = [];
-        for (const f of group.failures)
-          feedback.push(await feedbackFor(models.optimizer, { name, value }, f, o.signal));
-        const aggregated = await aggregateFeedback(
-          models.optimizer,
-          feedback,
-          o.aggregationBatch ?? 8,
-          o.signal,
-        );
-        const after = await rewritePrompt(models.optimizer, { name, value }, aggregated, o.signal);
-        const problem = rewriteProblem(value, after);
-        if (problem) invalid.push({ prompt: name, reason: problem });
-        else
-          changes.push({
-            prompt: name,
-            prompt_id: group.id,
-            before: value,
-            after,
-            diff: diffText(value, after),
-            failures: group.failures.length,
-            feedback,
-            aggregated_feedback: aggregated,
-          });
-      }
-
-      const record: RoundRecord = {
-        round: r,
-        conversation: conv.id,
-        decision: 'skipped',
-        reason: '',
-        prompts_before: before,
-        prompts_after: before,
-        changes,
-        invalid_rewrites: invalid,
-        failures: failed.length,
-        attributions,
-        not_optimisable: notOptimisable,
-        not_allowed: notAllowed,
-        train_before: score(train.outcomes),
-        train_after: null,
-        held_out_before: state.held_out!.score,
-        held_out_after: null,
-        flipped: { train: [], held_out: [] },
-        paired: { train: [], held_out: [] },
-        cost: {},
-        seconds: 0,
-      };
-      if (changes.length === 0) {
-        record.reason =
-          failed.length === 0
-            ? 'no failed question on the training set'
-            : groups.size === 0
-              ? `none of the ${failed.length} failure(s) is behind a prompt this run may change (${notOptimisable} not optimisable, ${notAllowed} behind other prompts)`
-              : `no usable rewrite (${invalid.map((x) => `${x.prompt}: ${x.reason}`).join('; ')})`;
-      } else {
-        // The acceptance test: the candidate prompts on the same training questions and on the held-out set.
-        const candidate = { ...before, ...Object.fromEntries(changes.map((c) => [c.prompt, c.after])) };
-        say(`round ${r}: acceptance test of ${changes.length} rewrite(s)`);
-        const trainAfter = await evaluate([conv], o.trainQuestions, candidate, models, r);
-        const heldAfter = await evaluate(o.heldOut, o.heldOutQuestions, candidate, models, 0);
-        record.train_after = score(trainAfter.outcomes);
-        record.held_out_after = score(heldAfter.outcomes);
-        record.paired = {
-          train: paired(train.outcomes, trainAfter.outcomes),
-          held_out: paired(
-            state.held_out!.outcomes.map((x) => ({ ...x, correct: x.after })),
-            heldAfter.outcomes,
-          ),
-        };
-        record.flipped = {
-          train: record.paired.train.filter((p) => p.before !== p.after),
-          held_out: record.paired.held_out.filter((p) => p.before !== p.after),
-        };
-        const heldOk = record.held_out_after.score >= record.held_out_before.score;
-        const trainUp = record.train_after.score > record.train_before.score;
-        const numbers = `training ${pct(record.train_before)} → ${pct(record.train_after)}, held-out ${pct(record.held_out_before)} → ${pct(record.held_out_after)}`;
-        if (heldOk && trainUp) {
-          record.decision = 'accepted';
-          record.reason = `accepted: ${numbers}`;
-          record.prompts_after = candidate;
-          state.prompts = candidate;
-          state.held_out = {
-            score: record.held_out_after,
-            outcomes: paired(heldAfter.outcomes, heldAfter.outcomes),
-          };
-        } else {
-          record.decision = 'rejected';
-          record.reason = `rejected: ${!heldOk ? 'the held-out score dropped' : 'the training score did not rise'} (${numbers})`;
-        }
-      }
-      record.cost = costOf(meters);
-      record.seconds = (Date.now() - started) / 1000;
-      state.rounds.push(record);
-      state.tokens_used = budget.used;
-      await store.save(state);
-      say(`round ${r}: ${record.reason}`);
-      await hooks.onRound?.(record, state);
-    }
-    return await finish(
-      'done',
-      `${state.rounds.length} round(s); ${state.rounds.filter((x) => x.decision === 'accepted').length} accepted`,
-    );
-  } catch (e) {
-    if (e instanceof BudgetExceeded) return finish('budget', `stopped: ${e.message}`);
-    if (o.signal?.aborted || (e instanceof LlmError && e.kind === 'aborted'))
-      return finish('cancelled', 'cancelled; the rounds done are kept and the run can resume');
-    await finish('failed', e instanceof Error ? e.message : String(e));
-    throw e;
   }
+
+  /** The held-out score of the starting prompts, once. */
+  private async heldOutBaseline() {
+    const { state } = this;
+    this.say('held-out baseline');
+    const meters = new Map<Role, UsageMeter>();
+    const models = roleModels(this.o, this.budget, meters);
+    try {
+      const h = await this.evaluate(this.o.heldOut, this.o.heldOutQuestions, state.prompts, models, 0);
+      state.held_out = { score: score(h.outcomes), outcomes: paired(h.outcomes, h.outcomes) };
+    } finally {
+      state.baseline_cost = costOf(meters);
+      state.tokens_used = this.budget.used;
+    }
+    await this.store.save(state);
+  }
+
+  /** One round: train, attribute, rewrite, test; saved before the next starts. */
+  private async round(r: number) {
+    const { o, state } = this;
+    o.signal?.throwIfAborted();
+    this.budget.roundUsed = 0;
+    const started = Date.now();
+    const meters = new Map<Role, UsageMeter>();
+    const models = roleModels(o, this.budget, meters);
+    const conv = o.train[(r - 1) % o.train.length];
+    const before = { ...state.prompts };
+    this.say(`round ${r}: training run on ${conv.id}`);
+    const train = await this.evaluate([conv], o.trainQuestions, before, models, r);
+    const triage = await this.attributeFailures(train.graphs[0], models.attribution, r);
+    const rewrites = await this.rewriteGroups(triage.groups, before, models.optimizer, r);
+    const record = draftRecord(r, { conv, train, before, models }, triage, rewrites, state.held_out!.score);
+    if (rewrites.changes.length === 0) record.reason = skipReason(triage, rewrites);
+    else await this.acceptanceTest(record, { conv, train, before, models });
+    record.cost = costOf(meters);
+    record.seconds = (Date.now() - started) / 1000;
+    state.rounds.push(record);
+    state.tokens_used = this.budget.used;
+    await this.store.save(state);
+    this.say(`round ${r}: ${record.reason}`);
+    await this.hooks.onRound?.(record, state);
+  }
+
+  /** Attributes every failure of the training run; groups them by the prompt behind the faulty op. */
+  private async attributeFailures(g: TraceGraph, model: ChatModel | undefined, r: number): Promise<Triage> {
+    const index = await RetrievalIndex.build(corpusFromGraph(g, 'messages'));
+    const engine = engineFor(this.o.method ?? 'evidence');
+    const t: Triage = {
+      failed: listCases(g).filter((c) => c.failed),
+      attributions: [],
+      groups: new Map(),
+      notOptimisable: 0,
+      notAllowed: 0,
+    };
+    for (const c of t.failed) {
+      let a: Attribution;
+      try {
+        a = await engine(
+          { graph: g, case: c, system: this.target.name },
+          { index, model, now: Date.now },
+          { signal: this.o.signal },
+        );
+      } catch (e) {
+        // An agent that gave no verdict leaves this failure unexplained: nothing to optimise from it.
+        if (!isAgentStopped(e)) throw e;
+        this.say(`round ${r}: ${c.queryId} not attributed (${e.kind}: ${e.message})`);
+        t.attributions.push({ ...NOT_ATTRIBUTED, query_id: c.queryId, reason: `failed: ${e.message}` });
+        t.notOptimisable++;
+        continue;
+      }
+      this.sortFailure(t, g, c, reportCase(g, c, a));
+    }
+    return t;
+  }
+
+  /** Records one attributed failure and files it under its prompt, if this run may change it. */
+  private sortFailure(t: Triage, g: TraceGraph, c: TraceCase, rc: ReportCase) {
+    t.attributions.push({
+      query_id: c.queryId,
+      error_type: rc.error_type,
+      op_id: rc.op_id,
+      op_name: rc.op_name,
+      prompt: rc.prompt,
+      reason: rc.reason,
+    });
+    if (!rc.prompt || !rc.error_type || !rc.op_id) t.notOptimisable++;
+    else if (!this.allowed.includes(rc.prompt)) t.notAllowed++;
+    else {
+      const group = t.groups.get(rc.prompt) ?? { id: rc.prompt_id ?? `${rc.prompt}@1`, failures: [] };
+      group.failures.push(failureView(g, c, { ...rc, error_type: rc.error_type, op_id: rc.op_id }));
+      t.groups.set(rc.prompt, group);
+    }
+  }
+
+  /** Feedback → aggregate → rewrite, per prompt. */
+  private async rewriteGroups(
+    groups: Triage['groups'],
+    before: PromptRegistry,
+    optimizer: ChatModel,
+    r: number,
+  ): Promise<Rewrites> {
+    const { o } = this;
+    const out: Rewrites = { changes: [], invalid: [] };
+    for (const [name, group] of groups) {
+      this.say(`round ${r}: ${group.failures.length} failure(s) behind ${name}`);
+      const value = before[name];
+      const feedback: string[] = [];
+      for (const f of group.failures)
+        feedback.push(await feedbackFor(optimizer, { name, value }, f, o.signal));
+      const aggregated = await aggregateFeedback(optimizer, feedback, o.aggregationBatch ?? 8, o.signal);
+      const after = await rewritePrompt(optimizer, { name, value }, aggregated, o.signal);
+      const problem = rewriteProblem(value, after);
+      if (problem) out.invalid.push({ prompt: name, reason: problem });
+      else
+        out.changes.push({
+          prompt: name,
+          prompt_id: group.id,
+          before: value,
+          after,
+          diff: diffText(value, after),
+          failures: group.failures.length,
+          feedback,
+          aggregated_feedback: aggregated,
+        });
+    }
+    return out;
+  }
+
+  /** The candidate prompts on the same training questions and on the held-out set: kept or not. */
+  private async acceptanceTest(record: RoundRecord, t: Trial) {
+    const { o, state } = this;
+    const candidate = { ...t.before, ...Object.fromEntries(record.changes.map((c) => [c.prompt, c.after])) };
+    this.say(`round ${record.round}: acceptance test of ${record.changes.length} rewrite(s)`);
+    const trainAfter = await this.evaluate([t.conv], o.trainQuestions, candidate, t.models, record.round);
+    const heldAfter = await this.evaluate(o.heldOut, o.heldOutQuestions, candidate, t.models, 0);
+    const trainScore = score(trainAfter.outcomes);
+    const heldScore = score(heldAfter.outcomes);
+    record.train_after = trainScore;
+    record.held_out_after = heldScore;
+    record.paired = {
+      train: paired(t.train.outcomes, trainAfter.outcomes),
+      held_out: paired(
+        state.held_out!.outcomes.map((x) => ({ ...x, correct: x.after })),
+        heldAfter.outcomes,
+      ),
+    };
+    record.flipped = {
+      train: record.paired.train.filter((p) => p.before !== p.after),
+      held_out: record.paired.held_out.filter((p) => p.before !== p.after),
+    };
+    const heldOk = heldScore.score >= record.held_out_before.score;
+    const trainUp = trainScore.score > record.train_before.score;
+    const numbers = `training ${pct(record.train_before)} → ${pct(trainScore)}, held-out ${pct(record.held_out_before)} → ${pct(heldScore)}`;
+    if (heldOk && trainUp) {
+      record.decision = 'accepted';
+      record.reason = `accepted: ${numbers}`;
+      record.prompts_after = candidate;
+      state.prompts = candidate;
+      state.held_out = { score: heldScore, outcomes: paired(heldAfter.outcomes, heldAfter.outcomes) };
+    } else {
+      record.decision = 'rejected';
+      record.reason = `rejected: ${!heldOk ? 'the held-out score dropped' : 'the training score did not rise'} (${numbers})`;
+    }
+  }
+}
+
+/** A failure as the optimiser's feedback prompt sees it: the faulty op rendered with its subgraph. */
+function failureView(
+  g: TraceGraph,
+  c: TraceCase,
+  rc: ReportCase & { error_type: string; op_id: string },
+): FailureView {
+  const op = g.opIndex.get(rc.op_id);
+  const rendered = op === undefined ? '' : `${renderOpHeader(g, op)}\n${renderOpSubgraph(g, op, 'full')}`;
+  return {
+    error_type: rc.error_type,
+    op_id: rc.op_id,
+    reason: rc.reason,
+    question: c.question,
+    golden_answers: c.goldenAnswers,
+    prediction: c.prediction,
+    op_graph: rendered.length > OP_GRAPH_CHARS ? rendered.slice(rendered.length - OP_GRAPH_CHARS) : rendered,
+  };
+}
+
+/** The round's record before its acceptance test (a skipped round keeps it as it is). */
+function draftRecord(
+  r: number,
+  t: Trial,
+  triage: Triage,
+  rewrites: Rewrites,
+  heldOutBefore: Score,
+): RoundRecord {
+  return {
+    round: r,
+    conversation: t.conv.id,
+    decision: 'skipped',
+    reason: '',
+    prompts_before: t.before,
+    prompts_after: t.before,
+    changes: rewrites.changes,
+    invalid_rewrites: rewrites.invalid,
+    failures: triage.failed.length,
+    attributions: triage.attributions,
+    not_optimisable: triage.notOptimisable,
+    not_allowed: triage.notAllowed,
+    train_before: score(t.train.outcomes),
+    train_after: null,
+    held_out_before: heldOutBefore,
+    held_out_after: null,
+    flipped: { train: [], held_out: [] },
+    paired: { train: [], held_out: [] },
+    cost: {},
+    seconds: 0,
+  };
+}
+
+/** Why a round changed no prompt. */
+function skipReason(t: Triage, rewrites: Rewrites): string {
+  if (t.failed.length === 0) return 'no failed question on the training set';
+  if (t.groups.size === 0)
+    return `none of the ${t.failed.length} failure(s) is behind a prompt this run may change (${t.notOptimisable} not optimisable, ${t.notAllowed} behind other prompts)`;
+  return `no usable rewrite (${rewrites.invalid.map((x) => `${x.prompt}: ${x.reason}`).join('; ')})`;
 }
 
 /** The paper's `update_results.json`: prompt variable ids (`name@1`) → value. */

@@ -8,6 +8,7 @@
 import { z } from 'zod';
 import {
   compilePattern,
+  nonEmptyMatches,
   opsTouching,
   opVariables,
   pageOf,
@@ -23,6 +24,7 @@ import type {
   Attribution,
   AttributionInput,
   Candidate,
+  FrontierState,
   PathStep,
   RunHooks,
 } from '../types.ts';
@@ -120,24 +122,33 @@ function exploreText(
   return { text: `${head}\n${view.text}`, shown: mode === 'full' ? shownOps(view.text) : [] };
 }
 
+/** What one MemTrace action reads and moves: the graph, the budgets, the run's hooks and its checkpoint. */
+interface ActionContext {
+  g: TraceGraph;
+  b: Budgets;
+  hooks: RunHooks;
+  cp: AgentCheckpoint;
+  /** The checkpoint's to-explore list. */
+  f: FrontierState;
+}
+
+type Args = Record<string, unknown>;
+
 /**
  * The MemTrace agent's environment for the runtime loop: system prompt, actions and how each one reads the
  * graph and moves the to-explore list.
  */
 function memtraceEnv(input: AttributionInput, b: Budgets, text: string, hooks: RunHooks): AgentEnv {
   const g = input.graph;
-  const status = (cp: AgentCheckpoint) => {
-    const f = cp.frontier!;
-    return `[step ${cp.step}/${b.maxSteps} · exploring: ${f.current ?? '(nothing)'} · to-explore (${f.list.length}/${MAX_FRONTIER}): ${f.list.join(', ') || '(empty)'} · explored: ${f.explored.length}]`;
-  };
-  const emitFrontier = (cp: AgentCheckpoint) =>
-    hooks.onEvent?.({ type: 'frontier', var_ids: [...cp.frontier!.list] });
   return {
     method: 'memtrace',
     system: SYSTEM,
     actions: MEMTRACE_ACTIONS,
     caseText: text,
-    status,
+    status: (cp) => {
+      const f = cp.frontier!;
+      return `[step ${cp.step}/${b.maxSteps} · exploring: ${f.current ?? '(nothing)'} · to-explore (${f.list.length}/${MAX_FRONTIER}): ${f.list.join(', ') || '(empty)'} · explored: ${f.explored.length}]`;
+    },
     path: (cp) => {
       const f = cp.frontier!;
       const steps: PathStep[] = f.explored.map((id) => ({ var_id: id, note: 'explored' }));
@@ -145,94 +156,108 @@ function memtraceEnv(input: AttributionInput, b: Budgets, text: string, hooks: R
       return steps;
     },
     execute(action, cp) {
-      const f = cp.frontier!;
-      const a = action.args as Record<string, unknown>;
+      const c: ActionContext = { g, b, hooks, cp, f: cp.frontier! };
+      const a = action.args as Args;
       switch (action.action) {
-        case 'explore': {
-          if (f.current === null)
-            return {
-              text: 'Nothing is being explored: the to-explore list is empty. Add variables or give the final answer.',
-            };
-          hooks.onEvent?.({ type: 'explore', var_id: f.current });
-          return exploreText(
-            g,
-            f.current,
-            a.mode as 'preview' | 'full',
-            (a.page as number | undefined) ?? 1,
-            b,
-          );
-        }
+        case 'explore':
+          return explore(c, a);
         case 'view_value':
         case 'search_value': {
           const id = a.var_id as string;
           const v = g.varIndex.get(id);
           if (v === undefined) return { text: `No variable "${id}".` };
-          if (!viewable(g, f.current).has(v))
+          if (!viewable(g, c.f.current).has(v))
             return { text: `"${id}" is not in the current view; add it to the to-explore list to read it.` };
-          const value = g.varValue[v];
-          if (action.action === 'view_value') {
-            const pg = pageOf(value, ((a.page as number | undefined) ?? 1) - 1, b.pageChars);
-            return {
-              text: `[value of ${id} · page ${pg.page + 1}/${pg.pages} · ${pg.totalChars} chars]\n${pg.text}`,
-            };
-          }
-          let re: RegExp;
-          try {
-            re = compilePattern(a.pattern as string, { regex: true });
-          } catch (e) {
-            return { text: `Bad regular expression: ${(e as Error).message}` };
-          }
-          const ctx = (a.context as number | undefined) ?? 200;
-          const lines: string[] = [];
-          let total = 0;
-          for (let m = re.exec(value); m !== null; m = re.exec(value)) {
-            if (m[0].length === 0) {
-              re.lastIndex++;
-              continue;
-            }
-            total++;
-            if (lines.length < 20) {
-              const s = snippetAround(value, m.index, m[0].length, ctx);
-              lines.push(`@${m.index}: …${s.snippet}…`);
-            }
-          }
-          return {
-            text: `[search /${a.pattern}/i in ${id} · ${total} match(es)${total > 20 ? ', first 20 shown' : ''}]\n${lines.join('\n') || '(no match)'}`,
-          };
+          return action.action === 'view_value'
+            ? viewValue(g.varValue[v], id, a, b)
+            : searchValue(g.varValue[v], id, a);
         }
-        case 'add_to_frontier': {
-          const lines = (a.var_ids as string[]).map((id) => {
-            const r = addToFrontier(g, f, id);
-            return `- ${id}: ${r === 'added' ? 'added' : REFUSALS[r]}`;
-          });
-          emitFrontier(cp);
-          return { text: `Add to the to-explore list:\n${lines.join('\n')}` };
-        }
-        case 'remove_from_frontier': {
-          const id = a.var_id as string;
-          const ok = removeFromFrontier(f, id);
-          emitFrontier(cp);
-          return {
-            text: ok ? `Removed ${id} from the to-explore list.` : `${id} is not in the to-explore list.`,
-          };
-        }
-        case 'finish_node': {
-          const was = f.current;
-          const next = finishCurrent(f);
-          emitFrontier(cp);
-          if (next === null)
-            return {
-              text: `Finished ${was ?? '(nothing)'}. The to-explore list is empty: add variables or give the final answer.`,
-            };
-          hooks.onEvent?.({ type: 'explore', var_id: next });
-          const view = exploreText(g, next, 'preview', 1, b);
-          return { text: `Finished ${was}. Now exploring ${next}.\n${view.text}` };
-        }
+        case 'add_to_frontier':
+          return addVariables(c, a);
+        case 'remove_from_frontier':
+          return removeVariable(c, a);
+        case 'finish_node':
+          return finishNode(c);
         default:
           return { text: `Unknown action "${action.action}".` };
       }
     },
   };
+}
+
+function emitFrontier(c: ActionContext) {
+  c.hooks.onEvent?.({ type: 'frontier', var_ids: [...c.f.list] });
+}
+
+function explore(c: ActionContext, a: Args): Observation {
+  if (c.f.current === null)
+    return {
+      text: 'Nothing is being explored: the to-explore list is empty. Add variables or give the final answer.',
+    };
+  c.hooks.onEvent?.({ type: 'explore', var_id: c.f.current });
+  return exploreText(
+    c.g,
+    c.f.current,
+    a.mode as 'preview' | 'full',
+    (a.page as number | undefined) ?? 1,
+    c.b,
+  );
+}
+
+function viewValue(value: string, id: string, a: Args, b: Budgets): Observation {
+  const pg = pageOf(value, ((a.page as number | undefined) ?? 1) - 1, b.pageChars);
+  return { text: `[value of ${id} · page ${pg.page + 1}/${pg.pages} · ${pg.totalChars} chars]\n${pg.text}` };
+}
+
+function searchValue(value: string, id: string, a: Args): Observation {
+  let re: RegExp;
+  try {
+    re = compilePattern(a.pattern as string, { regex: true });
+  } catch (e) {
+    return { text: `Bad regular expression: ${(e as Error).message}` };
+  }
+  const ctx = (a.context as number | undefined) ?? 200;
+  const lines: string[] = [];
+  let total = 0;
+  for (const m of nonEmptyMatches(re, value)) {
+    total++;
+    if (lines.length < 20) {
+      const s = snippetAround(value, m.index, m[0].length, ctx);
+      lines.push(`@${m.index}: …${s.snippet}…`);
+    }
+  }
+  return {
+    text: `[search /${a.pattern}/i in ${id} · ${total} match(es)${total > 20 ? ', first 20 shown' : ''}]\n${lines.join('\n') || '(no match)'}`,
+  };
+}
+
+function addVariables(c: ActionContext, a: Args): Observation {
+  const lines = (a.var_ids as string[]).map((id) => {
+    const r = addToFrontier(c.g, c.f, id);
+    return `- ${id}: ${r === 'added' ? 'added' : REFUSALS[r]}`;
+  });
+  emitFrontier(c);
+  return { text: `Add to the to-explore list:\n${lines.join('\n')}` };
+}
+
+function removeVariable(c: ActionContext, a: Args): Observation {
+  const id = a.var_id as string;
+  const ok = removeFromFrontier(c.f, id);
+  emitFrontier(c);
+  return { text: ok ? `Removed ${id} from the to-explore list.` : `${id} is not in the to-explore list.` };
+}
+
+function finishNode(c: ActionContext): Observation {
+  const was = c.f.current;
+  const next = finishCurrent(c.f);
+  emitFrontier(c);
+  if (next === null)
+    return {
+      text: `Finished ${was ?? '(nothing)'}. The to-explore list is empty: add variables or give the final answer.`,
+    };
+  c.hooks.onEvent?.({ type: 'explore', var_id: next });
+  const view = exploreText(c.g, next, 'preview', 1, c.b);
+  return { text: `Finished ${was}. Now exploring ${next}.\n${view.text}` };
 }
 
 /** The first message: the case, the prior candidates (prior mode), and the first variable's preview. */

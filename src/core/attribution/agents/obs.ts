@@ -8,6 +8,7 @@ import { z } from 'zod';
 import {
   blockAt,
   compilePattern,
+  nonEmptyMatches,
   type ObsBlock,
   type ObsLog,
   opOrderByIdTies,
@@ -100,102 +101,114 @@ function blockLabel(g: TraceGraph, log: ObsLog, b: ObsBlock): string {
  * The four OBS tools over a graph's operation-block log; each returns the observation text and the op ids
  * it showed in full (which count as read).
  */
-function obsTools(g: TraceGraph, b: Budgets) {
-  const log = obsLogOf(g, b.obsTies);
-  const blockText = (bl: ObsBlock) => log.text.slice(bl.start, bl.end);
-  const blockNumber = new Map<number, number>(log.blocks.map((bl, i) => [bl.op, i]));
-  return {
-    log,
-    overview(): Observation {
-      const show = (bl: ObsBlock) => {
-        const t = blockText(bl);
-        const cut =
-          t.length > OVERVIEW_BLOCK_CHARS
-            ? `${t.slice(0, OVERVIEW_BLOCK_CHARS)} […${t.length - OVERVIEW_BLOCK_CHARS} more chars]`
-            : t;
-        return `[op_id ${g.opId[bl.op]} · offset ${bl.start}]\n${cut}`;
-      };
-      const n = log.blocks.length;
-      const first = log.blocks.slice(0, OVERVIEW_BLOCKS);
-      const last = log.blocks.slice(Math.max(OVERVIEW_BLOCKS, n - OVERVIEW_BLOCKS));
-      return {
-        text: [
-          `The log has ${n} operation blocks, ${log.text.length} characters.`,
-          `# First ${first.length} blocks`,
-          ...first.map(show),
-          ...(last.length ? [`# Last ${last.length} blocks`, ...last.map(show)] : []),
-        ].join('\n\n'),
-      };
-    },
-    grep(pattern: string, regex = false, caseSensitive = false): Observation {
-      let re: RegExp;
-      try {
-        re = compilePattern(pattern, { regex, caseSensitive });
-      } catch (e) {
-        return { text: `Bad regular expression: ${(e as Error).message}` };
-      }
-      const lines: string[] = [];
-      let total = 0;
-      for (let m = re.exec(log.text); m !== null; m = re.exec(log.text)) {
-        if (m[0].length === 0) {
-          re.lastIndex++;
-          continue;
-        }
-        total++;
-        if (lines.length >= GREP_MAX) continue;
-        const bl = blockAt(log, m.index);
-        const start = Math.max(bl?.start ?? 0, m.index - GREP_CONTEXT);
-        const end = Math.min(bl?.end ?? log.text.length, m.index + m[0].length + GREP_CONTEXT);
-        lines.push(
-          `${lines.length + 1}. ${bl ? blockLabel(g, log, bl) : '(between blocks)'} @${m.index}: …${oneLine(log.text.slice(start, end))}…`,
-        );
-      }
-      return {
-        text: `[grep ${regex ? `/${pattern}/` : JSON.stringify(pattern)}${caseSensitive ? '' : ' (case-insensitive)'} · ${total} match(es)${total > GREP_MAX ? `, first ${GREP_MAX} shown` : ''}]\n${lines.join('\n') || '(no match)'}`,
-      };
-    },
-    window(offset: number, length = b.windowChars): Observation {
-      const len = Math.min(length, b.windowChars);
-      const start = Math.min(offset, log.text.length);
-      const end = Math.min(log.text.length, start + len);
-      const inside = log.blocks.filter((bl) => bl.end > start && bl.start < end);
-      const complete = inside.filter((bl) => bl.start >= start && bl.end <= end);
-      const footer = inside.map(
-        (bl) => `- ${blockLabel(g, log, bl)}${complete.includes(bl) ? '' : ' (partly shown)'}`,
+class ObsTools {
+  readonly log: ObsLog;
+  private readonly blockNumber: Map<number, number>;
+
+  constructor(
+    private readonly g: TraceGraph,
+    private readonly b: Budgets,
+  ) {
+    this.log = obsLogOf(g, b.obsTies);
+    this.blockNumber = new Map<number, number>(this.log.blocks.map((bl, i) => [bl.op, i]));
+  }
+
+  private blockText(bl: ObsBlock): string {
+    return this.log.text.slice(bl.start, bl.end);
+  }
+
+  overview(): Observation {
+    const { g, log } = this;
+    const show = (bl: ObsBlock) => {
+      const t = this.blockText(bl);
+      const cut =
+        t.length > OVERVIEW_BLOCK_CHARS
+          ? `${t.slice(0, OVERVIEW_BLOCK_CHARS)} […${t.length - OVERVIEW_BLOCK_CHARS} more chars]`
+          : t;
+      return `[op_id ${g.opId[bl.op]} · offset ${bl.start}]\n${cut}`;
+    };
+    const n = log.blocks.length;
+    const first = log.blocks.slice(0, OVERVIEW_BLOCKS);
+    const last = log.blocks.slice(Math.max(OVERVIEW_BLOCKS, n - OVERVIEW_BLOCKS));
+    return {
+      text: [
+        `The log has ${n} operation blocks, ${log.text.length} characters.`,
+        `# First ${first.length} blocks`,
+        ...first.map(show),
+        ...(last.length ? [`# Last ${last.length} blocks`, ...last.map(show)] : []),
+      ].join('\n\n'),
+    };
+  }
+
+  grep(pattern: string, regex = false, caseSensitive = false): Observation {
+    const { g, log } = this;
+    let re: RegExp;
+    try {
+      re = compilePattern(pattern, { regex, caseSensitive });
+    } catch (e) {
+      return { text: `Bad regular expression: ${(e as Error).message}` };
+    }
+    const lines: string[] = [];
+    let total = 0;
+    for (const m of nonEmptyMatches(re, log.text)) {
+      total++;
+      if (lines.length >= GREP_MAX) continue;
+      const bl = blockAt(log, m.index);
+      const start = Math.max(bl?.start ?? 0, m.index - GREP_CONTEXT);
+      const end = Math.min(bl?.end ?? log.text.length, m.index + m[0].length + GREP_CONTEXT);
+      lines.push(
+        `${lines.length + 1}. ${bl ? blockLabel(g, log, bl) : '(between blocks)'} @${m.index}: …${oneLine(log.text.slice(start, end))}…`,
       );
-      return {
-        text: `[window ${start}–${end} of ${log.text.length}]\n${log.text.slice(start, end)}\n[blocks in this window]\n${footer.join('\n')}`,
-        shown: complete.map((bl) => g.opId[bl.op]),
-      };
-    },
-    viewOp(opId: string | undefined, block: number | undefined, page = 1): Observation {
-      let bl: ObsBlock | undefined;
-      if (opId !== undefined) {
-        const op = g.opIndex.get(opId);
-        const i = op === undefined ? undefined : blockNumber.get(op);
-        bl = i === undefined ? undefined : log.blocks[i];
-        if (!bl) return { text: `No operation block with op_id "${opId}".` };
-      } else if (block !== undefined) {
-        bl = log.blocks[block - 1];
-        if (!bl) return { text: `No block ${block}; the log has ${log.blocks.length}.` };
-      } else return { text: 'Give op_id or block.' };
-      const pg = pageOf(blockText(bl), page - 1, b.pageChars);
-      const more = pg.pages > 1 ? ` · page ${pg.page + 1}/${pg.pages}` : '';
-      return {
-        text: `[${blockLabel(g, log, bl)} · offset ${bl.start}${more}]\n${pg.text}`,
-        shown: pg.page === pg.pages - 1 || pg.pages === 1 ? [g.opId[bl.op]] : [],
-      };
-    },
-  };
+    }
+    return {
+      text: `[grep ${regex ? `/${pattern}/` : JSON.stringify(pattern)}${caseSensitive ? '' : ' (case-insensitive)'} · ${total} match(es)${total > GREP_MAX ? `, first ${GREP_MAX} shown` : ''}]\n${lines.join('\n') || '(no match)'}`,
+    };
+  }
+
+  window(offset: number, length = this.b.windowChars): Observation {
+    const { g, log } = this;
+    const len = Math.min(length, this.b.windowChars);
+    const start = Math.min(offset, log.text.length);
+    const end = Math.min(log.text.length, start + len);
+    const inside = log.blocks.filter((bl) => bl.end > start && bl.start < end);
+    const complete = inside.filter((bl) => bl.start >= start && bl.end <= end);
+    const footer = inside.map(
+      (bl) => `- ${blockLabel(g, log, bl)}${complete.includes(bl) ? '' : ' (partly shown)'}`,
+    );
+    return {
+      text: `[window ${start}–${end} of ${log.text.length}]\n${log.text.slice(start, end)}\n[blocks in this window]\n${footer.join('\n')}`,
+      shown: complete.map((bl) => g.opId[bl.op]),
+    };
+  }
+
+  viewOp(opId: string | undefined, block: number | undefined, page = 1): Observation {
+    const { g, log } = this;
+    let bl: ObsBlock | undefined;
+    if (opId !== undefined) {
+      const op = g.opIndex.get(opId);
+      const i = op === undefined ? undefined : this.blockNumber.get(op);
+      bl = i === undefined ? undefined : log.blocks[i];
+      if (!bl) return { text: `No operation block with op_id "${opId}".` };
+    } else if (block !== undefined) {
+      bl = log.blocks[block - 1];
+      if (!bl) return { text: `No block ${block}; the log has ${log.blocks.length}.` };
+    } else return { text: 'Give op_id or block.' };
+    const pg = pageOf(this.blockText(bl), page - 1, this.b.pageChars);
+    const more = pg.pages > 1 ? ` · page ${pg.page + 1}/${pg.pages}` : '';
+    return {
+      text: `[${blockLabel(g, log, bl)} · offset ${bl.start}${more}]\n${pg.text}`,
+      shown: pg.page === pg.pages - 1 || pg.pages === 1 ? [g.opId[bl.op]] : [],
+    };
+  }
 }
 
 /**
- * The OBS agent's environment for the runtime loop: system prompt, actions dispatched to `obsTools`,
+ * The OBS agent's environment for the runtime loop: system prompt, actions dispatched to `ObsTools`,
  * status line and path (the blocks read).
  */
 function obsEnv(input: AttributionInput, b: Budgets, text: string): AgentEnv {
   const g = input.graph;
-  const tools = obsTools(g, b);
+  const tools = new ObsTools(g, b);
   return {
     method: 'obs',
     system: SYSTEM,
@@ -232,7 +245,7 @@ function obsEnv(input: AttributionInput, b: Budgets, text: string): AgentEnv {
 
 /** Prior mode: the candidates and their blocks (within one window's worth of characters). */
 function seedText(g: TraceGraph, b: Budgets, prior: Candidate[]): { text: string; shown: string[] } {
-  const tools = obsTools(g, b);
+  const tools = new ObsTools(g, b);
   const parts = [candidatesText(prior), '# The candidate blocks'];
   const shown: string[] = [];
   let budget = b.windowChars;

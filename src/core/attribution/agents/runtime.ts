@@ -152,37 +152,88 @@ export async function runAgent(a: RunArgs): Promise<Attribution> {
 }
 
 async function loop(a: RunArgs): Promise<Attribution> {
-  const { input, model, env, cp, budgets, hooks } = a;
-  const g = input.graph;
-  if (cp.result) return cp.result;
-  const now = a.now ?? (() => 0);
-  const nowSeconds = () => now() / 1000;
-  let mark = nowSeconds();
-  const tick = () => {
-    const t = nowSeconds();
-    cp.usage.seconds += t - mark;
-    mark = t;
+  if (a.cp.result) return a.cp.result;
+  const run = new AgentRun(a);
+  while (a.cp.step < a.budgets.maxSteps) {
+    const result = await run.step();
+    if (result) return result;
+  }
+  const refused = a.cp.invalid_answers ? ` (${a.cp.invalid_answers} final answer(s) refused)` : '';
+  stop(
+    a.cp,
+    'budget-exhausted',
+    `no acceptable final answer within ${a.budgets.maxSteps} iterations${refused}`,
+  );
+}
+
+/** An action the model chose, and the id of its tool call (none in JSON mode). */
+interface Reply {
+  chosen: { action: string; args: unknown };
+  toolCallId: string | undefined;
+}
+
+/** One run of the loop, step by step: the time it took and the events it reports. */
+class AgentRun {
+  private readonly now: () => number;
+  private mark: number;
+
+  constructor(private readonly a: RunArgs) {
+    this.now = a.now ?? (() => 0);
+    this.mark = this.nowSeconds();
+  }
+
+  private nowSeconds(): number {
+    return this.now() / 1000;
+  }
+
+  /** Adds the time since the last tick to the run's cost. */
+  private readonly tick = () => {
+    const t = this.nowSeconds();
+    this.a.cp.usage.seconds += t - this.mark;
+    this.mark = t;
   };
-  const emitTokens = () =>
+
+  private emitTokens() {
+    const { cp, hooks } = this.a;
     hooks.onEvent?.({
       type: 'tokens',
       input_tokens: cp.usage.input_tokens,
       output_tokens: cp.usage.output_tokens,
     });
-  const checkpoint = () => {
-    if (hooks.onEvent) hooks.onEvent({ type: 'checkpoint', checkpoint: structuredClone(cp) });
-  };
-  const done = (r: Attribution) => {
-    cp.result = r;
-    checkpoint();
-    hooks.onEvent?.({ type: 'done', result: r });
-    return r;
-  };
+  }
 
-  while (cp.step < budgets.maxSteps) {
+  private checkpoint() {
+    const { cp, hooks } = this.a;
+    if (hooks.onEvent) hooks.onEvent({ type: 'checkpoint', checkpoint: structuredClone(cp) });
+  }
+
+  private done(r: Attribution): Attribution {
+    this.a.cp.result = r;
+    this.checkpoint();
+    this.a.hooks.onEvent?.({ type: 'done', result: r });
+    return r;
+  }
+
+  /** One iteration: compress if needed, ask for an action, answer or act; the result once there is one. */
+  async step(): Promise<Attribution | undefined> {
+    const { cp, budgets, model, hooks, env } = this.a;
     throwIfAborted(hooks.signal);
-    if (await maybeCompress({ cp, budgets, model, hooks, caseText: env.caseText }, tick)) emitTokens();
+    if (await maybeCompress({ cp, budgets, model, hooks, caseText: env.caseText }, this.tick))
+      this.emitTokens();
     throwIfAborted(hooks.signal);
+    const reply = await this.ask();
+    if (!reply) return undefined;
+    cp.step++;
+    cp.bad_replies = 0;
+    this.emitTokens();
+    if (reply.chosen.action === 'final_answer') return this.answer(reply);
+    this.act(reply);
+    return undefined;
+  }
+
+  /** The model's next action (only the final answer at the last step); null after a reply that was none. */
+  private async ask(): Promise<Reply | null> {
+    const { cp, budgets, model, hooks, env } = this.a;
     const last = cp.step === budgets.maxSteps - 1;
     const actions = last ? { final_answer: finalAnswerAction } : env.actions;
     const messages = last
@@ -191,8 +242,6 @@ async function loop(a: RunArgs): Promise<Attribution> {
           { role: 'user' as const, content: 'The iteration budget is used up. Give your final answer now.' },
         ]
       : cp.messages;
-    let chosen: { action: string; args: unknown };
-    let toolCallId: string | undefined;
     try {
       const r = await completeAction(
         model,
@@ -201,62 +250,70 @@ async function loop(a: RunArgs): Promise<Attribution> {
         { mode: budgets.mode },
       );
       charge(cp.usage, { calls: r.calls, ...r.usage });
-      chosen = r.value as { action: string; args: unknown };
-      toolCallId = r.response.toolCalls?.[0]?.id;
+      return { chosen: r.value as Reply['chosen'], toolCallId: r.response.toolCalls?.[0]?.id };
     } catch (e) {
       charge(cp.usage, spentOfError(e)); // the replies that could not be used cost too
       if (!(e instanceof LlmError) || e.kind !== 'invalid-output') throw e;
-      throwIfAborted(hooks.signal);
-      cp.step++;
-      cp.bad_replies++;
-      tick();
-      hooks.onEvent?.({ type: 'step', step: cp.step, note: 'the reply was no valid action' });
-      if (cp.bad_replies >= MAX_BAD_REPLIES)
-        stop(
-          cp,
-          'no-valid-action',
-          `the model gave no valid action ${cp.bad_replies} times in a row: ${e.message}`,
-        );
-      cp.messages.push({
-        role: 'user',
-        content: `Your reply was not a valid action (${e.message}). Choose one action.\n${env.status(cp)}`,
-      });
-      checkpoint();
-      continue;
+      this.badReply(e);
+      return null;
     }
+  }
+
+  /** A reply that was no valid action: counted as a step, the model told why; too many in a row stop the run. */
+  private badReply(e: LlmError) {
+    const { cp, hooks, env } = this.a;
+    throwIfAborted(hooks.signal);
     cp.step++;
-    cp.bad_replies = 0;
-    emitTokens();
-    if (chosen.action === 'final_answer') {
-      const f = chosen.args as FinalArgs;
-      const problem = checkFinal(g, f);
-      if (!problem) {
-        tick();
-        hooks.onEvent?.({ type: 'step', step: cp.step, note: `final answer: ${f.error_type} at ${f.op_id}` });
-        return done(
-          finish(a, cp, { error_type: f.error_type as ErrorType, op_id: f.op_id, reason: f.reason }),
-        );
-      }
-      cp.invalid_answers++;
-      pushTurn(cp, chosen, toolCallId, `Refused: ${problem}\n${env.status(cp)}`);
-      tick();
-      hooks.onEvent?.({ type: 'step', step: cp.step, note: `final answer refused (${cp.invalid_answers})` });
-      checkpoint();
-      continue;
+    cp.bad_replies++;
+    this.tick();
+    hooks.onEvent?.({ type: 'step', step: cp.step, note: 'the reply was no valid action' });
+    if (cp.bad_replies >= MAX_BAD_REPLIES)
+      stop(
+        cp,
+        'no-valid-action',
+        `the model gave no valid action ${cp.bad_replies} times in a row: ${e.message}`,
+      );
+    cp.messages.push({
+      role: 'user',
+      content: `Your reply was not a valid action (${e.message}). Choose one action.\n${env.status(cp)}`,
+    });
+    this.checkpoint();
+  }
+
+  /** A final answer: the result when it names a valid type and op, else refused and the run goes on. */
+  private answer({ chosen, toolCallId }: Reply): Attribution | undefined {
+    const { input, cp, hooks, env } = this.a;
+    const f = chosen.args as FinalArgs;
+    const problem = checkFinal(input.graph, f);
+    if (!problem) {
+      this.tick();
+      hooks.onEvent?.({ type: 'step', step: cp.step, note: `final answer: ${f.error_type} at ${f.op_id}` });
+      return this.done(
+        finish(this.a, cp, { error_type: f.error_type as ErrorType, op_id: f.op_id, reason: f.reason }),
+      );
     }
+    cp.invalid_answers++;
+    pushTurn(cp, chosen, toolCallId, `Refused: ${problem}\n${env.status(cp)}`);
+    this.tick();
+    hooks.onEvent?.({ type: 'step', step: cp.step, note: `final answer refused (${cp.invalid_answers})` });
+    this.checkpoint();
+    return undefined;
+  }
+
+  /** Any other action: run by the method's environment, its observation added to the conversation. */
+  private act({ chosen, toolCallId }: Reply) {
+    const { cp, hooks, env } = this.a;
     const obs = env.execute(chosen, cp);
     for (const op of obs.shown ?? []) if (!cp.shown_ops.includes(op)) cp.shown_ops.push(op);
     pushTurn(cp, chosen, toolCallId, `${obs.text}\n\n${env.status(cp)}`);
-    tick();
+    this.tick();
     hooks.onEvent?.({
       type: 'step',
       step: cp.step,
       note: `${chosen.action} ${JSON.stringify(chosen.args)}`.slice(0, 200),
     });
-    checkpoint();
+    this.checkpoint();
   }
-  const refused = cp.invalid_answers ? ` (${cp.invalid_answers} final answer(s) refused)` : '';
-  stop(cp, 'budget-exhausted', `no acceptable final answer within ${budgets.maxSteps} iterations${refused}`);
 }
 
 /**
