@@ -7,7 +7,7 @@
  * Runs inside the systems worker; a plain class so Node tests can drive it on fake-indexeddb.
  */
 
-import { metered, UsageMeter } from '../src/core/llm/index.ts';
+import { type ChatModel, metered, UsageMeter } from '../src/core/llm/index.ts';
 import { exportSmartcomment } from '../src/core/trace/index.ts';
 import { Tracer } from '../src/sdk/tracer.ts';
 import { createSystem } from '../src/systems/factory.ts';
@@ -40,6 +40,160 @@ function yieldToEvents(): Promise<void> {
 }
 
 const now = () => (typeof performance !== 'undefined' ? performance.now() : Date.now());
+
+/** One run's progress and result as they fill in; each change of progress goes to the page. */
+class RunRecord {
+  readonly started = now();
+  readonly result: SystemRunResult;
+  readonly progress: SystemRunProgress;
+
+  constructor(
+    request: SystemRunRequest,
+    private readonly onProgress: (p: SystemRunProgress) => void,
+  ) {
+    this.result = emptyRunResult({
+      system: request.system,
+      dataset: 'locomo',
+      conversationId: request.conversationId,
+    });
+    this.progress = {
+      phase: 'reading',
+      sessionsDone: 0,
+      sessionsTotal: 0,
+      questionsAnswered: 0,
+      questionsTotal: 0,
+      correct: 0,
+      label: `reading ${request.source.name}`,
+    };
+  }
+
+  report(changes: Partial<SystemRunProgress>): void {
+    Object.assign(this.progress, changes);
+    this.onProgress({ ...this.progress });
+  }
+
+  finish(changes: Partial<SystemRunResult>): SystemRunResult {
+    Object.assign(this.result, changes, { seconds: (now() - this.started) / 1000 });
+    return { ...this.result };
+  }
+
+  /** A run that stopped: cancelled (with what it had done), or failed with its reason. */
+  stopped(e: unknown, cancelled: boolean): SystemRunResult {
+    const p = this.progress;
+    if (cancelled)
+      return this.finish({
+        status: 'cancelled',
+        sessions: p.sessionsDone,
+        questions: p.questionsAnswered,
+        correct: p.correct,
+        failed: p.questionsAnswered - p.correct,
+        message: 'Cancelled; nothing stored.',
+      });
+    return this.finish({
+      status: 'failed',
+      message: e instanceof RunInputError ? e.message : `The run stopped: ${errorText(e)}`,
+    });
+  }
+}
+
+/** The request's session limit and, in LLM mode, the page's model metered by `meter` (bad input throws). */
+function checkRequest(request: SystemRunRequest, meter: UsageMeter, model?: ModelInfo, port?: ModelPort) {
+  if (!SYSTEM_NAMES.includes(request.system))
+    throw new RunInputError(`Unknown system "${request.system}" (one of ${SYSTEM_NAMES.join(', ')}).`);
+  const max = request.maxSessions;
+  if (max !== undefined && !(Number.isInteger(max) && max > 0))
+    throw new RunInputError('The session limit must be a positive whole number.');
+  const llmMode = request.mode === 'llm';
+  if (llmMode && !(model && port))
+    throw new RunInputError('LLM mode needs a model: set up a provider profile in Settings.');
+  // Every call (system and judge) is metered: the run's cost is what the provider reported.
+  const llm =
+    llmMode && model && port
+      ? metered(new PortChatModel(model, port), meter, { label: 'run a system' })
+      : undefined;
+  return { max, llmMode, llm };
+}
+
+/** What runSystem will do: the first S sessions, stopping after the last one a question needs. */
+function sessionsToRun(conv: Conversation, max: number | undefined): number {
+  const S = Math.min(conv.sessions.length, max ?? Number.POSITIVE_INFINITY);
+  const lastNeeded = conv.questions.reduce((m, q) => Math.max(m, Math.min(q.askedBefore, S + 1)), 0);
+  return Math.min(S, Math.max(0, lastNeeded - 1));
+}
+
+/** What one run is: the request, its conversation, the model (LLM mode) and the session limit. */
+interface RunPlan {
+  request: SystemRunRequest;
+  dataset: DatasetName;
+  conv: Conversation;
+  llm: ChatModel | undefined;
+  max: number | undefined;
+}
+
+/** A tracer whose graph's metadata says what ran, on what, and how. */
+function runTracer({ request, dataset, conv, llm, max }: RunPlan): Tracer {
+  return new Tracer({
+    filename: `memtrace-${request.system}`,
+    metadata: {
+      system: SPLIT_OF[request.system],
+      dataset,
+      conversation: conv.id,
+      mode: llm ? 'llm' : 'offline',
+      llm_model: llm ? llm.model : 'offline-deterministic',
+      source_file: request.source.name,
+      max_sessions: max ?? null,
+      description:
+        `${request.system} (${llm ? `LLM mode, model ${llm.model}` : 'offline mode: deterministic components, no model'}) on ${conv.id} of ` +
+        `${request.source.name}, run in MemTrace Workbench.`,
+    },
+  });
+}
+
+/** Runs the system over the conversation into `tracer`, reporting each session and answer. */
+async function runTraced(rec: RunRecord, plan: RunPlan, tracer: Tracer, signal: AbortSignal) {
+  let lastYield = now();
+  return runSystem(createSystem(plan.request.system), plan.conv, {
+    tracer,
+    llm: plan.llm,
+    maxSessions: plan.max,
+    signal,
+    onProgress: async (_done, _total, label, answer) => {
+      if (answer)
+        rec.report({
+          questionsAnswered: rec.progress.questionsAnswered + 1,
+          correct: rec.progress.correct + (answer.correct ? 1 : 0),
+          label,
+        });
+      else rec.report({ sessionsDone: rec.progress.sessionsDone + 1, label });
+      if (now() - lastYield > 12) {
+        await yieldToEvents();
+        lastYield = now();
+      }
+    },
+  });
+}
+
+/** The run's counts: sessions, answers, graph size and (LLM mode) what the provider reported. */
+function countRun(rec: RunRecord, tracer: Tracer, answers: { correct: boolean }[], meter: UsageMeter | null) {
+  const correct = answers.filter((a) => a.correct).length;
+  Object.assign(rec.result, {
+    sessions: rec.progress.sessionsDone,
+    questions: answers.length,
+    correct,
+    failed: answers.length - correct,
+    variables: tracer.counts.nodes,
+    operations: tracer.counts.operations,
+    edges: tracer.counts.edges,
+  });
+  if (meter) {
+    const t = meter.totals();
+    Object.assign(rec.result, {
+      llmCalls: t.calls,
+      inputTokens: t.inputTokens,
+      outputTokens: t.outputTokens,
+    });
+  }
+}
 
 export class SystemsService implements Omit<SystemsApi, 'optimize' | 'cancelOptimize'> {
   #abort: AbortController | null = null;
@@ -77,174 +231,84 @@ export class SystemsService implements Omit<SystemsApi, 'optimize' | 'cancelOpti
     if (this.#abort) throw new Error('A system is already running; wait for it or cancel it.');
     const abort = new AbortController();
     this.#abort = abort;
-    const started = now();
-    const result: SystemRunResult = emptyRunResult({
-      system: request.system,
-      dataset: 'locomo',
-      conversationId: request.conversationId,
-    });
-    const progress: SystemRunProgress = {
-      phase: 'reading',
-      sessionsDone: 0,
-      sessionsTotal: 0,
-      questionsAnswered: 0,
-      questionsTotal: 0,
-      correct: 0,
-      label: `reading ${request.source.name}`,
-    };
-    const report = (changes: Partial<SystemRunProgress>) => {
-      Object.assign(progress, changes);
-      onProgress({ ...progress });
-    };
-    const finish = (changes: Partial<SystemRunResult>): SystemRunResult => {
-      Object.assign(result, changes, { seconds: (now() - started) / 1000 });
-      return { ...result };
-    };
+    const rec = new RunRecord(request, onProgress);
     try {
-      if (!SYSTEM_NAMES.includes(request.system))
-        throw new RunInputError(`Unknown system "${request.system}" (one of ${SYSTEM_NAMES.join(', ')}).`);
-      const max = request.maxSessions;
-      if (max !== undefined && !(Number.isInteger(max) && max > 0))
-        throw new RunInputError('The session limit must be a positive whole number.');
-      const llmMode = request.mode === 'llm';
-      if (llmMode && !(model && port))
-        throw new RunInputError('LLM mode needs a model: set up a provider profile in Settings.');
-      // Every call (system and judge) is metered here: the run's cost is what the provider reported.
       const meter = new UsageMeter();
-      const llm =
-        llmMode && model && port
-          ? metered(new PortChatModel(model, port), meter, { label: 'run a system' })
-          : undefined;
-      result.mode = llmMode ? 'llm' : 'offline';
-      if (llm) result.model = llm.model;
-      report({});
+      const { max, llmMode, llm } = checkRequest(request, meter, model, port);
+      rec.result.mode = llmMode ? 'llm' : 'offline';
+      if (llm) rec.result.model = llm.model;
+      rec.report({});
       const loaded = await this.#load(request.source);
-      result.dataset = loaded.dataset;
+      rec.result.dataset = loaded.dataset;
       const conv = loaded.conversations.find((c) => c.id === request.conversationId);
       if (!conv)
         throw new RunInputError(`No conversation "${request.conversationId}" in ${request.source.name}.`);
       abort.signal.throwIfAborted();
-
-      // What runSystem will do: the first S sessions, stopping after the last one a question needs.
-      const S = Math.min(conv.sessions.length, max ?? Number.POSITIVE_INFINITY);
-      const lastNeeded = conv.questions.reduce((m, q) => Math.max(m, Math.min(q.askedBefore, S + 1)), 0);
-      const sessionsTotal = Math.min(S, Math.max(0, lastNeeded - 1));
-      report({ phase: 'running', sessionsTotal, questionsTotal: conv.questions.length, label: 'starting' });
-
-      const tracer = new Tracer({
-        filename: `memtrace-${request.system}`,
-        metadata: {
-          system: SPLIT_OF[request.system],
-          dataset: loaded.dataset,
-          conversation: conv.id,
-          mode: llm ? 'llm' : 'offline',
-          llm_model: llm ? llm.model : 'offline-deterministic',
-          source_file: request.source.name,
-          max_sessions: max ?? null,
-          description:
-            `${request.system} (${llm ? `LLM mode, model ${llm.model}` : 'offline mode: deterministic components, no model'}) on ${conv.id} of ` +
-            `${request.source.name}, run in MemTrace Workbench.`,
-        },
+      rec.report({
+        phase: 'running',
+        sessionsTotal: sessionsToRun(conv, max),
+        questionsTotal: conv.questions.length,
+        label: 'starting',
       });
-      let lastYield = now();
-      const run = await runSystem(createSystem(request.system), conv, {
-        tracer,
-        llm,
-        maxSessions: max,
-        signal: abort.signal,
-        onProgress: async (_done, _total, label, answer) => {
-          if (answer)
-            report({
-              questionsAnswered: progress.questionsAnswered + 1,
-              correct: progress.correct + (answer.correct ? 1 : 0),
-              label,
-            });
-          else report({ sessionsDone: progress.sessionsDone + 1, label });
-          if (now() - lastYield > 12) {
-            await yieldToEvents();
-            lastYield = now();
-          }
-        },
-      });
+
+      const plan: RunPlan = { request, dataset: loaded.dataset, conv, llm, max };
+      const tracer = runTracer(plan);
+      const run = await runTraced(rec, plan, tracer, abort.signal);
       abort.signal.throwIfAborted();
       await tracer.finish();
-      const correct = run.answers.filter((a) => a.correct).length;
-      Object.assign(result, {
-        sessions: progress.sessionsDone,
-        questions: run.answers.length,
-        correct,
-        failed: run.answers.length - correct,
-        variables: tracer.counts.nodes,
-        operations: tracer.counts.operations,
-        edges: tracer.counts.edges,
-      });
-      if (llm) {
-        const t = meter.totals();
-        Object.assign(result, {
-          llmCalls: t.calls,
-          inputTokens: t.inputTokens,
-          outputTokens: t.outputTokens,
-        });
-      }
-
-      report({ phase: 'exporting', label: 'writing the execution graph' });
-      await yieldToEvents();
-      const text = exportSmartcomment(tracer.document());
-      const file = `${request.system}-${conv.id}-${max ? `${max}-sessions-` : ''}${llm ? 'llm' : 'offline'}.json`;
-      const blob = new Blob([text], { type: 'application/json' });
-      result.bytes = blob.size;
-      abort.signal.throwIfAborted();
-
-      report({ phase: 'storing', label: `storing ${file}` });
-      const [stored] = await this.importer.importFiles(
-        [{ blob, name: file, path: file }],
-        {},
-        () => {},
-        abort.signal,
-      );
-      if (stored.status === 'cancelled' || abort.signal.aborted)
-        return finish({
-          status: 'cancelled',
-          message: 'Cancelled before the trace was stored; nothing kept.',
-        });
-      if (stored.status !== 'stored' && stored.status !== 'replaced')
-        return finish({
-          status: 'failed',
-          file,
-          importStatus: stored.status,
-          warningCount: stored.warningCount,
-          message:
-            stored.message ??
-            `The produced graph did not import (${stored.status}): ${stored.issues
-              .slice(0, 3)
-              .map((i) => i.message)
-              .join('; ')}`,
-        });
-      report({ phase: 'done', label: 'stored' });
-      return finish({
-        status: 'done',
-        traceId: stored.traceId,
-        file,
-        importStatus: stored.status,
-        warningCount: stored.warningCount,
-      });
+      countRun(rec, tracer, run.answers, llm ? meter : null);
+      return await this.#store(rec, plan, tracer, abort.signal);
     } catch (e) {
-      if (abort.signal.aborted)
-        return finish({
-          status: 'cancelled',
-          sessions: progress.sessionsDone,
-          questions: progress.questionsAnswered,
-          correct: progress.correct,
-          failed: progress.questionsAnswered - progress.correct,
-          message: 'Cancelled; nothing stored.',
-        });
-      return finish({
-        status: 'failed',
-        message: e instanceof RunInputError ? e.message : `The run stopped: ${errorText(e)}`,
-      });
+      return rec.stopped(e, abort.signal.aborted);
     } finally {
       this.#abort = null;
     }
+  }
+
+  /** Exports the run's graph and stores it through the import path, as an imported file would be. */
+  async #store(rec: RunRecord, plan: RunPlan, tracer: Tracer, signal: AbortSignal): Promise<SystemRunResult> {
+    const { request, conv, llm, max } = plan;
+    rec.report({ phase: 'exporting', label: 'writing the execution graph' });
+    await yieldToEvents();
+    const text = exportSmartcomment(tracer.document());
+    const file = `${request.system}-${conv.id}-${max ? `${max}-sessions-` : ''}${llm ? 'llm' : 'offline'}.json`;
+    const blob = new Blob([text], { type: 'application/json' });
+    rec.result.bytes = blob.size;
+    signal.throwIfAborted();
+
+    rec.report({ phase: 'storing', label: `storing ${file}` });
+    const [stored] = await this.importer.importFiles(
+      [{ blob, name: file, path: file }],
+      {},
+      () => {},
+      signal,
+    );
+    if (stored.status === 'cancelled' || signal.aborted)
+      return rec.finish({
+        status: 'cancelled',
+        message: 'Cancelled before the trace was stored; nothing kept.',
+      });
+    if (stored.status !== 'stored' && stored.status !== 'replaced')
+      return rec.finish({
+        status: 'failed',
+        file,
+        importStatus: stored.status,
+        warningCount: stored.warningCount,
+        message:
+          stored.message ??
+          `The produced graph did not import (${stored.status}): ${stored.issues
+            .slice(0, 3)
+            .map((i) => i.message)
+            .join('; ')}`,
+      });
+    rec.report({ phase: 'done', label: 'stored' });
+    return rec.finish({
+      status: 'done',
+      traceId: stored.traceId,
+      file,
+      importStatus: stored.status,
+      warningCount: stored.warningCount,
+    });
   }
 
   async #load(
