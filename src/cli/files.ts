@@ -4,6 +4,7 @@ import { dirname, join, resolve } from 'node:path';
 import { type OpenResult, openTrace, type TraceGraph } from '../core/graph/index.ts';
 import { decodeUtf8, formatIssue, type TraceIssue } from '../core/trace/index.ts';
 import { CliError, type CliIO } from './io.ts';
+import { progressReporter } from './progress.ts';
 
 /** Expands files and folders (recursively, `.json` files, sorted) into a list of files. */
 export async function collectTraceFiles(paths: string[]): Promise<string[]> {
@@ -113,9 +114,64 @@ export async function openTraceFile(file: string): Promise<OpenResult> {
  * the command goes on with the others (and says in its exit code that one was unreadable).
  */
 export async function openOneOf(file: string, count: number, io: CliIO): Promise<TraceGraph | null> {
-  const r = await openTraceFile(file);
+  return oneOf(await openTraceFile(file), file, count, io);
+}
+
+function oneOf(r: OpenResult, file: string, count: number, io: CliIO): TraceGraph | null {
   if (r.ok) return r.graph;
   if (count === 1) throw new CliError(problemLine(file, r.issues));
   io.stderr.write(`${problemLine(file, r.issues)}\n`);
   return null;
+}
+
+/** How `eachTraceFile` / `eachOpenResult` walk the files. */
+export interface EachFileOptions {
+  /** Print `[i/n] file` on stderr before each file when there are several (default true). */
+  progress?: boolean;
+  /** Open only the files (0-based places) this accepts; default all. */
+  only?: (index: number) => boolean;
+}
+
+/**
+ * Opens a command's trace files one by one (one graph in memory at a time), with progress on
+ * stderr, and hands each open result, loaded or not, to `each`.
+ */
+export async function eachOpenResult(
+  files: readonly string[],
+  io: CliIO,
+  each: (r: OpenResult, file: string, index: number) => void | Promise<void>,
+  options: EachFileOptions = {},
+): Promise<void> {
+  const progress = progressReporter(io, options.progress === false ? 0 : files.length);
+  for (const [i, file] of files.entries()) {
+    if (options.only && !options.only(i)) continue;
+    progress(i + 1, file);
+    await each(await openTraceFile(file), file, i);
+  }
+}
+
+/**
+ * Opens a command's trace files one by one, as `eachOpenResult`, and hands each graph to
+ * `each`. A file that cannot be opened is handled as `openOneOf` does: alone, it fails the
+ * command; among several, its problem goes to stderr and it is skipped. Returns how many were
+ * skipped, for the command's exit status.
+ */
+export async function eachTraceFile(
+  files: readonly string[],
+  io: CliIO,
+  each: (graph: TraceGraph, file: string, index: number) => void | Promise<void>,
+  options: EachFileOptions = {},
+): Promise<number> {
+  let unreadable = 0;
+  await eachOpenResult(
+    files,
+    io,
+    async (r, file, i) => {
+      const graph = oneOf(r, file, files.length, io);
+      if (graph) await each(graph, file, i);
+      else unreadable++;
+    },
+    options,
+  );
+  return unreadable;
 }

@@ -3,7 +3,17 @@
  * confusion matrix (heat-map grid with counts) and the cost per case. Every label is
  * set with `.text()` (never markup), so names from traces cannot inject anything.
  */
-import { axisBottom, axisLeft, interpolateRgb, max, rgb, scaleBand, scaleLinear, select } from 'd3';
+import {
+  axisBottom,
+  axisLeft,
+  type BaseType,
+  interpolateRgb,
+  max,
+  rgb,
+  scaleBand,
+  scaleLinear,
+  select,
+} from 'd3';
 import { labelColumn, textWidth } from '../../core/report/index.ts';
 import { clearChart, legendEntry, percentTick } from '../lib/svg-chart.ts';
 
@@ -118,24 +128,33 @@ export function readableOn(fill: string): string {
   return (l + 0.05) / 0.05 >= 1.05 / (l + 0.05) ? '#000000' : '#ffffff';
 }
 
-export function drawConfusion(
-  svg: SVGSVGElement,
-  labels: string[],
-  predicted: string[],
-  counts: Record<string, Record<string, number>>,
-  width: number,
-  options: ConfusionOptions = {},
-): void {
+/** Sizes of a confusion matrix: the label column, the header's height and the cell side. */
+interface ConfusionGrid {
+  rowLabels: ReturnType<typeof labelColumn>;
+  left: number;
+  top: number;
+  cell: number;
+}
+
+function confusionGrid(labels: string[], predicted: string[], width: number) {
   const rowLabels = labelColumn(labels, 90, 220, 11);
   const left = rowLabels.width;
   // Column names are drawn rotated up to the right: the last one needs room past its column.
   const overhang = Math.cos(Math.PI / 4.5) * Math.max(0, ...predicted.map((p) => textWidth(p, 11)));
   const top = 16 + Math.sin(Math.PI / 4.5) * Math.max(0, ...predicted.map((p) => textWidth(p, 11)));
   const cell = Math.max(34, Math.min(64, (width - left - overhang) / Math.max(1, predicted.length)));
-  const height = top + labels.length * cell + 8;
-  const s = clearChart(svg, Math.max(width, left + (predicted.length - 0.5) * cell + overhang + 6), height);
-  // Solid shades (not alpha over the panel), so the count's colour can be chosen for contrast.
-  const shade = options.dark ? interpolateRgb('#1f2a3f', '#9cbcff') : interpolateRgb('#eef3fd', '#1c4fc4');
+  const grid: ConfusionGrid = { rowLabels, left, top, cell };
+  return { grid, svgWidth: Math.max(width, left + (predicted.length - 0.5) * cell + overhang + 6) };
+}
+
+/** The axis titles, the rotated column names, and a group per row with its label; returns the row groups. */
+function confusionFrame(
+  s: ReturnType<typeof clearChart>,
+  grid: ConfusionGrid,
+  labels: string[],
+  predicted: string[],
+) {
+  const { left, top, cell } = grid;
   s.append('text')
     .attr('x', left)
     .attr('y', 12)
@@ -170,57 +189,84 @@ export function drawConfusion(
     .attr('text-anchor', 'end')
     .attr('font-size', 11)
     .attr('fill', 'var(--text)')
-    .text((l) => rowLabels.fit(l));
-  rows.each(function (label) {
-    const row = counts[label] ?? {};
-    const total = Object.values(row).reduce((a, b) => a + b, 0);
-    const g = select(this)
-      .selectAll('g')
-      .data(predicted)
-      .join('g')
-      .attr('transform', (_, i) => `translate(${left + i * cell},0)`)
-      .attr('data-testid', 'confusion-cell')
-      .attr('data-label', label)
-      .attr('data-predicted', (p) => p)
-      .attr('data-count', (p) => row[p] ?? 0);
-    const fill = (p: string) => (row[p] ? shade(total ? row[p] / total : 0) : null);
-    g.append('rect')
-      .attr('width', cell - 2)
-      .attr('height', cell - 2)
-      .attr('rx', 3)
-      .attr('fill', (p) => fill(p) ?? 'var(--panel-2)')
-      .attr('stroke', (p) =>
-        options.selected === `${label}|${p}` ? 'var(--accent)' : p === label ? 'var(--text)' : 'none',
-      )
-      .attr('stroke-width', (p) => (options.selected === `${label}|${p}` ? 3 : 1.5));
-    g.append('text')
-      .attr('x', (cell - 2) / 2)
-      .attr('y', (cell - 2) / 2)
-      .attr('dy', '0.35em')
-      .attr('text-anchor', 'middle')
-      .attr('font-size', 12)
-      .attr('font-weight', 600)
-      .attr('fill', (p) => {
-        const f = fill(p);
-        return f ? readableOn(f) : 'var(--text)';
-      })
-      .text((p) => String(row[p] ?? 0));
-    g.append('title').text((p) => `label ${label}, predicted ${p}: ${row[p] ?? 0} of ${total}`);
-    const onCell = options.onCell;
-    if (onCell) {
-      // Cells with cases are buttons that list them.
-      g.filter((p) => (row[p] ?? 0) > 0)
-        .attr('role', 'button')
-        .attr('tabindex', 0)
-        .attr('aria-label', (p) => `List the ${row[p]} case(s) labelled ${label}, predicted ${p}`)
-        .style('cursor', 'pointer')
-        .on('click', (_, p) => onCell(label, p))
-        .on('keydown', (e: KeyboardEvent, p) => {
-          if (e.key !== 'Enter' && e.key !== ' ') return;
-          e.preventDefault();
-          onCell(label, p);
-        });
-    }
+    .text((l) => grid.rowLabels.fit(l));
+  return rows;
+}
+
+/** One row's cells: shade by share of the row, the count in a readable colour, the diagonal outlined. */
+function confusionRow(
+  rowGroup: BaseType,
+  label: string,
+  row: Record<string, number>,
+  ctx: { grid: ConfusionGrid; predicted: string[]; shade: (t: number) => string; options: ConfusionOptions },
+): void {
+  const { grid, options, shade } = ctx;
+  const { left, cell } = grid;
+  const total = Object.values(row).reduce((a, b) => a + b, 0);
+  const g = select(rowGroup)
+    .selectAll('g')
+    .data(ctx.predicted)
+    .join('g')
+    .attr('transform', (_, i) => `translate(${left + i * cell},0)`)
+    .attr('data-testid', 'confusion-cell')
+    .attr('data-label', label)
+    .attr('data-predicted', (p) => p)
+    .attr('data-count', (p) => row[p] ?? 0);
+  const fill = (p: string) => (row[p] ? shade(total ? row[p] / total : 0) : null);
+  g.append('rect')
+    .attr('width', cell - 2)
+    .attr('height', cell - 2)
+    .attr('rx', 3)
+    .attr('fill', (p) => fill(p) ?? 'var(--panel-2)')
+    .attr('stroke', (p) =>
+      options.selected === `${label}|${p}` ? 'var(--accent)' : p === label ? 'var(--text)' : 'none',
+    )
+    .attr('stroke-width', (p) => (options.selected === `${label}|${p}` ? 3 : 1.5));
+  g.append('text')
+    .attr('x', (cell - 2) / 2)
+    .attr('y', (cell - 2) / 2)
+    .attr('dy', '0.35em')
+    .attr('text-anchor', 'middle')
+    .attr('font-size', 12)
+    .attr('font-weight', 600)
+    .attr('fill', (p) => {
+      const f = fill(p);
+      return f ? readableOn(f) : 'var(--text)';
+    })
+    .text((p) => String(row[p] ?? 0));
+  g.append('title').text((p) => `label ${label}, predicted ${p}: ${row[p] ?? 0} of ${total}`);
+  const onCell = options.onCell;
+  if (onCell) {
+    // Cells with cases are buttons that list them.
+    g.filter((p) => (row[p] ?? 0) > 0)
+      .attr('role', 'button')
+      .attr('tabindex', 0)
+      .attr('aria-label', (p) => `List the ${row[p]} case(s) labelled ${label}, predicted ${p}`)
+      .style('cursor', 'pointer')
+      .on('click', (_, p) => onCell(label, p))
+      .on('keydown', (e: KeyboardEvent, p) => {
+        if (e.key !== 'Enter' && e.key !== ' ') return;
+        e.preventDefault();
+        onCell(label, p);
+      });
+  }
+}
+
+export function drawConfusion(
+  svg: SVGSVGElement,
+  labels: string[],
+  predicted: string[],
+  counts: Record<string, Record<string, number>>,
+  width: number,
+  options: ConfusionOptions = {},
+): void {
+  const { grid, svgWidth } = confusionGrid(labels, predicted, width);
+  const s = clearChart(svg, svgWidth, grid.top + labels.length * grid.cell + 8);
+  // Solid shades (not alpha over the panel), so the count's colour can be chosen for contrast.
+  const shade = options.dark ? interpolateRgb('#1f2a3f', '#9cbcff') : interpolateRgb('#eef3fd', '#1c4fc4');
+  const ctx = { grid, predicted, shade, options };
+  confusionFrame(s, grid, labels, predicted).each(function (label) {
+    confusionRow(this, label, counts[label] ?? {}, ctx);
   });
 }
 

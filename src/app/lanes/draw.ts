@@ -148,30 +148,33 @@ function inferredParts(path: Path2D, rows: LaneRows, o: number, x: number, y: (r
   }
 }
 
-/** The raster level; inferred connector parts go to `dotted` (CSS pixels) instead of the buffer. */
-function drawRaster(
-  ctx: CanvasRenderingContext2D,
-  f: FrameInput,
-  buf: RasterBuffers,
-  dotted: Path2D,
-): number {
+/** What the raster level draws with: the frame, its pixel buffers and the visible range. */
+interface RasterPass {
+  f: FrameInput;
+  buf: RasterBuffers;
+  /** Canvas size in device pixels. */
+  W: number;
+  H: number;
+  range: ReturnType<typeof visibleRange>;
+  /** World x / row → device pixels. */
+  sx: (x: number) => number;
+  sy: (y: number) => number;
+}
+
+/**
+ * Lane segments: +1 at the start pixel, -1 after the end pixel, in the row's pixel line.
+ * A collapsed band's row is a band of lines showing the same counts (density). Returns the
+ * segments counted.
+ */
+function rasterLanes(p: RasterPass): number {
+  const { f, buf, W, H, sx, sy } = p;
+  const { c0, c1, r0, r1 } = p.range;
   const l = f.layout;
   const rows = f.rows;
-  const dpr = f.dpr;
-  const W = ctx.canvas.width;
-  const H = ctx.canvas.height;
-  const img = buf.ensure(ctx, W, H);
-  const { c0, c1, r0, r1 } = visibleRange(l, rows, f.view);
-  const sx = (x: number) => toScreenX(f.view, x) * dpr;
-  const sy = (y: number) => toScreenY(f.view, y) * dpr;
-  const lanes = buf.lanes;
-  const ops = buf.ops;
-  const source = buf.source;
+  const { lanes, source } = buf;
   const stride = W + 1;
   let items = 0;
-  // Lane segments: +1 at the start pixel, -1 after the end pixel, in the row's pixel line.
-  // A collapsed band's row is a band of lines showing the same counts (density).
-  const rowPx = f.view.sy * dpr;
+  const rowPx = f.view.sy * f.dpr;
   const denseHalf = Math.max(0, Math.floor(rowPx * 0.3));
   const lineHalf = rowPx >= 8 ? 1 : 0; // lanes 3 px thick when rows are tall enough
   for (let r = r0; r <= r1; r++) {
@@ -198,7 +201,17 @@ function drawRaster(
       }
     }
   }
-  // Connectors: the same along each pixel column.
+  return items;
+}
+
+/** Connectors: the same along each pixel column; inferred parts go to `dotted`. Returns the connectors counted. */
+function rasterConnectors(p: RasterPass, dotted: Path2D): number {
+  const { f, W, H, sx, sy } = p;
+  const { c0, c1, r0, r1 } = p.range;
+  const l = f.layout;
+  const rows = f.rows;
+  const ops = p.buf.ops;
+  let items = 0;
   for (let c = c0; c <= c1; c++) {
     const o = l.columnOp[c];
     if (o < 0 || rows.opRowMin[o] < 0 || rows.opRowMax[o] < r0 || rows.opRowMin[o] > r1) continue;
@@ -207,7 +220,7 @@ function drawRaster(
     items++;
     const rmin = rows.opRecordedMin[o];
     if (rmin !== rows.opRowMin[o] || rows.opRecordedMax[o] !== rows.opRowMax[o])
-      inferredParts(dotted, rows, o, (px + 0.5) / dpr, (r) => toScreenY(f.view, r + 0.5));
+      inferredParts(dotted, rows, o, (px + 0.5) / f.dpr, (r) => toScreenY(f.view, r + 0.5));
     if (rmin < 0) continue;
     const a = Math.max(0, Math.floor(sy(rmin + 0.5)));
     const b = Math.min(H - 1, Math.floor(sy(rows.opRecordedMax[o] + 0.5)));
@@ -215,10 +228,16 @@ function drawRaster(
     ops[a * W + px]++;
     ops[(b + 1) * W + px]--;
   }
-  // Compose: colour by log2 bucket of the counts through small lookup tables.
-  const table = colourTable(f.theme);
+  return items;
+}
+
+/** Compose: running sums of the difference arrays, coloured by log2 bucket through small lookup tables. */
+function composeRaster(p: RasterPass, img: ImageData): void {
+  const { buf, W, H } = p;
+  const { lanes, ops, source, column } = buf;
+  const stride = W + 1;
+  const table = colourTable(p.f.theme);
   const out = new Uint32Array(img.data.buffer);
-  const column = buf.column;
   for (let y = 0; y < H; y++) {
     const src = source[y];
     const lr = src * stride;
@@ -231,6 +250,29 @@ function drawRaster(
       out[orow + x] = table[t + bucket(run) * 8 + bucket(column[x])];
     }
   }
+}
+
+/** The raster level; inferred connector parts go to `dotted` (CSS pixels) instead of the buffer. */
+function drawRaster(
+  ctx: CanvasRenderingContext2D,
+  f: FrameInput,
+  buf: RasterBuffers,
+  dotted: Path2D,
+): number {
+  const W = ctx.canvas.width;
+  const H = ctx.canvas.height;
+  const img = buf.ensure(ctx, W, H);
+  const p: RasterPass = {
+    f,
+    buf,
+    W,
+    H,
+    range: visibleRange(f.layout, f.rows, f.view),
+    sx: (x: number) => toScreenX(f.view, x) * f.dpr,
+    sy: (y: number) => toScreenY(f.view, y) * f.dpr,
+  };
+  const items = rasterLanes(p) + rasterConnectors(p, dotted);
+  composeRaster(p, img);
   ctx.putImageData(img, 0, 0);
   return items;
 }
@@ -278,16 +320,17 @@ export function truncate(text: string, px: number): string {
   return one.length <= n ? one : `${one.slice(0, n - 1)}…`;
 }
 
-function drawVector(ctx: CanvasRenderingContext2D, f: FrameInput): number {
+/** The vector level's visible range. */
+type Range = ReturnType<typeof visibleRange>;
+
+/** Lanes: one path; version starts as short ticks. Collapsed bands: density strips. Returns the items drawn. */
+function vectorLanes(ctx: CanvasRenderingContext2D, f: FrameInput, range: Range): number {
   const l = f.layout;
   const rows = f.rows;
   const v = f.view;
-  const { c0, c1, r0, r1 } = visibleRange(l, rows, v);
+  const { c0, c1, r0, r1 } = range;
   const X = (x: number) => toScreenX(v, x);
-  const Y = (r: number) => toScreenY(v, r + 0.5);
   let items = 0;
-
-  // Lanes: one path; version starts as short ticks. Collapsed bands: density strips.
   const laneWidth = Math.max(1, Math.min(4, v.sy * 0.16));
   const lanes = new Path2D();
   const ticks = new Path2D();
@@ -297,7 +340,7 @@ function drawVector(ctx: CanvasRenderingContext2D, f: FrameInput): number {
       items += drawDensity(ctx, f, r, c0, c1);
       continue;
     }
-    const y = Y(r);
+    const y = toScreenY(v, r + 0.5);
     const s = rows.rowSlot0[r];
     const end = l.slotVarOffsets[s + 1];
     for (let i = firstInSlot(l, s, c0 - 1); i < end; i++) {
@@ -320,14 +363,31 @@ function drawVector(ctx: CanvasRenderingContext2D, f: FrameInput): number {
   ctx.stroke(lanes);
   ctx.lineWidth = 1;
   ctx.stroke(ticks);
+  return items;
+}
 
-  // Connectors grouped by category colour, with input / output dots when there is room.
-  const paths = new Map<
-    string,
-    { line: Path2D; dotted: Path2D; dots: Path2D; rings: Path2D; inferred: Path2D }
-  >();
+/** The paths of one connector colour: recorded lines, inferred (dotted) parts, output dots, input rings, inferred inputs. */
+interface ConnectorPaths {
+  line: Path2D;
+  dotted: Path2D;
+  dots: Path2D;
+  rings: Path2D;
+  inferred: Path2D;
+}
+
+/**
+ * Connectors grouped by category colour, with input / output dots when `dots`; returns the
+ * paths per colour and the connectors counted.
+ */
+function connectorPaths(f: FrameInput, range: Range, dots: boolean) {
+  const l = f.layout;
+  const rows = f.rows;
+  const v = f.view;
+  const { c0, c1, r0, r1 } = range;
+  const Y = (r: number) => toScreenY(v, r + 0.5);
+  const paths = new Map<string, ConnectorPaths>();
   const dotR = Math.min(4.5, Math.min(v.sx, v.sy) * 0.22);
-  const dots = v.sx >= 5 && v.sy >= 5;
+  let items = 0;
   for (let c = c0; c <= c1; c++) {
     const o = l.columnOp[c];
     if (o < 0 || rows.opRowMin[o] < 0 || rows.opRowMax[o] < r0 || rows.opRowMin[o] > r1) continue;
@@ -343,7 +403,7 @@ function drawVector(ctx: CanvasRenderingContext2D, f: FrameInput): number {
       };
       paths.set(colour, p);
     }
-    const x = X(c);
+    const x = toScreenX(v, c);
     const clip = (r: number) => Math.min(v.height + 10, Math.max(-10, Y(r)));
     const rmin = rows.opRecordedMin[o];
     if (rmin >= 0) {
@@ -362,7 +422,16 @@ function drawVector(ctx: CanvasRenderingContext2D, f: FrameInput): number {
       target.arc(x, Y(r), dotR, 0, Math.PI * 2);
     }
   }
-  const connectorWidth = Math.max(1, Math.min(3, v.sx * 0.12));
+  return { paths, items };
+}
+
+function strokeConnectors(
+  ctx: CanvasRenderingContext2D,
+  f: FrameInput,
+  paths: Map<string, ConnectorPaths>,
+  dots: boolean,
+): void {
+  const connectorWidth = Math.max(1, Math.min(3, f.view.sx * 0.12));
   for (const [colour, p] of paths) {
     ctx.strokeStyle = colour;
     ctx.fillStyle = colour;
@@ -382,9 +451,17 @@ function drawVector(ctx: CanvasRenderingContext2D, f: FrameInput): number {
     ctx.stroke(p.inferred);
     ctx.setLineDash([]);
   }
+}
 
-  drawLabels(ctx, f, c0, c1, r0, r1);
-  return items;
+function drawVector(ctx: CanvasRenderingContext2D, f: FrameInput): number {
+  const v = f.view;
+  const range = visibleRange(f.layout, f.rows, v);
+  const laneItems = vectorLanes(ctx, f, range);
+  const dots = v.sx >= 5 && v.sy >= 5;
+  const { paths, items } = connectorPaths(f, range, dots);
+  strokeConnectors(ctx, f, paths, dots);
+  drawLabels(ctx, f, range.c0, range.c1, range.r0, range.r1);
+  return laneItems + items;
 }
 
 /** A collapsed band's row: per pixel column, how many of its variables are alive, as shade. */

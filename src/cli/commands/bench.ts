@@ -1,6 +1,14 @@
 import { type ScoredCase, scoredCase, summarize } from '../../core/bench/index.ts';
 import { listCases, systemOf } from '../../core/cases/index.ts';
-import { caseKey, FILE_CHOICE, fileLabels, type LabelRecord, labelsFor } from '../../core/labels/index.ts';
+import type { TraceGraph } from '../../core/graph/index.ts';
+import {
+  caseKey,
+  FILE_CHOICE,
+  fileLabels,
+  type LabelChoice,
+  type LabelRecord,
+  labelsFor,
+} from '../../core/labels/index.ts';
 import { mapLimited, UsageMeter } from '../../core/llm/index.ts';
 import {
   ATTRIBUTION_FLAGS,
@@ -12,15 +20,72 @@ import {
   concurrencyOf,
   evidenceSetup,
   judgePoolOf,
+  type MethodRun,
   methodOf,
   modelFor,
 } from '../attribution-setup.ts';
 import { command, JSON_FLAG } from '../command.ts';
-import { openOneOf, outputFile, traceFilesIn } from '../files.ts';
-import { CliError, printJson } from '../io.ts';
+import { eachTraceFile, outputFile, traceFilesIn } from '../files.ts';
+import { CliError, type CliIO, printJson } from '../io.ts';
 import { LABEL_SOURCE_USAGE, labelChoiceOf, readLabelPaths } from '../labels.ts';
 import { usageJson, usageLine } from '../provider-flags.ts';
 import { writeAtomic } from '../write.ts';
+
+/** One scored case as `bench --out` writes it. */
+type BenchCase = ScoredCase & {
+  file: string;
+  query_id: string;
+  reason: string;
+  llm_calls: number;
+  error: CaseFailure | null;
+};
+
+/** What scoring a file needs, fixed once per run. */
+interface BenchRun {
+  io: CliIO;
+  files: number;
+  choice: LabelChoice;
+  /** Labels from annotations files, joining each graph's own. */
+  extra: LabelRecord[];
+  run: MethodRun;
+  concurrency: number;
+}
+
+/** The cases of one graph with a label of the chosen source, attributed and scored against it. */
+async function scoreFile(b: BenchRun, graph: TraceGraph, file: string, i: number): Promise<BenchCase[]> {
+  const records: LabelRecord[] = [
+    ...fileLabels(graph.doc),
+    ...b.extra.filter((l) => l.graphId === graph.doc.graph_id),
+  ];
+  const chosen = labelsFor(records, b.choice);
+  const labelled = listCases(graph, { includePassed: b.choice !== FILE_CHOICE })
+    .map((c) => ({
+      c,
+      label: chosen.get(caseKey({ graphId: graph.doc.graph_id, queryId: c.queryId })),
+    }))
+    .filter((x): x is { c: (typeof x)['c']; label: LabelRecord } => x.label !== undefined);
+  b.io.stderr.write(`[${i + 1}/${b.files}] ${file}: ${labelled.length} labelled case(s)\n`);
+  if (labelled.length === 0) return [];
+  const system = systemOf(graph.doc, file);
+  const method = b.run.method;
+  const deps = await caseDeps(
+    graph,
+    b.run,
+    labelled.map((x) => x.c),
+  );
+  return mapLimited(labelled, b.concurrency, async ({ c, label }) => {
+    const { result: a, error } = await attributeCase(method, { graph, case: c, system }, deps);
+    if (error) b.io.stderr.write(`${file} ${c.queryId} failed: ${error.kind}: ${error.message}\n`);
+    return {
+      file,
+      query_id: c.queryId,
+      ...scoredCase(a, system, label),
+      llm_calls: a.cost.llm_calls,
+      reason: a.reason,
+      error,
+    };
+  });
+}
 
 export const bench = command({
   name: 'bench',
@@ -51,7 +116,6 @@ export const bench = command({
     const extraLabels = Array.isArray(values.labels)
       ? await readLabelPaths(values.labels.map(String), io)
       : { labels: [], unreadable: 0 };
-    const extra = extraLabels.labels;
     const files = await traceFilesIn(positionals);
     if (typeof values.out === 'string') await outputFile(values.out, '--out');
     const meter = new UsageMeter();
@@ -62,53 +126,18 @@ export const bench = command({
     if (method === 'evidence') setup.evidenceFlow.judgePool = await judgePoolOf(files, setup.evidenceFlow);
     const agent = agentOptionsOf(values);
     const run = { method, model, prior: values.prior, agent, setup };
-    const perCase: (ScoredCase & {
-      file: string;
-      query_id: string;
-      reason: string;
-      llm_calls: number;
-      error: CaseFailure | null;
-    })[] = [];
-    let unreadable = extraLabels.unreadable;
-    for (const [i, file] of files.entries()) {
-      const graph = await openOneOf(file, files.length, io);
-      if (!graph) {
-        unreadable++;
-        continue;
-      }
-      const records: LabelRecord[] = [
-        ...fileLabels(graph.doc),
-        ...extra.filter((l) => l.graphId === graph.doc.graph_id),
-      ];
-      const chosen = labelsFor(records, choice);
-      const labelled = listCases(graph, { includePassed: choice !== FILE_CHOICE })
-        .map((c) => ({
-          c,
-          label: chosen.get(caseKey({ graphId: graph.doc.graph_id, queryId: c.queryId })),
-        }))
-        .filter((x): x is { c: (typeof x)['c']; label: LabelRecord } => x.label !== undefined);
-      io.stderr.write(`[${i + 1}/${files.length}] ${file}: ${labelled.length} labelled case(s)\n`);
-      if (labelled.length === 0) continue;
-      const system = systemOf(graph.doc, file);
-      const deps = await caseDeps(
-        graph,
-        run,
-        labelled.map((x) => x.c),
-      );
-      const scored = await mapLimited(labelled, concurrency, async ({ c, label }) => {
-        const { result: a, error } = await attributeCase(method, { graph, case: c, system }, deps);
-        if (error) io.stderr.write(`${file} ${c.queryId} failed: ${error.kind}: ${error.message}\n`);
-        return {
-          file,
-          query_id: c.queryId,
-          ...scoredCase(a, system, label),
-          llm_calls: a.cost.llm_calls,
-          reason: a.reason,
-          error,
-        };
-      });
-      perCase.push(...scored);
-    }
+    const perCase: BenchCase[] = [];
+    const b: BenchRun = { io, files: files.length, choice, extra: extraLabels.labels, run, concurrency };
+    const unreadable =
+      extraLabels.unreadable +
+      (await eachTraceFile(
+        files,
+        io,
+        async (graph, file, i) => {
+          perCase.push(...(await scoreFile(b, graph, file, i)));
+        },
+        { progress: false },
+      ));
     if (perCase.length === 0)
       throw new CliError(
         `no labelled case in ${files.length} file(s)${unreadable ? ` (${unreadable} unreadable)` : ''}: nothing to score`,

@@ -1,9 +1,8 @@
 import { casePath, listCases, systemOf, type TraceCase } from '../../core/cases/index.ts';
 import { oneLine } from '../../core/text/index.ts';
 import { command, JSON_FLAG } from '../command.ts';
-import { openOneOf, traceFilesIn } from '../files.ts';
+import { eachTraceFile, traceFilesIn } from '../files.ts';
 import { printJson, printLine } from '../io.ts';
-import { progressReporter } from '../progress.ts';
 
 /** `judgeOpId` → `judge_op_id`. */
 type SnakeCase<S extends string> = S extends `${infer C}${infer Rest}`
@@ -56,16 +55,8 @@ export const cases = command({
   options: JSON_FLAG,
   async run({ positionals, values }, io) {
     const files = await traceFilesIn(positionals);
-    const progress = progressReporter(io, files.length);
     const out: CaseJson[] = [];
-    let failedFiles = 0;
-    for (const [i, file] of files.entries()) {
-      progress(i + 1, file);
-      const g = await openOneOf(file, files.length, io);
-      if (!g) {
-        failedFiles++;
-        continue;
-      }
+    const failedFiles = await eachTraceFile(files, io, (g, file) => {
       const system = systemOf(g.doc, file);
       for (const c of listCases(g))
         out.push(
@@ -76,7 +67,7 @@ export const cases = command({
             casePath(g, c).ops.map((o) => g.opId[o]),
           ),
         );
-    }
+    });
     if (values.json) printJson(io, out);
     else
       for (const c of out)

@@ -3,9 +3,8 @@ import { listCases } from '../../core/cases/index.ts';
 import { oneLine } from '../../core/text/index.ts';
 import { ATTRIBUTION_FLAGS, evidenceSetup, judgePoolOf } from '../attribution-setup.ts';
 import { command, JSON_FLAG } from '../command.ts';
-import { openOneOf, traceFilesIn } from '../files.ts';
+import { eachTraceFile, traceFilesIn } from '../files.ts';
 import { printJson, printLine } from '../io.ts';
-import { progressReporter } from '../progress.ts';
 
 /** A question whose verdict the fitted carrying test contradicts: a candidate judge error. */
 export interface JudgeDisagreementJson {
@@ -42,16 +41,8 @@ export const judge = command({
     const files = await traceFilesIn(positionals);
     const { evidenceFlow } = await evidenceSetup({ method: 'evidence', match: values.match }, io);
     evidenceFlow.judgePool = await judgePoolOf(files, evidenceFlow);
-    const progress = progressReporter(io, files.length);
     const out: JudgeJson[] = [];
-    let failedFiles = 0;
-    for (const [i, file] of files.entries()) {
-      progress(i + 1, file);
-      const g = await openOneOf(file, files.length, io);
-      if (!g) {
-        failedFiles++;
-        continue;
-      }
+    const failedFiles = await eachTraceFile(files, io, (g, file) => {
       const { fit, source } = judgeFitOf(g, evidenceFlow);
       const byId = new Map(listCases(g, { includePassed: true }).map((c) => [c.queryId, c]));
       out.push({
@@ -75,7 +66,7 @@ export const judge = command({
           };
         }),
       });
-    }
+    });
     if (values.json) printJson(io, out);
     else for (const j of out) printJudge(io, j);
     return failedFiles > 0 ? 1 : 0;

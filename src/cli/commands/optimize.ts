@@ -8,11 +8,12 @@
  */
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { Conversation } from '../../systems/index.ts';
 import type { OptimizeState, OptimizeStore } from '../../systems/optimize/index.ts';
 import { referenceTarget } from '../../systems/optimize/target.ts';
 import { SYSTEM_NAMES, type SystemName } from '../../systems/system.ts';
 import { METHODS } from '../attribution-setup.ts';
-import { command, oneOf } from '../command.ts';
+import { command, flags, oneOf, type ValuesOf } from '../command.ts';
 import { CliError, type CliIO } from '../io.ts';
 import { chatModelFromFlags, PROVIDER_FLAGS, PROVIDER_USAGE } from '../provider-flags.ts';
 import { writeAtomic } from '../write.ts';
@@ -82,6 +83,141 @@ function list(v: string | undefined): string[] | undefined {
     : undefined;
 }
 
+const OPTIMIZE_FLAGS = flags({
+  ...DATA_FLAGS,
+  system: {
+    type: 'string',
+    value: 'mem0|rag|long-context|evermemos|mem0ai',
+    help: 'the system whose prompts change: a reference system in LLM mode, or mem0ai (the npm mem0ai Memory, Node only) (required)',
+  },
+  ...PROVIDER_FLAGS,
+  out: { type: 'string', short: 'o', value: 'DIR', help: 'the folder the run is saved in (required)' },
+  train: { type: 'string', value: 'ID[,ID…]', help: 'conversations the feedback comes from (required)' },
+  'held-out': {
+    type: 'string',
+    value: 'ID[,ID…]',
+    help: 'conversations a rewrite must not make worse (required; never used for feedback)',
+  },
+  rounds: {
+    type: 'string',
+    value: 'N',
+    int: { min: 1 },
+    help: 'rounds of attribute → feedback → rewrite (default 3)',
+  },
+  'train-questions': {
+    type: 'string',
+    value: 'N',
+    int: { min: 1 },
+    help: 'questions per training conversation (default: all)',
+  },
+  'held-out-questions': {
+    type: 'string',
+    value: 'N',
+    int: { min: 1 },
+    help: 'questions per held-out conversation (default: all)',
+  },
+  prompts: { type: 'string', value: 'NAME,…', help: 'the prompts that may change (default: every prompt)' },
+  method: {
+    type: 'string',
+    default: 'evidence',
+    choices: METHODS,
+    help: 'the attribution engine used on the failures',
+  },
+  'max-tokens': {
+    type: 'string',
+    value: 'N',
+    int: { min: 1 },
+    help: 'stop before a call would pass this many tokens in all',
+  },
+  'max-round-tokens': {
+    type: 'string',
+    value: 'N',
+    int: { min: 1 },
+    help: 'stop a round before it passes this many tokens',
+  },
+  seed: { type: 'string', value: 'N', int: { min: 0 }, help: 'seed of the question sampling (default 0)' },
+  resume: { type: 'boolean', default: false, help: 'continue the run saved in -o DIR from its last round' },
+  'qa-model': { type: 'string', value: 'M', help: 'model that runs the memory system (default --model)' },
+  'judge-model': { type: 'string', value: 'M', help: 'model of the LLM judge (default --model)' },
+  'attribution-model': {
+    type: 'string',
+    value: 'M',
+    help: 'model of the attribution agents (default --model)',
+  },
+  'optimizer-model': {
+    type: 'string',
+    value: 'M',
+    help: 'model that writes feedback and rewrites (default --model)',
+  },
+});
+type OptimizeValues = ValuesOf<typeof OPTIMIZE_FLAGS>;
+
+/** The --train and --held-out conversations of the data: each given and found, the two apart. */
+function pickConversations(values: OptimizeValues, conversations: readonly Conversation[]) {
+  const pick = (flag: 'train' | 'held-out') => {
+    const ids = list(values[flag]);
+    if (!ids?.length) throw new CliError(`--${flag} ID[,ID…] is required`, 2);
+    return ids.map((id) => {
+      const c = conversations.find((x) => x.id === id);
+      if (!c)
+        throw new CliError(
+          `${values.data}: no conversation "${id}" (${conversations
+            .slice(0, 8)
+            .map((x) => x.id)
+            .join(', ')}${conversations.length > 8 ? ', …' : ''})`,
+        );
+      return c;
+    });
+  };
+  const train = pick('train');
+  const heldOut = pick('held-out');
+  const overlap = train.filter((c) => heldOut.includes(c));
+  if (overlap.length)
+    throw new CliError(`--train and --held-out share ${overlap.map((c) => c.id).join(', ')}`, 2);
+  return { train, heldOut };
+}
+
+/** The run's models, each from its --…-model flag (default --model), cached in `<out>/cache` unless --cache-dir. */
+function roleModels(values: OptimizeValues, io: CliIO, out: string) {
+  const cacheDir = values['cache-dir'] ?? join(out, 'cache');
+  const model = (role: string, flag: 'qa-model' | 'judge-model' | 'optimizer-model' | 'attribution-model') =>
+    chatModelFromFlags({ ...values, 'cache-dir': cacheDir, model: values[flag] ?? values.model }, io, {
+      label: role,
+    });
+  return {
+    qa: model('qa', 'qa-model'),
+    judge: model('judge', 'judge-model'),
+    optimizer: model('optimizer', 'optimizer-model'),
+    attribution: values.method === 'evidence' ? undefined : model('attribution', 'attribution-model'),
+  };
+}
+
+/** The --prompts the run may change: each one the target has. */
+function allowedPrompts(values: OptimizeValues, system: TargetName, target: { prompts: object }) {
+  const allowed = list(values.prompts);
+  for (const p of allowed ?? [])
+    if (!(p in target.prompts))
+      throw new CliError(
+        `--prompts: ${system} has no prompt "${p}" (${Object.keys(target.prompts).join(', ')})`,
+        2,
+      );
+  return allowed;
+}
+
+/** Each round's decision and cost, then how the run ended, on stderr. */
+function printOutcome(io: CliIO, state: OptimizeState, out: string): void {
+  for (const r of state.rounds) {
+    const tokens = Object.values(r.cost).reduce((s, c) => s + c.inputTokens + c.outputTokens, 0);
+    const calls = Object.values(r.cost).reduce((s, c) => s + c.calls, 0);
+    io.stderr.write(
+      `round ${r.round} (${r.conversation}): ${r.decision} — ${r.reason}; ${calls} call(s), ${tokens} tokens\n`,
+    );
+  }
+  io.stderr.write(
+    `${state.status}: ${state.message}; ${state.tokens_used} tokens in all; ${join(out, 'update_results.json')}\n`,
+  );
+}
+
 export const optimize = command({
   name: 'optimize',
   summary:
@@ -92,73 +228,7 @@ export const optimize = command({
     `[--prompts NAME,…] [--method ${METHODS.join('|')}] [--max-tokens N] [--max-round-tokens N] [--seed N] [--resume] ` +
     `[--qa-model M] [--judge-model M] [--attribution-model M] [--optimizer-model M] ${PROVIDER_USAGE}`,
   args: { min: 0, max: 0, name: '' },
-  options: {
-    ...DATA_FLAGS,
-    system: {
-      type: 'string',
-      value: 'mem0|rag|long-context|evermemos|mem0ai',
-      help: 'the system whose prompts change: a reference system in LLM mode, or mem0ai (the npm mem0ai Memory, Node only) (required)',
-    },
-    ...PROVIDER_FLAGS,
-    out: { type: 'string', short: 'o', value: 'DIR', help: 'the folder the run is saved in (required)' },
-    train: { type: 'string', value: 'ID[,ID…]', help: 'conversations the feedback comes from (required)' },
-    'held-out': {
-      type: 'string',
-      value: 'ID[,ID…]',
-      help: 'conversations a rewrite must not make worse (required; never used for feedback)',
-    },
-    rounds: {
-      type: 'string',
-      value: 'N',
-      int: { min: 1 },
-      help: 'rounds of attribute → feedback → rewrite (default 3)',
-    },
-    'train-questions': {
-      type: 'string',
-      value: 'N',
-      int: { min: 1 },
-      help: 'questions per training conversation (default: all)',
-    },
-    'held-out-questions': {
-      type: 'string',
-      value: 'N',
-      int: { min: 1 },
-      help: 'questions per held-out conversation (default: all)',
-    },
-    prompts: { type: 'string', value: 'NAME,…', help: 'the prompts that may change (default: every prompt)' },
-    method: {
-      type: 'string',
-      default: 'evidence',
-      choices: METHODS,
-      help: 'the attribution engine used on the failures',
-    },
-    'max-tokens': {
-      type: 'string',
-      value: 'N',
-      int: { min: 1 },
-      help: 'stop before a call would pass this many tokens in all',
-    },
-    'max-round-tokens': {
-      type: 'string',
-      value: 'N',
-      int: { min: 1 },
-      help: 'stop a round before it passes this many tokens',
-    },
-    seed: { type: 'string', value: 'N', int: { min: 0 }, help: 'seed of the question sampling (default 0)' },
-    resume: { type: 'boolean', default: false, help: 'continue the run saved in -o DIR from its last round' },
-    'qa-model': { type: 'string', value: 'M', help: 'model that runs the memory system (default --model)' },
-    'judge-model': { type: 'string', value: 'M', help: 'model of the LLM judge (default --model)' },
-    'attribution-model': {
-      type: 'string',
-      value: 'M',
-      help: 'model of the attribution agents (default --model)',
-    },
-    'optimizer-model': {
-      type: 'string',
-      value: 'M',
-      help: 'model that writes feedback and rewrites (default --model)',
-    },
-  },
+  options: OPTIMIZE_FLAGS,
   async run({ values }, io: CliIO) {
     const { optimizePrompts } = await optimizeLib();
     const out = values.out;
@@ -168,26 +238,7 @@ export const optimize = command({
     if (values.provider === undefined && !io.env.MEMTRACE_PROVIDER)
       throw new CliError(`optimize needs a model: ${PROVIDER_USAGE}`, 2);
     const args = await readDataArgs({ ...values, conversation: undefined }, TARGET_NAMES);
-    const pick = (flag: 'train' | 'held-out') => {
-      const ids = list(values[flag]);
-      if (!ids?.length) throw new CliError(`--${flag} ID[,ID…] is required`, 2);
-      return ids.map((id) => {
-        const c = args.conversations.find((x) => x.id === id);
-        if (!c)
-          throw new CliError(
-            `${values.data}: no conversation "${id}" (${args.conversations
-              .slice(0, 8)
-              .map((x) => x.id)
-              .join(', ')}${args.conversations.length > 8 ? ', …' : ''})`,
-          );
-        return c;
-      });
-    };
-    const train = pick('train');
-    const heldOut = pick('held-out');
-    const overlap = train.filter((c) => heldOut.includes(c));
-    if (overlap.length)
-      throw new CliError(`--train and --held-out share ${overlap.map((c) => c.id).join(', ')}`, 2);
+    const { train, heldOut } = pickConversations(values, args.conversations);
 
     const store = folderStore(out);
     const saved = await store.load();
@@ -196,22 +247,8 @@ export const optimize = command({
         `${out} already holds a run (${saved.rounds.length} round(s), ${saved.status}); pass --resume to continue it`,
       );
 
-    const cacheDir = values['cache-dir'] ?? join(out, 'cache');
-    const model = (
-      role: string,
-      flag: 'qa-model' | 'judge-model' | 'optimizer-model' | 'attribution-model',
-    ) =>
-      chatModelFromFlags({ ...values, 'cache-dir': cacheDir, model: values[flag] ?? values.model }, io, {
-        label: role,
-      });
     const target = system === 'mem0ai' ? await mem0aiTarget() : referenceTarget(system);
-    const allowed = list(values.prompts);
-    for (const p of allowed ?? [])
-      if (!(p in target.prompts))
-        throw new CliError(
-          `--prompts: ${system} has no prompt "${p}" (${Object.keys(target.prompts).join(', ')})`,
-          2,
-        );
+    const allowed = allowedPrompts(values, system, target);
     const state = await optimizePrompts(
       target,
       {
@@ -228,26 +265,12 @@ export const optimize = command({
           maxTokens: values['max-tokens'],
           maxRoundTokens: values['max-round-tokens'],
         },
-        models: {
-          qa: model('qa', 'qa-model'),
-          judge: model('judge', 'judge-model'),
-          optimizer: model('optimizer', 'optimizer-model'),
-          attribution: method === 'evidence' ? undefined : model('attribution', 'attribution-model'),
-        },
+        models: roleModels(values, io, out),
       },
       store,
       { onProgress: (m) => io.stderr.write(`${m}\n`) },
     );
-    for (const r of state.rounds) {
-      const tokens = Object.values(r.cost).reduce((s, c) => s + c.inputTokens + c.outputTokens, 0);
-      const calls = Object.values(r.cost).reduce((s, c) => s + c.calls, 0);
-      io.stderr.write(
-        `round ${r.round} (${r.conversation}): ${r.decision} — ${r.reason}; ${calls} call(s), ${tokens} tokens\n`,
-      );
-    }
-    io.stderr.write(
-      `${state.status}: ${state.message}; ${state.tokens_used} tokens in all; ${join(out, 'update_results.json')}\n`,
-    );
+    printOutcome(io, state, out);
     return state.status === 'done' ? 0 : 1;
   },
 });

@@ -8,16 +8,18 @@
 import { readFile } from 'node:fs/promises';
 import { listCases, type TraceCase } from '../../core/cases/index.ts';
 import type { TraceGraph } from '../../core/graph/index.ts';
+import type { ChatModel } from '../../core/llm/index.ts';
 import type {
   AttributedInput,
   AttributionRecord,
+  ErrorReport,
   GraphKey,
   NarrativeCase,
   ReportCase,
 } from '../../core/report/index.ts';
 import { depsFor } from '../attribution-setup.ts';
 import { command } from '../command.ts';
-import { openOneOf, readText, traceFilesIn } from '../files.ts';
+import { eachTraceFile, readText, traceFilesIn } from '../files.ts';
 import { CliError, type CliIO } from '../io.ts';
 import { chatModelFromFlags, PROVIDER_FLAGS, PROVIDER_USAGE } from '../provider-flags.ts';
 import { writeAtomic } from '../write.ts';
@@ -35,6 +37,7 @@ async function reportLib() {
 }
 
 const FORMATS = ['md', 'html', 'json', 'paper'] as const;
+type ReportFormat = (typeof FORMATS)[number];
 
 /** Cases worth reporting: failed by the judge, or annotated. */
 function reportable(g: TraceGraph): TraceCase[] {
@@ -53,14 +56,13 @@ function keyOf(file: string, g: TraceGraph): GraphKey {
 }
 
 async function readAttributions(files: string[]): Promise<{ file: string; records: AttributionRecord[] }[]> {
-  const { AttributionFileError, parseAttributionFile } = await reportLib();
+  const lib = await reportLib();
   const out: { file: string; records: AttributionRecord[] }[] = [];
   for (const file of files) {
     try {
-      out.push({ file, records: parseAttributionFile(await readText(file), file) });
+      out.push({ file, records: lib.parseAttributionFile(await readText(file), file) });
     } catch (e) {
-      if (e instanceof AttributionFileError) throw new CliError(e.message);
-      throw e;
+      throw attributionError(lib, e);
     }
   }
   return out;
@@ -73,6 +75,147 @@ async function overviewText(value: unknown): Promise<string | undefined> {
   } catch {
     return value; // not a file: the overview itself, as the paper's --target-system-overview
   }
+}
+
+type ReportLib = Awaited<ReturnType<typeof reportLib>>;
+
+/** An attribution file's problem as the command's one-line error. */
+function attributionError(lib: ReportLib, e: unknown): unknown {
+  return e instanceof lib.AttributionFileError ? new CliError(e.message) : e;
+}
+
+/** What one report run reads: its trace files and the attribution files' records (if any). */
+interface ReportInput {
+  lib: ReportLib;
+  io: CliIO;
+  files: string[];
+  sources: { file: string; records: AttributionRecord[] }[];
+}
+
+/**
+ * With attribution files: each record's graph (by its place in `files`), found in one pass over
+ * the graphs; and how many files could not be read.
+ */
+async function recordsByGraph(
+  input: ReportInput,
+): Promise<{ byGraph: Map<number, AttributionRecord[]>; unreadable: number }> {
+  const byGraph = new Map<number, AttributionRecord[]>();
+  if (input.sources.length === 0) return { byGraph, unreadable: 0 };
+  const keys: (GraphKey | null)[] = input.files.map(() => null);
+  const unreadable = await eachTraceFile(
+    input.files,
+    input.io,
+    (g, file, i) => {
+      keys[i] = keyOf(file, g);
+    },
+    { progress: false },
+  );
+  const known = keys.map((k, i) => ({ k, i })).filter((x): x is { k: GraphKey; i: number } => x.k !== null);
+  for (const { file, records } of input.sources) {
+    let matched: number[];
+    try {
+      matched = input.lib.matchRecords(
+        records,
+        known.map((x) => x.k),
+        file,
+      );
+    } catch (e) {
+      throw attributionError(input.lib, e);
+    }
+    matched.forEach((m, j) => {
+      const i = known[m].i;
+      const list = byGraph.get(i) ?? [];
+      list.push(records[j]);
+      byGraph.set(i, list);
+    });
+  }
+  return { byGraph, unreadable };
+}
+
+/**
+ * The report's cases, file by file: those the attribution records name, or else every
+ * reportable case attributed by evidence-flow; with their narrative inputs when a model writes one.
+ */
+async function collectCases(input: ReportInput, byGraph: Map<number, AttributionRecord[]>, narrate: boolean) {
+  const { lib, io, files, sources } = input;
+  const cases: ReportCase[] = [];
+  const narrativeCases: NarrativeCase[] = [];
+  const unreadable = await eachTraceFile(
+    files,
+    io,
+    async (g, file, i) => {
+      const work: { c: TraceCase; a: AttributedInput }[] = [];
+      if (sources.length > 0) {
+        const all = listCases(g, { includePassed: true });
+        for (const r of byGraph.get(i) ?? []) {
+          const c = all.find((x) => x.queryId === r.query_id);
+          if (c) work.push({ c, a: r });
+        }
+      } else {
+        const found = reportable(g);
+        if (found.length > 0) {
+          const deps = await depsFor(g, {});
+          for (const c of found)
+            work.push({ c, a: await lib.evidenceFlowEngine({ graph: g, case: c }, deps) });
+        }
+      }
+      io.stderr.write(`[${i + 1}/${files.length}] ${file}: ${work.length} case(s)\n`);
+      for (const { c, a } of work) {
+        const rc = lib.reportCase(g, c, a, { file });
+        cases.push(rc);
+        if (narrate) narrativeCases.push(lib.narrativeCase(g, c, rc));
+      }
+    },
+    { progress: false, only: sources.length > 0 ? (i) => byGraph.has(i) : undefined },
+  );
+  return { cases, narrativeCases, unreadable };
+}
+
+/** A model writes the narrative (batches of `batchSize`), with its cost on stderr. */
+async function writeModelNarrative(
+  r: ErrorReport,
+  narrativeCases: NarrativeCase[],
+  run: { lib: ReportLib; io: CliIO; model: ChatModel; batchSize: number; overview: unknown },
+): Promise<void> {
+  const { io, batchSize } = run;
+  io.stderr.write(
+    `narrative: ${Math.ceil(narrativeCases.length / batchSize)} batch(es) of up to ${batchSize} cases\n`,
+  );
+  r.narrative = await run.lib.writeNarrative(narrativeCases, {
+    model: run.model,
+    overview: await overviewText(run.overview),
+    batchSize,
+    onBatch: (done, total) => io.stderr.write(`narrative batch ${done}/${total}\n`),
+  });
+  const c = r.narrative.cost;
+  io.stderr.write(
+    `narrative: ${c.calls} call(s) (${c.cached} cached, ${c.failed} failed), ${c.inputTokens} input + ${c.outputTokens} output tokens${c.estimated ? ' (partly estimated)' : ''}; ${r.narrative.dropped_citations.length} unknown citation(s) dropped\n`,
+  );
+}
+
+/** The narrative of an earlier error_analysis_report.json, its citations kept to this report's cases. */
+async function readNarrative(lib: ReportLib, r: ErrorReport, file: string): Promise<void> {
+  try {
+    r.narrative = lib.narrativeFromText(
+      lib.parseErrorAnalysisReport(await readText(file), file),
+      r.case_list.map((c) => c.case_id),
+    );
+  } catch (e) {
+    throw attributionError(lib, e);
+  }
+}
+
+/** The report in one format. */
+function formatReport(
+  lib: ReportLib,
+  r: ErrorReport,
+  format: ReportFormat,
+  title: string | undefined,
+): string {
+  if (format === 'md') return lib.reportMarkdown(r, { title });
+  if (format === 'html') return lib.reportHtml(r, { title });
+  if (format === 'json') return `${JSON.stringify(r, null, 2)}\n`;
+  return `${JSON.stringify(lib.errorAnalysisReportJson(r.narrative?.text ?? ''), null, 4)}\n`;
 }
 
 export const report = command({
@@ -119,20 +262,7 @@ export const report = command({
     ...PROVIDER_FLAGS,
   },
   async run({ positionals, values }, io) {
-    const {
-      AttributionFileError,
-      buildReport,
-      errorAnalysisReportJson,
-      matchRecords,
-      narrativeCase,
-      narrativeFromText,
-      parseErrorAnalysisReport,
-      reportCase,
-      reportHtml,
-      reportMarkdown,
-      writeNarrative,
-      evidenceFlowEngine,
-    } = await reportLib();
+    const lib = await reportLib();
     if (positionals.length === 0) throw new CliError('report needs graph files or folders', 2);
     // Several formats at once (`--format md,html`) write OUT.md, OUT.html, … from one run.
     const formats = values.format;
@@ -145,113 +275,31 @@ export const report = command({
     const model = wantsNarrative ? chatModelFromFlags(values, io, { label: 'report narrative' }) : undefined;
 
     const files = await traceFilesIn(positionals);
-    const attributionFiles = values.attributions ?? [];
-    const sources = await readAttributions(attributionFiles);
-    let unreadable = 0;
-    const open = async (file: string): Promise<TraceGraph | null> => {
-      const g = await openOneOf(file, files.length, io);
-      if (!g) unreadable++;
-      return g;
-    };
+    const input: ReportInput = { lib, io, files, sources: await readAttributions(values.attributions ?? []) };
+    const matched = await recordsByGraph(input);
+    const found = await collectCases(input, matched.byGraph, model !== undefined);
+    const unreadable = matched.unreadable + found.unreadable;
 
-    // With attribution files: find each record's graph first (one pass over the graphs).
-    const byGraph = new Map<number, AttributionRecord[]>();
-    if (sources.length > 0) {
-      const keys: (GraphKey | null)[] = [];
-      for (const file of files) {
-        const g = await open(file);
-        keys.push(g ? keyOf(file, g) : null);
-      }
-      const known = keys
-        .map((k, i) => ({ k, i }))
-        .filter((x): x is { k: GraphKey; i: number } => x.k !== null);
-      for (const { file, records } of sources) {
-        let matched: number[];
-        try {
-          matched = matchRecords(
-            records,
-            known.map((x) => x.k),
-            file,
-          );
-        } catch (e) {
-          if (e instanceof AttributionFileError) throw new CliError(e.message);
-          throw e;
-        }
-        matched.forEach((m, j) => {
-          const i = known[m].i;
-          const list = byGraph.get(i) ?? [];
-          list.push(records[j]);
-          byGraph.set(i, list);
-        });
-      }
-    }
-
-    const cases: ReportCase[] = [];
-    const narrativeCases: NarrativeCase[] = [];
-    for (const [i, file] of files.entries()) {
-      if (sources.length > 0 && !byGraph.has(i)) continue;
-      const g = await open(file);
-      if (!g) continue;
-      const found = reportable(g);
-      const work: { c: TraceCase; a: AttributedInput }[] = [];
-      if (sources.length > 0) {
-        const all = listCases(g, { includePassed: true });
-        for (const r of byGraph.get(i) ?? []) {
-          const c = all.find((x) => x.queryId === r.query_id);
-          if (c) work.push({ c, a: r });
-        }
-      } else if (found.length > 0) {
-        const deps = await depsFor(g, {});
-        for (const c of found) work.push({ c, a: await evidenceFlowEngine({ graph: g, case: c }, deps) });
-      }
-      io.stderr.write(`[${i + 1}/${files.length}] ${file}: ${work.length} case(s)\n`);
-      for (const { c, a } of work) {
-        const rc = reportCase(g, c, a, { file });
-        cases.push(rc);
-        if (model) narrativeCases.push(narrativeCase(g, c, rc));
-      }
-    }
-
-    const r = buildReport(cases, { generatedAt: new Date().toISOString() });
-    if (model) {
-      io.stderr.write(
-        `narrative: ${Math.ceil(narrativeCases.length / batchSize)} batch(es) of up to ${batchSize} cases\n`,
-      );
-      r.narrative = await writeNarrative(narrativeCases, {
+    const r = lib.buildReport(found.cases, { generatedAt: new Date().toISOString() });
+    if (model)
+      await writeModelNarrative(r, found.narrativeCases, {
+        lib,
+        io,
         model,
-        overview: await overviewText(values.overview),
         batchSize,
-        onBatch: (done, total) => io.stderr.write(`narrative batch ${done}/${total}\n`),
+        overview: values.overview,
       });
-      const c = r.narrative.cost;
-      io.stderr.write(
-        `narrative: ${c.calls} call(s) (${c.cached} cached, ${c.failed} failed), ${c.inputTokens} input + ${c.outputTokens} output tokens${c.estimated ? ' (partly estimated)' : ''}; ${r.narrative.dropped_citations.length} unknown citation(s) dropped\n`,
-      );
-    } else if (typeof values['narrative-from'] === 'string') {
-      const file = values['narrative-from'];
-      try {
-        r.narrative = narrativeFromText(
-          parseErrorAnalysisReport(await readText(file), file),
-          r.case_list.map((c) => c.case_id),
-        );
-      } catch (e) {
-        if (e instanceof AttributionFileError) throw new CliError(e.message);
-        throw e;
-      }
-    }
+    else if (typeof values['narrative-from'] === 'string')
+      await readNarrative(lib, r, values['narrative-from']);
 
     const title = typeof values.title === 'string' ? values.title : undefined;
     for (const format of formats) {
-      const text =
-        format === 'md'
-          ? reportMarkdown(r, { title })
-          : format === 'html'
-            ? reportHtml(r, { title })
-            : format === 'json'
-              ? `${JSON.stringify(r, null, 2)}\n`
-              : `${JSON.stringify(errorAnalysisReportJson(r.narrative?.text ?? ''), null, 4)}\n`;
       const ext = format === 'paper' ? 'error_analysis_report.json' : format;
-      await emit(io, formats.length > 1 ? `${values.out}.${ext}` : values.out, text);
+      await emit(
+        io,
+        formats.length > 1 ? `${values.out}.${ext}` : values.out,
+        formatReport(lib, r, format, title),
+      );
     }
     io.stderr.write(
       `${r.cases} case(s): ${r.attributed} attributed, ${r.no_decisive_error} with no decisive error; ${r.clusters.length} cluster(s)` +

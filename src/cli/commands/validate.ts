@@ -1,8 +1,7 @@
 import { formatIssue, type TraceIssue } from '../../core/trace/index.ts';
 import { command, JSON_FLAG } from '../command.ts';
-import { openTraceFile, traceFilesIn } from '../files.ts';
+import { eachOpenResult, traceFilesIn } from '../files.ts';
 import { printJson, printLine } from '../io.ts';
-import { progressReporter } from '../progress.ts';
 
 export interface ValidateReport {
   file: string;
@@ -20,15 +19,12 @@ export const validate = command({
   options: JSON_FLAG,
   async run({ positionals, values }, io) {
     const files = await traceFilesIn(positionals);
-    const progress = progressReporter(io, files.length);
     const reports: ValidateReport[] = [];
-    for (const [i, file] of files.entries()) {
-      progress(i + 1, file);
-      const r = await openTraceFile(file);
+    await eachOpenResult(files, io, (r, file) => {
       const count = (s: string) =>
         r.issues.filter((x) => x.severity === s && x.code !== 'more-issues').length;
       reports.push({ file, ok: r.ok, errors: count('error'), warnings: count('warning'), issues: r.issues });
-    }
+    });
     if (values.json) printJson(io, reports);
     else {
       for (const r of reports) {

@@ -157,7 +157,13 @@ function timeOf(stamp: string): number {
   return Date.UTC(part[0], part[1] - 1, part[2], part[3], part[4], part[5], ms);
 }
 
-function categoryTable(): { names: string[]; code: (name: string) => number } {
+/** Category names, each coded by its first appearance. */
+interface CategoryTable {
+  names: string[];
+  code(name: string): number;
+}
+
+function categoryTable(): CategoryTable {
   const names: string[] = [];
   const index = new Map<string, number>();
   return {
@@ -174,13 +180,16 @@ function categoryTable(): { names: string[]; code: (name: string) => number } {
   };
 }
 
-/** Lays out the whole graph as time-ordered lanes in bands (see the module comment). */
-export function laneLayout(g: TraceGraph, options: LaneLayoutOptions = {}): LaneLayout {
-  const nv = g.varId.length;
-  const no = g.opId.length;
-  const cats = categoryTable();
+/** Columns of the ops: execution rank, sentinels hidden (-1), with each column's time. */
+interface OpColumns {
+  opColumn: Int32Array;
+  columnOp: Int32Array;
+  columnTime: Float64Array;
+  opCategory: Uint16Array;
+}
 
-  // Ops: column = execution rank, sentinels hidden.
+function opColumns(g: TraceGraph, cats: CategoryTable): OpColumns {
+  const no = g.opId.length;
   const opColumn = new Int32Array(no);
   const columnOp = new Int32Array(no);
   const columnTime = new Float64Array(no);
@@ -193,17 +202,36 @@ export function laneLayout(g: TraceGraph, options: LaneLayoutOptions = {}): Lane
     columnTime[c] = timeOf(g.opCreatedAt[o]);
     opCategory[o] = cats.code(g.opCategory[o]);
   }
+  return { opColumn, columnOp, columnTime, opCategory };
+}
 
-  // Variables: first producing column, first / last column touching it.
-  const hiddenVar = new Uint8Array(nv);
-  const varCategory = new Uint16Array(nv);
-  const x0 = new Float64Array(nv);
-  const x1 = new Float64Array(nv);
-  const useMax = new Float64Array(nv);
-  const producer = new Int32Array(nv).fill(-1); // first visible producing op
+/**
+ * Where each variable sits in x before lanes make chains monotone: x0 at its first producing
+ * column, `useMax` the last column touching it (x1 is filled in by `chainLanes`).
+ */
+interface VarSpans {
+  hidden: Uint8Array;
+  category: Uint16Array;
+  x0: Float64Array;
+  x1: Float64Array;
+  useMax: Float64Array;
+  /** First visible producing op, -1 when none. */
+  producer: Int32Array;
+}
+
+function varSpans(g: TraceGraph, opColumn: Int32Array, cats: CategoryTable): VarSpans {
+  const nv = g.varId.length;
+  const s: VarSpans = {
+    hidden: new Uint8Array(nv),
+    category: new Uint16Array(nv),
+    x0: new Float64Array(nv),
+    x1: new Float64Array(nv),
+    useMax: new Float64Array(nv),
+    producer: new Int32Array(nv).fill(-1),
+  };
   for (let v = 0; v < nv; v++) {
-    hiddenVar[v] = isSentinelVar(g, v) ? 1 : 0;
-    varCategory[v] = cats.code(g.varCategory[v]);
+    s.hidden[v] = isSentinelVar(g, v) ? 1 : 0;
+    s.category[v] = cats.code(g.varCategory[v]);
     let prod = Number.POSITIVE_INFINITY;
     let cons = Number.POSITIVE_INFINITY;
     let last = Number.NEGATIVE_INFINITY;
@@ -212,7 +240,7 @@ export function laneLayout(g: TraceGraph, options: LaneLayoutOptions = {}): Lane
       if (c < 0) continue;
       if (c < prod) {
         prod = c;
-        producer[v] = g.edgeOp[e];
+        s.producer[v] = g.edgeOp[e];
       }
       if (c > last) last = c;
     }
@@ -224,28 +252,40 @@ export function laneLayout(g: TraceGraph, options: LaneLayoutOptions = {}): Lane
     }
     // A produced version starts at its producer; an input-only one just before its first reader;
     // one no op touches at the place its timestamp falls.
-    x0[v] = prod !== Number.POSITIVE_INFINITY ? prod : cons !== Number.POSITIVE_INFINITY ? cons - 0.5 : 0;
+    s.x0[v] = prod !== Number.POSITIVE_INFINITY ? prod : cons !== Number.POSITIVE_INFINITY ? cons - 0.5 : 0;
     if (prod === Number.POSITIVE_INFINITY && cons === Number.POSITIVE_INFINITY) {
-      x0[v] = columnOfTime(g, g.varCreatedAt[v]) - 0.5;
+      s.x0[v] = columnOfTime(g, g.varCreatedAt[v]) - 0.5;
     }
-    useMax[v] = last;
+    s.useMax[v] = last;
   }
+  return s;
+}
 
-  // Lanes: one per lineage with a visible version; versions made monotone along the chain.
-  const nl = g.lineageNames.length;
-  const laneLineageTmp: number[] = [];
-  const laneStart: number[] = [];
-  const laneEnd: number[] = [];
-  const laneFirst: number[] = [];
-  const laneVersions: number[] = [];
-  for (let l = 0; l < nl; l++) {
+/** Lanes before ordering, indexed by draft lane (lineage order). */
+interface LaneDraft {
+  lineage: number[];
+  start: number[];
+  end: number[];
+  /** First visible version. */
+  first: number[];
+  versions: number[];
+}
+
+/**
+ * One lane per lineage with a visible version. Makes the versions monotone along the chain
+ * and sets each version's x1 (the next one's x0; the last one's last use) in `s`.
+ */
+function chainLanes(g: TraceGraph, s: VarSpans): LaneDraft {
+  const { hidden, x0, x1 } = s;
+  const d: LaneDraft = { lineage: [], start: [], end: [], first: [], versions: [] };
+  for (let l = 0; l < g.lineageNames.length; l++) {
     const chain = row(g.lineages, l);
     let prev = -1;
     let first = -1;
     let versions = 0;
     for (let k = 0; k < chain.length; k++) {
       const v = chain[k];
-      if (hiddenVar[v]) continue;
+      if (hidden[v]) continue;
       versions++;
       if (first < 0) first = v;
       if (prev >= 0) {
@@ -255,123 +295,186 @@ export function laneLayout(g: TraceGraph, options: LaneLayoutOptions = {}): Lane
       prev = v;
     }
     if (prev < 0) continue;
-    x1[prev] = Math.max(useMax[prev], x0[prev] + 0.5);
-    laneLineageTmp.push(l);
-    laneStart.push(x0[first]);
-    laneEnd.push(x1[prev]);
-    laneFirst.push(first);
-    laneVersions.push(versions);
+    x1[prev] = Math.max(s.useMax[prev], x0[prev] + 0.5);
+    d.lineage.push(l);
+    d.start.push(x0[first]);
+    d.end.push(x1[prev]);
+    d.first.push(first);
+    d.versions.push(versions);
   }
-  const lanes = laneLineageTmp.length;
+  return d;
+}
 
-  // Bands: a key per lane (numbers: kind, category, session or producer name), bands
-  // ordered by kind then first appearance.
-  const question = questionVariables(g, hiddenVar);
-  const sessionCode = new Map<string, number>();
-  const opNameCode = new Map<string, number>();
-  const codeOf = (m: Map<string, number>, key: string) => {
-    let c = m.get(key);
-    if (c === undefined) {
-      c = m.size;
-      m.set(key, c);
-    }
-    return c;
-  };
-  const oneSession = g.sessions.length === 1 ? g.sessions[0].session_id : undefined;
-  const bandOfKey = new Map<number, number>();
-  const bandKey: number[] = [];
-  const bandKindTmp: number[] = [];
-  const bandNameTmp: string[] = [];
-  const bandCat: number[] = [];
-  const bandStart: number[] = [];
-  const laneBandTmp = new Int32Array(lanes);
-  const grouped = options.bands ?? true;
-  for (let i = 0; i < lanes; i++) {
-    const v = laneFirst[i];
-    const category = g.varCategory[v];
-    const cat = varCategory[v];
-    let kind: number;
-    let key: number; // kind · 2^44 + a · 2^22 + b, exact in a double
-    let session = '';
-    let op = '';
-    if (!grouped) {
-      kind = laneVersions[i] > 1 ? BAND_UNITS : BAND_OTHER;
-      key = -1 - i;
-    } else if (laneVersions[i] > 1) {
-      kind = BAND_UNITS;
-      key = kind * 2 ** 44 + cat * 2 ** 22;
-    } else if (question[v]) {
-      kind = BAND_QUESTIONS;
-      key = kind * 2 ** 44;
-    } else if (isConversationMessage(category)) {
+/** Bands in order of first sight (draft bands), and the draft band of each draft lane. */
+interface BandDraft {
+  laneBand: Int32Array;
+  kind: number[];
+  name: string[];
+  category: number[];
+  start: number[];
+}
+
+/** Which band a lane belongs to: its kind, a key (numbers exact in a double) and what names it. */
+interface BandKey {
+  kind: number;
+  /** kind · 2^44 + a · 2^22 + b; negative for an ungrouped lane. */
+  key: number;
+  session: string;
+  op: string;
+}
+
+/** Reads the band of each lane: messages by session, units by kind, questions, others by producer. */
+class BandKeys {
+  private readonly question: Uint8Array;
+  private readonly sessionCode = new Map<string, number>();
+  private readonly opNameCode = new Map<string, number>();
+  private readonly oneSession: string | undefined;
+
+  constructor(
+    private readonly g: TraceGraph,
+    private readonly s: VarSpans,
+    private readonly lanes: LaneDraft,
+    readonly grouped: boolean,
+  ) {
+    this.question = questionVariables(g, s.hidden);
+    this.oneSession = g.sessions.length === 1 ? g.sessions[0].session_id : undefined;
+  }
+
+  of(i: number): BandKey {
+    const { g, s, lanes } = this;
+    const v = lanes.first[i];
+    const cat = s.category[v];
+    if (!this.grouped)
+      return { kind: lanes.versions[i] > 1 ? BAND_UNITS : BAND_OTHER, key: -1 - i, session: '', op: '' };
+    if (lanes.versions[i] > 1)
+      return { kind: BAND_UNITS, key: BAND_UNITS * 2 ** 44 + cat * 2 ** 22, session: '', op: '' };
+    if (this.question[v]) return { kind: BAND_QUESTIONS, key: BAND_QUESTIONS * 2 ** 44, session: '', op: '' };
+    if (isConversationMessage(g.varCategory[v])) {
       // With one session there is nothing to tell apart (and the record need not be read).
-      const id = oneSession ?? g.vars[v].session_id;
-      session = typeof id === 'string' ? id : '';
-      kind = BAND_MESSAGES;
-      key = kind * 2 ** 44 + codeOf(sessionCode, session);
-    } else {
-      op = producer[v] >= 0 ? g.opName[producer[v]] || g.opCategory[producer[v]] : '';
-      kind = BAND_OTHER;
-      key = kind * 2 ** 44 + cat * 2 ** 22 + codeOf(opNameCode, op);
+      const id = this.oneSession ?? g.vars[v].session_id;
+      const session = typeof id === 'string' ? id : '';
+      return {
+        kind: BAND_MESSAGES,
+        key: BAND_MESSAGES * 2 ** 44 + codeOf(this.sessionCode, session),
+        session,
+        op: '',
+      };
     }
-    let b = bandOfKey.get(key);
-    if (b === undefined) {
-      b = bandKey.length;
-      bandOfKey.set(key, b);
-      bandKey.push(key);
-      bandKindTmp.push(kind);
-      bandNameTmp.push(
-        !grouped
-          ? g.lineageNames[laneLineageTmp[i]]
-          : kind === BAND_UNITS
-            ? category
-            : kind === BAND_QUESTIONS
-              ? 'questions'
-              : kind === BAND_MESSAGES
-                ? `messages · ${sessionName(g, session)}`
-                : op
-                  ? `${category} · ${op}`
-                  : `${category} · read only`,
-      );
-      bandCat.push(kind === BAND_QUESTIONS ? -1 : varCategory[v]);
-      bandStart.push(laneStart[i]);
-    } else if (laneStart[i] < bandStart[b]) bandStart[b] = laneStart[i];
-    laneBandTmp[i] = b;
+    const p = s.producer[v];
+    const op = p >= 0 ? g.opName[p] || g.opCategory[p] : '';
+    return {
+      kind: BAND_OTHER,
+      key: BAND_OTHER * 2 ** 44 + cat * 2 ** 22 + codeOf(this.opNameCode, op),
+      session: '',
+      op,
+    };
   }
-  const nb = bandKey.length;
-  const bandOrder = Array.from({ length: nb }, (_, b) => b).sort(
-    (a, b) => bandKindTmp[a] - bandKindTmp[b] || bandStart[a] - bandStart[b] || a - b,
-  );
-  const bandRank = new Int32Array(nb);
-  bandOrder.forEach((b, k) => {
-    bandRank[b] = k;
-  });
 
-  // Lane order: band (counting sort), then first appearance, lineage index breaking ties
-  // (keys exact in a double, sorted per band as typed arrays).
+  /** The name of a band first seen on lane i. */
+  name(i: number, b: BandKey): string {
+    const { g } = this;
+    const category = g.varCategory[this.lanes.first[i]];
+    if (!this.grouped) return g.lineageNames[this.lanes.lineage[i]];
+    if (b.kind === BAND_UNITS) return category;
+    if (b.kind === BAND_QUESTIONS) return 'questions';
+    if (b.kind === BAND_MESSAGES) return `messages · ${sessionName(g, b.session)}`;
+    return b.op ? `${category} · ${b.op}` : `${category} · read only`;
+  }
+}
+
+function codeOf(m: Map<string, number>, key: string): number {
+  let c = m.get(key);
+  if (c === undefined) {
+    c = m.size;
+    m.set(key, c);
+  }
+  return c;
+}
+
+/** Groups the lanes into bands, in order of first sight; each band's start is its lanes' earliest. */
+function bandLanes(g: TraceGraph, s: VarSpans, lanes: LaneDraft, grouped: boolean): BandDraft {
+  const keys = new BandKeys(g, s, lanes, grouped);
+  const bandOfKey = new Map<number, number>();
+  const n = lanes.lineage.length;
+  const d: BandDraft = { laneBand: new Int32Array(n), kind: [], name: [], category: [], start: [] };
+  for (let i = 0; i < n; i++) {
+    const k = keys.of(i);
+    let b = bandOfKey.get(k.key);
+    if (b === undefined) {
+      b = d.kind.length;
+      bandOfKey.set(k.key, b);
+      d.kind.push(k.kind);
+      d.name.push(keys.name(i, k));
+      d.category.push(k.kind === BAND_QUESTIONS ? -1 : s.category[lanes.first[i]]);
+      d.start.push(lanes.start[i]);
+    } else if (lanes.start[i] < d.start[b]) d.start[b] = lanes.start[i];
+    d.laneBand[i] = b;
+  }
+  return d;
+}
+
+/** Lanes in their final order, with the lane of each lineage (-1 when hidden). */
+interface LaneOrder {
+  laneLineage: Int32Array;
+  laneBand: Int32Array;
+  laneX0: Float64Array;
+  laneX1: Float64Array;
+  lineageLane: Int32Array;
+}
+
+/**
+ * Lane order: band (by rank; counting sort), then first appearance, draft index breaking ties
+ * (keys exact in a double, sorted per band as typed arrays).
+ */
+function orderLanes(
+  lanes: LaneDraft,
+  laneBand: Int32Array,
+  bandRank: Int32Array,
+  lineages: number,
+): LaneOrder {
+  const n = lanes.lineage.length;
+  const nb = bandRank.length;
   const bandFill = new Int32Array(nb + 1);
-  for (let i = 0; i < lanes; i++) bandFill[bandRank[laneBandTmp[i]] + 1]++;
+  for (let i = 0; i < n; i++) bandFill[bandRank[laneBand[i]] + 1]++;
   for (let b = 0; b < nb; b++) bandFill[b + 1] += bandFill[b];
   const bandBegin = bandFill.slice();
-  const keys = new Float64Array(lanes);
-  for (let i = 0; i < lanes; i++)
-    keys[bandFill[bandRank[laneBandTmp[i]]]++] = (laneStart[i] * 2 + 2) * 2 ** 22 + i;
+  const keys = new Float64Array(n);
+  for (let i = 0; i < n; i++)
+    keys[bandFill[bandRank[laneBand[i]]]++] = (lanes.start[i] * 2 + 2) * 2 ** 22 + i;
   for (let b = 0; b < nb; b++) keys.subarray(bandBegin[b], bandBegin[b + 1]).sort();
-  const laneLineage = new Int32Array(lanes);
-  const laneBand = new Int32Array(lanes);
-  const laneX0 = new Float64Array(lanes);
-  const laneX1 = new Float64Array(lanes);
-  const lineageLane = new Int32Array(nl).fill(-1);
-  for (let k = 0; k < lanes; k++) {
+  const o: LaneOrder = {
+    laneLineage: new Int32Array(n),
+    laneBand: new Int32Array(n),
+    laneX0: new Float64Array(n),
+    laneX1: new Float64Array(n),
+    lineageLane: new Int32Array(lineages).fill(-1),
+  };
+  for (let k = 0; k < n; k++) {
     const i = keys[k] % 2 ** 22;
-    laneLineage[k] = laneLineageTmp[i];
-    laneBand[k] = bandRank[laneBandTmp[i]];
-    laneX0[k] = laneStart[i];
-    laneX1[k] = laneEnd[i];
-    lineageLane[laneLineage[k]] = k;
+    o.laneLineage[k] = lanes.lineage[i];
+    o.laneBand[k] = bandRank[laneBand[i]];
+    o.laneX0[k] = lanes.start[i];
+    o.laneX1[k] = lanes.end[i];
+    o.lineageLane[o.laneLineage[k]] = k;
   }
+  return o;
+}
 
-  // Slots: per band, a slot per lane or lanes packed; bands keep their order.
+/** The slots (drawn rows) of the lanes and bands. */
+interface SlotPlan {
+  slots: number;
+  laneSlot: Int32Array;
+  slotBand: Int32Array;
+  bandSlotOffsets: Int32Array;
+  bandLaneCount: Int32Array;
+  bandX0: Float64Array;
+  bandX1: Float64Array;
+}
+
+/** Per band, a slot per lane or lanes packed; bands keep their order. */
+function slotLanes(o: LaneOrder, nb: number, options: LaneLayoutOptions): SlotPlan {
+  const { laneBand, laneX0, laneX1 } = o;
+  const lanes = laneBand.length;
   const laneSlot = new Int32Array(lanes);
   const bandSlotOffsets = new Int32Array(nb + 1);
   const bandLaneCount = new Int32Array(nb);
@@ -400,37 +503,46 @@ export function laneLayout(g: TraceGraph, options: LaneLayoutOptions = {}): Lane
   const slotBand = new Int32Array(slots);
   for (let b = 0; b < nb; b++)
     for (let s = bandSlotOffsets[b]; s < bandSlotOffsets[b + 1]; s++) slotBand[s] = b;
+  return { slots, laneSlot, slotBand, bandSlotOffsets, bandLaneCount, bandX0, bandX1 };
+}
 
+/** Each variable's lane and slot (-1 when hidden), and the variables of each slot sorted by x. */
+function slotVariables(g: TraceGraph, hidden: Uint8Array, o: LaneOrder, p: SlotPlan) {
+  const nv = g.varId.length;
   const varLane = new Int32Array(nv).fill(-1);
   const varSlot = new Int32Array(nv).fill(-1);
   for (let v = 0; v < nv; v++) {
-    if (hiddenVar[v]) continue;
-    varLane[v] = lineageLane[g.varLineage[v]];
-    varSlot[v] = laneSlot[varLane[v]];
+    if (hidden[v]) continue;
+    varLane[v] = o.lineageLane[g.varLineage[v]];
+    varSlot[v] = p.laneSlot[varLane[v]];
   }
-
-  // Slot index: lanes in lane order are sorted by start and never overlap inside a slot, so
-  // appending each lane's chain in order keeps every slot sorted by x.
+  // Lanes in lane order are sorted by start and never overlap inside a slot, so appending each
+  // lane's chain in order keeps every slot sorted by x.
+  const slots = p.slots;
   const slotVarOffsets = new Int32Array(slots + 1);
   for (let v = 0; v < nv; v++) if (varSlot[v] >= 0) slotVarOffsets[varSlot[v] + 1]++;
   for (let r = 0; r < slots; r++) slotVarOffsets[r + 1] += slotVarOffsets[r];
   const fill = slotVarOffsets.slice(0, slots);
   const slotVarItems = new Int32Array(slotVarOffsets[slots]);
-  for (let k = 0; k < lanes; k++) {
-    const r = laneSlot[k];
-    for (const v of row(g.lineages, laneLineage[k])) if (!hiddenVar[v]) slotVarItems[fill[r]++] = v;
+  for (let k = 0; k < o.laneLineage.length; k++) {
+    const r = p.laneSlot[k];
+    for (const v of row(g.lineages, o.laneLineage[k])) if (!hidden[v]) slotVarItems[fill[r]++] = v;
   }
+  return { varLane, varSlot, slotVarOffsets, slotVarItems };
+}
 
-  // Op connectors: unique visible variables with their role.
+/** Op connectors: each op's unique visible variables (first appearance) with their role. */
+function opConnectors(g: TraceGraph, hidden: Uint8Array) {
+  const no = g.opId.length;
   const opVarOffsets = new Int32Array(no + 1);
   const items: number[] = [];
   const roles: number[] = [];
   const recorded: number[] = []; // per item: read through at least one edge not marked inferred
-  const seen = new Int32Array(nv).fill(-1); // position in `items` for the current op
+  const seen = new Int32Array(g.varId.length).fill(-1); // position in `items` for the current op
   for (let o = 0; o < no; o++) {
     const begin = items.length;
     const add = (v: number, bit: number, rec: number) => {
-      if (hiddenVar[v]) return;
+      if (hidden[v]) return;
       if (seen[v] >= begin) {
         roles[seen[v]] |= bit;
         recorded[seen[v]] |= rec;
@@ -449,45 +561,73 @@ export function laneLayout(g: TraceGraph, options: LaneLayoutOptions = {}): Lane
   }
   const opVarInferred = new Uint8Array(items.length);
   for (let i = 0; i < items.length; i++) opVarInferred[i] = roles[i] === ROLE_INPUT && !recorded[i] ? 1 : 0;
-
-  const laneName = new Array<string>(lanes);
-  for (let k = 0; k < lanes; k++) laneName[k] = g.lineageNames[laneLineage[k]];
-
   return {
-    columns: no,
-    lanes,
-    slots,
-    bands: nb,
-    opColumn,
-    columnOp,
-    columnTime,
     opVarOffsets,
     opVarItems: Int32Array.from(items),
     opVarRole: Uint8Array.from(roles),
     opVarInferred,
-    opCategory,
-    varLane,
-    varSlot,
-    varX0: x0,
-    varX1: x1,
-    varCategory,
-    laneLineage,
-    laneBand,
-    laneSlot,
-    laneX0,
-    laneX1,
-    slotVarOffsets,
-    slotVarItems,
-    slotBand,
-    bandKind: Uint8Array.from(bandOrder.map((b) => bandKindTmp[b])),
-    bandSlotOffsets,
-    bandLaneCount,
-    bandCategory: Int32Array.from(bandOrder.map((b) => bandCat[b])),
-    bandX0,
-    bandX1,
+  };
+}
+
+/** Lays out the whole graph as time-ordered lanes in bands (see the module comment). */
+export function laneLayout(g: TraceGraph, options: LaneLayoutOptions = {}): LaneLayout {
+  const cats = categoryTable();
+  const ops = opColumns(g, cats);
+  const spans = varSpans(g, ops.opColumn, cats);
+  const draft = chainLanes(g, spans);
+  const bands = bandLanes(g, spans, draft, options.bands ?? true);
+  const nb = bands.kind.length;
+  // Bands ordered by kind, then first appearance.
+  const bandOrder = Array.from({ length: nb }, (_, b) => b).sort(
+    (a, b) => bands.kind[a] - bands.kind[b] || bands.start[a] - bands.start[b] || a - b,
+  );
+  const bandRank = new Int32Array(nb);
+  bandOrder.forEach((b, k) => {
+    bandRank[b] = k;
+  });
+  const order = orderLanes(draft, bands.laneBand, bandRank, g.lineageNames.length);
+  const plan = slotLanes(order, nb, options);
+  const vars = slotVariables(g, spans.hidden, order, plan);
+  const conn = opConnectors(g, spans.hidden);
+  const lanes = draft.lineage.length;
+  const laneName = new Array<string>(lanes);
+  for (let k = 0; k < lanes; k++) laneName[k] = g.lineageNames[order.laneLineage[k]];
+
+  return {
+    columns: g.opId.length,
+    lanes,
+    slots: plan.slots,
+    bands: nb,
+    opColumn: ops.opColumn,
+    columnOp: ops.columnOp,
+    columnTime: ops.columnTime,
+    opVarOffsets: conn.opVarOffsets,
+    opVarItems: conn.opVarItems,
+    opVarRole: conn.opVarRole,
+    opVarInferred: conn.opVarInferred,
+    opCategory: ops.opCategory,
+    varLane: vars.varLane,
+    varSlot: vars.varSlot,
+    varX0: spans.x0,
+    varX1: spans.x1,
+    varCategory: spans.category,
+    laneLineage: order.laneLineage,
+    laneBand: order.laneBand,
+    laneSlot: plan.laneSlot,
+    laneX0: order.laneX0,
+    laneX1: order.laneX1,
+    slotVarOffsets: vars.slotVarOffsets,
+    slotVarItems: vars.slotVarItems,
+    slotBand: plan.slotBand,
+    bandKind: Uint8Array.from(bandOrder.map((b) => bands.kind[b])),
+    bandSlotOffsets: plan.bandSlotOffsets,
+    bandLaneCount: plan.bandLaneCount,
+    bandCategory: Int32Array.from(bandOrder.map((b) => bands.category[b])),
+    bandX0: plan.bandX0,
+    bandX1: plan.bandX1,
     categories: cats.names,
     laneName,
-    bandName: bandOrder.map((b) => bandNameTmp[b]),
+    bandName: bandOrder.map((b) => bands.name[b]),
     opId: g.opId,
     opName: g.opName,
     varId: g.varId,

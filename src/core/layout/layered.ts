@@ -94,21 +94,16 @@ function feedbackEdges(n: number, src: ArrayLike<number>, dst: ArrayLike<number>
   return reversed;
 }
 
-/** Lays out a directed graph in layers, left to right (see the module comment). */
-export function layeredLayout(input: LayeredInput, options: LayeredOptions = {}): LayeredLayout {
-  const n = input.nodes;
-  const m = input.edgeSrc.length;
-  const layerGap = options.layerGap ?? 48;
-  const nodeGap = options.nodeGap ?? 12;
-  const sweeps = options.sweeps ?? 12;
-  const now = options.now;
-  const deadline = options.deadline ?? Number.POSITIVE_INFINITY;
-  const prio = Array.from({ length: n }, (_, i) => (input.priority ? input.priority[i] : i));
-  const width = Float64Array.from({ length: n }, (_, i) => (input.width ? input.width[i] : 120));
-  const height = Float64Array.from({ length: n }, (_, i) => (input.height ? input.height[i] : 24));
+/** Edges oriented acyclic: `from → to` is each edge turned around when it closes a cycle. */
+interface Oriented {
+  reversed: Uint8Array;
+  from: Int32Array;
+  to: Int32Array;
+}
 
-  // 1. Acyclic orientation.
-  const reversed = feedbackEdges(n, input.edgeSrc, input.edgeDst, prio);
+function orient(input: LayeredInput, prio: number[]): Oriented {
+  const m = input.edgeSrc.length;
+  const reversed = feedbackEdges(input.nodes, input.edgeSrc, input.edgeDst, prio);
   const from = new Int32Array(m);
   const to = new Int32Array(m);
   for (let e = 0; e < m; e++) {
@@ -117,13 +112,15 @@ export function layeredLayout(input: LayeredInput, options: LayeredOptions = {})
     from[e] = reversed[e] ? t : s;
     to[e] = reversed[e] ? s : t;
   }
-  const live = (e: number) => from[e] !== to[e];
+  return { reversed, from, to };
+}
 
-  // 2. Longest-path layering (Kahn), then sources pulled right next to their first successor.
+/** Longest-path layering (Kahn), then sources pulled right next to their first successor. */
+function layerNodes(n: number, { from, to }: Oriented): { layer: Int32Array; layers: number } {
   const indeg = new Int32Array(n);
   const succ: number[][] = Array.from({ length: n }, () => []);
-  for (let e = 0; e < m; e++) {
-    if (!live(e)) continue;
+  for (let e = 0; e < from.length; e++) {
+    if (from[e] === to[e]) continue;
     indeg[to[e]]++;
     succ[from[e]].push(to[e]);
   }
@@ -147,15 +144,29 @@ export function layeredLayout(input: LayeredInput, options: LayeredOptions = {})
   }
   let layers = 0;
   for (let v = 0; v < n; v++) if (layer[v] + 1 > layers) layers = layer[v] + 1;
+  return { layer, layers };
+}
 
-  // 3. Dummy nodes: every long edge becomes a chain of unit segments.
+/**
+ * The graph with dummy nodes (indexes n ..): every long edge becomes a chain of unit segments,
+ * with the neighbours above (`up`, the previous layer) and below (`down`) of every node.
+ */
+interface Segmented {
+  nodeLayer: number[];
+  /** Nodes along each edge, in layered direction; a self loop keeps one point and is not drawn. */
+  edgeChain: number[][];
+  up: number[][];
+  down: number[][];
+}
+
+function segment(layer: Int32Array, { from, to }: Oriented): Segmented {
   const nodeLayer: number[] = Array.from(layer);
   const segFrom: number[] = [];
   const segTo: number[] = [];
-  const edgeChain: number[][] = []; // nodes along each edge, in layered direction
-  for (let e = 0; e < m; e++) {
+  const edgeChain: number[][] = [];
+  for (let e = 0; e < from.length; e++) {
     const chain = [from[e]];
-    if (live(e)) {
+    if (from[e] !== to[e]) {
       let prev = from[e];
       for (let l = layer[from[e]] + 1; l < layer[to[e]]; l++) {
         const d = nodeLayer.length;
@@ -169,7 +180,7 @@ export function layeredLayout(input: LayeredInput, options: LayeredOptions = {})
       segTo.push(to[e]);
       chain.push(to[e]);
     }
-    edgeChain.push(chain); // a self loop keeps one point and is not drawn
+    edgeChain.push(chain);
   }
   const total = nodeLayer.length;
   const up: number[][] = Array.from({ length: total }, () => []);
@@ -178,33 +189,47 @@ export function layeredLayout(input: LayeredInput, options: LayeredOptions = {})
     down[segFrom[s]].push(segTo[s]);
     up[segTo[s]].push(segFrom[s]);
   }
+  return { nodeLayer, edgeChain, up, down };
+}
 
-  // 4. Order inside layers: by priority, then barycentre sweeps keeping the best.
+/** The nodes of each layer in order, each node's position in its layer, and the crossings left. */
+interface LayerOrder {
+  byLayer: number[][];
+  pos: Float64Array;
+  crossings: number;
+  timedOut: boolean;
+}
+
+/** Order inside layers: by priority (dummies next to their source's), then barycentre sweeps keeping the best. */
+function orderLayers(s: Segmented, layers: number, prio: number[], options: LayeredOptions): LayerOrder {
+  const n = prio.length;
+  const total = s.nodeLayer.length;
+  const sweeps = options.sweeps ?? 12;
+  const now = options.now;
+  const deadline = options.deadline ?? Number.POSITIVE_INFINITY;
   const byLayer: number[][] = Array.from({ length: layers }, () => []);
-  const prioAll = (v: number) => (v < n ? prio[v] : Number.POSITIVE_INFINITY);
-  for (let v = 0; v < total; v++) byLayer[nodeLayer[v]].push(v);
-  // Dummies start next to their source's priority.
-  const dummyPrio = new Float64Array(total);
-  for (let v = 0; v < total; v++) dummyPrio[v] = prioAll(v);
-  for (const chain of edgeChain)
-    for (let k = 1; k < chain.length - 1; k++) dummyPrio[chain[k]] = prio[chain[0]];
-  for (const list of byLayer) list.sort((a, b) => dummyPrio[a] - dummyPrio[b] || a - b);
+  for (let v = 0; v < total; v++) byLayer[s.nodeLayer[v]].push(v);
+  const startPrio = new Float64Array(total);
+  for (let v = 0; v < total; v++) startPrio[v] = v < n ? prio[v] : Number.POSITIVE_INFINITY;
+  for (const chain of s.edgeChain)
+    for (let k = 1; k < chain.length - 1; k++) startPrio[chain[k]] = prio[chain[0]];
+  for (const list of byLayer) list.sort((a, b) => startPrio[a] - startPrio[b] || a - b);
   const pos = new Float64Array(total);
   const setPos = () => {
     for (const list of byLayer) for (let i = 0; i < list.length; i++) pos[list[i]] = i;
   };
   setPos();
   let best = byLayer.map((l) => l.slice());
-  let bestCrossings = countCrossings(byLayer, down, pos);
+  let bestCrossings = countCrossings(byLayer, s.down, pos);
   let timedOut = false;
-  for (let s = 0; s < sweeps && bestCrossings > 0; s++) {
+  for (let k = 0; k < sweeps && bestCrossings > 0; k++) {
     if (now && now() > deadline) {
       timedOut = true;
       break;
     }
-    for (let l = 1; l < layers; l++) sortByBarycentre(byLayer[l], up, pos);
-    for (let l = layers - 2; l >= 0; l--) sortByBarycentre(byLayer[l], down, pos);
-    const c = countCrossings(byLayer, down, pos);
+    for (let l = 1; l < layers; l++) sortByBarycentre(byLayer[l], s.up, pos);
+    for (let l = layers - 2; l >= 0; l--) sortByBarycentre(byLayer[l], s.down, pos);
+    const c = countCrossings(byLayer, s.down, pos);
     if (c < bestCrossings) {
       bestCrossings = c;
       best = byLayer.map((l) => l.slice());
@@ -212,9 +237,16 @@ export function layeredLayout(input: LayeredInput, options: LayeredOptions = {})
   }
   for (let l = 0; l < layers; l++) byLayer[l] = best[l];
   setPos();
+  return { byLayer, pos, crossings: bestCrossings, timedOut };
+}
 
-  // 5. Coordinates: layers as columns; y pulled to the neighbours' mean, order and gaps kept.
-  const h = (v: number) => (v < n ? height[v] : 2);
+/**
+ * Centre y of every node (dummies included), from 0: stacked in order, then pulled to the
+ * neighbours' mean with order and gaps kept; and the drawing's height.
+ */
+function yCoordinates(s: Segmented, byLayer: number[][], h: (v: number) => number, nodeGap: number) {
+  const total = s.nodeLayer.length;
+  const layers = byLayer.length;
   const y = new Float64Array(total);
   for (const list of byLayer) {
     let cursor = 0;
@@ -227,7 +259,7 @@ export function layeredLayout(input: LayeredInput, options: LayeredOptions = {})
     const forward = it % 2 === 0;
     for (let k = 0; k < layers; k++) {
       const list = byLayer[forward ? k : layers - 1 - k];
-      const nb = forward ? up : down;
+      const nb = forward ? s.up : s.down;
       const want = list.map((v) => (nb[v].length ? mean(nb[v].map((w) => y[w])) : y[v]));
       place(list, want, y, h, nodeGap);
     }
@@ -240,13 +272,68 @@ export function layeredLayout(input: LayeredInput, options: LayeredOptions = {})
   }
   if (total === 0) minY = 0;
   for (let v = 0; v < total; v++) y[v] -= minY;
+  return { y, height: total ? maxY - minY : 0 };
+}
 
-  const layerX = new Float64Array(layers + 1);
-  for (let l = 0; l < layers; l++) {
+/** Left x of each layer's column (and one past the last): the widest node of the layer plus the gap. */
+function layerColumns(byLayer: number[][], width: Float64Array, layerGap: number): Float64Array {
+  const n = width.length;
+  const layerX = new Float64Array(byLayer.length + 1);
+  for (let l = 0; l < byLayer.length; l++) {
     let w = 0;
     for (const v of byLayer[l]) if (v < n && width[v] > w) w = width[v];
     layerX[l + 1] = layerX[l] + w + layerGap;
   }
+  return layerX;
+}
+
+/** Edge polylines from the source's right side to the target's left side (source → target). */
+function edgePolylines(
+  s: Segmented,
+  reversed: Uint8Array,
+  width: Float64Array,
+  at: { x: (v: number) => number; y: Float64Array },
+) {
+  const n = width.length;
+  const m = reversed.length;
+  const edgePointOffsets = new Int32Array(m + 1);
+  const points: number[] = [];
+  for (let e = 0; e < m; e++) {
+    const chain = reversed[e] ? s.edgeChain[e].slice().reverse() : s.edgeChain[e];
+    for (let k = 0; k < chain.length; k++) {
+      const v = chain[k];
+      let px = at.x(v);
+      if (v < n && k === 0 && chain.length > 1) px += (reversed[e] ? -1 : 1) * (width[v] / 2);
+      if (v < n && k === chain.length - 1 && chain.length > 1) px -= (reversed[e] ? -1 : 1) * (width[v] / 2);
+      points.push(px, at.y[v]);
+    }
+    edgePointOffsets[e + 1] = points.length / 2;
+  }
+  return { edgePointOffsets, edgePoints: Float64Array.from(points) };
+}
+
+/** Lays out a directed graph in layers, left to right (see the module comment). */
+export function layeredLayout(input: LayeredInput, options: LayeredOptions = {}): LayeredLayout {
+  const n = input.nodes;
+  const layerGap = options.layerGap ?? 48;
+  const nodeGap = options.nodeGap ?? 12;
+  const prio = Array.from({ length: n }, (_, i) => (input.priority ? input.priority[i] : i));
+  const width = Float64Array.from({ length: n }, (_, i) => (input.width ? input.width[i] : 120));
+  const height = Float64Array.from({ length: n }, (_, i) => (input.height ? input.height[i] : 24));
+
+  const oriented = orient(input, prio);
+  const { layer, layers } = layerNodes(n, oriented);
+  const segmented = segment(layer, oriented);
+  const { byLayer, pos, crossings, timedOut } = orderLayers(segmented, layers, prio, options);
+  // Layers are columns; a dummy node is a 2 px point.
+  const { y, height: totalHeight } = yCoordinates(
+    segmented,
+    byLayer,
+    (v) => (v < n ? height[v] : 2),
+    nodeGap,
+  );
+  const layerX = layerColumns(byLayer, width, layerGap);
+  const nodeLayer = segmented.nodeLayer;
   const cx = (v: number) => (layerX[nodeLayer[v]] + layerX[nodeLayer[v] + 1] - layerGap) / 2;
 
   const order = new Int32Array(n);
@@ -257,21 +344,7 @@ export function layeredLayout(input: LayeredInput, options: LayeredOptions = {})
     x[v] = cx(v);
     yOut[v] = y[v];
   }
-
-  // Edge polylines from the source's right side to the target's left side (source → target).
-  const edgePointOffsets = new Int32Array(m + 1);
-  const points: number[] = [];
-  for (let e = 0; e < m; e++) {
-    const chain = reversed[e] ? edgeChain[e].slice().reverse() : edgeChain[e];
-    for (let k = 0; k < chain.length; k++) {
-      const v = chain[k];
-      let px = cx(v);
-      if (v < n && k === 0 && chain.length > 1) px += (reversed[e] ? -1 : 1) * (width[v] / 2);
-      if (v < n && k === chain.length - 1 && chain.length > 1) px -= (reversed[e] ? -1 : 1) * (width[v] / 2);
-      points.push(px, y[v]);
-    }
-    edgePointOffsets[e + 1] = points.length / 2;
-  }
+  const { edgePointOffsets, edgePoints } = edgePolylines(segmented, oriented.reversed, width, { x: cx, y });
 
   return {
     layers,
@@ -282,11 +355,11 @@ export function layeredLayout(input: LayeredInput, options: LayeredOptions = {})
     width,
     height,
     totalWidth: Math.max(0, layerX[layers] - layerGap),
-    totalHeight: total ? maxY - minY : 0,
-    edgeReversed: reversed,
+    totalHeight,
+    edgeReversed: oriented.reversed,
     edgePointOffsets,
-    edgePoints: Float64Array.from(points),
-    crossings: bestCrossings,
+    edgePoints,
+    crossings,
     timedOut,
   };
 }

@@ -67,42 +67,55 @@ export interface Neighbourhood {
 
 const CONSTANT_CATEGORIES = /(^|[\s&])(prompt|config|configuration|setting)s?($|[\s&])/i;
 
-/** Collects the neighbourhood of the seeds by breadth-first search (see the module comment). */
-export function neighbourhood(g: TraceGraph, seeds: NeighbourhoodSeeds, options: NeighbourhoodOptions = {}) {
+/** The nodes found by the search, in order of discovery, and where each graph index landed. */
+interface Collected {
+  kind: number[];
+  index: number[];
+  depth: number[];
+  shared: number[];
+  varLocal: Map<number, number>;
+  opLocal: Map<number, number>;
+  truncated: boolean;
+}
+
+/** Readers of v when it is a shared constant to leave unexpanded (more than `limit` of them), else 0. */
+function constantReaders(g: TraceGraph, v: number, limit: number): number {
+  const readers = new Set<number>();
+  for (const e of row(g.varOutEdges, v)) readers.add(g.edgeOp[e]);
+  if (readers.size <= limit) return 0;
+  const written = g.varInEdges.offsets[v + 1] > g.varInEdges.offsets[v];
+  return !written || CONSTANT_CATEGORIES.test(g.varCategory[v]) ? readers.size : 0;
+}
+
+/** Breadth-first from the seeds, nearest first, until `depth` hops or `maxNodes` nodes. */
+function collectNodes(g: TraceGraph, seeds: NeighbourhoodSeeds, options: NeighbourhoodOptions): Collected {
   const maxDepth = options.depth ?? 2;
   const maxNodes = options.maxNodes ?? 150;
   const followLineage = options.lineage ?? true;
   const sharedReaders = options.sharedReaders ?? 4;
-  const shared: number[] = [];
-  const nv = g.varId.length;
-  const varLocal = new Map<number, number>();
-  const opLocal = new Map<number, number>();
-  const kind: number[] = [];
-  const index: number[] = [];
-  const depth: number[] = [];
-  let truncated = false;
-  const add = (k: number, i: number, d: number): boolean => {
-    const map = k === NODE_VAR ? varLocal : opLocal;
-    if (map.has(i)) return false;
-    if ((k === NODE_VAR && isSentinelVar(g, i)) || (k === NODE_OP && isSentinelOp(g, i))) return false;
+  const c: Collected = {
+    kind: [],
+    index: [],
+    depth: [],
+    shared: [],
+    varLocal: new Map(),
+    opLocal: new Map(),
+    truncated: false,
+  };
+  const { kind, index, depth, shared } = c;
+  const add = (k: number, i: number, d: number): void => {
+    const map = k === NODE_VAR ? c.varLocal : c.opLocal;
+    if (map.has(i)) return;
+    if ((k === NODE_VAR && isSentinelVar(g, i)) || (k === NODE_OP && isSentinelOp(g, i))) return;
     if (kind.length >= maxNodes) {
-      truncated = true;
-      return false;
+      c.truncated = true;
+      return;
     }
     map.set(i, kind.length);
     kind.push(k);
     index.push(i);
     depth.push(d);
     shared.push(0);
-    return true;
-  };
-  /** Readers of v when it is a shared constant (not a seed) to leave unexpanded, else 0. */
-  const constantReaders = (v: number): number => {
-    const readers = new Set<number>();
-    for (const e of row(g.varOutEdges, v)) readers.add(g.edgeOp[e]);
-    if (readers.size <= sharedReaders) return 0;
-    const written = g.varInEdges.offsets[v + 1] > g.varInEdges.offsets[v];
-    return !written || CONSTANT_CATEGORIES.test(g.varCategory[v]) ? readers.size : 0;
   };
   for (const o of seeds.ops ?? []) add(NODE_OP, o, 0);
   for (const v of seeds.vars ?? []) add(NODE_VAR, v, 0);
@@ -115,28 +128,36 @@ export function neighbourhood(g: TraceGraph, seeds: NeighbourhoodSeeds, options:
         add(NODE_VAR, g.edgeSrc[e], d + 1);
         add(NODE_VAR, g.edgeDst[e], d + 1);
       }
-    } else {
-      if (d > 0) {
-        shared[h] = constantReaders(i);
-        if (shared[h] > 0) continue;
-      }
-      for (const e of row(g.varInEdges, i)) add(NODE_OP, g.edgeOp[e], d + 1);
-      for (const e of row(g.varOutEdges, i)) add(NODE_OP, g.edgeOp[e], d + 1);
-      if (followLineage) {
-        const chain = row(g.lineages, g.varLineage[i]);
-        const k = chain.indexOf(i);
-        if (k > 0) add(NODE_VAR, chain[k - 1], d + 1);
-        if (k >= 0 && k + 1 < chain.length) add(NODE_VAR, chain[k + 1], d + 1);
-      }
+      continue;
+    }
+    // A shared constant that is not a seed is drawn but not expanded.
+    if (d > 0) {
+      shared[h] = constantReaders(g, i, sharedReaders);
+      if (shared[h] > 0) continue;
+    }
+    for (const e of row(g.varInEdges, i)) add(NODE_OP, g.edgeOp[e], d + 1);
+    for (const e of row(g.varOutEdges, i)) add(NODE_OP, g.edgeOp[e], d + 1);
+    if (followLineage) {
+      const chain = row(g.lineages, g.varLineage[i]);
+      const k = chain.indexOf(i);
+      if (k > 0) add(NODE_VAR, chain[k - 1], d + 1);
+      if (k >= 0 && k + 1 < chain.length) add(NODE_VAR, chain[k + 1], d + 1);
     }
   }
+  return c;
+}
 
-  // Edges: per shown op, inputs → op → outputs (intermediates count as outputs).
+/**
+ * Edges between the collected nodes: per shown op, inputs → op → outputs (intermediates count
+ * as outputs); then version → next version where no shown op joins the pair.
+ */
+function localEdges(g: TraceGraph, c: Collected, followLineage: boolean) {
+  const nv = g.varId.length;
   const src: number[] = [];
   const dst: number[] = [];
   const ek: number[] = [];
   const linked = new Set<number>(); // variable pairs joined by a shown op, as a * nv + b
-  for (const [o, lo] of opLocal) {
+  for (const [o, lo] of c.opLocal) {
     const bits = new Map<number, number>();
     const inferred = new Set<number>();
     for (const e of row(g.opEdges, o)) {
@@ -146,7 +167,7 @@ export function neighbourhood(g: TraceGraph, seeds: NeighbourhoodSeeds, options:
       linked.add(g.edgeSrc[e] * nv + g.edgeDst[e]);
     }
     for (const [v, b] of bits) {
-      const lv = varLocal.get(v);
+      const lv = c.varLocal.get(v);
       if (lv === undefined) continue;
       const input = b === 1;
       src.push(input ? lv : lo);
@@ -155,23 +176,27 @@ export function neighbourhood(g: TraceGraph, seeds: NeighbourhoodSeeds, options:
     }
   }
   if (followLineage) {
-    for (const [v, lv] of varLocal) {
+    for (const [v, lv] of c.varLocal) {
       const chain = row(g.lineages, g.varLineage[v]);
       const k = chain.indexOf(v);
       if (k < 0 || k + 1 >= chain.length) continue;
       const w = chain[k + 1];
-      const lw = varLocal.get(w);
+      const lw = c.varLocal.get(w);
       if (lw === undefined || linked.has(v * nv + w)) continue;
       src.push(lv);
       dst.push(lw);
       ek.push(EDGE_LINEAGE);
     }
   }
+  return { src, dst, ek };
+}
 
-  const time = new Float64Array(kind.length);
-  for (let l = 0; l < kind.length; l++) {
-    const i = index[l];
-    if (kind[l] === NODE_OP) time[l] = g.opRank[i];
+/** Execution-time key of each node: an op's rank; a variable just after its producer (or before its reader). */
+function timeKeys(g: TraceGraph, c: Collected): Float64Array {
+  const time = new Float64Array(c.kind.length);
+  for (let l = 0; l < c.kind.length; l++) {
+    const i = c.index[l];
+    if (c.kind[l] === NODE_OP) time[l] = g.opRank[i];
     else {
       let t = Number.POSITIVE_INFINITY;
       for (const e of row(g.varInEdges, i)) t = Math.min(t, g.opRank[g.edgeOp[e]] + 0.5);
@@ -180,17 +205,23 @@ export function neighbourhood(g: TraceGraph, seeds: NeighbourhoodSeeds, options:
       time[l] = t === Number.POSITIVE_INFINITY ? -1 : t;
     }
   }
+  return time;
+}
 
+/** Collects the neighbourhood of the seeds by breadth-first search (see the module comment). */
+export function neighbourhood(g: TraceGraph, seeds: NeighbourhoodSeeds, options: NeighbourhoodOptions = {}) {
+  const c = collectNodes(g, seeds, options);
+  const { src, dst, ek } = localEdges(g, c, options.lineage ?? true);
   return {
-    kind: Uint8Array.from(kind),
-    index: Int32Array.from(index),
-    depth: Int32Array.from(depth),
+    kind: Uint8Array.from(c.kind),
+    index: Int32Array.from(c.index),
+    depth: Int32Array.from(c.depth),
     edgeSrc: Int32Array.from(src),
     edgeDst: Int32Array.from(dst),
     edgeKind: Uint8Array.from(ek),
-    time,
-    shared: Int32Array.from(shared),
-    truncated,
+    time: timeKeys(g, c),
+    shared: Int32Array.from(c.shared),
+    truncated: c.truncated,
   } satisfies Neighbourhood;
 }
 

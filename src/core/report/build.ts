@@ -154,21 +154,20 @@ function clusters(cases: ReportCase[], featureTotals: Map<FeatureId, number>, ex
   return out.sort(byCount((c) => c.id));
 }
 
-/** The report over attributed failures (see ErrorReport). */
-export function buildReport(cases: ReportCase[], options: BuildOptions = {}): ErrorReport {
-  const n = cases.length;
-  const withType = cases.filter((c) => c.error_type !== null);
-  const byType = typeCounts(cases);
-
-  const bySystem: Record<string, SystemRow> = {};
+function bySystem(cases: ReportCase[]): Record<string, SystemRow> {
+  const out: Record<string, SystemRow> = {};
   for (const [system, list] of [...groupBy(cases, (c) => c.system)].sort(([a], [b]) => (a < b ? -1 : 1)))
-    bySystem[system] = {
+    out[system] = {
       cases: list.length,
       by_error_type: typeCounts(list),
       no_decisive_error: list.filter((c) => c.error_type === null).length,
     };
+  return out;
+}
 
-  const byOp: OpRow[] = [...groupBy(withType, (c) => `${c.op_name ?? ''}\u0000${c.op_category ?? ''}`)]
+/** Attributed cases by faulty op (name and category), rates over all `n` cases. */
+function byOp(withType: ReportCase[], n: number): OpRow[] {
+  return [...groupBy(withType, (c) => `${c.op_name ?? ''}\u0000${c.op_category ?? ''}`)]
     .map(([, list]) => ({
       op_name: list[0].op_name ?? '(op not in the graph)',
       op_category: list[0].op_category ?? '?',
@@ -176,8 +175,11 @@ export function buildReport(cases: ReportCase[], options: BuildOptions = {}): Er
       by_error_type: typeCounts(list),
     }))
     .sort(byCount((r) => `${r.op_name} ${r.op_category}`));
+}
 
-  const byPrompt: PromptRow[] = [...groupBy(withType, (c) => c.prompt)]
+/** Attributed cases by the prompt behind the faulty op, rates over all `n` cases. */
+function byPrompt(withType: ReportCase[], n: number): PromptRow[] {
+  return [...groupBy(withType, (c) => c.prompt)]
     .map(([prompt, list]) => ({
       prompt,
       prompt_ids: [...new Set(list.map((c) => c.prompt_id).filter((x): x is string => x !== null))].sort(),
@@ -185,14 +187,17 @@ export function buildReport(cases: ReportCase[], options: BuildOptions = {}): Er
       by_error_type: typeCounts(list),
     }))
     .sort(byCount((r) => r.prompt ?? '\uffff'));
+}
 
-  const byCategory: CategoryRow[] = [...groupBy(cases, (c) => c.question_category)]
+function byCategory(cases: ReportCase[]): CategoryRow[] {
+  return [...groupBy(cases, (c) => c.question_category)]
     .map(([category, list]) => ({ category, cases: list.length, by_error_type: typeCounts(list) }))
     .sort((a, b) => b.cases - a.cases || (a.category < b.category ? -1 : 1));
+}
 
-  const featureTotals = new Map<FeatureId, number>(
-    FEATURES.map(({ id }) => [id, cases.filter((c) => c.features[id]).length]),
-  );
+/** Per feature and error type: the cases with the feature of that type, their rate and lift. */
+function featureRows(cases: ReportCase[], byType: ErrorTypeCounts): FeatureRow[] {
+  const n = cases.length;
   const features: FeatureRow[] = [];
   for (const { id } of FEATURES) {
     const withFeature = cases.filter((c) => c.features[id]);
@@ -211,13 +216,23 @@ export function buildReport(cases: ReportCase[], options: BuildOptions = {}): Er
       });
     }
   }
+  return features;
+}
+
+/** The report over attributed failures (see ErrorReport). */
+export function buildReport(cases: ReportCase[], options: BuildOptions = {}): ErrorReport {
+  const n = cases.length;
+  const withType = cases.filter((c) => c.error_type !== null);
+  const byType = typeCounts(cases);
+  const featureTotals = new Map<FeatureId, number>(
+    FEATURES.map(({ id }) => [id, cases.filter((c) => c.features[id]).length]),
+  );
   const prevalence: FeaturePrevalence[] = FEATURES.map(({ id, label, rule }) => ({
     feature: id,
     label,
     rule,
     ...rateCell(featureTotals.get(id) ?? 0, n),
   }));
-
   const methods: Record<string, number> = {};
   for (const c of cases) methods[c.method] = (methods[c.method] ?? 0) + 1;
 
@@ -225,13 +240,13 @@ export function buildReport(cases: ReportCase[], options: BuildOptions = {}): Er
     cases: n,
     attributed: withType.length,
     no_decisive_error: n - withType.length,
-    by_system: bySystem,
+    by_system: bySystem(cases),
     by_error_type: byType,
     error_type_rates: ERROR_TYPES.map((t: ErrorType) => ({ error_type: t, ...rateCell(byType[t], n) })),
-    by_op: byOp,
-    by_prompt: byPrompt,
-    by_question_category: byCategory,
-    features,
+    by_op: byOp(withType, n),
+    by_prompt: byPrompt(withType, n),
+    by_question_category: byCategory(cases),
+    features: featureRows(cases, byType),
     feature_prevalence: prevalence,
     clusters: clusters(cases, featureTotals, options.exemplars ?? 3),
     case_list: cases,

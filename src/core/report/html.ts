@@ -99,81 +99,23 @@ function heat(lift: number | null): string {
   return lift > 1 ? ` style="background:rgba(225,87,89,${(0.1 + 0.6 * t).toFixed(2)})"` : '';
 }
 
-/** The whole report as a standalone HTML document. */
-export function reportHtml(r: ErrorReport, options: { title?: string } = {}): string {
-  const title = options.title ?? 'Error report';
-  const n = r.cases;
-  const anchors = new Map<string, string>();
-  for (const [i, c] of r.clusters.entries())
-    for (const [j, e] of c.exemplars.entries()) anchors.set(e.case_id, `case-${i + 1}-${j + 1}`);
-  const f = findings(r);
-  const typeChart = rateBars([
-    ...r.error_type_rates.map((t) => ({
-      label: t.error_type,
-      rate: t.rate ?? 0,
-      low: t.ci_low,
-      high: t.ci_high,
-      note: `${t.count} · ${pct(t.rate)}`,
-      colour: TYPE_COLOURS[t.error_type],
-    })),
-  ]);
-  const systemChart = stackedBars(
-    Object.entries(r.by_system).map(([s, row]) => ({
-      label: s,
-      parts: [
-        ...ERROR_TYPES.map((t) => ({ key: t, value: row.by_error_type[t] })),
-        { key: 'none', value: row.no_decisive_error },
-      ],
-    })),
-    [...ERROR_TYPES, 'none'],
-  );
-  const clusterChart = rateBars(
-    r.clusters.slice(0, 12).map((c) => ({
-      label: c.id.length > 34 ? `${c.id.slice(0, 33)}…` : c.id,
-      rate: c.rate ?? 0,
-      low: c.ci_low,
-      high: c.ci_high,
-      note: `${c.count} · ${pct(c.rate)}`,
-      colour: TYPE_COLOURS[c.error_type ?? 'none'],
-    })),
-  );
-  const featureRows = r.feature_prevalence
-    .map((p) => {
-      const cells = ERROR_TYPES.map((t) => {
-        const row = r.features.find((x) => x.feature === p.feature && x.error_type === t);
-        if (!row || row.with_feature === 0) return '<td class="n">–</td>';
-        return `<td class="n"${heat(row.lift)} title="${esc(`${row.count} of ${row.with_feature}: ${pct(row.rate)} ${ci(row.ci_low, row.ci_high)}`)}">${row.count} (${esc(times(row.lift))})</td>`;
-      }).join('');
-      return `<tr><td>${esc(p.label)}</td><td class="n">${p.count} (${esc(pct(p.rate))})</td>${cells}</tr>`;
-    })
-    .join('');
-  const narrative = r.narrative
-    ? `<h2>Narrative</h2><p class="small muted">Written by ${esc(r.narrative.provider)} model ${esc(r.narrative.model)}${
-        r.narrative.source === 'file' ? ' (read from error_analysis_report.json)' : ''
-      }: ${r.narrative.batches} batch(es) of up to ${r.narrative.batch_size} cases, ${r.narrative.cost.calls} call(s) (${r.narrative.cost.cached} cached), ${r.narrative.cost.inputTokens} input and ${r.narrative.cost.outputTokens} output tokens${
-        r.narrative.cost.estimated ? ' (partly estimated)' : ''
-      }. ${r.narrative.dropped_citations.length} citation(s) of cases the model was not shown were removed.</p>${r.narrative.text
-        .split(/\n\s*\n/)
-        .map((p) => `<p>${esc(p)}</p>`)
-        .join('')}${
-        r.narrative.citations.length
-          ? `<p class="small">Cited cases:</p><ul class="small">${r.narrative.citations
-              .map((x) => {
-                const a = anchors.get(x.case_id);
-                return `<li>${esc(x.ref)}: ${a ? `<a href="#${esc(a)}">${esc(x.case_id)}</a>` : esc(x.case_id)}</li>`;
-              })
-              .join('')}</ul>`
-          : ''
-      }`
-    : '';
-  // Control characters from traces (ESC, BEL, C1) are shown as \uXXXX, never written raw.
-  return escapeControls(`<!doctype html>
+/** Error types of a table's head: the type names without their `Error` suffix. */
+const TYPE_HEADS = ERROR_TYPES.map((t) => t.replace(/Error$/, ''));
+
+function documentHead(title: string): string {
+  return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${esc(title)}</title><style>${CSS}</style></head><body>
-<h1>${esc(title)}</h1>
-<p>${n} failed case(s); ${r.attributed} attributed to an error type, ${r.no_decisive_error} with no decisive memory error. Attribution: ${esc(
+<h1>${esc(title)}</h1>`;
+}
+
+/** The counts, the methods, how to read the numbers, and the findings. */
+function summary(r: ErrorReport): string {
+  const n = r.cases;
+  const f = findings(r);
+  return `<p>${n} failed case(s); ${r.attributed} attributed to an error type, ${r.no_decisive_error} with no decisive memory error. Attribution: ${esc(
     Object.entries(r.methods)
       .map(([m, k]) => `${m} (${k})`)
       .join(', ') || '–',
@@ -186,18 +128,49 @@ ${
         .map((x) => `<li>${esc(x.text)}</li>`)
         .join('')}</ul>`
     : ''
+}`;
 }
-<h2>Error types</h2>${typeChart}
+
+function errorTypes(r: ErrorReport): string {
+  const n = r.cases;
+  const typeChart = rateBars([
+    ...r.error_type_rates.map((t) => ({
+      label: t.error_type,
+      rate: t.rate ?? 0,
+      low: t.ci_low,
+      high: t.ci_high,
+      note: `${t.count} · ${pct(t.rate)}`,
+      colour: TYPE_COLOURS[t.error_type],
+    })),
+  ]);
+  return `<h2>Error types</h2>${typeChart}
 ${table(
   ['error type', 'cases', 'rate', '95 % interval'],
   [
     ...r.error_type_rates.map((t) => [t.error_type, String(t.count), pct(t.rate), ci(t.ci_low, t.ci_high)]),
     ['no decisive memory error', String(r.no_decisive_error), pct(n ? r.no_decisive_error / n : null), ''],
   ],
-)}
-<h2>By system</h2>${systemChart}
-<h2>Faulty operations</h2>${table(
-    ['op', 'category', 'cases', 'rate', '95 % interval', ...ERROR_TYPES.map((t) => t.replace(/Error$/, ''))],
+)}`;
+}
+
+function bySystem(r: ErrorReport): string {
+  const systemChart = stackedBars(
+    Object.entries(r.by_system).map(([s, row]) => ({
+      label: s,
+      parts: [
+        ...ERROR_TYPES.map((t) => ({ key: t, value: row.by_error_type[t] })),
+        { key: 'none', value: row.no_decisive_error },
+      ],
+    })),
+    [...ERROR_TYPES, 'none'],
+  );
+  return `<h2>By system</h2>${systemChart}`;
+}
+
+/** The tables of faulty operations, of the prompts behind them, and of question categories. */
+function breakdowns(r: ErrorReport): string {
+  return `<h2>Faulty operations</h2>${table(
+    ['op', 'category', 'cases', 'rate', '95 % interval', ...TYPE_HEADS],
     r.by_op.map((o) => [
       o.op_name,
       o.op_category,
@@ -211,7 +184,7 @@ ${table(
 <h2>Prompts behind the faulty operations</h2>
 <p class="small muted">The prompt variable (category prompt) the faulty op reads, or — for a store write — the one read by the op whose decision it applied. Failures without one cannot be fixed by rewriting a prompt.</p>
 ${table(
-  ['prompt', 'cases', 'rate', '95 % interval', ...ERROR_TYPES.map((t) => t.replace(/Error$/, ''))],
+  ['prompt', 'cases', 'rate', '95 % interval', ...TYPE_HEADS],
   r.by_prompt.map((p) => [
     p.prompt ?? 'not optimisable',
     String(p.count),
@@ -221,17 +194,49 @@ ${table(
   ]),
 )}
 <h2>Question categories</h2>${table(
-    ['category', 'cases', ...ERROR_TYPES.map((t) => t.replace(/Error$/, ''))],
+    ['category', 'cases', ...TYPE_HEADS],
     r.by_question_category.map((c) => [
       c.category,
       String(c.cases),
       ...ERROR_TYPES.map((t) => String(c.by_error_type[t])),
     ]),
-  )}
-<h2>Case features</h2>
+  )}`;
+}
+
+/** Per feature its cases, then per error type "count (lift)", red where more frequent than overall. */
+function caseFeatures(r: ErrorReport): string {
+  const featureRows = r.feature_prevalence
+    .map((p) => {
+      const cells = ERROR_TYPES.map((t) => {
+        const row = r.features.find((x) => x.feature === p.feature && x.error_type === t);
+        if (!row || row.with_feature === 0) return '<td class="n">–</td>';
+        return `<td class="n"${heat(row.lift)} title="${esc(`${row.count} of ${row.with_feature}: ${pct(row.rate)} ${ci(row.ci_low, row.ci_high)}`)}">${row.count} (${esc(times(row.lift))})</td>`;
+      }).join('');
+      return `<tr><td>${esc(p.label)}</td><td class="n">${p.count} (${esc(pct(p.rate))})</td>${cells}</tr>`;
+    })
+    .join('');
+  return `<h2>Case features</h2>
 <p class="small muted">Per feature: the cases that have it, then per error type "count (lift)"; red cells are more frequent than overall. Fewer than ${SMALL_SAMPLE} cases with a feature: read with care. Hover a cell for its rate and interval.</p>
-<table><thead><tr><th>feature</th><th>cases with it</th>${ERROR_TYPES.map((t) => `<th><span class="swatch" style="background:${TYPE_COLOURS[t]}"></span>${esc(t.replace(/Error$/, ''))}</th>`).join('')}</tr></thead><tbody>${featureRows}</tbody></table>
-<h2>Clusters</h2>${clusterChart}
+<table><thead><tr><th>feature</th><th>cases with it</th>${ERROR_TYPES.map((t) => `<th><span class="swatch" style="background:${TYPE_COLOURS[t]}"></span>${esc(t.replace(/Error$/, ''))}</th>`).join('')}</tr></thead><tbody>${featureRows}</tbody></table>`;
+}
+
+/** The anchor of the j-th exemplar of the i-th cluster (0-based), which narrative citations link to. */
+function exemplarAnchor(i: number, j: number): string {
+  return `case-${i + 1}-${j + 1}`;
+}
+
+function clusters(r: ErrorReport): string {
+  const clusterChart = rateBars(
+    r.clusters.slice(0, 12).map((c) => ({
+      label: c.id.length > 34 ? `${c.id.slice(0, 33)}…` : c.id,
+      rate: c.rate ?? 0,
+      low: c.ci_low,
+      high: c.ci_high,
+      note: `${c.count} · ${pct(c.rate)}`,
+      colour: TYPE_COLOURS[c.error_type ?? 'none'],
+    })),
+  );
+  return `<h2>Clusters</h2>${clusterChart}
 ${r.clusters
   .map(
     (
@@ -247,11 +252,51 @@ ${r.clusters
         ? ` More frequent here: ${esc(c.features.map((x) => `${featureLabel(x.feature)} (${x.count}, ${times(x.lift)})`).join('; '))}.`
         : ''
     }</p>
-${c.exemplars.map((e, j) => exemplar(e, `case-${i + 1}-${j + 1}`)).join('')}`,
+${c.exemplars.map((e, j) => exemplar(e, exemplarAnchor(i, j))).join('')}`,
   )
-  .join('')}
-${narrative}
-<h2>Definitions</h2><ul class="small">${FEATURES.map((x) => `<li>${esc(x.label)}: ${esc(x.rule)}.</li>`).join('')}</ul>
-</body></html>
-`);
+  .join('')}`;
+}
+
+/** The model's narrative with its cost, and its cited cases linked to their exemplars when shown. */
+function narrative(r: ErrorReport): string {
+  if (!r.narrative) return '';
+  const anchors = new Map<string, string>();
+  for (const [i, c] of r.clusters.entries())
+    for (const [j, e] of c.exemplars.entries()) anchors.set(e.case_id, exemplarAnchor(i, j));
+  return `<h2>Narrative</h2><p class="small muted">Written by ${esc(r.narrative.provider)} model ${esc(r.narrative.model)}${
+    r.narrative.source === 'file' ? ' (read from error_analysis_report.json)' : ''
+  }: ${r.narrative.batches} batch(es) of up to ${r.narrative.batch_size} cases, ${r.narrative.cost.calls} call(s) (${r.narrative.cost.cached} cached), ${r.narrative.cost.inputTokens} input and ${r.narrative.cost.outputTokens} output tokens${
+    r.narrative.cost.estimated ? ' (partly estimated)' : ''
+  }. ${r.narrative.dropped_citations.length} citation(s) of cases the model was not shown were removed.</p>${r.narrative.text
+    .split(/\n\s*\n/)
+    .map((p) => `<p>${esc(p)}</p>`)
+    .join('')}${
+    r.narrative.citations.length
+      ? `<p class="small">Cited cases:</p><ul class="small">${r.narrative.citations
+          .map((x) => {
+            const a = anchors.get(x.case_id);
+            return `<li>${esc(x.ref)}: ${a ? `<a href="#${esc(a)}">${esc(x.case_id)}</a>` : esc(x.case_id)}</li>`;
+          })
+          .join('')}</ul>`
+      : ''
+  }`;
+}
+
+/** The whole report as a standalone HTML document. */
+export function reportHtml(r: ErrorReport, options: { title?: string } = {}): string {
+  const sections = [
+    documentHead(options.title ?? 'Error report'),
+    summary(r),
+    errorTypes(r),
+    bySystem(r),
+    breakdowns(r),
+    caseFeatures(r),
+    clusters(r),
+    narrative(r),
+    `<h2>Definitions</h2><ul class="small">${FEATURES.map((x) => `<li>${esc(x.label)}: ${esc(x.rule)}.</li>`).join('')}</ul>`,
+    '</body></html>',
+    '',
+  ];
+  // Control characters from traces (ESC, BEL, C1) are shown as \uXXXX, never written raw.
+  return escapeControls(sections.join('\n'));
 }

@@ -110,11 +110,11 @@ function exemplar(e: Exemplar): string[] {
   ];
 }
 
-/** The whole report as a Markdown document. */
-export function reportMarkdown(r: ErrorReport, options: { title?: string } = {}): string {
+/** The title, the counts and methods, how to read the numbers, and the findings. */
+function intro(r: ErrorReport, title: string): string[] {
   const n = r.cases;
   const out: string[] = [
-    `# ${mdText(options.title ?? 'Error report')}`,
+    `# ${mdText(title)}`,
     '',
     `${n} failed case(s); ${r.attributed} attributed to an error type, ${r.no_decisive_error} with no decisive memory error. ` +
       `Attribution: ${
@@ -131,7 +131,16 @@ export function reportMarkdown(r: ErrorReport, options: { title?: string } = {})
   if (f.length) {
     out.push('## Findings', '', ...f.slice(0, 12).map((x) => `- ${mdText(x.text)}`), '');
   }
-  out.push(
+  return out;
+}
+
+/** The short error type names, as table heads. */
+const TYPE_HEADS = ERROR_TYPES.map((t) => SHORT[t]);
+
+/** The tables of error types and of systems. */
+function errorTypes(r: ErrorReport): string[] {
+  const n = r.cases;
+  return [
     '## Error types',
     '',
     table(
@@ -155,7 +164,7 @@ export function reportMarkdown(r: ErrorReport, options: { title?: string } = {})
     '## By system',
     '',
     table(
-      ['system', 'cases', ...ERROR_TYPES.map((t) => SHORT[t]), 'none'],
+      ['system', 'cases', ...TYPE_HEADS, 'none'],
       Object.entries(r.by_system).map(([s, row]) => [
         mdText(s),
         String(row.cases),
@@ -164,10 +173,16 @@ export function reportMarkdown(r: ErrorReport, options: { title?: string } = {})
       ]),
     ),
     '',
+  ];
+}
+
+/** The tables of faulty operations, of the prompts behind them, and of question categories. */
+function breakdowns(r: ErrorReport): string[] {
+  return [
     '## Faulty operations',
     '',
     table(
-      ['op', 'category', 'cases', 'rate', '95 % interval', ...ERROR_TYPES.map((t) => SHORT[t])],
+      ['op', 'category', 'cases', 'rate', '95 % interval', ...TYPE_HEADS],
       r.by_op.map((o) => [
         mdText(o.op_name),
         mdText(o.op_category),
@@ -184,7 +199,7 @@ export function reportMarkdown(r: ErrorReport, options: { title?: string } = {})
       'Failures without one cannot be fixed by rewriting a prompt ("not optimisable").',
     '',
     table(
-      ['prompt', 'cases', 'rate', '95 % interval', ...ERROR_TYPES.map((t) => SHORT[t])],
+      ['prompt', 'cases', 'rate', '95 % interval', ...TYPE_HEADS],
       r.by_prompt.map((p) => [
         p.prompt === null ? 'not optimisable' : mdText(p.prompt),
         String(p.count),
@@ -197,7 +212,7 @@ export function reportMarkdown(r: ErrorReport, options: { title?: string } = {})
     '## Question categories',
     '',
     table(
-      ['category', 'cases', ...ERROR_TYPES.map((t) => SHORT[t])],
+      ['category', 'cases', ...TYPE_HEADS],
       r.by_question_category.map((c) => [
         mdText(c.category),
         String(c.cases),
@@ -205,12 +220,17 @@ export function reportMarkdown(r: ErrorReport, options: { title?: string } = {})
       ]),
     ),
     '',
+  ];
+}
+
+function caseFeatures(r: ErrorReport): string[] {
+  return [
     '## Case features',
     '',
     `Per feature: the cases that have it, then per error type "count (lift)". Fewer than ${SMALL_SAMPLE} cases with a feature: read with care.`,
     '',
     table(
-      ['feature', 'cases with it', ...ERROR_TYPES.map((t) => SHORT[t])],
+      ['feature', 'cases with it', ...TYPE_HEADS],
       r.feature_prevalence.map((p) => [
         mdText(p.label),
         `${p.count} (${pct(p.rate)})`,
@@ -221,11 +241,14 @@ export function reportMarkdown(r: ErrorReport, options: { title?: string } = {})
       ]),
     ),
     '',
+  ];
+}
+
+function clusters(r: ErrorReport): string[] {
+  return [
     '## Clusters',
     '',
-  );
-  r.clusters.forEach((c, i) => {
-    out.push(
+    ...r.clusters.flatMap((c, i) => [
       `### ${i + 1}. ${mdText(c.id)}: ${c.count} case(s), ${pct(c.rate)} ${ci(c.ci_low, c.ci_high)}`,
       '',
       `Systems: ${Object.entries(c.systems)
@@ -236,25 +259,42 @@ export function reportMarkdown(r: ErrorReport, options: { title?: string } = {})
           : ''),
       '',
       ...c.exemplars.flatMap(exemplar),
-    );
-  });
-  if (r.narrative) {
-    const nv = r.narrative;
-    out.push(
-      '## Narrative',
-      '',
-      `Written by ${mdText(nv.provider)} model ${mdText(nv.model)}${nv.source === 'file' ? ' (read from error\\_analysis\\_report.json)' : ''}: ` +
-        `${nv.batches} batch(es) of up to ${nv.batch_size} cases, ${nv.cost.calls} call(s) (${nv.cost.cached} cached), ` +
-        `${nv.cost.inputTokens} input and ${nv.cost.outputTokens} output tokens${nv.cost.estimated ? ' (partly estimated)' : ''}. ` +
-        `${nv.dropped_citations.length} citation(s) of cases the model was not shown were removed.`,
-      '',
-      ...nv.text.split(/\n\s*\n/).flatMap((p) => [mdText(p), '']),
-      ...(nv.citations.length
-        ? ['Cited cases:', '', ...nv.citations.map((x) => `- ${x.ref}: ${mdText(x.case_id)}`), '']
-        : []),
-    );
-  }
-  out.push('## Definitions', '', ...FEATURES.map((x) => `- ${mdText(x.label)}: ${mdText(x.rule)}.`), '');
+    ]),
+  ];
+}
+
+function narrative(r: ErrorReport): string[] {
+  const nv = r.narrative;
+  if (!nv) return [];
+  return [
+    '## Narrative',
+    '',
+    `Written by ${mdText(nv.provider)} model ${mdText(nv.model)}${nv.source === 'file' ? ' (read from error\\_analysis\\_report.json)' : ''}: ` +
+      `${nv.batches} batch(es) of up to ${nv.batch_size} cases, ${nv.cost.calls} call(s) (${nv.cost.cached} cached), ` +
+      `${nv.cost.inputTokens} input and ${nv.cost.outputTokens} output tokens${nv.cost.estimated ? ' (partly estimated)' : ''}. ` +
+      `${nv.dropped_citations.length} citation(s) of cases the model was not shown were removed.`,
+    '',
+    ...nv.text.split(/\n\s*\n/).flatMap((p) => [mdText(p), '']),
+    ...(nv.citations.length
+      ? ['Cited cases:', '', ...nv.citations.map((x) => `- ${x.ref}: ${mdText(x.case_id)}`), '']
+      : []),
+  ];
+}
+
+/** The whole report as a Markdown document. */
+export function reportMarkdown(r: ErrorReport, options: { title?: string } = {}): string {
+  const out = [
+    ...intro(r, options.title ?? 'Error report'),
+    ...errorTypes(r),
+    ...breakdowns(r),
+    ...caseFeatures(r),
+    ...clusters(r),
+    ...narrative(r),
+    '## Definitions',
+    '',
+    ...FEATURES.map((x) => `- ${mdText(x.label)}: ${mdText(x.rule)}.`),
+    '',
+  ];
   // Control characters from traces (ESC, BEL, C1) are shown as \uXXXX, never written raw.
   return escapeControls(out.join('\n'));
 }

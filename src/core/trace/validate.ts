@@ -150,20 +150,13 @@ export interface ValidatedIds {
   opIds: Set<string>;
 }
 
-export function validateDocument(value: unknown, issues: IssueCollector): value is TraceDocument {
-  if (!isObject(value)) {
-    issues.error('not-a-graph', `the top level is ${typeName(value)}; expected a smartcomment graph object`);
-    return false;
-  }
-  const data = own(value, 'data');
-  if (!isObject(data)) {
-    issues.error(
-      data === undefined ? 'missing-field' : 'wrong-type',
-      `data ${data === undefined ? 'is missing' : `is ${typeName(data)}`}; expected an object of record lists`,
-      'data',
-    );
-    return false;
-  }
+type Lists = Record<(typeof LISTS)[number], unknown[]>;
+
+/**
+ * The top level beside `data` (graph id, nesting, metadata), the record lists (a missing one
+ * read as empty) and `data`'s other fields; null when a record list is not a list (fatal).
+ */
+function readLists(value: Record<string, unknown>, data: Record<string, unknown>, issues: IssueCollector) {
   graphId(issues, own(value, 'graph_id'));
   const { data: _records, ...top } = value;
   nesting(issues, top, '$');
@@ -176,78 +169,113 @@ export function validateDocument(value: unknown, issues: IssueCollector): value 
       lists[name] = [];
     } else if (!Array.isArray(list)) {
       issues.error('wrong-type', `data.${name} is ${typeName(list)}; expected a list`, `data.${name}`);
-      return false;
+      return null;
     } else lists[name] = list;
   }
   // data's fields besides the record lists (a list of annotations is checked record by record below).
   for (const key of Object.keys(data))
     if (!(LISTS as readonly string[]).includes(key) && !(key === 'annotations' && Array.isArray(data[key])))
       shallow(issues, key, data[key], `data.${key}`);
+  return lists as Lists;
+}
 
-  const ids: ValidatedIds = { sessionIds: new Set(), nodeIds: new Map(), opIds: new Set() };
-  const recordAt = (list: string, i: number, rec: unknown): rec is Record<string, unknown> => {
+/** The record checks of one document: its issues, the ids seen so far, and references to check at the end. */
+class RecordChecks {
+  readonly ids: ValidatedIds = { sessionIds: new Set(), nodeIds: new Map(), opIds: new Set() };
+  /** Session references, checked once every list is read: [session id, list, index] (paths made only for a warning). */
+  readonly sessionRefs: [string, 'nodes' | 'operations', number][] = [];
+
+  constructor(readonly issues: IssueCollector) {}
+
+  /** Fatal: a record that is not an object. */
+  recordAt(list: string, i: number, rec: unknown): rec is Record<string, unknown> {
     if (isObject(rec)) return true;
-    issues.error('not-a-record', `record is ${typeName(rec)}; expected an object`, `data.${list}[${i}]`);
+    this.issues.error('not-a-record', `record is ${typeName(rec)}; expected an object`, `data.${list}[${i}]`);
     return false;
-  };
-  const unique = (set: Set<string>, id: string, path: string, what: string) => {
+  }
+
+  /** Fatal: an id already seen. */
+  unique(set: Set<string>, id: string, path: string, what: string): void {
     const before = set.size;
-    if (set.add(id).size === before) issues.error('duplicate-id', `duplicate ${what} "${id}"`, path);
-  };
+    if (set.add(id).size === before) this.issues.error('duplicate-id', `duplicate ${what} "${id}"`, path);
+  }
 
-  lists.sessions.forEach((rec, i) => {
-    const path = `data.sessions[${i}]`;
-    if (!recordAt('sessions', i, rec)) return;
-    if (field(issues, rec, 'session_id', 'string', path, true))
-      unique(ids.sessionIds, rec.session_id as string, `${path}.session_id`, 'session_id');
-    field(issues, rec, 'category', 'string', path, false);
-    commonFields(issues, rec, path);
-  });
+  sessions(list: unknown[]): void {
+    const { issues } = this;
+    list.forEach((rec, i) => {
+      const path = `data.sessions[${i}]`;
+      if (!this.recordAt('sessions', i, rec)) return;
+      if (field(issues, rec, 'session_id', 'string', path, true))
+        this.unique(this.ids.sessionIds, rec.session_id as string, `${path}.session_id`, 'session_id');
+      field(issues, rec, 'category', 'string', path, false);
+      commonFields(issues, rec, path);
+    });
+  }
 
-  // Session references, checked once every list is read: [session id, list, index] (paths made only for a warning).
-  const sessionRefs: [string, 'nodes' | 'operations', number][] = [];
-  lists.nodes.forEach((rec, i) => {
-    const path = `data.nodes[${i}]`;
-    if (!recordAt('nodes', i, rec)) return;
-    const okName = field(issues, rec, 'name', 'string', path, true);
-    const okVersion = field(issues, rec, 'version', 'int>=1', path, true);
-    const okClass = field(issues, rec, 'class_name', 'string?', path, true);
-    if (okName && okVersion && okClass) {
-      const name = rec.name as string;
-      const cls = rec.class_name as string | null;
-      const id = fullNodeIdOf(name, cls, rec.version as number);
-      if (ids.nodeIds.has(id)) issues.error('duplicate-id', `duplicate variable "${id}"`, path);
-      else ids.nodeIds.set(id, ids.nodeIds.size);
-      derived(issues, rec, 'full_name', fullNameOf(name, cls), path);
-      derived(issues, rec, 'node_id', `${name}@${rec.version}`, path);
-      derived(issues, rec, 'full_node_id', id, path);
-    }
-    field(issues, rec, 'value', 'string', path, false);
-    field(issues, rec, 'category', 'string', path, false);
-    if (field(issues, rec, 'session_id', 'string', path, false))
-      sessionRefs.push([rec.session_id as string, 'nodes', i]);
-    commonFields(issues, rec, path);
-  });
+  nodes(list: unknown[]): void {
+    const { issues, ids } = this;
+    list.forEach((rec, i) => {
+      const path = `data.nodes[${i}]`;
+      if (!this.recordAt('nodes', i, rec)) return;
+      const okName = field(issues, rec, 'name', 'string', path, true);
+      const okVersion = field(issues, rec, 'version', 'int>=1', path, true);
+      const okClass = field(issues, rec, 'class_name', 'string?', path, true);
+      if (okName && okVersion && okClass) {
+        const name = rec.name as string;
+        const cls = rec.class_name as string | null;
+        const id = fullNodeIdOf(name, cls, rec.version as number);
+        if (ids.nodeIds.has(id)) issues.error('duplicate-id', `duplicate variable "${id}"`, path);
+        else ids.nodeIds.set(id, ids.nodeIds.size);
+        derived(issues, rec, 'full_name', fullNameOf(name, cls), path);
+        derived(issues, rec, 'node_id', `${name}@${rec.version}`, path);
+        derived(issues, rec, 'full_node_id', id, path);
+      }
+      field(issues, rec, 'value', 'string', path, false);
+      field(issues, rec, 'category', 'string', path, false);
+      if (field(issues, rec, 'session_id', 'string', path, false))
+        this.sessionRefs.push([rec.session_id as string, 'nodes', i]);
+      commonFields(issues, rec, path);
+    });
+  }
 
-  lists.operations.forEach((rec, i) => {
-    const path = `data.operations[${i}]`;
-    if (!recordAt('operations', i, rec)) return;
-    if (field(issues, rec, 'op_id', 'string', path, true))
-      unique(ids.opIds, rec.op_id as string, `${path}.op_id`, 'op_id');
-    field(issues, rec, 'op_name', 'string?', path, false);
-    field(issues, rec, 'category', 'string', path, false);
-    if (field(issues, rec, 'session_id', 'string', path, false))
-      sessionRefs.push([rec.session_id as string, 'operations', i]);
-    commonFields(issues, rec, path);
-  });
+  operations(list: unknown[]): void {
+    const { issues } = this;
+    list.forEach((rec, i) => {
+      const path = `data.operations[${i}]`;
+      if (!this.recordAt('operations', i, rec)) return;
+      if (field(issues, rec, 'op_id', 'string', path, true))
+        this.unique(this.ids.opIds, rec.op_id as string, `${path}.op_id`, 'op_id');
+      field(issues, rec, 'op_name', 'string?', path, false);
+      field(issues, rec, 'category', 'string', path, false);
+      if (field(issues, rec, 'session_id', 'string', path, false))
+        this.sessionRefs.push([rec.session_id as string, 'operations', i]);
+      commonFields(issues, rec, path);
+    });
+  }
 
-  const edgeIds = new Set<string>();
-  const flow: Flow = { src: [], dst: [], edge: [] };
-  lists.edges.forEach((rec, i) => {
-    const path = `data.edges[${i}]`;
-    if (!recordAt('edges', i, rec)) return;
-    if (field(issues, rec, 'edge_id', 'string', path, true))
-      unique(edgeIds, rec.edge_id as string, `${path}.edge_id`, 'edge_id');
+  /** The edges; those between known variables through a known op make the flow. */
+  edges(list: unknown[]): Flow {
+    const edgeIds = new Set<string>();
+    const flow: Flow = { src: [], dst: [], edge: [] };
+    list.forEach((rec, i) => {
+      const path = `data.edges[${i}]`;
+      if (!this.recordAt('edges', i, rec)) return;
+      if (field(this.issues, rec, 'edge_id', 'string', path, true))
+        this.unique(edgeIds, rec.edge_id as string, `${path}.edge_id`, 'edge_id');
+      if (this.edgeEnds(rec, path)) {
+        flow.src.push(this.ids.nodeIds.get(rec.source_full_node_id as string) as number);
+        flow.dst.push(this.ids.nodeIds.get(rec.target_full_node_id as string) as number);
+        flow.edge.push(i);
+      }
+      field(this.issues, rec, 'category', 'string', path, false);
+      commonFields(this.issues, rec, path);
+    });
+    return flow;
+  }
+
+  /** Whether an edge's op and both its ends are known; a warning for each one that is not. */
+  private edgeEnds(rec: Record<string, unknown>, path: string): boolean {
+    const { issues, ids } = this;
     if (field(issues, rec, 'op_id', 'string', path, true) && !ids.opIds.has(rec.op_id as string))
       issues.warn(
         'dangling-op',
@@ -265,25 +293,45 @@ export function validateDocument(value: unknown, issues: IssueCollector): value 
         );
       }
     }
-    if (known) {
-      flow.src.push(ids.nodeIds.get(rec.source_full_node_id as string) as number);
-      flow.dst.push(ids.nodeIds.get(rec.target_full_node_id as string) as number);
-      flow.edge.push(i);
-    }
-    field(issues, rec, 'category', 'string', path, false);
-    commonFields(issues, rec, path);
-  });
+    return known;
+  }
 
-  for (const [sid, list, i] of sessionRefs)
-    if (!ids.sessionIds.has(sid))
-      issues.warn(
-        'unknown-session',
-        `unknown session_id "${sid.slice(0, 120)}"`,
-        `data.${list}[${i}].session_id`,
-      );
+  /** Warnings: session ids no session has. */
+  unknownSessions(): void {
+    for (const [sid, list, i] of this.sessionRefs)
+      if (!this.ids.sessionIds.has(sid))
+        this.issues.warn(
+          'unknown-session',
+          `unknown session_id "${sid.slice(0, 120)}"`,
+          `data.${list}[${i}].session_id`,
+        );
+  }
+}
 
-  cycles(issues, ids.nodeIds, flow, lists);
-  validateAnnotations(own(data, 'annotations'), ids, issues);
+export function validateDocument(value: unknown, issues: IssueCollector): value is TraceDocument {
+  if (!isObject(value)) {
+    issues.error('not-a-graph', `the top level is ${typeName(value)}; expected a smartcomment graph object`);
+    return false;
+  }
+  const data = own(value, 'data');
+  if (!isObject(data)) {
+    issues.error(
+      data === undefined ? 'missing-field' : 'wrong-type',
+      `data ${data === undefined ? 'is missing' : `is ${typeName(data)}`}; expected an object of record lists`,
+      'data',
+    );
+    return false;
+  }
+  const lists = readLists(value, data, issues);
+  if (!lists) return false;
+  const checks = new RecordChecks(issues);
+  checks.sessions(lists.sessions);
+  checks.nodes(lists.nodes);
+  checks.operations(lists.operations);
+  const flow = checks.edges(lists.edges);
+  checks.unknownSessions();
+  cycles(issues, checks.ids.nodeIds, flow, lists);
+  validateAnnotations(own(data, 'annotations'), checks.ids, issues);
   return !issues.hasErrors;
 }
 

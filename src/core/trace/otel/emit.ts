@@ -9,7 +9,7 @@
 import { fnv1a, hex8 } from '../../hash/index.ts';
 import { isGenericCategory, isQueryCategory } from '../categories.ts';
 import { valueText } from '../pyrepr.ts';
-import type { EdgeRecord, OperationRecord, TraceDocument, VariableRecord } from '../types.ts';
+import type { EdgeRecord, OperationRecord, SessionRecord, TraceDocument, VariableRecord } from '../types.ts';
 
 /** The attribute names spans carry: OpenTelemetry's GenAI conventions or OpenInference's. */
 export type OtelFlavour = 'genai' | 'openinference';
@@ -83,14 +83,29 @@ interface OpShape {
 
 const LLM_CATEGORIES = /llm|generat|extract|chat|answer|summar/i;
 
-/** The spans of a smartcomment document: a root span, one per session, one per op (see the file's header). */
-export function documentToSpans(doc: TraceDocument, options: EmitOptions): SpanDescription[] {
+/** The document's lists, with variables by id, edges by op and each op's inputs and outputs. */
+interface DocIndex {
+  nodes: VariableRecord[];
+  ops: OperationRecord[];
+  edges: EdgeRecord[];
+  sessions: SessionRecord[];
+  byId: Map<string, VariableRecord>;
+  /** Versions per full name. */
+  chainLength: Map<string, number>;
+  firstOfChain: Map<string, VariableRecord>;
+  opIndex: Map<string, number>;
+  /** Edge indexes per op; `looseEdges` name an op that does not exist. */
+  edgesOf: number[][];
+  looseEdges: number[];
+  shapes: OpShape[];
+}
+
+function indexDocument(doc: TraceDocument): DocIndex {
   const d = doc.data;
   const nodes = Array.isArray(d.nodes) ? d.nodes : [];
   const ops = Array.isArray(d.operations) ? d.operations : [];
   const edges = Array.isArray(d.edges) ? d.edges : [];
   const sessions = Array.isArray(d.sessions) ? d.sessions : [];
-  const traceId = traceIdOf(String(doc.graph_id));
   const byId = new Map<string, VariableRecord>();
   const chainLength = new Map<string, number>();
   const firstOfChain = new Map<string, VariableRecord>();
@@ -116,9 +131,28 @@ export function documentToSpans(doc: TraceDocument, options: EmitOptions): SpanD
       byId,
     ),
   );
-  // Memory records: variables with a version history, what searches pick from a store, and
-  // every variable of the same (specific) category as those — a chunk no search picked is a record too.
-  // What a search returns is a result, not a unit of the store (a reranker reads the first round's results).
+  return {
+    nodes,
+    ops,
+    edges,
+    sessions,
+    byId,
+    chainLength,
+    firstOfChain,
+    opIndex,
+    edgesOf,
+    looseEdges,
+    shapes,
+  };
+}
+
+/**
+ * Memory records: variables with a version history, what searches pick from a store, and
+ * every variable of the same (specific) category as those — a chunk no search picked is a record too.
+ * What a search returns is a result, not a unit of the store (a reranker reads the first round's results).
+ */
+function unitTest(ix: DocIndex): (v: VariableRecord) => boolean {
+  const { ops, shapes } = ix;
   const results = new Set<string>();
   ops.forEach((o, k) => {
     if (o.category === 'retrieval') for (const v of shapes[k].outputs) results.add(fullName(v));
@@ -130,37 +164,62 @@ export function documentToSpans(doc: TraceDocument, options: EmitOptions): SpanD
       if (!isQuery(v) && !results.has(fullName(v))) searchedUnits.add(fullName(v));
   });
   const recordLike = (v: VariableRecord) =>
-    (chainLength.get(fullName(v)) ?? 0) > 1 || searchedUnits.has(fullName(v));
+    (ix.chainLength.get(fullName(v)) ?? 0) > 1 || searchedUnits.has(fullName(v));
   const unitCategories = new Set<string>();
-  for (const n of nodes)
+  for (const n of ix.nodes)
     if (recordLike(n) && !isGenericCategory(String(n.category))) unitCategories.add(String(n.category));
-  const isUnit = (v: VariableRecord) => recordLike(v) || unitCategories.has(String(v.category));
+  return (v: VariableRecord) => recordLike(v) || unitCategories.has(String(v.category));
+}
 
-  // Which op carries which record (exact mode): a variable goes with the first op that touches it.
+/** Which span carries which variable record (exact mode): node indexes per op, per session, and the root's. */
+interface NodeHomes {
+  ofOp: number[][];
+  ofSession: Map<string, number[]>;
+  root: number[];
+}
+
+/** A variable goes with the first op that touches it, else with its session, else with the root. */
+function nodeHomes(ix: DocIndex, exact: boolean): NodeHomes {
+  const homes: NodeHomes = { ofOp: ix.ops.map(() => []), ofSession: new Map(), root: [] };
+  if (!exact) return homes;
   const nodeHome = new Map<string, number>();
-  if (options.exact)
-    edges.forEach((e) => {
-      const k = opIndex.get(e.op_id);
-      if (k === undefined) return;
-      for (const id of [e.source_full_node_id, e.target_full_node_id])
-        if (!nodeHome.has(id)) nodeHome.set(id, k);
-    });
-  const nodesOfOp: number[][] = ops.map(() => []);
-  const nodesOfSession = new Map<string, number[]>();
-  const rootNodes: number[] = [];
-  const sessionIds = new Set(sessions.map((s) => s.session_id));
-  if (options.exact)
-    nodes.forEach((n, i) => {
-      const k = nodeHome.get(n.full_node_id ?? '');
-      if (k !== undefined) nodesOfOp[k].push(i);
-      else if (sessionIds.has(n.session_id)) {
-        const list = nodesOfSession.get(n.session_id) ?? [];
-        list.push(i);
-        nodesOfSession.set(n.session_id, list);
-      } else rootNodes.push(i);
-    });
+  ix.edges.forEach((e) => {
+    const k = ix.opIndex.get(e.op_id);
+    if (k === undefined) return;
+    for (const id of [e.source_full_node_id, e.target_full_node_id])
+      if (!nodeHome.has(id)) nodeHome.set(id, k);
+  });
+  const sessionIds = new Set(ix.sessions.map((s) => s.session_id));
+  ix.nodes.forEach((n, i) => {
+    const k = nodeHome.get(n.full_node_id ?? '');
+    if (k !== undefined) homes.ofOp[k].push(i);
+    else if (sessionIds.has(n.session_id)) {
+      const list = homes.ofSession.get(n.session_id) ?? [];
+      list.push(i);
+      homes.ofSession.set(n.session_id, list);
+    } else homes.root.push(i);
+  });
+  return homes;
+}
 
-  const times = ops.map((o) => timestampNanos(o.created_at));
+/** What every span of one document is written from. */
+interface EmitContext {
+  doc: TraceDocument;
+  options: EmitOptions;
+  ix: DocIndex;
+  homes: NodeHomes;
+  traceId: string;
+  rootId: string;
+  /** Each op's time (null when unreadable), and the earliest and latest of them. */
+  times: (bigint | null)[];
+  t0: bigint;
+  tEnd: bigint;
+}
+
+function emitContext(doc: TraceDocument, options: EmitOptions): EmitContext {
+  const ix = indexDocument(doc);
+  const traceId = traceIdOf(String(doc.graph_id));
+  const times = ix.ops.map((o) => timestampNanos(o.created_at));
   const known = times.filter((t): t is bigint => t !== null);
   let t0 = known[0] ?? timestampNanos(doc.created_at) ?? 0n;
   let tEnd = t0;
@@ -169,88 +228,100 @@ export function documentToSpans(doc: TraceDocument, options: EmitOptions): SpanD
     if (t > tEnd) tEnd = t;
   }
   const rootId = fnv32(`root:${traceId}`, 0x811c9dc5) + fnv32(`root:${traceId}`, 0x01000193);
-  const sessionSpan = new Map<string, string>();
-  const out: SpanDescription[] = [];
+  return { doc, options, ix, homes: nodeHomes(ix, options.exact), traceId, rootId, times, t0, tEnd };
+}
 
+/** The root span; in exact mode it carries the header, extra lists, annotations and homeless records. */
+function rootSpan(c: EmitContext): SpanDescription {
+  const { doc, ix } = c;
+  const d = doc.data;
   const { data: _data, ...header } = doc;
   // Null prototype: a list named "__proto__" is carried as data, not set as a prototype.
   const extraData: Record<string, unknown> = Object.create(null);
   for (const k of Object.keys(d))
     if (!['nodes', 'edges', 'operations', 'sessions', 'annotations'].includes(k)) extraData[k] = d[k];
   const rootAttrs: Record<string, SpanAttr> =
-    options.flavour === 'genai'
+    c.options.flavour === 'genai'
       ? { 'gen_ai.operation.name': 'invoke_workflow' }
       : { 'openinference.span.kind': 'CHAIN' };
-  if (options.exact) {
+  if (c.options.exact) {
     rootAttrs[MEMTRACE_ATTR.graph] = JSON.stringify({
       header,
       lists: Object.keys(d),
       extra: extraData,
-      nodes: rootNodes.map((i) => [i, nodes[i]]),
-      edges: looseEdges.map((i) => [i, edges[i]]),
+      nodes: c.homes.root.map((i) => [i, ix.nodes[i]]),
+      edges: ix.looseEdges.map((i) => [i, ix.edges[i]]),
     });
     if (Array.isArray(d.annotations)) rootAttrs[MEMTRACE_ATTR.annotations] = JSON.stringify(d.annotations);
   }
-  out.push({
-    traceId,
-    spanId: rootId,
+  return {
+    traceId: c.traceId,
+    spanId: c.rootId,
     parentSpanId: null,
     name: `memtrace ${doc.graph_id}`,
     kind: 1,
-    start: t0,
-    end: tEnd,
+    start: c.t0,
+    end: c.tEnd,
     attributes: rootAttrs,
     events: [],
-  });
+  };
+}
 
-  sessions.forEach((s, i) => {
-    const spanId = fnv32(`session:${s.session_id}`, 0x811c9dc5) + fnv32(`session:${i}`, 0x01000193);
-    sessionSpan.set(s.session_id, spanId);
-    const attrs: Record<string, SpanAttr> =
-      options.flavour === 'genai'
-        ? { 'gen_ai.operation.name': 'invoke_workflow', 'gen_ai.conversation.id': s.session_id }
-        : { 'openinference.span.kind': 'CHAIN', 'session.id': s.session_id };
-    if (options.exact) {
-      attrs[MEMTRACE_ATTR.session] = JSON.stringify([i, s]);
-      const own = nodesOfSession.get(s.session_id);
-      if (own) attrs[MEMTRACE_ATTR.nodes] = JSON.stringify(own.map((j) => [j, nodes[j]]));
-    }
-    const st = timestampNanos(s.created_at) ?? t0;
-    out.push({
-      traceId,
-      spanId,
-      parentSpanId: rootId,
-      name: `session ${s.session_name ?? s.session_id}`,
-      kind: 1,
-      start: st,
-      end: st,
-      attributes: attrs,
-      events: [],
-    });
-  });
+function sessionSpan(c: EmitContext, s: SessionRecord, i: number): SpanDescription {
+  const attrs: Record<string, SpanAttr> =
+    c.options.flavour === 'genai'
+      ? { 'gen_ai.operation.name': 'invoke_workflow', 'gen_ai.conversation.id': s.session_id }
+      : { 'openinference.span.kind': 'CHAIN', 'session.id': s.session_id };
+  if (c.options.exact) {
+    attrs[MEMTRACE_ATTR.session] = JSON.stringify([i, s]);
+    const own = c.homes.ofSession.get(s.session_id);
+    if (own) attrs[MEMTRACE_ATTR.nodes] = JSON.stringify(own.map((j) => [j, c.ix.nodes[j]]));
+  }
+  const st = timestampNanos(s.created_at) ?? c.t0;
+  return {
+    traceId: c.traceId,
+    spanId: sessionSpanId(s, i),
+    parentSpanId: c.rootId,
+    name: `session ${s.session_name ?? s.session_id}`,
+    kind: 1,
+    start: st,
+    end: st,
+    attributes: attrs,
+    events: [],
+  };
+}
 
-  let last = t0;
-  ops.forEach((o, k) => {
-    const start = times[k] ?? last;
+function sessionSpanId(s: SessionRecord, i: number): string {
+  return fnv32(`session:${s.session_id}`, 0x811c9dc5) + fnv32(`session:${i}`, 0x01000193);
+}
+
+/** One span per op, under its session's span; an op without a readable time takes the one before's. */
+function opSpans(c: EmitContext, sessionSpanIds: Map<string, string>): SpanDescription[] {
+  const { ix, options } = c;
+  const isUnit = unitTest(ix);
+  const out: SpanDescription[] = [];
+  let last = c.t0;
+  ix.ops.forEach((o, k) => {
+    const start = c.times[k] ?? last;
     last = start;
-    const shape = shapes[k];
+    const shape = ix.shapes[k];
     const std =
       options.flavour === 'genai'
-        ? genAiAttributes(o, shape, isUnit, firstOfChain)
+        ? genAiAttributes(o, shape, isUnit, ix.firstOfChain)
         : openInferenceAttributes(o, shape, isUnit);
     const attrs = std.attributes;
     if (options.flavour === 'genai') attrs['gen_ai.conversation.id'] = o.session_id;
     else attrs['session.id'] = o.session_id;
     if (options.exact) {
       attrs[MEMTRACE_ATTR.op] = JSON.stringify([k, o]);
-      attrs[MEMTRACE_ATTR.edges] = JSON.stringify(edgesOf[k].map((i) => [i, edges[i]]));
-      if (nodesOfOp[k].length)
-        attrs[MEMTRACE_ATTR.nodes] = JSON.stringify(nodesOfOp[k].map((i) => [i, nodes[i]]));
+      attrs[MEMTRACE_ATTR.edges] = JSON.stringify(ix.edgesOf[k].map((i) => [i, ix.edges[i]]));
+      if (c.homes.ofOp[k].length)
+        attrs[MEMTRACE_ATTR.nodes] = JSON.stringify(c.homes.ofOp[k].map((i) => [i, ix.nodes[i]]));
     }
     out.push({
-      traceId,
+      traceId: c.traceId,
       spanId: opSpanId(o.op_id),
-      parentSpanId: sessionSpan.get(o.session_id) ?? rootId,
+      parentSpanId: sessionSpanIds.get(o.session_id) ?? c.rootId,
       name: std.name,
       kind: std.kind,
       start,
@@ -260,6 +331,18 @@ export function documentToSpans(doc: TraceDocument, options: EmitOptions): SpanD
     });
   });
   return out;
+}
+
+/** The spans of a smartcomment document: a root span, one per session, one per op (see the file's header). */
+export function documentToSpans(doc: TraceDocument, options: EmitOptions): SpanDescription[] {
+  const c = emitContext(doc, options);
+  const sessionSpanIds = new Map<string, string>();
+  const sessions = c.ix.sessions.map((s, i) => {
+    const span = sessionSpan(c, s, i);
+    sessionSpanIds.set(s.session_id, span.spanId);
+    return span;
+  });
+  return [rootSpan(c), ...sessions, ...opSpans(c, sessionSpanIds)];
 }
 
 function fullName(n: VariableRecord): string {
