@@ -300,6 +300,11 @@ export interface AnalysisApi {
    * (no file, a failed fetch) attribution matches one layer down and `note` says why.
    */
   loadMatcher(onProgress?: (p: MatcherProgress) => void): Promise<MatcherInfo>;
+  /**
+   * Readies the first attribution of these traces in the background (vectors, the trace opened,
+   * its messages index, its judge's fit): the case opened next gets its verdict sooner.
+   */
+  prepareAttribution(traceIds: string[]): Promise<void>;
   /** The case's evidence and the ops that caused its answer (core `casePath`). */
   caseOverview(traceId: string, queryId: string, signal?: AbortSignal): Promise<CaseOverview>;
   opDetail(traceId: string, opId: string, signal?: AbortSignal): Promise<OpDetail | null>;

@@ -55,6 +55,8 @@ import {
   type EvaluatedCase,
   Evaluator,
   findCase,
+  prepareAttribution,
+  yieldToMessages,
 } from './evaluation.ts';
 import { ImportService } from './import-service.ts';
 import { type MatcherInfo, type MatcherProgress, Matching, warmLanguage } from './matcher.ts';
@@ -344,6 +346,23 @@ export class EngineService implements EngineApi {
       warmLanguage();
     }
     return info;
+  }
+
+  /**
+   * Readies, in the background, the first attribution of these traces (the Cases list asks for
+   * the traces of its first rows): the matcher's vectors and language tools, then each trace
+   * opened (at most the few kept open), its messages index and its judge's fit, which every case
+   * of the trace then reuses. Requests that arrive meanwhile run between the steps.
+   */
+  async prepareAttribution(traceIds: string[]): Promise<void> {
+    await this.loadMatcher();
+    for (const traceId of [...new Set(traceIds)].slice(0, KEEP_OPEN)) {
+      await yieldToMessages();
+      const engine = await this.#get(traceId).catch(() => null);
+      if (!engine) continue; // deleted meanwhile or unreadable: the views say so
+      await yieldToMessages();
+      await prepareAttribution(engine.graph, this.#matching);
+    }
   }
 
   async attributeCase(traceId: string, queryId: string): Promise<EvaluatedCase> {

@@ -26,6 +26,9 @@ export interface MatcherInfo {
   note: string | null;
 }
 
+/** Bytes between two progress reports. */
+const PROGRESS_STEP = 1 << 20;
+
 async function readWithProgress(
   res: Response,
   onProgress: (p: MatcherProgress) => void,
@@ -35,12 +38,17 @@ async function readWithProgress(
   const reader = res.body.getReader();
   const parts: Uint8Array[] = [];
   let loaded = 0;
+  let told = 0;
   for (;;) {
     const { done, value } = await reader.read();
     if (done) break;
     parts.push(value);
     loaded += value.length;
-    onProgress({ loaded, total });
+    // Every chunk would be a message to the page per listener (hundreds for the 11 MB file).
+    if (loaded - told >= PROGRESS_STEP || loaded === total) {
+      told = loaded;
+      onProgress({ loaded, total });
+    }
   }
   const out = new Uint8Array(loaded);
   let at = 0;

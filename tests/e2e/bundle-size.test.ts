@@ -40,4 +40,21 @@ describe('what the built app ships (bench/bundle-size.ts rules on the e2e build)
     expect(withWebllm).toHaveLength(1);
     expect(withWebllm[0]).toMatch(/^webllm\.worker-/);
   });
+
+  it("wink-lexicon's WordNet tables ship as JSON text, not as a statement per word (vite.config.ts)", () => {
+    const assets = readdirSync(join(dist, 'assets'));
+    const withTables = assets.filter(
+      (f) =>
+        f.endsWith('.js') &&
+        assets.includes(`${f}.map`) &&
+        readFileSync(join(dist, 'assets', `${f}.map`), 'utf8').includes('wink-lexicon/src/wn-words.js'),
+    );
+    expect(withTables.length).toBeGreaterThan(0);
+    for (const f of withTables) {
+      const code = readFileSync(join(dist, 'assets', f), 'utf8');
+      // wn-words.js says `words.aardvark = 8;`; as JSON it is `"aardvark":8`.
+      expect(code).not.toMatch(/\.aardvark\s*=\s*8\b/);
+      expect(code).toMatch(/\\?"aardvark\\?":8\b/);
+    }
+  });
 });
