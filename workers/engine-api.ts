@@ -293,8 +293,12 @@ export interface NeighbourhoodSeedIds {
 export type NeighbourhoodData = NeighbourhoodDrawing;
 
 export interface AnalysisApi {
-  /** Where the app serves the evidence-flow matcher's word-vector file (`WORD_VECTORS_PATH` under the app's base). */
-  setWordVectors(url: string): void;
+  /**
+   * Where the app serves the evidence-flow matcher's word-vector file (`WORD_VECTORS_PATH` under
+   * the app's base). `body`: the file as the page downloads it (transferred), read instead of
+   * fetching it again — the page's thread downloads while the worker is still starting up.
+   */
+  setWordVectors(url: string, body?: ReadableStream<Uint8Array>): void;
   /**
    * Loads the matcher's word vectors once per worker, with progress (bytes); without them
    * (no file, a failed fetch) attribution matches one layer down and `note` says why.

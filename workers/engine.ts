@@ -327,9 +327,9 @@ export class EngineService implements EngineApi {
 
   // ---------- attribution, evaluation, reports, comparison ----------
 
-  /** Where the app serves the word-vector file (the page knows its base URL). */
-  setWordVectors(url: string): void {
-    this.#matching.setSource(url);
+  /** Where the app serves the word-vector file (the page knows its base URL), and its body when the page is downloading it. */
+  setWordVectors(url: string, body?: ReadableStream<Uint8Array>): void {
+    this.#matching.setSource(url, body);
   }
 
   #warmed = false;

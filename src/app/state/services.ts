@@ -25,7 +25,30 @@ export interface Services {
   readonly embedder: Comlink.Remote<EmbedderApi>;
   /** Runs reference memory systems offline and stores their traces (started on first use). */
   readonly systems: Comlink.Remote<SystemsApi>;
+  /**
+   * Starts downloading the matcher's word vectors on the page's thread (once) and hands their
+   * body to the engine: the 11 MB arrive while the engine worker is still starting up.
+   */
+  downloadWordVectors(): void;
   dispose(): void;
+}
+
+/** More than the word-vector file: the page buffers it all, however late the engine reads. */
+const DOWNLOAD_BUFFER = 64 * 2 ** 20;
+
+/** A file's body as the page downloads it, buffered to its end whether or not it is read yet. */
+function download(url: string): ReadableStream<Uint8Array> {
+  const buffer = new TransformStream<Uint8Array, Uint8Array>(
+    undefined,
+    new ByteLengthQueuingStrategy({ highWaterMark: DOWNLOAD_BUFFER }),
+  );
+  fetch(url)
+    .then((res) => {
+      if (!res.ok || !res.body) throw new Error(`HTTP ${res.status}`);
+      return res.body.pipeTo(buffer.writable);
+    })
+    .catch((e) => buffer.writable.abort(e).catch(() => {}));
+  return buffer.readable;
 }
 
 export function createServices(): Services {
@@ -36,7 +59,9 @@ export function createServices(): Services {
   const db = openDb();
   const engine = Comlink.wrap<EngineApi>(engineWorker);
   // The evidence-flow matcher's word vectors, served by the app next to index.html.
-  void engine.setWordVectors(new URL(WORD_VECTORS_PATH, document.baseURI).href);
+  const vectorsUrl = new URL(WORD_VECTORS_PATH, document.baseURI).href;
+  void engine.setWordVectors(vectorsUrl);
+  let vectorsAsked = false;
   let systemsWorker: Worker | null = null;
   let systems: Comlink.Remote<SystemsApi> | null = null;
   let embedderWorker: Worker | null = null;
@@ -67,6 +92,12 @@ export function createServices(): Services {
         systems = Comlink.wrap<SystemsApi>(systemsWorker);
       }
       return systems;
+    },
+    downloadWordVectors() {
+      if (vectorsAsked) return;
+      vectorsAsked = true;
+      const body = download(vectorsUrl);
+      void engine.setWordVectors(vectorsUrl, Comlink.transfer(body, [body]));
     },
     dispose() {
       engineWorker.terminate();
