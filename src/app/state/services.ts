@@ -33,22 +33,23 @@ export interface Services {
   dispose(): void;
 }
 
-/** More than the word-vector file: the page buffers it all, however late the engine reads. */
-const DOWNLOAD_BUFFER = 64 * 2 ** 20;
-
-/** A file's body as the page downloads it, buffered to its end whether or not it is read yet. */
+/**
+ * A file's body, downloaded whole on the page's thread (natively, into one buffer) and given as
+ * one chunk: the engine reads it at once however busy it was meanwhile.
+ */
 function download(url: string): ReadableStream<Uint8Array> {
-  const buffer = new TransformStream<Uint8Array, Uint8Array>(
-    undefined,
-    new ByteLengthQueuingStrategy({ highWaterMark: DOWNLOAD_BUFFER }),
-  );
-  fetch(url)
-    .then((res) => {
-      if (!res.ok || !res.body) throw new Error(`HTTP ${res.status}`);
-      return res.body.pipeTo(buffer.writable);
-    })
-    .catch((e) => buffer.writable.abort(e).catch(() => {}));
-  return buffer.readable;
+  return new ReadableStream({
+    async start(c) {
+      try {
+        const res = await fetch(url);
+        if (!res.ok) throw new Error(`HTTP ${res.status}`);
+        c.enqueue(new Uint8Array(await res.arrayBuffer()));
+        c.close();
+      } catch (e) {
+        c.error(e);
+      }
+    },
+  });
 }
 
 export function createServices(): Services {
