@@ -57,4 +57,25 @@ describe('what the built app ships (bench/bundle-size.ts rules on the e2e build)
       expect(code).toMatch(/\\?"aardvark\\?":8\b/);
     }
   });
+
+  it("opening a case loads no NLP library on the page's thread (the attributors run in the engine worker)", () => {
+    const { chunks } = measureBundle(dist);
+    const byFile = new Map(chunks.map((c) => [c.file, c]));
+    const workspace = chunks.find((c) => c.file.startsWith('CaseWorkspace-'));
+    expect(workspace).toBeDefined();
+    // The chunk and every chunk it imports statically (what loads when a case is opened).
+    const loaded = new Set<string>();
+    const visit = (file: string) => {
+      if (loaded.has(file)) return;
+      loaded.add(file);
+      const code = readFileSync(join(dist, 'assets', file), 'utf8');
+      for (const m of code.matchAll(/(?:from|import)\s*["']\.\/([^"']+\.js)["']/g)) visit(m[1]);
+    };
+    visit(workspace!.file);
+    expect(loaded.size).toBeGreaterThan(3);
+    const nlp = [...loaded].filter((f) =>
+      ['compromise', 'wink-lexicon', 'wink-lemmatizer'].some((p) => byFile.get(f)?.packages.has(p)),
+    );
+    expect(nlp).toEqual([]);
+  });
 });
