@@ -340,9 +340,11 @@ export class EngineService implements EngineApi {
    * first case opened finds both ready.
    */
   async loadMatcher(onProgress?: (p: MatcherProgress) => void): Promise<MatcherInfo> {
-    const info = await this.#matching.load(onProgress);
+    const info = this.#matching.load(onProgress);
     if (!this.#warmed) {
       this.#warmed = true;
+      // While the vectors still arrive (the page downloads them); requests waiting run first.
+      await yieldToMessages();
       warmLanguage();
     }
     return info;
