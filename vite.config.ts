@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { svelte } from '@sveltejs/vite-plugin-svelte';
 import { defineConfig, type Plugin } from 'vite';
+import { tableModule, WINK_TABLES } from './src/core/nlp/wink-tables.node.ts';
 import { ensureVectorFile } from './src/core/semantic/word-vectors.node.ts';
 import { WORD_VECTORS_PATH } from './workers/api.ts';
 
@@ -25,11 +27,24 @@ function wordVectors(): Plugin {
   };
 }
 
+/** wink-lexicon's WordNet tables as JSON (src/core/nlp/wink-tables.node.ts): the engine worker starts sooner. */
+function winkTablesAsJson(): Plugin {
+  return {
+    name: 'memtrace-wink-tables',
+    apply: 'build',
+    transform(_code, id) {
+      if (!WINK_TABLES.test(id)) return null;
+      const code = tableModule(createRequire(import.meta.url)(id));
+      return code === null ? null : { code, map: null };
+    },
+  };
+}
+
 // A static single-page app: `vite build` writes dist/, deployable on any static host.
 export default defineConfig({
-  plugins: [svelte(), wordVectors()],
+  plugins: [svelte(), wordVectors(), winkTablesAsJson()],
   base: './',
-  worker: { format: 'es' },
+  worker: { format: 'es', plugins: () => [winkTablesAsJson()] },
   build: { target: 'es2022', sourcemap: true },
   server: { fs: { allow: ['.', '../shared'] } },
 });

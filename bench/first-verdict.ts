@@ -6,10 +6,11 @@
  * session that imported the file (the workers already up). With `--before DIR` a build of an
  * earlier commit (`vite build --outDir DIR`) is measured the same way, first.
  *
- * `npx tsx bench/first-verdict.ts [--runs 3] [--before DIR] [--file F]` — writes
- * `## First verdict in Chromium` in bench/RESULTS.md.
+ * `npx tsx bench/first-verdict.ts [--runs 3] [--before DIR --before-ref REF] [--file F]` — writes
+ * `## First verdict in Chromium` in bench/RESULTS.md (REF: the commit DIR was built from).
  */
 import { readdirSync, statSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { basename, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DATA, importTraces, openApp } from '../tests/e2e/harness.ts';
@@ -19,6 +20,7 @@ const { values } = parseArgs({
   options: {
     runs: { type: 'string', default: '3' },
     before: { type: 'string' },
+    'before-ref': { type: 'string', default: 'unknown' },
     file: { type: 'string' },
   },
 });
@@ -34,6 +36,8 @@ interface Times {
   fresh: number[];
   freshRead: number[];
   sameSession: number[];
+  /** The 1-minute load average when each run started. */
+  load: number[];
 }
 
 /** The list is read this long before the click in the "fresh session, list read first" case. */
@@ -73,9 +77,10 @@ async function freshSession(page: import('playwright-core').Page, url: string): 
 }
 
 async function measure(dist: string | undefined, name: string): Promise<{ times: Times; chromium: string }> {
-  const times: Times = { fresh: [], freshRead: [], sameSession: [] };
+  const times: Times = { fresh: [], freshRead: [], sameSession: [], load: [] };
   let chromium = 'unknown';
   for (let r = 0; r < runs; r++) {
+    times.load.push(Math.round(loadavg()[0] * 10) / 10);
     const s = await openApp({ dist });
     chromium = s.browser.version();
     try {
@@ -100,7 +105,7 @@ const rows: string[] = [];
 let chromium = 'unknown';
 const cell = (xs: number[]) => `${median(xs).toFixed(0)} (${xs.join(', ')})`;
 const row = (name: string, t: Times) =>
-  `| ${name} | ${cell(t.fresh)} | ${cell(t.freshRead)} | ${cell(t.sameSession)} |`;
+  `| ${name} | ${cell(t.fresh)} | ${cell(t.freshRead)} | ${cell(t.sameSession)} | ${t.load.join(', ')} |`;
 if (values.before) {
   const before = await measure(values.before, 'before');
   rows.push(row(`before (\`${values.before}\`)`, before.times));
@@ -114,11 +119,11 @@ const body = [
   '',
   `From the click on the first case of the Cases list to the attribution panel showing its verdict (evidence-flow, word vectors). *Fresh session*: the page reloaded after the import (new workers) and the stored attribution runs cleared, as when a person comes back another day; the click as soon as the list shows, or after ${READ_MS / 1000} s on it (a person reading it). *Same session*: right after importing. Goal ≤ 1500 ms.`,
   '',
-  '| build | fresh session, click at once, ms | fresh session, list read first, ms | same session, ms |',
-  '| --- | --- | --- | --- |',
+  '| build | fresh session, click at once, ms | fresh session, list read first, ms | same session, ms | load average at each run |',
+  '| --- | --- | --- | --- | --- |',
   ...rows,
   '',
-  `Measured with \`npx tsx bench/first-verdict.ts --runs ${runs}${values.before ? ' --before DIR' : ''}\` on ${new Date().toISOString().slice(0, 10)}${values.before ? '; DIR: `vite build --outDir DIR` of commit ac1d2ae (a temporary worktree)' : ''}.`,
+  `Measured with \`npx tsx bench/first-verdict.ts --runs ${runs}${values.before ? ' --before DIR' : ''}\` on ${new Date().toISOString().slice(0, 10)}${values.before ? `; DIR: \`vite build --outDir DIR\` of commit ${values['before-ref']} (a temporary worktree)` : ''}.`,
 ].join('\n');
 writeResultsSection('First verdict in Chromium', body);
 console.log(body);

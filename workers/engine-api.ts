@@ -293,13 +293,22 @@ export interface NeighbourhoodSeedIds {
 export type NeighbourhoodData = NeighbourhoodDrawing;
 
 export interface AnalysisApi {
-  /** Where the app serves the evidence-flow matcher's word-vector file (`WORD_VECTORS_PATH` under the app's base). */
-  setWordVectors(url: string): void;
+  /**
+   * Where the app serves the evidence-flow matcher's word-vector file (`WORD_VECTORS_PATH` under
+   * the app's base). `body`: the file as the page downloads it (transferred), read instead of
+   * fetching it again — the page's thread downloads while the worker is still starting up.
+   */
+  setWordVectors(url: string, body?: ReadableStream<Uint8Array>): void;
   /**
    * Loads the matcher's word vectors once per worker, with progress (bytes); without them
    * (no file, a failed fetch) attribution matches one layer down and `note` says why.
    */
   loadMatcher(onProgress?: (p: MatcherProgress) => void): Promise<MatcherInfo>;
+  /**
+   * Readies the first attribution of these traces in the background (vectors, the trace opened,
+   * its messages index, its judge's fit): the case opened next gets its verdict sooner.
+   */
+  prepareAttribution(traceIds: string[]): Promise<void>;
   /** The case's evidence and the ops that caused its answer (core `casePath`). */
   caseOverview(traceId: string, queryId: string, signal?: AbortSignal): Promise<CaseOverview>;
   opDetail(traceId: string, opId: string, signal?: AbortSignal): Promise<OpDetail | null>;

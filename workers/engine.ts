@@ -23,6 +23,7 @@ import type { AgentRunRow } from '../src/db/agent-runs.ts';
 import { getOriginal, listTraces } from '../src/db/repo.ts';
 import { latestCaseRun, listEvaluationRuns } from '../src/db/runs.ts';
 import type { MemtraceDb } from '../src/db/schema.ts';
+import { yieldToMessages } from './abort-transfer.ts';
 import { AgentRunner } from './agent-runs.ts';
 import type {
   AgentRunEvent,
@@ -55,6 +56,7 @@ import {
   type EvaluatedCase,
   Evaluator,
   findCase,
+  prepareAttribution,
 } from './evaluation.ts';
 import { ImportService } from './import-service.ts';
 import { type MatcherInfo, type MatcherProgress, Matching, warmLanguage } from './matcher.ts';
@@ -325,9 +327,9 @@ export class EngineService implements EngineApi {
 
   // ---------- attribution, evaluation, reports, comparison ----------
 
-  /** Where the app serves the word-vector file (the page knows its base URL). */
-  setWordVectors(url: string): void {
-    this.#matching.setSource(url);
+  /** Where the app serves the word-vector file (the page knows its base URL), and its body when the page is downloading it. */
+  setWordVectors(url: string, body?: ReadableStream<Uint8Array>): void {
+    this.#matching.setSource(url, body);
   }
 
   #warmed = false;
@@ -338,12 +340,31 @@ export class EngineService implements EngineApi {
    * first case opened finds both ready.
    */
   async loadMatcher(onProgress?: (p: MatcherProgress) => void): Promise<MatcherInfo> {
-    const info = await this.#matching.load(onProgress);
+    const info = this.#matching.load(onProgress);
     if (!this.#warmed) {
       this.#warmed = true;
+      // While the vectors still arrive (the page downloads them); requests waiting run first.
+      await yieldToMessages();
       warmLanguage();
     }
     return info;
+  }
+
+  /**
+   * Readies, in the background, the first attribution of these traces (the Cases list asks for
+   * the traces of its first rows): the matcher's vectors and language tools, then each trace
+   * opened (at most the few kept open), its messages index and its judge's fit, which every case
+   * of the trace then reuses. Requests that arrive meanwhile run between the steps.
+   */
+  async prepareAttribution(traceIds: string[]): Promise<void> {
+    await this.loadMatcher();
+    for (const traceId of [...new Set(traceIds)].slice(0, KEEP_OPEN)) {
+      await yieldToMessages();
+      const engine = await this.#get(traceId).catch(() => null);
+      if (!engine) continue; // deleted meanwhile or unreadable: the views say so
+      await yieldToMessages();
+      await prepareAttribution(engine.graph, this.#matching);
+    }
   }
 
   async attributeCase(traceId: string, queryId: string): Promise<EvaluatedCase> {

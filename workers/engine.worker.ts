@@ -14,6 +14,7 @@ const api = {
   restoreFileLabels: service.restoreFileLabels.bind(service),
   setWordVectors: service.setWordVectors.bind(service),
   loadMatcher: service.loadMatcher.bind(service),
+  prepareAttribution: service.prepareAttribution.bind(service),
   caseOverview: service.caseOverview.bind(service),
   opDetail: service.opDetail.bind(service),
   describeOps: service.describeOps.bind(service),

@@ -4,7 +4,13 @@
  * `summarize` (core/bench). Which labels it scores against is the person's choice (core/labels
  * `LabelChoice`): the file's own by default, or a source (adjudicated, person, …) or one annotator.
  */
-import { type Attribution, type EngineDeps, evidenceFlowEngine } from '../src/core/attribution/index.ts';
+import {
+  type AnswerRuleFit,
+  type Attribution,
+  type EngineDeps,
+  evidenceFlowEngine,
+  traceJudgeFit,
+} from '../src/core/attribution/index.ts';
 import { scoredCase } from '../src/core/bench/index.ts';
 import { listCases, type TraceCase } from '../src/core/cases/index.ts';
 import { opSummary, type TraceGraph } from '../src/core/graph/index.ts';
@@ -59,6 +65,18 @@ export async function depsOf(g: TraceGraph, matching?: Matching, dense = false):
   const embedder = dense ? new HashedNgramEmbedder() : null;
   const index = await cachedIndex(dense ? denseCache : indexCache, g, embedder);
   return { index, embedder, evidenceFlow: matching ? await matching.options() : undefined };
+}
+
+/**
+ * Builds ahead what the first attribution of a graph needs, as `attributeOne` would on its
+ * first case: the engine dependencies (the messages index; the dense one too when a case names
+ * no evidence) and the trace's judge as the attributor learns it (`traceJudgeFit`, kept with
+ * the graph, so every case of it reuses this one fit).
+ */
+export async function prepareAttribution(g: TraceGraph, matching?: Matching): Promise<AnswerRuleFit> {
+  const deps = await depsOf(g, matching);
+  if (listCases(g).some((c) => c.evidenceIds.length === 0)) await depsOf(g, matching, true);
+  return traceJudgeFit(g, deps.evidenceFlow ?? {});
 }
 
 /** Runs evidence-flow on one case of an opened graph. */

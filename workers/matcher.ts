@@ -26,6 +26,9 @@ export interface MatcherInfo {
   note: string | null;
 }
 
+/** Bytes between two progress reports. */
+const PROGRESS_STEP = 1 << 20;
+
 async function readWithProgress(
   res: Response,
   onProgress: (p: MatcherProgress) => void,
@@ -35,13 +38,19 @@ async function readWithProgress(
   const reader = res.body.getReader();
   const parts: Uint8Array[] = [];
   let loaded = 0;
+  let told = 0;
   for (;;) {
     const { done, value } = await reader.read();
     if (done) break;
     parts.push(value);
     loaded += value.length;
-    onProgress({ loaded, total });
+    // Every chunk would be a message to the page per listener (hundreds for the 11 MB file).
+    if (loaded - told >= PROGRESS_STEP) {
+      told = loaded;
+      onProgress({ loaded, total });
+    }
   }
+  if (told < loaded) onProgress({ loaded, total });
   const out = new Uint8Array(loaded);
   let at = 0;
   for (const p of parts) {
@@ -60,11 +69,24 @@ export class Matching {
 
   constructor(private readonly fetchFn: typeof fetch = (...a) => fetch(...a)) {}
 
-  /** Where to fetch the vectors from (the page knows the app's base URL). */
-  setSource(url: string): void {
+  #body: ReadableStream<Uint8Array> | null = null;
+
+  /**
+   * Where the vectors are (the page knows the app's base URL) and, when the page is already
+   * downloading them (on its own thread, while this worker is still starting up), the file's
+   * body as it arrives: read instead of fetching the file again.
+   */
+  setSource(url: string, body?: ReadableStream<Uint8Array>): void {
     if (url !== this.#url) {
       this.#url = url;
       this.#loading = null;
+    }
+    if (!body) return;
+    // Loading or loaded already: the page's copy is not needed.
+    if (this.#loading) void body.cancel().catch(() => {});
+    else {
+      void this.#body?.cancel().catch(() => {});
+      this.#body = body;
     }
   }
 
@@ -98,8 +120,7 @@ export class Matching {
         return null;
       }
       try {
-        const res = await this.fetchFn(this.#url);
-        if (!res.ok) throw new Error(`HTTP ${res.status}`);
+        const res = await this.#response(this.#url);
         const bytes = await readWithProgress(res, (p) => {
           for (const l of this.#listeners) l(p);
         });
@@ -110,6 +131,16 @@ export class Matching {
       }
     })();
     return this.#loading;
+  }
+
+  /** The file: the body the page handed over, else fetched. */
+  async #response(url: string): Promise<Response> {
+    const body = this.#body;
+    this.#body = null;
+    if (body) return new Response(body);
+    const res = await this.fetchFn(url);
+    if (!res.ok) throw new Error(`HTTP ${res.status}`);
+    return res;
   }
 }
 

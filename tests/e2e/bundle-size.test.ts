@@ -40,4 +40,42 @@ describe('what the built app ships (bench/bundle-size.ts rules on the e2e build)
     expect(withWebllm).toHaveLength(1);
     expect(withWebllm[0]).toMatch(/^webllm\.worker-/);
   });
+
+  it("wink-lexicon's WordNet tables ship as JSON text, not as a statement per word (vite.config.ts)", () => {
+    const assets = readdirSync(join(dist, 'assets'));
+    const withTables = assets.filter(
+      (f) =>
+        f.endsWith('.js') &&
+        assets.includes(`${f}.map`) &&
+        readFileSync(join(dist, 'assets', `${f}.map`), 'utf8').includes('wink-lexicon/src/wn-words.js'),
+    );
+    expect(withTables.length).toBeGreaterThan(0);
+    for (const f of withTables) {
+      const code = readFileSync(join(dist, 'assets', f), 'utf8');
+      // wn-words.js says `words.aardvark = 8;`; as JSON it is `"aardvark":8`.
+      expect(code).not.toMatch(/\.aardvark\s*=\s*8\b/);
+      expect(code).toMatch(/\\?"aardvark\\?":8\b/);
+    }
+  });
+
+  it("opening a case loads no NLP library on the page's thread (the attributors run in the engine worker)", () => {
+    const { chunks } = measureBundle(dist);
+    const byFile = new Map(chunks.map((c) => [c.file, c]));
+    const workspace = chunks.find((c) => c.file.startsWith('CaseWorkspace-'));
+    expect(workspace).toBeDefined();
+    // The chunk and every chunk it imports statically (what loads when a case is opened).
+    const loaded = new Set<string>();
+    const visit = (file: string) => {
+      if (loaded.has(file)) return;
+      loaded.add(file);
+      const code = readFileSync(join(dist, 'assets', file), 'utf8');
+      for (const m of code.matchAll(/(?:from|import)\s*["']\.\/([^"']+\.js)["']/g)) visit(m[1]);
+    };
+    visit(workspace!.file);
+    expect(loaded.size).toBeGreaterThan(3);
+    const nlp = [...loaded].filter((f) =>
+      ['compromise', 'wink-lexicon', 'wink-lemmatizer'].some((p) => byFile.get(f)?.packages.has(p)),
+    );
+    expect(nlp).toEqual([]);
+  });
 });

@@ -9,7 +9,7 @@
  */
 import * as Comlink from 'comlink';
 import type { AgentRunEvent } from '../../../workers/api.ts';
-import { AGENT_METHODS, type AgentMethod, MAX_STEPS } from '../../core/attribution/index.ts';
+import { AGENT_METHODS, type AgentMethod, MAX_STEPS } from '../../core/attribution/index.light.ts';
 import { AGENT_SOURCE, type OpKind } from '../../core/labels/index.ts';
 import {
   type AgentModelInfo,

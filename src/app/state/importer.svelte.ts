@@ -75,6 +75,8 @@ export class Importer {
     this.#progress = null;
     this.#abort = new AbortController();
     void this.storage?.persist();
+    // The first case opened after the import needs the matcher's vectors: they download meanwhile.
+    this.services.downloadWordVectors();
     try {
       const results = await this.services.engine.importFiles(
         inputs,

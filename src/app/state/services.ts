@@ -25,7 +25,31 @@ export interface Services {
   readonly embedder: Comlink.Remote<EmbedderApi>;
   /** Runs reference memory systems offline and stores their traces (started on first use). */
   readonly systems: Comlink.Remote<SystemsApi>;
+  /**
+   * Starts downloading the matcher's word vectors on the page's thread (once) and hands their
+   * body to the engine: the 11 MB arrive while the engine worker is still starting up.
+   */
+  downloadWordVectors(): void;
   dispose(): void;
+}
+
+/**
+ * A file's body, downloaded whole on the page's thread (natively, into one buffer) and given as
+ * one chunk: the engine reads it at once however busy it was meanwhile.
+ */
+function download(url: string): ReadableStream<Uint8Array> {
+  return new ReadableStream({
+    async start(c) {
+      try {
+        const res = await fetch(url);
+        if (!res.ok) throw new Error(`HTTP ${res.status}`);
+        c.enqueue(new Uint8Array(await res.arrayBuffer()));
+        c.close();
+      } catch (e) {
+        c.error(e);
+      }
+    },
+  });
 }
 
 export function createServices(): Services {
@@ -36,7 +60,9 @@ export function createServices(): Services {
   const db = openDb();
   const engine = Comlink.wrap<EngineApi>(engineWorker);
   // The evidence-flow matcher's word vectors, served by the app next to index.html.
-  void engine.setWordVectors(new URL(WORD_VECTORS_PATH, document.baseURI).href);
+  const vectorsUrl = new URL(WORD_VECTORS_PATH, document.baseURI).href;
+  void engine.setWordVectors(vectorsUrl);
+  let vectorsAsked = false;
   let systemsWorker: Worker | null = null;
   let systems: Comlink.Remote<SystemsApi> | null = null;
   let embedderWorker: Worker | null = null;
@@ -67,6 +93,12 @@ export function createServices(): Services {
         systems = Comlink.wrap<SystemsApi>(systemsWorker);
       }
       return systems;
+    },
+    downloadWordVectors() {
+      if (vectorsAsked) return;
+      vectorsAsked = true;
+      const body = download(vectorsUrl);
+      void engine.setWordVectors(vectorsUrl, Comlink.transfer(body, [body]));
     },
     dispose() {
       engineWorker.terminate();
