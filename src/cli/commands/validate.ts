@@ -4,7 +4,7 @@ import { openTraceFile, traceFilesIn } from '../files.ts';
 import { printJson, printLine } from '../io.ts';
 import { progressReporter } from '../progress.ts';
 
-export interface ValidateReport {
+interface ValidateReport {
   file: string;
   ok: boolean;
   errors: number;

@@ -38,7 +38,7 @@ import {
 import type { Said } from './said.ts';
 
 /** How similar two terms are in meaning (0–1); exact keys are handled before it is asked. */
-export interface TermSimilarity {
+interface TermSimilarity {
   similarity(a: Term, b: Term): number;
 }
 
@@ -103,7 +103,7 @@ const QUESTION_WORDS = new Set(
 );
 
 /** Capitalised words of a question other than its first word: the people and places it asks about. */
-export function questionNames(question: string): string[] {
+function questionNames(question: string): string[] {
   const words = question.match(/\p{L}[\p{L}'’-]*/gu) ?? [];
   const out: string[] = [];
   words.forEach((w, i) => {
@@ -158,7 +158,7 @@ function goldenSpan(golden: string): DaySpan | null {
  * much coarser ("May 2023" for "7 May 2023"), much finer and inside it ("8 February" for
  * "February 2023"), else the same.
  */
-export function dateRelation(time: DaySpan, golden: DaySpan): DateRelation {
+function dateRelation(time: DaySpan, golden: DaySpan): DateRelation {
   if (!spanStates(time, golden)) {
     const fuzz = Math.max(time.fuzz, golden.fuzz);
     const overlaps = time.end + fuzz >= golden.start && time.start - fuzz <= golden.end;
@@ -191,7 +191,7 @@ const TIME_QUESTION =
   /^\s*when\b|\bhow long\b|\bhow many (?:days|weeks|months|years)\b|\bwhat (?:year|month|date|day)\b|\bsince when\b/i;
 
 /** The golden answer as every carrying test reads it: its answer words, their order, its span. */
-export interface GoldenAnswer {
+interface GoldenAnswer {
   span: DaySpan | null;
   /** Answer words: content words that are no question name (nor, for a date, time words). */
   terms: Term[];
@@ -200,7 +200,7 @@ export interface GoldenAnswer {
 }
 
 /** Reads one golden answer against its question. */
-export function goldenAnswer(golden: string, question: string): GoldenAnswer {
+function goldenAnswer(golden: string, question: string): GoldenAnswer {
   const span = goldenSpan(golden);
   const names = new Set(questionNames(question));
   const questionKeys = new Set(contentTerms(question).map((t) => t.key));
@@ -286,7 +286,7 @@ function termF1(text: readonly Term[], golden: readonly Term[]): number {
  * against the golden answer's content words, by lemma: a judge that weighs precision does not
  * take a long text for a short answer, however plainly it holds it.
  */
-export function windowF1(text: string, goldenKeys: readonly string[]): number {
+function windowF1(text: string, goldenKeys: readonly string[]): number {
   const want = new Set(goldenKeys);
   if (want.size === 0) return 0;
   let best = 0;
@@ -527,11 +527,6 @@ export function answerSupport(said: Said, c: CriticalInfo, options: CriticalOpti
   if (c.entities.length && !c.entities.some((n) => hasName(n, terms, said.speaker))) share /= 2;
   if (c.topics.length && keptTopics(terms, c, options) < topicNeed(c)) share /= 2;
   return share;
-}
-
-/** `judgeText` without a middle band. */
-export function statesCritical(said: Said, c: CriticalInfo, options: CriticalOptions = {}): boolean {
-  return judgeText(said, c, options) === 'yes';
 }
 
 /** The key of a word as `contentTerms` makes it (for callers holding a bare word). */

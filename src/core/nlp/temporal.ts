@@ -21,7 +21,7 @@ export interface DaySpan {
   fuzz: number;
 }
 
-export interface TemporalMention {
+interface TemporalMention {
   /** The words of the expression as written. */
   text: string;
   /** null when the expression is relative and there is no reference day. */
