@@ -21,6 +21,7 @@ import {
   contentTerms,
   type DaySpan,
   spanStates,
+  type TemporalMention,
   type Term,
   temporalMentions,
   termKey,
@@ -302,6 +303,21 @@ function windowF1(text: string, goldenKeys: readonly string[]): number {
   return best;
 }
 
+/** What `criticalInfo` reads once from the evidence and the question, for every golden answer. */
+interface EvidenceReading {
+  evidence: Said;
+  question: string;
+  similar: TermSimilarity | null;
+  supportMin: number;
+  answerMin: number;
+  evTerms: Term[];
+  nameSet: Set<string>;
+  mentions: TemporalMention[];
+  questionTerms: Term[];
+  entities: string[];
+  timeQuestion: boolean;
+}
+
 /** The critical information one evidence text holds for a question. */
 export function criticalInfo(
   evidence: Said,
@@ -309,88 +325,115 @@ export function criticalInfo(
   goldenAnswers: readonly string[],
   options: CriticalOptions = {},
 ): CriticalInfo {
-  const similar = options.similar ?? null;
-  const supportMin = options.supportSimilarity ?? 0.45;
-  const answerMin = options.answerSimilarity ?? ANSWER_SIMILARITY;
   const evTerms = contentTerms(evidence.text);
   const names = questionNames(question);
-  const nameSet = new Set(names);
-  const mentions = temporalMentions(evidence.text, evidence.day);
-  const questionTerms = contentTerms(question);
-  const entities = names.filter((n) => hasName(n, evTerms, evidence.speaker));
-  const timeQuestion = TIME_QUESTION.test(question);
-
+  const r: EvidenceReading = {
+    evidence,
+    question,
+    similar: options.similar ?? null,
+    supportMin: options.supportSimilarity ?? 0.45,
+    answerMin: options.answerSimilarity ?? ANSWER_SIMILARITY,
+    evTerms,
+    nameSet: new Set(names),
+    mentions: temporalMentions(evidence.text, evidence.day),
+    questionTerms: contentTerms(question),
+    entities: names.filter((n) => hasName(n, evTerms, evidence.speaker)),
+    timeQuestion: TIME_QUESTION.test(question),
+  };
   let best: CriticalInfo | null = null;
   for (const golden of goldenAnswers) {
-    const g = goldenAnswer(golden, question);
-    const span = g.span;
-    const stated = g.terms.filter((t) => termPresent(t, evTerms, similar, answerMin));
-    const novelKeys = new Set(g.novel.map((t) => t.key));
-    const statedNovel = stated.filter((t) => novelKeys.has(t.key));
-    const answerTerms = statedNovel.length ? statedNovel : stated;
-    let answerSpan: DaySpan | null = null;
-    let answerRelative: string | null = null;
-    if (span) {
-      if (mentions.some((m) => m.span && spanStates(m.span, span))) answerSpan = span;
-      else if (evidence.day === null) answerRelative = mentions.find((m) => m.relative)?.relative ?? null;
-      // "I just got accepted for an internship!" said on 27 May: the day it was said is the answer.
-      else if (mentions.length === 0 && spanStates(daySpan(evidence.day), { ...span, fuzz: 0 }))
-        answerSpan = span;
-    }
-    const answerKeys = new Set(g.terms.map((t) => t.key));
-    const questionTopics = questionTerms.filter(
-      (t) =>
-        !nameSet.has(t.surface) &&
-        !answerKeys.has(t.key) &&
-        !TIME_WORDS.has(t.surface) &&
-        !QUESTION_WORDS.has(t.surface),
-    );
-    const topics = questionTopics.filter((t) => topicPresent(t, evTerms, similar, supportMin));
-    // A relative time with no day to read it against ("last week") states an unknown date:
-    // it counts only when the message is about the question's topic.
-    if (answerRelative !== null && questionTopics.length > 0 && topics.length === 0) answerRelative = null;
-    const freeText = g.terms.length >= LONG_ANSWER;
-    const eventTimes = !span && timeQuestion ? mentions.flatMap((m) => (m.span ? [m.span] : [])) : [];
-    // The times an answer is computed from ("how long…") state it as much as its words would.
-    const supported =
-      !freeText &&
-      (answerTerms.length > 0 || answerSpan !== null || answerRelative !== null || eventTimes.length > 0);
-    const info: CriticalInfo = {
-      supported,
-      freeText,
-      answerTerms,
-      goldenTermCount: g.terms.length,
-      goldenKeys: g.terms.map((t) => t.key),
-      answerSpan,
-      answerRelative,
-      entities,
-      topics,
-      day: evidence.day,
-      eventTimes,
-      phrase: contentTerms(golden)
-        .map((t) => t.key)
-        .filter((k) => answerTerms.some((t) => t.key === k)),
-    };
-    const weight = (x: CriticalInfo) =>
-      (x.answerSpan || x.answerRelative ? 2 : 0) + (x.eventTimes.length ? 1 : 0) + x.answerTerms.length;
-    if (!best || weight(info) > weight(best)) best = info;
+    const info = goldenInfo(r, golden);
+    if (!best || criticalWeight(info) > criticalWeight(best)) best = info;
   }
-  return (
-    best ?? {
-      supported: false,
-      freeText: false,
-      answerTerms: [],
-      goldenTermCount: 0,
-      goldenKeys: [],
-      answerSpan: null,
-      answerRelative: null,
-      entities,
-      topics: [],
-      day: evidence.day,
-      eventTimes: [],
-      phrase: [],
-    }
+  return best ?? noCriticalInfo(evidence, r.entities);
+}
+
+/** How much of the answer a reading states: a date counts 2, event times 1, each answer word 1. */
+function criticalWeight(x: CriticalInfo): number {
+  return (x.answerSpan || x.answerRelative ? 2 : 0) + (x.eventTimes.length ? 1 : 0) + x.answerTerms.length;
+}
+
+/** The critical information for a question without golden answers: nothing is stated. */
+function noCriticalInfo(evidence: Said, entities: string[]): CriticalInfo {
+  return {
+    supported: false,
+    freeText: false,
+    answerTerms: [],
+    goldenTermCount: 0,
+    goldenKeys: [],
+    answerSpan: null,
+    answerRelative: null,
+    entities,
+    topics: [],
+    day: evidence.day,
+    eventTimes: [],
+    phrase: [],
+  };
+}
+
+/** The critical information the evidence holds against one golden answer. */
+function goldenInfo(r: EvidenceReading, golden: string): CriticalInfo {
+  const { evidence, evTerms, similar } = r;
+  const g = goldenAnswer(golden, r.question);
+  const span = g.span;
+  const stated = g.terms.filter((t) => termPresent(t, evTerms, similar, r.answerMin));
+  const novelKeys = new Set(g.novel.map((t) => t.key));
+  const statedNovel = stated.filter((t) => novelKeys.has(t.key));
+  const answerTerms = statedNovel.length ? statedNovel : stated;
+  const { answerSpan, answerRelative: relative } = answerTime(evidence, r.mentions, span);
+  let answerRelative = relative;
+  const answerKeys = new Set(g.terms.map((t) => t.key));
+  const questionTopics = r.questionTerms.filter(
+    (t) =>
+      !r.nameSet.has(t.surface) &&
+      !answerKeys.has(t.key) &&
+      !TIME_WORDS.has(t.surface) &&
+      !QUESTION_WORDS.has(t.surface),
   );
+  const topics = questionTopics.filter((t) => topicPresent(t, evTerms, similar, r.supportMin));
+  // A relative time with no day to read it against ("last week") states an unknown date:
+  // it counts only when the message is about the question's topic.
+  if (answerRelative !== null && questionTopics.length > 0 && topics.length === 0) answerRelative = null;
+  const freeText = g.terms.length >= LONG_ANSWER;
+  const eventTimes = !span && r.timeQuestion ? r.mentions.flatMap((m) => (m.span ? [m.span] : [])) : [];
+  // The times an answer is computed from ("how long…") state it as much as its words would.
+  const supported =
+    !freeText &&
+    (answerTerms.length > 0 || answerSpan !== null || answerRelative !== null || eventTimes.length > 0);
+  return {
+    supported,
+    freeText,
+    answerTerms,
+    goldenTermCount: g.terms.length,
+    goldenKeys: g.terms.map((t) => t.key),
+    answerSpan,
+    answerRelative,
+    entities: r.entities,
+    topics,
+    day: evidence.day,
+    eventTimes,
+    phrase: contentTerms(golden)
+      .map((t) => t.key)
+      .filter((k) => answerTerms.some((t) => t.key === k)),
+  };
+}
+
+/** Whether the evidence states a golden answer's date: as a day it names, or as a relative time. */
+function answerTime(
+  evidence: Said,
+  mentions: readonly TemporalMention[],
+  span: DaySpan | null,
+): { answerSpan: DaySpan | null; answerRelative: string | null } {
+  let answerSpan: DaySpan | null = null;
+  let answerRelative: string | null = null;
+  if (span) {
+    if (mentions.some((m) => m.span && spanStates(m.span, span))) answerSpan = span;
+    else if (evidence.day === null) answerRelative = mentions.find((m) => m.relative)?.relative ?? null;
+    // "I just got accepted for an internship!" said on 27 May: the day it was said is the answer.
+    else if (mentions.length === 0 && spanStates(daySpan(evidence.day), { ...span, fuzz: 0 }))
+      answerSpan = span;
+  }
+  return { answerSpan, answerRelative };
 }
 
 /**

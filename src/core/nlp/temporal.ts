@@ -21,7 +21,8 @@ export interface DaySpan {
   fuzz: number;
 }
 
-interface TemporalMention {
+/** A time expression found in a text, with the day span it names when a reference day reads it. */
+export interface TemporalMention {
   /** The words of the expression as written. */
   text: string;
   /** null when the expression is relative and there is no reference day. */
