@@ -18,7 +18,7 @@ import { writeResultsSection } from './stats-util.ts';
 /** Gzipped bytes the main chunk and its static imports (what the page loads at start) may take. */
 export const MAIN_CHUNK_BUDGET_GZIP = 150 * 1024;
 
-export interface Chunk {
+interface Chunk {
   file: string;
   bytes: number;
   gzip: number;
@@ -26,7 +26,7 @@ export interface Chunk {
   packages: Set<string>;
 }
 
-export interface BundleReport {
+interface BundleReport {
   chunks: Chunk[];
   /** The chunk index.html loads. */
   main: Chunk;

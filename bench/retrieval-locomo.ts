@@ -13,14 +13,13 @@ import {
   Bm25Index,
   DenseIndex,
   type Embedder,
-  HashedNgramEmbedder,
   type Hit,
   reciprocalRankFusion,
   startPointQuery,
 } from '../src/core/retrieval/index.ts';
 
 export const LOCOMO_FILE = '../shared/data/locomo/locomo-dev.json';
-export const CATEGORY_NAMES: Record<number, string> = {
+const CATEGORY_NAMES: Record<number, string> = {
   1: 'multi-hop',
   2: 'temporal',
   3: 'open-domain',
@@ -47,13 +46,13 @@ interface Sample {
   qa: Qa[];
 }
 
-export interface Tally {
+interface Tally {
   questions: number;
   all: number;
   any: number;
 }
 
-export type Retriever = { name: string; rank(query: string, k: number): Promise<Hit[]> };
+type Retriever = { name: string; rank(query: string, k: number): Promise<Hit[]> };
 
 function turnsOf(conv: Record<string, unknown>): Turn[] {
   const keys = Object.keys(conv)
@@ -62,7 +61,7 @@ function turnsOf(conv: Record<string, unknown>): Turn[] {
   return keys.flatMap((k) => conv[k] as Turn[]);
 }
 
-export function turnText(t: Turn): string {
+function turnText(t: Turn): string {
   return `${t.speaker}: ${t.text}${t.blip_caption ? ` [shares ${t.blip_caption}]` : ''}`;
 }
 
@@ -154,5 +153,3 @@ export function locomoTable(r: Awaited<ReturnType<typeof benchLocomo>>): string 
   }
   return lines.join('\n');
 }
-
-export { HashedNgramEmbedder };

@@ -19,7 +19,7 @@ import {
 import { median } from './stats-util.ts';
 import { writeSynthetic } from './write-synthetic.ts';
 
-export const SYNTHETIC_FILE = 'bench/out/synthetic-100mb.json';
+const SYNTHETIC_FILE = 'bench/out/synthetic-100mb.json';
 
 const QUERIES = [
   'When did Caroline go to the support group?\nyesterday',
@@ -44,7 +44,7 @@ const QUERIES = [
   'swimming plan new big small',
 ];
 
-export interface ScopeResult {
+interface ScopeResult {
   scope: DocScope;
   docs: number;
   chars: number;

@@ -11,7 +11,7 @@ import { pathToFileURL } from 'node:url';
 import ts, { type TS } from './layers/typescript.ts';
 
 /** One export of an index file, with where its declaration lives. */
-export interface PublicExport {
+interface PublicExport {
   /** The index file, relative to the root. */
   index: string;
   /** The name the index exports it under. */
@@ -93,7 +93,7 @@ export function publicExports(rootDir: string): PublicExport[] {
 }
 
 /** `file: name (declared in path)`, with the declared name when a re-export renamed it. */
-export function formatMissing(e: PublicExport): string {
+function formatMissing(e: PublicExport): string {
   return `${e.index}: ${e.name} (declared in ${e.declaredIn}${e.declaredAs ? ` as ${e.declaredAs}` : ''})`;
 }
 

@@ -16,7 +16,7 @@ import { seededRandom } from '../src/core/random.ts';
 
 const { onnx } = onnxProto;
 
-export const TINY_DIMS = 32;
+const TINY_DIMS = 32;
 export const TINY_NAME = 'memtrace-tiny-embedder';
 
 const SPECIAL = ['[PAD]', '[UNK]', '[CLS]', '[SEP]', '[MASK]'];
@@ -47,7 +47,7 @@ const PIECES = [
 ];
 const LETTERS = 'abcdefghijklmnopqrstuvwxyz0123456789'.split('');
 
-export function tinyVocab(): string[] {
+function tinyVocab(): string[] {
   const seen = new Set<string>();
   const out: string[] = [];
   for (const t of [...SPECIAL, ...WORDS, ...LETTERS, ...PIECES, ...LETTERS.map((c) => `##${c}`)]) {
@@ -60,7 +60,7 @@ export function tinyVocab(): string[] {
 }
 
 /** Deterministic weights: mulberry32 from a fixed seed, rounded to 1/1024 (exact in float32). */
-export function tinyWeights(vocabSize: number, dims = TINY_DIMS): Float32Array {
+function tinyWeights(vocabSize: number, dims = TINY_DIMS): Float32Array {
   const next = seededRandom(0x6d656d74); // "memt"
   const w = new Float32Array(vocabSize * dims);
   for (let i = 0; i < w.length; i++) w[i] = Math.round((next() * 2 - 1) * 1024) / 1024;

@@ -13,7 +13,7 @@ import type { DatasetName } from '../src/systems/types.ts';
 import type { DatasetSource } from './dataset-source.ts';
 import { type ModelInfo, type ModelPort, PortChatModel } from './model-port.ts';
 
-export const OPTIMIZE_RUNS = '*optimize';
+const OPTIMIZE_RUNS = '*optimize';
 
 export interface OptimizeRequest {
   source: DatasetSource;

@@ -31,8 +31,8 @@ import type { Matching } from './matcher.ts';
 import { type ModelInfo, type ModelPort, PortChatModel } from './model-port.ts';
 
 /** traceId of runs that span traces: imported attribution files and reports. */
-export const IMPORTED_RUNS = '*imported';
-export const REPORT_RUNS = '*report';
+const IMPORTED_RUNS = '*imported';
+const REPORT_RUNS = '*report';
 
 export interface ImportedAttributions extends RunRow {
   kind: 'imported-attributions';

@@ -288,7 +288,7 @@ function prettyOf(value: string): string {
 }
 
 /** A variable as the views show it. */
-export function varView(g: TraceGraph, v: number): VarView {
+function varView(g: TraceGraph, v: number): VarView {
   const rec = g.vars[v];
   const value = g.varValue[v];
   const pretty = prettyOf(value);

@@ -32,7 +32,7 @@ export interface HostEngine extends WebLLMEngine {
 }
 
 /** WebLLM's model cache functions (`hasModelInCache`, `deleteModelAllInfoInCache`). */
-export interface ModelCache {
+interface ModelCache {
   has(modelId: string): Promise<boolean>;
   delete(modelId: string): Promise<void>;
 }

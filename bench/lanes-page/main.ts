@@ -12,7 +12,7 @@ import { buildGraph, openTrace, type TraceGraph } from '../../src/core/graph/ind
 import { syntheticDocument } from '../lanes-synthetic.ts';
 import Harness from './Harness.svelte';
 
-export interface HarnessState {
+interface HarnessState {
   ready: boolean;
   error?: string;
   graphMs: number;

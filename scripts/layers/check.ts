@@ -27,7 +27,7 @@ import {
 import { factsOf, hostGlobalUses, type ImportRef, scriptsOf } from './source.ts';
 import ts, { type TS } from './typescript.ts';
 
-export interface Violation {
+interface Violation {
   /** Path relative to the root, `/` separated. */
   file: string;
   line: number;
@@ -35,7 +35,7 @@ export interface Violation {
   message: string;
 }
 
-export interface CheckOptions {
+interface CheckOptions {
   /** Folders (relative to the root) not to read, e.g. the checker's own violating samples. */
   skip?: string[];
 }
@@ -67,7 +67,7 @@ export function sourceFiles(
 const toPosix = (p: string) => p.split(sep).join('/');
 
 /** The package a bare specifier names: `d3`, `@mlc-ai/web-llm`, `mem0ai` of `mem0ai/oss`. */
-export function packageOf(specifier: string): string {
+function packageOf(specifier: string): string {
   const parts = specifier.split('/');
   return specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0];
 }

@@ -18,7 +18,7 @@ export type Layer =
   | 'scripts'
   | 'tests';
 
-export const LAYER_FOLDERS: readonly (readonly [folder: string, layer: Layer])[] = [
+const LAYER_FOLDERS: readonly (readonly [folder: string, layer: Layer])[] = [
   ['src/core/', 'core'],
   ['src/sdk/', 'sdk'],
   ['src/systems/', 'systems'],

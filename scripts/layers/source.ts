@@ -15,7 +15,7 @@ export interface ImportRef {
   typeOnly: boolean;
 }
 
-export interface SourceFacts {
+interface SourceFacts {
   imports: ImportRef[];
   /** Lines of `require(…)` calls and `createRequire` uses. */
   requires: number[];
@@ -28,7 +28,7 @@ export interface SourceFacts {
 }
 
 /** A parsed script: the syntax tree and the line its first character is on in the file. */
-export interface Script {
+interface Script {
   source: TS.SourceFile;
   firstLine: number;
   /** Where the script starts in the file's text (a Svelte `<script>` block's content; else 0). */
@@ -138,7 +138,7 @@ export function factsOf(script: Script): SourceFacts {
 }
 
 /** A use of the host: a global in `names`, or a read of the clock. */
-export interface HostUse {
+interface HostUse {
   path: string;
   line: number;
   /** `process`, `globalThis.navigator`, … or `Date.now`, `performance.now`, `new Date()`. */

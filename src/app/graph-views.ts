@@ -11,7 +11,7 @@ import type { LaneLayout, NeighbourhoodDrawing } from '../core/layout/index.ts';
 /** What a click in a drawing selects: an op id or a variable full_node_id. */
 export type GraphSelection = { kind: 'op'; id: string } | { kind: 'var'; id: string };
 
-export interface LaneViewProps {
+interface LaneViewProps {
   /** From `EngineApi.laneLayout(traceId)` (computed in the engine worker). */
   layout: LaneLayout;
   /** What to highlight and bring into view, if anything. */
@@ -25,7 +25,7 @@ export interface LaneViewProps {
   preview?: (s: GraphSelection) => Promise<string>;
 }
 
-export interface NeighbourhoodViewProps {
+interface NeighbourhoodViewProps {
   /**
    * From `EngineApi.neighbourhood(traceId, seeds)`: computed in the engine worker,
    * with everything the drawing shows (ids, labels, categories, value previews), so the

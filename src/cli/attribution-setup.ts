@@ -61,7 +61,7 @@ export const ATTRIBUTION_FLAGS = flags({
 });
 
 /** The attribution flags' values (what `attribute` and `bench` share). */
-export type AttributionValues = ValuesOf<typeof ATTRIBUTION_FLAGS>;
+type AttributionValues = ValuesOf<typeof ATTRIBUTION_FLAGS>;
 
 export const ATTRIBUTION_USAGE = `--method ${METHODS.join('|')} [--prior] [--preset ${AGENT_PRESETS.join('|')}] [--match ${MATCH_LAYERS.join('|')}] [--model-dir DIR] [--judge-model M] [${PROVIDER_USAGE}]`;
 
@@ -152,7 +152,7 @@ export async function attributeCase(
 }
 
 /** What the evidence-flow matcher uses, loaded once per command (word vectors, models). */
-export interface EvidenceSetup {
+interface EvidenceSetup {
   evidenceFlow: NonNullable<EngineDeps['evidenceFlow']>;
   /** Embeds messages for dense + hybrid start points (a model from --model-dir, else the hashed fallback). */
   embedder: Embedder;
@@ -266,7 +266,7 @@ export function caseDeps(
 }
 
 /** The embedder when start points are needed for these cases with this method (else null: BM25 only). */
-export function startPointEmbedder(
+function startPointEmbedder(
   method: AttributionMethod,
   cases: readonly { evidenceIds: readonly string[] }[],
   setup: EvidenceSetup,

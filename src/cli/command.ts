@@ -11,7 +11,7 @@ import { CliError, type CliIO } from './io.ts';
  * style (`--NAME must be … (got "…")`, exit 2), and the command sees the value typed
  * (`ValuesOf`): a choice as its union, a number as a number.
  */
-export interface Flag {
+interface Flag {
   type: 'string' | 'boolean';
   short?: string;
   default?: string | boolean;
@@ -30,7 +30,7 @@ export interface Flag {
   number?: true;
 }
 
-export type Options = Record<string, Flag>;
+type Options = Record<string, Flag>;
 
 type Scalar<F extends Flag> = F extends { int: object } | { number: true }
   ? number
@@ -54,7 +54,7 @@ export type ValuesOf<O extends Options> = {
 } & { [K in keyof O as O[K] extends HasDefault ? never : K]?: FlagValue<O[K]> };
 
 /** The positional arguments a command takes (checked before it runs: a wrong count is a usage error). */
-export interface Args {
+interface Args {
   min: number;
   max: number;
   /** How `--help` and usage errors name them, e.g. `<file>`, `<files or dirs…>`. */
@@ -89,7 +89,7 @@ export function flags<const O extends Options>(o: O): O {
 }
 
 /** The one usage message for a value outside its choices: `--NAME must be one of a, b (got "x")`. */
-export function notOneOf(name: string, choices: readonly string[], got: string): CliError {
+function notOneOf(name: string, choices: readonly string[], got: string): CliError {
   return new CliError(`--${name} must be one of ${choices.join(', ')} (got "${got}")`, 2);
 }
 

@@ -1,7 +1,7 @@
 import { escapeControls, oneLine } from '../core/text/index.ts';
 
 /** What a CLI command may touch: its streams and environment (injected, so tests run commands in-process). */
-export interface Writable {
+interface Writable {
   write(chunk: string): unknown;
   isTTY?: boolean;
 }

@@ -22,7 +22,7 @@ import { flags, oneOf, type ValuesOf } from './command.ts';
 import { CliError, type CliIO } from './io.ts';
 
 /** The providers `--provider` (or `$MEMTRACE_PROVIDER`) names. */
-export const PROVIDERS = ['openai', 'anthropic'] as const;
+const PROVIDERS = ['openai', 'anthropic'] as const;
 
 export const PROVIDER_FLAGS = flags({
   provider: {
@@ -78,7 +78,7 @@ const DEFAULTS = {
 } as const;
 
 /** The profile and key the flags describe (env fallbacks: MEMTRACE_PROVIDER, MEMTRACE_BASE_URL, MEMTRACE_MODEL). */
-export function profileFromFlags(
+function profileFromFlags(
   values: ProviderValues,
   io: CliIO,
 ): { profile: ProviderProfile; apiKey?: string; cacheDir?: string } {

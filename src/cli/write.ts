@@ -50,7 +50,7 @@ function stopWatching() {
 }
 
 /** Removes `path` (a file or folder) if the process ends before `release(path)`. */
-export function removeOnExit(path: string) {
+function removeOnExit(path: string) {
   pending.add(path);
   startWatching();
 }
@@ -62,7 +62,7 @@ export function removeNow(path: string) {
 }
 
 /** `path` no longer needs removing on exit (it was committed, or removed already). */
-export function release(path: string) {
+function release(path: string) {
   pending.delete(path);
   if (pending.size === 0) stopWatching();
 }
@@ -93,7 +93,7 @@ const SWEEP_EVERY_MS = 60_000;
  * Removes the temporaries and spool folders in `dir` left by processes that are gone (a
  * SIGKILL cannot run cleanup), at most once a minute per folder. Never throws: cleanup is a courtesy.
  */
-export async function sweepStale(dir: string): Promise<void> {
+async function sweepStale(dir: string): Promise<void> {
   const now = Date.now();
   if (now - (swept.get(dir) ?? Number.NEGATIVE_INFINITY) < SWEEP_EVERY_MS) return;
   swept.set(dir, now);
@@ -111,7 +111,7 @@ export async function sweepStale(dir: string): Promise<void> {
 const random = () => Math.random().toString(36).slice(2, 10);
 
 /** A file being written: write `temp`, then `commit()` (or `discard()` on failure). */
-export interface PendingFile {
+interface PendingFile {
   /** The destination as given. */
   readonly path: string;
   /** Where to write; beside the destination, so the rename is atomic. */
@@ -123,7 +123,7 @@ export interface PendingFile {
 }
 
 /** Why a write failed, in one line naming the file. */
-export function cannotWrite(path: string, e: unknown): CliError {
+function cannotWrite(path: string, e: unknown): CliError {
   if (e instanceof CliError) return e;
   return new CliError(`${path}: cannot write (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
 }
@@ -163,7 +163,7 @@ export async function beginWrite(path: string): Promise<PendingFile> {
 }
 
 /** What `writeAtomic` writes: text, bytes, or chunks in order. */
-export type FileContent = string | Uint8Array | readonly (string | Uint8Array)[];
+type FileContent = string | Uint8Array | readonly (string | Uint8Array)[];
 
 /** Writes `path` completely or not at all (the previous file stays until the new one is whole). */
 export async function writeAtomic(path: string, content: FileContent): Promise<void> {

@@ -24,7 +24,7 @@ export interface AgentModelInfo {
   model: string;
 }
 
-export interface AgentParameters {
+interface AgentParameters {
   prior: boolean;
   maxSteps: number;
 }
@@ -99,7 +99,7 @@ export function progressOf(cp: AgentCheckpoint, notes: readonly StepNote[]): Age
   };
 }
 
-export function isAgentRun(r: RunRow | undefined): r is AgentRunRow {
+function isAgentRun(r: RunRow | undefined): r is AgentRunRow {
   return !!r && r.kind === 'agent';
 }
 

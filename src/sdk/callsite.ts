@@ -4,7 +4,7 @@ import type { Location } from './options.ts';
 const SDK_FRAME = /[\\/]src[\\/]sdk[\\/]|node:internal|node_modules/;
 
 /** The first stack frame outside the SDK (and Node's internals), else `fallback`. */
-export function stackLocation(fallback: Location): Location {
+function stackLocation(fallback: Location): Location {
   const stack = new Error().stack?.split('\n').slice(1) ?? [];
   for (const line of stack) {
     if (SDK_FRAME.test(line)) continue;

@@ -40,7 +40,7 @@ class FileSpool implements Spool {
 }
 
 /** Options of `fileSink`. */
-export interface FileSinkOptions {
+interface FileSinkOptions {
   /** The folder to spool records in (made by the caller; removed on close). Default: a new one beside `path`. */
   spoolDir?: string;
 }

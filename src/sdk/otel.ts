@@ -22,8 +22,6 @@ import {
 } from '../core/trace/index.ts';
 import { type GraphSink, MemorySink, type RecordList, type StreamOutput, type TraceHeader } from './sink.ts';
 
-export type { EmitOptions, OtelFlavour } from '../core/trace/index.ts';
-
 export interface OtlpOptions extends EmitOptions {
   /** `service.name` of the resource; default `memtrace`. */
   serviceName?: string;

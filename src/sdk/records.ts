@@ -16,19 +16,19 @@ export const SENTINEL_NODE_ID = 'COMMENT:NONE@1';
 const SENTINEL_AT: Location = { filename: '<sentinel>', lineno: 0 };
 
 /** The descriptive fields every record of one kind takes. */
-export interface RecordFields {
+interface RecordFields {
   category: string;
   comment: string | null;
   metadata: JsonObject;
   at: Location;
 }
 
-export interface OwnedFields extends RecordFields {
+interface OwnedFields extends RecordFields {
   sessionId: string;
 }
 
 /** The graph-wide ids repeated in every record. */
-export interface GraphIds {
+interface GraphIds {
   graphId: string;
   userId: string | null;
   projectId: string | null;

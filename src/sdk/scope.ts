@@ -3,7 +3,7 @@ import type { JsonObject } from '../core/trace/index.ts';
 import type { Location, OperationOptions, TracedVar, VariableOptions } from './options.ts';
 
 /** What a scope records variables with (the tracer). */
-export interface VariableRecorder {
+interface VariableRecorder {
   variable(value: unknown, options?: VariableOptions): TracedVar;
 }
 

@@ -14,7 +14,7 @@ export interface UnitStore {
   unit(id: string): { item: ContextItem; variable: TracedVar };
 }
 
-export interface SearchOp {
+interface SearchOp {
   /** The op's name, e.g. `rag.search`. */
   name: string;
   /** What the units are called in comments, plural: `chunks`, `memories`. */

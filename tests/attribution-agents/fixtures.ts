@@ -8,7 +8,7 @@ import { buildGraph, type TraceGraph } from '../../src/core/graph/index.ts';
 import type { ChatRequest } from '../../src/core/llm/index.ts';
 import { DocBuilder } from '../helpers/doc-builder.ts';
 
-export interface Mem0Fixture {
+interface Mem0Fixture {
   g: TraceGraph;
   c: TraceCase;
   ops: {

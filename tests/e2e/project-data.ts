@@ -47,7 +47,7 @@ const START = Date.UTC(2026, 0, 15, 10);
 let seed = 100;
 const fixedRun = () => ({ clock: steppingClock(START, 3), ids: seededIds(seed++) });
 
-export interface DemoBench {
+interface DemoBench {
   /** Every graph, sorted by path (`<split>/<split>-demo-1-<kind>-demo-1-qa-<n>.json`, `<split>/<split>-demo-1-base.json`). */
   files: string[];
   /** The base run of each split (all 11 questions, ordinary failures labelled by counterfactual repair). */

@@ -9,12 +9,12 @@
  */
 import { startScriptedLlmServer } from '../helpers/scripted-llm-server.ts';
 
-export interface ToolStep {
+interface ToolStep {
   name: string;
   args: Record<string, unknown>;
 }
 
-export interface Received {
+interface Received {
   turn: number;
   authorization: string | undefined;
   // biome-ignore lint/suspicious/noExplicitAny: request bodies are inspected freely in tests

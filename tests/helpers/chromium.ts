@@ -6,7 +6,7 @@ import { type Browser, type BrowserContext, chromium } from 'playwright-core';
 
 type ProfileOptions = NonNullable<Parameters<typeof chromium.launchPersistentContext>[1]>;
 
-export const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM = '/usr/bin/chromium';
 
 const ARGS = [
   '--no-sandbox',

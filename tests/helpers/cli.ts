@@ -1,7 +1,7 @@
 /** Runs `memtrace` in-process (the real `main`), capturing its streams and exit code. */
 import { main } from '../../src/cli/main.ts';
 
-export interface CliRun {
+interface CliRun {
   code: number;
   stdout: string;
   stderr: string;

@@ -17,7 +17,7 @@ export interface Said {
   date: string;
 }
 
-export interface RunSpec {
+interface RunSpec {
   evidence: Said;
   /** What the LLM extracted from the evidence message (one memory unit per fact). */
   facts: string[];

@@ -8,7 +8,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export interface LlmTestServer {
+interface LlmTestServer {
   /** `http://127.0.0.1:PORT` (no trailing slash). */
   url: string;
   close(): Promise<void>;

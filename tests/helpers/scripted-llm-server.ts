@@ -10,7 +10,7 @@
 import type { IncomingMessage } from 'node:http';
 import { type ReplyToolCall, startLlmTestServer, writeCompletion, writeNoRoute } from './llm-test-server.ts';
 
-export interface ScriptedMessage {
+interface ScriptedMessage {
   role: string;
   content: string;
 }
@@ -27,11 +27,11 @@ export interface ScriptedRequest {
 }
 
 /** The reply's text (or an error's, with `status`); with `toolCalls`, a tool-call reply. A promise that never settles holds the request until its client goes away. */
-export type ScriptedReply =
+type ScriptedReply =
   | string
   | { text: string; toolCalls?: ReplyToolCall[]; usage?: { input: number; output: number }; status?: number };
 
-export interface ServedCall {
+interface ServedCall {
   request: ScriptedRequest;
   text: string;
   usage: { input: number; output: number };

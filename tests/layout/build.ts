@@ -9,12 +9,12 @@ import type {
 
 const base = { filename: 't.py', lineno: 1, metadata: {}, graph_id: 'g', user_id: null, project_id: null };
 
-export interface Spec {
+interface Spec {
   vars: { name: string; version?: number; category?: string; at?: string }[];
   ops: { id: string; at: string; category?: string; in: string[]; out: string[] }[];
 }
 
-export function doc(spec: Spec): TraceDocument {
+function doc(spec: Spec): TraceDocument {
   const nodes: VariableRecord[] = spec.vars.map((v) => ({
     ...base,
     created_at: v.at ?? '2024-01-01 00:00:00.000',

@@ -18,7 +18,7 @@ export type Behaviour =
   // biome-ignore lint/suspicious/noExplicitAny: request bodies are inspected freely in tests
   | { handle: (res: ServerResponse, body: any) => void | Promise<void> };
 
-export interface Recorded {
+interface Recorded {
   path: string;
   headers: IncomingMessage['headers'];
   // biome-ignore lint/suspicious/noExplicitAny: request bodies are inspected freely in tests

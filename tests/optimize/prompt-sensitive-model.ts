@@ -17,7 +17,7 @@ import type { ScriptedRequest } from '../helpers/scripted-llm-server.ts';
 
 const TIME_WORDS = /\d|\b(yesterday|today|tomorrow|last|next|ago|week|weekend|month|year|since|recently)\b/i;
 
-export interface PromptSensitiveOptions {
+interface PromptSensitiveOptions {
   /** The optimiser's rewrite of a prompt value. */
   rewrite: (current: string) => string;
   /** Speakers RULE-B keeps. */

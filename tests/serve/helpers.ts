@@ -47,7 +47,7 @@ export function startServe(args: string[]): Promise<ServeProcess> {
   });
 }
 
-export interface StreamedReply {
+interface StreamedReply {
   /** The status line's code, or null when no reply came. */
   status: number | null;
   /** Response headers and body as text. */

@@ -28,7 +28,7 @@ import { type Services, useServices } from '../state/services.ts';
 import { modelInfo, modelPort } from './model-port.ts';
 import { applyEvent } from './progress.ts';
 
-export const AGENT_LABEL_SOURCE = AGENT_SOURCE;
+const AGENT_LABEL_SOURCE = AGENT_SOURCE;
 const METHOD_LABEL: Record<AgentMethod, string> = { memtrace: 'MemTrace', obs: 'MemTrace-OBS' };
 export const METHODS: { id: AgentMethod; label: string }[] = AGENT_METHODS.map((id) => ({
   id,
@@ -37,7 +37,7 @@ export const METHODS: { id: AgentMethod; label: string }[] = AGENT_METHODS.map((
 /** The paper's iteration budget (what the agents use when no other is asked for). */
 export const DEFAULT_MAX_STEPS = MAX_STEPS;
 
-export interface StartOptions {
+interface StartOptions {
   traceId: string;
   queryId: string;
   method: AgentMethod;
@@ -105,7 +105,7 @@ export class AgentRunView {
   }
 }
 
-export class AgentRuns {
+class AgentRuns {
   readonly #views = new Map<number, AgentRunView>();
 
   constructor(

@@ -17,7 +17,7 @@ import {
 import { labelColumn, textWidth } from '../../core/report/index.ts';
 import { clearChart, legendEntry, percentTick } from '../lib/svg-chart.ts';
 
-export interface AccuracyRow {
+interface AccuracyRow {
   key: string;
   total: number;
   eta: number;
@@ -103,7 +103,7 @@ export function drawAccuracy(svg: SVGSVGElement, rows: AccuracyRow[], width: num
  * Confusion matrix: rows are labels, columns predictions; a cell's shade is its share
  * of the row, its text the count. The diagonal (right answers) is outlined.
  */
-export interface ConfusionOptions {
+interface ConfusionOptions {
   /** Called with a cell's label and prediction when it is clicked or activated by key. */
   onCell?: (label: string, predicted: string) => void;
   /** The cell shown as picked, `label|predicted`. */
@@ -123,7 +123,7 @@ function luminance(c: string): number {
 }
 
 /** Black or white, whichever reads better on `fill` (one of them always reaches 4.5:1). */
-export function readableOn(fill: string): string {
+function readableOn(fill: string): string {
   const l = luminance(fill);
   return (l + 0.05) / 0.05 >= 1.05 / (l + 0.05) ? '#000000' : '#ffffff';
 }
@@ -270,7 +270,7 @@ export function drawConfusion(
   });
 }
 
-export interface CostPoint {
+interface CostPoint {
   /** Milliseconds the case took. */
   ms: number;
   correct: boolean;

@@ -16,9 +16,9 @@ import {
 } from '../../db/runs.ts';
 import type { Services } from '../state/services.ts';
 
-export const ENGINE = 'evidence-flow';
+const ENGINE = 'evidence-flow';
 
-export class Evaluation {
+class Evaluation {
   #run = $state.raw<EvaluationRun | null>(null);
   #progress = $state.raw<EvalProgress | null>(null);
   /** The matcher's word vectors while they load (the first run of a worker). */

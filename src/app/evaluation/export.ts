@@ -5,7 +5,7 @@
 import type { EvaluatedCase, EvaluationRun } from '../../db/runs.ts';
 
 /** The CSV columns, in order. */
-export const CSV_COLUMNS = [
+const CSV_COLUMNS = [
   'trace_file',
   'trace_id',
   'system',

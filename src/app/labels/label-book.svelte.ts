@@ -12,7 +12,7 @@ import type { Services } from '../state/services.ts';
 
 const ANNOTATOR_KEY = 'annotator';
 
-export class LabelBook {
+class LabelBook {
   #annotator = $state('');
   #version = $state(0);
   /** The last label deleted here, so the deletion can be undone. */

@@ -20,7 +20,7 @@ export const QUEUE_MODES: { id: QueueMode; text: string }[] = [
   { id: 'disputed', text: 'disputed (annotators disagree)' },
 ];
 
-export interface QueueItem {
+interface QueueItem {
   traceId: string;
   queryId: string;
 }
@@ -36,7 +36,7 @@ interface QueueData {
 
 const KEY = 'annotation-queue';
 
-export class AnnotationQueue {
+class AnnotationQueue {
   #data = $state.raw<QueueData | null>(null);
 
   constructor(private readonly services: Services) {}

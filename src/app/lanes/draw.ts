@@ -30,7 +30,7 @@ export interface LaneMarkOps {
   attribution: number[];
 }
 
-export interface FrameInput {
+interface FrameInput {
   layout: LaneLayout;
   rows: LaneRows;
   view: Viewport;
@@ -52,12 +52,12 @@ export interface FrameStats {
 }
 
 /** Pixels per row / column below which the raster level of detail is used. */
-export const VECTOR_MIN_SY = 3;
-export const VECTOR_MIN_SX = 1.5;
+const VECTOR_MIN_SY = 3;
+const VECTOR_MIN_SX = 1.5;
 
 const FONT = '11px system-ui, sans-serif';
 /** Dash pattern of inferred connectors and input rings (the neighbourhood view dots them too). */
-export const INFERRED_DASH = [2, 3];
+const INFERRED_DASH = [2, 3];
 const CHAR_W = 6.2;
 
 /** Reusable buffers of the raster level, kept between frames. */
@@ -89,7 +89,7 @@ export class RasterBuffers {
 }
 
 /** Columns and rows in view (clamped). */
-export function visibleRange(l: LaneLayout, rows: LaneRows, v: Viewport) {
+function visibleRange(l: LaneLayout, rows: LaneRows, v: Viewport) {
   return {
     c0: Math.max(0, Math.floor(toWorldX(v, 0)) - 1),
     c1: Math.min(l.columns - 1, Math.ceil(toWorldX(v, v.width)) + 1),

@@ -4,7 +4,7 @@
  * few pixels; release in Pointing is a click (select), in Panning the end of a drag.
  * The machine knows nothing about drawing; it calls the handlers it is given.
  */
-export interface InteractionHandlers {
+interface InteractionHandlers {
   /** Move the view by screen pixels. */
   pan(dx: number, dy: number): void;
   /** Pointer over (x, y) with no button held (hover). */
@@ -21,7 +21,7 @@ type State =
   | { name: 'panning'; id: number; lastX: number; lastY: number };
 
 /** Distance in px a press may move and still count as a click. */
-export const CLICK_SLOP = 4;
+const CLICK_SLOP = 4;
 
 export class LaneInteraction {
   #state: State = { name: 'idle' };

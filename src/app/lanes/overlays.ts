@@ -17,7 +17,7 @@ export const MINIMAP_HEIGHT = 44;
 const LABEL_GAP = 14;
 
 /** The smallest 1 / 2 / 5 × 10^k at least `min`. */
-export function niceStep(min: number): number {
+function niceStep(min: number): number {
   const m = Math.max(1, min);
   const p = 10 ** Math.floor(Math.log10(m));
   for (const k of [1, 2, 5, 10]) if (k * p >= m) return k * p;
@@ -97,7 +97,7 @@ export function drawRuler(
 }
 
 /** The text of a gutter row: its band's header on the band's first row, else the lane in view. */
-export function rowLabel(
+function rowLabel(
   l: LaneLayout,
   rows: LaneRows,
   view: Viewport,

@@ -32,18 +32,7 @@ export interface LaneTheme {
   };
 }
 
-export const BASE_VARS = [
-  'bg',
-  'lane',
-  'text',
-  'muted',
-  'accent',
-  'hover',
-  'op',
-  'dense',
-  'edge',
-  'panel',
-] as const;
+const BASE_VARS = ['bg', 'lane', 'text', 'muted', 'accent', 'hover', 'op', 'dense', 'edge', 'panel'] as const;
 const MARK_VARS = {
   markAnswer: 'mark-answer',
   markLabel: 'mark-label',

@@ -48,7 +48,7 @@ export async function latestAttributions(db: MemtraceDb): Promise<Map<string, At
   return out;
 }
 
-export type Agreement = 'agrees' | 'type only' | 'disagrees' | 'unlabelled';
+type Agreement = 'agrees' | 'type only' | 'disagrees' | 'unlabelled';
 
 /** How an attribution compares with the case's label: same type and op, same type only, or not. */
 export function agreement(c: Pick<CaseRow, 'errorType' | 'labelOpId'>, a: Attributed): Agreement {

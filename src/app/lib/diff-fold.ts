@@ -4,7 +4,7 @@
  */
 import type { DiffLine } from '../../../workers/api.ts';
 
-export type DiffPiece = { kind: 'lines'; lines: DiffLine[] } | { kind: 'fold'; lines: DiffLine[] };
+type DiffPiece = { kind: 'lines'; lines: DiffLine[] } | { kind: 'fold'; lines: DiffLine[] };
 
 /** Pieces of a diff: unchanged runs longer than 2 × context + 1 are folded, keeping `context` lines next to changes. */
 export function foldDiff(lines: DiffLine[], context = 2): DiffPiece[] {

@@ -7,7 +7,7 @@ import type { ImportInput } from '../../../workers/api.ts';
 
 const isTrace = (name: string) => /\.jsonl?$/i.test(name); // JSON Lines: OpenTelemetry span exports
 
-export interface PickedFiles {
+interface PickedFiles {
   inputs: ImportInput[];
   /** Paths of the files left out because they are not `.json` files. */
   skipped: string[];

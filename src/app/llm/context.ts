@@ -4,7 +4,7 @@ import { IndexedDbCacheStore } from '../../db/llm-cache.ts';
 import { LlmSettings } from './settings.svelte.ts';
 import { WebLLMState } from './webllm.svelte.ts';
 
-export interface LlmContext {
+interface LlmContext {
   settings: LlmSettings;
   webllm: WebLLMState;
 }

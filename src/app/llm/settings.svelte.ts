@@ -25,13 +25,13 @@ import {
 } from '../../core/llm/index.ts';
 
 /** The slice of `localStorage` used (injected: tests and SSR pass their own). */
-export interface KeyValueStorage {
+interface KeyValueStorage {
   getItem(key: string): string | null;
   setItem(key: string, value: string): void;
   removeItem(key: string): void;
 }
 
-export interface TestResult {
+interface TestResult {
   ok: boolean;
   ms: number;
   text?: string;
@@ -40,7 +40,7 @@ export interface TestResult {
   error?: { kind: string; message: string };
 }
 
-export interface LlmSettingsDeps {
+interface LlmSettingsDeps {
   storage?: KeyValueStorage;
   fetch?: FetchLike;
   /** The response cache used when the person turns caching on. */

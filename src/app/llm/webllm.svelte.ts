@@ -9,7 +9,7 @@ import {
 } from '../../core/llm/index.ts';
 import { type LoadedEngine, WebLLMClient } from './webllm-client.ts';
 
-export interface LoadProgress {
+interface LoadProgress {
   modelId: string;
   progress: number;
   text: string;

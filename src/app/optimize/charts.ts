@@ -2,7 +2,7 @@
 import { axisBottom, axisLeft, line, scaleLinear } from 'd3';
 import { clearChart, legendEntry, percentTick } from '../lib/svg-chart.ts';
 
-export interface ScorePoint {
+interface ScorePoint {
   round: number;
   trainBefore: number;
   trainAfter: number | null;

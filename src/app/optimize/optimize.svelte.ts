@@ -13,7 +13,7 @@ import type { Services } from '../state/services.ts';
 
 const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
-export class OptimizeRunState {
+class OptimizeRunState {
   #file = $state.raw<File | null>(null);
   #info = $state.raw<DatasetInfo | null>(null);
   #runs = $state.raw<OptimizeRun[]>([]);

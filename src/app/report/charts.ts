@@ -6,7 +6,7 @@ import { axisBottom, scaleBand, scaleLinear } from 'd3';
 import { labelColumn, TYPE_COLOURS, textWidth } from '../../core/report/index.ts';
 import { clearChart, legendEntry, percentTick } from '../lib/svg-chart.ts';
 
-export interface RateRow {
+interface RateRow {
   key: string;
   colourKey: string;
   count: number;
@@ -83,7 +83,7 @@ export function drawRates(svg: SVGSVGElement, rows: RateRow[], width: number): v
     .text((r) => `${r.count} · ${(100 * r.rate).toFixed(1)}%`);
 }
 
-export interface StackRow {
+interface StackRow {
   key: string;
   parts: { key: string; value: number }[];
 }

@@ -23,7 +23,7 @@ const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
 export type ExportFormat = 'md' | 'html' | 'json' | 'paper';
 
-export class ReportState {
+class ReportState {
   #row = $state.raw<StoredReport | null>(null);
   #imports = $state.raw<ImportedAttributions[]>([]);
   #progress = $state.raw<ReportProgress | null>(null);

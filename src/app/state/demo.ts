@@ -4,7 +4,7 @@ import type { Importer } from './importer.svelte.ts';
 import type { Library } from './library.svelte.ts';
 import type { Services } from './services.ts';
 
-export const DEMO_URL = 'demo/demo-trace.json';
+const DEMO_URL = 'demo/demo-trace.json';
 const OFFERED = 'demo-offered';
 
 export async function loadDemoOnFirstRun(

@@ -10,7 +10,7 @@ import type { Services } from './services.ts';
 
 const key = (traceId: string, opId: string) => `${traceId}\u0000${opId}`;
 
-export class OpNames {
+class OpNames {
   /** Known ops (null: the trace has no such op). */
   readonly #known = new SvelteMap<string, OpSummary | null>();
   #wanted = new Map<string, Set<string>>();

@@ -7,9 +7,9 @@
 import type { ReceivedTraceFile } from '../../core/receiver/index.ts';
 import type { Importer } from './importer.svelte.ts';
 
-export type ReceiverState = 'connecting' | 'live' | 'lost';
+type ReceiverState = 'connecting' | 'live' | 'lost';
 
-export class ReceivedTraces {
+class ReceivedTraces {
   /** The receiver's list URL relative to the page, or null when the page was not served by one. */
   readonly api: string | null;
   #traces = $state.raw<ReceivedTraceFile[]>([]);

@@ -2,7 +2,7 @@
 import { getContext, setContext } from 'svelte';
 
 /** A list's text filter and sort column (`desc` for descending). */
-export interface ListQuery {
+interface ListQuery {
   q: string;
   sort: string;
   desc: boolean;
@@ -98,7 +98,7 @@ function query(params: Record<string, string | null | undefined>): string {
 }
 
 /** Parses `#/path?query` into a route. */
-export function parseHash(hash: string): Route {
+function parseHash(hash: string): Route {
   const raw = hash.replace(/^#/, '') || '/';
   const q = raw.indexOf('?');
   const path = q < 0 ? raw : raw.slice(0, q);
@@ -164,7 +164,7 @@ export function parseHash(hash: string): Route {
   return { name: 'notfound', path };
 }
 
-export class Router {
+class Router {
   #hash = $state('');
   readonly route: Route = $derived(parseHash(this.#hash));
 

@@ -6,7 +6,7 @@
 import { getContext, setContext } from 'svelte';
 
 /** The part of `navigator.storage` used here (absent in old browsers and some contexts). */
-export interface StorageManagerLike {
+interface StorageManagerLike {
   estimate(): Promise<{ usage?: number; quota?: number }>;
   persist?(): Promise<boolean>;
   persisted?(): Promise<boolean>;

@@ -50,7 +50,7 @@ export const DATASET_CHOICES: { name: DatasetName | 'auto'; label: string }[] = 
 
 const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
-export class SystemRun {
+class SystemRun {
   #file = $state.raw<File | null>(null);
   #info = $state.raw<DatasetInfo | null>(null);
   #reading = $state(false);

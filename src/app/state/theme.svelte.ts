@@ -1,10 +1,10 @@
 /** Light / dark theme, remembered in localStorage (read before first paint). */
 import { getContext, setContext } from 'svelte';
 
-export type ThemeMode = 'light' | 'dark';
+type ThemeMode = 'light' | 'dark';
 const STORAGE_KEY = 'memtrace-theme';
 
-export class Theme {
+class Theme {
   #mode = $state<ThemeMode>('light');
 
   constructor(private readonly win: Window) {

@@ -25,7 +25,7 @@ import { loadGraph } from './load.ts';
  * when the case has one, and `error` when the case failed (then no type and no op; `cost` is
  * what it spent).
  */
-export type AttributeJson = Attribution & {
+type AttributeJson = Attribution & {
   label_type: string | null;
   label_op_id: string | null;
   error: CaseFailure | null;

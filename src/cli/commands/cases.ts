@@ -18,7 +18,7 @@ type CaseFieldsJson = { [K in keyof Omit<TraceCase, 'label'> as SnakeCase<K>]: T
  * `judge_response`, `judge_op_id`, `failed`, `evidence_ids`, `error_type`, `op_id`,
  * `label_source`, `path`.
  */
-export type CaseJson = { file: string; system: string | null } & CaseFieldsJson & {
+type CaseJson = { file: string; system: string | null } & CaseFieldsJson & {
     error_type: string | null;
     op_id: string | null;
     label_source: string | null;
@@ -26,7 +26,7 @@ export type CaseJson = { file: string; system: string | null } & CaseFieldsJson 
     path: string[];
   };
 
-export function caseJson(file: string, system: string | null, c: TraceCase, path: string[]): CaseJson {
+function caseJson(file: string, system: string | null, c: TraceCase, path: string[]): CaseJson {
   return {
     file,
     system,

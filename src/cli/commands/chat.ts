@@ -80,7 +80,7 @@ export const chat = command({
 });
 
 /** `chat --json`: the reply in the CLI's snake_case JSON style. */
-export function chatJson(provider: string, r: ChatResponse) {
+function chatJson(provider: string, r: ChatResponse) {
   return {
     provider,
     model: r.model,

@@ -7,7 +7,7 @@ import { eachTraceFile, traceFilesIn } from '../files.ts';
 import { printJson, printLine } from '../io.ts';
 
 /** A question whose verdict the fitted carrying test contradicts: a candidate judge error. */
-export interface JudgeDisagreementJson {
+interface JudgeDisagreementJson {
   query_id: string;
   question: string;
   golden_answers: string[];
@@ -17,7 +17,7 @@ export interface JudgeDisagreementJson {
 }
 
 /** One trace's judge as learned from its verdicts (`memtrace judge --json`, one per file). */
-export interface JudgeJson {
+interface JudgeJson {
   file: string;
   graph_id: string;
   rule: {

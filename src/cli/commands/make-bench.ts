@@ -53,7 +53,7 @@ async function load(
 }
 
 /** One line per count: what the benchmark holds and what was dropped. */
-export function describeLlmBench(s: LlmBenchSummary): string {
+function describeLlmBench(s: LlmBenchSummary): string {
   const row = (c: Record<string, number>) =>
     ERROR_TYPES.map((t) => `${t.replace('Error', '')} ${c[t] ?? 0}`).join(', ');
   return [

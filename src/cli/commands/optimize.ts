@@ -27,7 +27,7 @@ async function writeJson(path: string, value: unknown) {
 }
 
 /** The run's folder: the state, and per round the record and the paper's update_results.json. */
-export function folderStore(dir: string): OptimizeStore {
+function folderStore(dir: string): OptimizeStore {
   return {
     async load() {
       let text: string;

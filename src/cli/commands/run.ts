@@ -71,7 +71,7 @@ type DataValues = ValuesOf<typeof DATA_FLAGS>;
 
 const isShape = (name: string): name is ShapeName => (SHAPE_NAMES as readonly string[]).includes(name);
 
-export interface DataArgs<N extends string = SystemName> {
+interface DataArgs<N extends string = SystemName> {
   system: N;
   /** As given by --dataset, else detected from the file's shape. */
   dataset: DatasetName;

@@ -28,7 +28,7 @@ import { loadGraph } from './load.ts';
 
 const SCOPES: readonly DocScope[] = ['messages', 'all'];
 
-export function cacheDir(io: CliIO): string {
+function cacheDir(io: CliIO): string {
   return resolve(io.env.MEMTRACE_CACHE_DIR ?? join('.cache', 'memtrace', 'retrieval'));
 }
 

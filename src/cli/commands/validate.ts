@@ -3,7 +3,7 @@ import { command, JSON_FLAG } from '../command.ts';
 import { eachOpenResult, traceFilesIn } from '../files.ts';
 import { printJson, printLine } from '../io.ts';
 
-export interface ValidateReport {
+interface ValidateReport {
   file: string;
   ok: boolean;
   errors: number;

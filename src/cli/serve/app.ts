@@ -31,7 +31,7 @@ export const RECEIVED_API = 'api/received/';
 const MARKER = `<meta name="memtrace-serve" content="${RECEIVED_API}" />`;
 
 /** The project folder (holding package.json and dist/), from this module's place (source or bundle). */
-export function projectRoot(): string | null {
+function projectRoot(): string | null {
   let dir = dirname(fileURLToPath(import.meta.url));
   for (;;) {
     const pkg = join(dir, 'package.json');
@@ -43,7 +43,7 @@ export function projectRoot(): string | null {
 }
 
 /** Runs `vite build` in the project (its output on stderr); resolves with whether it worked. */
-export function buildApp(root: string, log: (line: string) => void): Promise<boolean> {
+function buildApp(root: string, log: (line: string) => void): Promise<boolean> {
   const vite = join(root, 'node_modules/vite/bin/vite.js');
   if (!existsSync(vite)) {
     log('cannot build the workbench: vite is not installed (npm ci installs it)');

@@ -105,7 +105,7 @@ export function readBody(req: IncomingMessage, max: number): Promise<Buffer> {
 }
 
 /** Bytes of a refused body read and dropped after the reply, so the client reads the reply (not a reset). */
-export const LINGER_BYTES = 8 * 2 ** 20;
+const LINGER_BYTES = 8 * 2 ** 20;
 
 /**
  * After a refusal sent before the body was read: reads and drops the rest of the body, up to

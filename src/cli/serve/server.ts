@@ -20,7 +20,7 @@ import { isLoopback } from './hosts.ts';
 import { LiveEvents } from './live.ts';
 import type { TraceStore } from './store.ts';
 
-export interface ReceiverOptions {
+interface ReceiverOptions {
   store: TraceStore;
   /** Largest request body, before and after inflating. */
   maxBody: number;

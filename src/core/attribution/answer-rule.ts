@@ -118,13 +118,13 @@ export interface AnswerRuleFit {
 /** Verdicts of each kind a trace needs before its rule replaces the prior. */
 export const MIN_VERDICTS = 3;
 /** Balanced accuracy by which a rule must beat the prior to replace it. */
-export const MIN_GAIN = 0;
+const MIN_GAIN = 0;
 
 const SHARES = [null, 0.34, 0.5, 0.67, 0.75, 1] as const;
 const F1_CUTS = [0.34, 0.5, 0.67] as const;
 
 /** Every rule the fit tries, the prior first (ties keep the earlier, so the prior wins them). */
-export function candidateRules(): AnswerRule[] {
+function candidateRules(): AnswerRule[] {
   const out: AnswerRule[] = [PRIOR_ANSWER_RULE];
   for (const finerDates of [true, false])
     for (const words of ['meaning', 'lemma', 'surface'] as const) {

@@ -15,7 +15,7 @@ import { copiedInto, type Evidence, type Matcher, MIN_COPY_CHARS } from './evide
 /** Carrying units per variable (unit indexes of `Matcher.unitsOf`). */
 export type Carriers = Map<number, Set<number>>;
 
-export interface Drop {
+interface Drop {
   op: number;
   /** The op wrote into another variable than the one it read the evidence from (a hand-off, not a cleared buffer). */
   transfer: boolean;

@@ -19,7 +19,7 @@ export interface CarryQuestion {
   memory: string;
 }
 
-export interface CarryJudgeCost {
+interface CarryJudgeCost {
   llm_calls: number;
   input_tokens: number;
   output_tokens: number;

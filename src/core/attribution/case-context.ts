@@ -223,65 +223,22 @@ function inferStore(g: TraceGraph, context: number[], queryDerived: Set<number>,
  * latest versions, minus units an index dropped) and the causal cone.
  */
 export function caseContext(g: TraceGraph, c: TraceCase): CaseContext {
-  const query = g.varIndex.get(c.queryId) ?? -1;
-  const queryDerived = new Set(
-    query >= 0 ? closure(g, [query], { direction: 'downstream', followLineage: false }).vars : [],
-  );
-  const prediction = predictionOf(g, c, { downstream: queryDerived });
-  const producers = prediction >= 0 ? producersOf(g, prediction) : [];
-  const answerOp = producers.length ? producers.sort((a, b) => g.opRank[b] - g.opRank[a])[0] : -1;
-  const answerInputs = answerOp >= 0 ? opStructure(g, answerOp).inputs : [];
-  const context = answerInputs.filter((v) => v !== query && !isPrompt(g, v) && !isSentinelVar(g, v));
+  const { query, queryDerived, prediction, answerOp, context } = answerSide(g, c);
   // What led to the answer's inputs, walked back in time from the answer (causalCone): a
   // content-named value another question also wrote, or a chain written on after the
   // answer, does not pull that question's or later ops in.
   const untilRank = answerOp < 0 ? g.opOrder.length - 1 : g.opRank[answerOp] - 1;
   const cone = causalCone(g, context, untilRank);
   // The answer op's rank bounds the cone in time: later versions reached through lineage do not count.
-  const questionOps: number[] = [];
-  const store = new Set<number>();
-  for (const v of context) if (!queryDerived.has(v)) store.add(v);
-  for (const op of cone.ops) {
-    const s = opStructure(g, op);
-    if (!s.inputs.some((v) => queryDerived.has(v))) continue;
-    questionOps.push(op);
-    for (const v of s.inputs)
-      if (
-        !queryDerived.has(v) &&
-        !isPrompt(g, v) &&
-        !isSentinelVar(g, v) &&
-        !isQueryCategory(g.varCategory[v])
-      )
-        store.add(v);
-  }
+  const { questionOps, store } = questionStore(g, cone.ops, context, queryDerived);
   const limit = answerOp >= 0 ? g.opCreatedAt[answerOp] : '\uffff';
-  // Searches that read nothing but the question: the store is behind them, untraced.
-  // (Constants such as a search config are no memory: nothing wrote them.)
-  const blind = questionOps.filter((op) =>
-    opStructure(g, op).inputs.every(
-      (v) =>
-        queryDerived.has(v) ||
-        isPrompt(g, v) ||
-        isSentinelVar(g, v) ||
-        (!isMessageVar(g, v) && producersOf(g, v).length === 0),
-    ),
-  );
+  const blind = blindSearches(g, questionOps, queryDerived);
   const written = (v: number) => isMessageVar(g, v) || producersOf(g, v).length > 0;
   const untraced = blind.length > 0 && ![...store].some(written);
   if (untraced) for (const v of inferStore(g, context, queryDerived, limit)) store.add(v);
   const read = [...store];
   for (const v of storePeers(g, read, answerOp, queryDerived)) store.add(v);
-  // Once per version chain: a store of peers may hold every version of a long chain.
-  const latest = new Map<number, number>();
-  const current = new Set<number>();
-  for (const v of store) {
-    let w = latest.get(g.varLineage[v]);
-    if (w === undefined) {
-      w = latestBefore(g, v, limit);
-      latest.set(g.varLineage[v], w);
-    }
-    current.add(w);
-  }
+  const current = currentVersions(g, store, limit);
   const removed = removedFromIndex(g, [...current], limit);
   for (const v of removed.keys()) current.delete(v);
   // Everything that built the store, not only what the search picked: a unit the search
@@ -307,4 +264,84 @@ export function caseContext(g: TraceGraph, c: TraceCase): CaseContext {
     coneOps,
     evidence,
   };
+}
+
+/** The question, what derives from it, the prediction, the op that answered, and what it read besides. */
+function answerSide(
+  g: TraceGraph,
+  c: TraceCase,
+): { query: number; queryDerived: Set<number>; prediction: number; answerOp: number; context: number[] } {
+  const query = g.varIndex.get(c.queryId) ?? -1;
+  const queryDerived = new Set(
+    query >= 0 ? closure(g, [query], { direction: 'downstream', followLineage: false }).vars : [],
+  );
+  const prediction = predictionOf(g, c, { downstream: queryDerived });
+  const producers = prediction >= 0 ? producersOf(g, prediction) : [];
+  const answerOp = producers.length ? producers.sort((a, b) => g.opRank[b] - g.opRank[a])[0] : -1;
+  const answerInputs = answerOp >= 0 ? opStructure(g, answerOp).inputs : [];
+  const context = answerInputs.filter((v) => v !== query && !isPrompt(g, v) && !isSentinelVar(g, v));
+  return { query, queryDerived, prediction, answerOp, context };
+}
+
+/**
+ * The ops of the cone that read the question, and the store: the answer's context and what those
+ * ops read besides the question (no prompts, sentinels or query categories).
+ */
+function questionStore(
+  g: TraceGraph,
+  coneOps: Iterable<number>,
+  context: readonly number[],
+  queryDerived: Set<number>,
+): { questionOps: number[]; store: Set<number> } {
+  const questionOps: number[] = [];
+  const store = new Set<number>();
+  for (const v of context) if (!queryDerived.has(v)) store.add(v);
+  for (const op of coneOps) {
+    const s = opStructure(g, op);
+    if (!s.inputs.some((v) => queryDerived.has(v))) continue;
+    questionOps.push(op);
+    for (const v of s.inputs)
+      if (
+        !queryDerived.has(v) &&
+        !isPrompt(g, v) &&
+        !isSentinelVar(g, v) &&
+        !isQueryCategory(g.varCategory[v])
+      )
+        store.add(v);
+  }
+  return { questionOps, store };
+}
+
+/**
+ * Searches that read nothing but the question: the store is behind them, untraced.
+ * (Constants such as a search config are no memory: nothing wrote them.)
+ */
+function blindSearches(g: TraceGraph, questionOps: readonly number[], queryDerived: Set<number>): number[] {
+  return questionOps.filter((op) =>
+    opStructure(g, op).inputs.every(
+      (v) =>
+        queryDerived.has(v) ||
+        isPrompt(g, v) ||
+        isSentinelVar(g, v) ||
+        (!isMessageVar(g, v) && producersOf(g, v).length === 0),
+    ),
+  );
+}
+
+/**
+ * The store once per version chain, each chain's latest version before `limit`: a store of peers
+ * may hold every version of a long chain.
+ */
+function currentVersions(g: TraceGraph, store: Iterable<number>, limit: string): Set<number> {
+  const latest = new Map<number, number>();
+  const current = new Set<number>();
+  for (const v of store) {
+    let w = latest.get(g.varLineage[v]);
+    if (w === undefined) {
+      w = latestBefore(g, v, limit);
+      latest.set(g.varLineage[v], w);
+    }
+    current.add(w);
+  }
+  return current;
 }

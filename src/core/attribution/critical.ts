@@ -21,6 +21,7 @@ import {
   contentTerms,
   type DaySpan,
   spanStates,
+  type TemporalMention,
   type Term,
   temporalMentions,
   termKey,
@@ -38,7 +39,7 @@ import {
 import type { Said } from './said.ts';
 
 /** How similar two terms are in meaning (0–1); exact keys are handled before it is asked. */
-export interface TermSimilarity {
+interface TermSimilarity {
   similarity(a: Term, b: Term): number;
 }
 
@@ -103,7 +104,7 @@ const QUESTION_WORDS = new Set(
 );
 
 /** Capitalised words of a question other than its first word: the people and places it asks about. */
-export function questionNames(question: string): string[] {
+function questionNames(question: string): string[] {
   const words = question.match(/\p{L}[\p{L}'’-]*/gu) ?? [];
   const out: string[] = [];
   words.forEach((w, i) => {
@@ -158,7 +159,7 @@ function goldenSpan(golden: string): DaySpan | null {
  * much coarser ("May 2023" for "7 May 2023"), much finer and inside it ("8 February" for
  * "February 2023"), else the same.
  */
-export function dateRelation(time: DaySpan, golden: DaySpan): DateRelation {
+function dateRelation(time: DaySpan, golden: DaySpan): DateRelation {
   if (!spanStates(time, golden)) {
     const fuzz = Math.max(time.fuzz, golden.fuzz);
     const overlaps = time.end + fuzz >= golden.start && time.start - fuzz <= golden.end;
@@ -191,7 +192,7 @@ const TIME_QUESTION =
   /^\s*when\b|\bhow long\b|\bhow many (?:days|weeks|months|years)\b|\bwhat (?:year|month|date|day)\b|\bsince when\b/i;
 
 /** The golden answer as every carrying test reads it: its answer words, their order, its span. */
-export interface GoldenAnswer {
+interface GoldenAnswer {
   span: DaySpan | null;
   /** Answer words: content words that are no question name (nor, for a date, time words). */
   terms: Term[];
@@ -200,7 +201,7 @@ export interface GoldenAnswer {
 }
 
 /** Reads one golden answer against its question. */
-export function goldenAnswer(golden: string, question: string): GoldenAnswer {
+function goldenAnswer(golden: string, question: string): GoldenAnswer {
   const span = goldenSpan(golden);
   const names = new Set(questionNames(question));
   const questionKeys = new Set(contentTerms(question).map((t) => t.key));
@@ -286,7 +287,7 @@ function termF1(text: readonly Term[], golden: readonly Term[]): number {
  * against the golden answer's content words, by lemma: a judge that weighs precision does not
  * take a long text for a short answer, however plainly it holds it.
  */
-export function windowF1(text: string, goldenKeys: readonly string[]): number {
+function windowF1(text: string, goldenKeys: readonly string[]): number {
   const want = new Set(goldenKeys);
   if (want.size === 0) return 0;
   let best = 0;
@@ -302,6 +303,21 @@ export function windowF1(text: string, goldenKeys: readonly string[]): number {
   return best;
 }
 
+/** What `criticalInfo` reads once from the evidence and the question, for every golden answer. */
+interface EvidenceReading {
+  evidence: Said;
+  question: string;
+  similar: TermSimilarity | null;
+  supportMin: number;
+  answerMin: number;
+  evTerms: Term[];
+  nameSet: Set<string>;
+  mentions: TemporalMention[];
+  questionTerms: Term[];
+  entities: string[];
+  timeQuestion: boolean;
+}
+
 /** The critical information one evidence text holds for a question. */
 export function criticalInfo(
   evidence: Said,
@@ -309,88 +325,115 @@ export function criticalInfo(
   goldenAnswers: readonly string[],
   options: CriticalOptions = {},
 ): CriticalInfo {
-  const similar = options.similar ?? null;
-  const supportMin = options.supportSimilarity ?? 0.45;
-  const answerMin = options.answerSimilarity ?? ANSWER_SIMILARITY;
   const evTerms = contentTerms(evidence.text);
   const names = questionNames(question);
-  const nameSet = new Set(names);
-  const mentions = temporalMentions(evidence.text, evidence.day);
-  const questionTerms = contentTerms(question);
-  const entities = names.filter((n) => hasName(n, evTerms, evidence.speaker));
-  const timeQuestion = TIME_QUESTION.test(question);
-
+  const r: EvidenceReading = {
+    evidence,
+    question,
+    similar: options.similar ?? null,
+    supportMin: options.supportSimilarity ?? 0.45,
+    answerMin: options.answerSimilarity ?? ANSWER_SIMILARITY,
+    evTerms,
+    nameSet: new Set(names),
+    mentions: temporalMentions(evidence.text, evidence.day),
+    questionTerms: contentTerms(question),
+    entities: names.filter((n) => hasName(n, evTerms, evidence.speaker)),
+    timeQuestion: TIME_QUESTION.test(question),
+  };
   let best: CriticalInfo | null = null;
   for (const golden of goldenAnswers) {
-    const g = goldenAnswer(golden, question);
-    const span = g.span;
-    const stated = g.terms.filter((t) => termPresent(t, evTerms, similar, answerMin));
-    const novelKeys = new Set(g.novel.map((t) => t.key));
-    const statedNovel = stated.filter((t) => novelKeys.has(t.key));
-    const answerTerms = statedNovel.length ? statedNovel : stated;
-    let answerSpan: DaySpan | null = null;
-    let answerRelative: string | null = null;
-    if (span) {
-      if (mentions.some((m) => m.span && spanStates(m.span, span))) answerSpan = span;
-      else if (evidence.day === null) answerRelative = mentions.find((m) => m.relative)?.relative ?? null;
-      // "I just got accepted for an internship!" said on 27 May: the day it was said is the answer.
-      else if (mentions.length === 0 && spanStates(daySpan(evidence.day), { ...span, fuzz: 0 }))
-        answerSpan = span;
-    }
-    const answerKeys = new Set(g.terms.map((t) => t.key));
-    const questionTopics = questionTerms.filter(
-      (t) =>
-        !nameSet.has(t.surface) &&
-        !answerKeys.has(t.key) &&
-        !TIME_WORDS.has(t.surface) &&
-        !QUESTION_WORDS.has(t.surface),
-    );
-    const topics = questionTopics.filter((t) => topicPresent(t, evTerms, similar, supportMin));
-    // A relative time with no day to read it against ("last week") states an unknown date:
-    // it counts only when the message is about the question's topic.
-    if (answerRelative !== null && questionTopics.length > 0 && topics.length === 0) answerRelative = null;
-    const freeText = g.terms.length >= LONG_ANSWER;
-    const eventTimes = !span && timeQuestion ? mentions.flatMap((m) => (m.span ? [m.span] : [])) : [];
-    // The times an answer is computed from ("how long…") state it as much as its words would.
-    const supported =
-      !freeText &&
-      (answerTerms.length > 0 || answerSpan !== null || answerRelative !== null || eventTimes.length > 0);
-    const info: CriticalInfo = {
-      supported,
-      freeText,
-      answerTerms,
-      goldenTermCount: g.terms.length,
-      goldenKeys: g.terms.map((t) => t.key),
-      answerSpan,
-      answerRelative,
-      entities,
-      topics,
-      day: evidence.day,
-      eventTimes,
-      phrase: contentTerms(golden)
-        .map((t) => t.key)
-        .filter((k) => answerTerms.some((t) => t.key === k)),
-    };
-    const weight = (x: CriticalInfo) =>
-      (x.answerSpan || x.answerRelative ? 2 : 0) + (x.eventTimes.length ? 1 : 0) + x.answerTerms.length;
-    if (!best || weight(info) > weight(best)) best = info;
+    const info = goldenInfo(r, golden);
+    if (!best || criticalWeight(info) > criticalWeight(best)) best = info;
   }
-  return (
-    best ?? {
-      supported: false,
-      freeText: false,
-      answerTerms: [],
-      goldenTermCount: 0,
-      goldenKeys: [],
-      answerSpan: null,
-      answerRelative: null,
-      entities,
-      topics: [],
-      day: evidence.day,
-      eventTimes: [],
-      phrase: [],
-    }
+  return best ?? noCriticalInfo(evidence, r.entities);
+}
+
+/** How much of the answer a reading states: a date counts 2, event times 1, each answer word 1. */
+function criticalWeight(x: CriticalInfo): number {
+  return (x.answerSpan || x.answerRelative ? 2 : 0) + (x.eventTimes.length ? 1 : 0) + x.answerTerms.length;
+}
+
+/** The critical information for a question without golden answers: nothing is stated. */
+function noCriticalInfo(evidence: Said, entities: string[]): CriticalInfo {
+  return {
+    supported: false,
+    freeText: false,
+    answerTerms: [],
+    goldenTermCount: 0,
+    goldenKeys: [],
+    answerSpan: null,
+    answerRelative: null,
+    entities,
+    topics: [],
+    day: evidence.day,
+    eventTimes: [],
+    phrase: [],
+  };
+}
+
+/** The critical information the evidence holds against one golden answer. */
+function goldenInfo(r: EvidenceReading, golden: string): CriticalInfo {
+  const { evidence, evTerms, similar } = r;
+  const g = goldenAnswer(golden, r.question);
+  const span = g.span;
+  const stated = g.terms.filter((t) => termPresent(t, evTerms, similar, r.answerMin));
+  const novelKeys = new Set(g.novel.map((t) => t.key));
+  const statedNovel = stated.filter((t) => novelKeys.has(t.key));
+  const answerTerms = statedNovel.length ? statedNovel : stated;
+  const { answerSpan, answerRelative: relative } = answerTime(evidence, r.mentions, span);
+  let answerRelative = relative;
+  const answerKeys = new Set(g.terms.map((t) => t.key));
+  const questionTopics = r.questionTerms.filter(
+    (t) =>
+      !r.nameSet.has(t.surface) &&
+      !answerKeys.has(t.key) &&
+      !TIME_WORDS.has(t.surface) &&
+      !QUESTION_WORDS.has(t.surface),
   );
+  const topics = questionTopics.filter((t) => topicPresent(t, evTerms, similar, r.supportMin));
+  // A relative time with no day to read it against ("last week") states an unknown date:
+  // it counts only when the message is about the question's topic.
+  if (answerRelative !== null && questionTopics.length > 0 && topics.length === 0) answerRelative = null;
+  const freeText = g.terms.length >= LONG_ANSWER;
+  const eventTimes = !span && r.timeQuestion ? r.mentions.flatMap((m) => (m.span ? [m.span] : [])) : [];
+  // The times an answer is computed from ("how long…") state it as much as its words would.
+  const supported =
+    !freeText &&
+    (answerTerms.length > 0 || answerSpan !== null || answerRelative !== null || eventTimes.length > 0);
+  return {
+    supported,
+    freeText,
+    answerTerms,
+    goldenTermCount: g.terms.length,
+    goldenKeys: g.terms.map((t) => t.key),
+    answerSpan,
+    answerRelative,
+    entities: r.entities,
+    topics,
+    day: evidence.day,
+    eventTimes,
+    phrase: contentTerms(golden)
+      .map((t) => t.key)
+      .filter((k) => answerTerms.some((t) => t.key === k)),
+  };
+}
+
+/** Whether the evidence states a golden answer's date: as a day it names, or as a relative time. */
+function answerTime(
+  evidence: Said,
+  mentions: readonly TemporalMention[],
+  span: DaySpan | null,
+): { answerSpan: DaySpan | null; answerRelative: string | null } {
+  let answerSpan: DaySpan | null = null;
+  let answerRelative: string | null = null;
+  if (span) {
+    if (mentions.some((m) => m.span && spanStates(m.span, span))) answerSpan = span;
+    else if (evidence.day === null) answerRelative = mentions.find((m) => m.relative)?.relative ?? null;
+    // "I just got accepted for an internship!" said on 27 May: the day it was said is the answer.
+    else if (mentions.length === 0 && spanStates(daySpan(evidence.day), { ...span, fuzz: 0 }))
+      answerSpan = span;
+  }
+  return { answerSpan, answerRelative };
 }
 
 /**
@@ -527,11 +570,6 @@ export function answerSupport(said: Said, c: CriticalInfo, options: CriticalOpti
   if (c.entities.length && !c.entities.some((n) => hasName(n, terms, said.speaker))) share /= 2;
   if (c.topics.length && keptTopics(terms, c, options) < topicNeed(c)) share /= 2;
   return share;
-}
-
-/** `judgeText` without a middle band. */
-export function statesCritical(said: Said, c: CriticalInfo, options: CriticalOptions = {}): boolean {
-  return judgeText(said, c, options) === 'yes';
 }
 
 /** The key of a word as `contentTerms` makes it (for callers holding a bare word). */

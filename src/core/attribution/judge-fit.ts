@@ -35,11 +35,7 @@ function judgedSamples(g: TraceGraph, options: CriticalOptions): JudgedSample[] 
  * The answer rule of a trace's judge (cached per graph and word-matching setup). `key` names
  * the setup (the word vectors change what "by meaning" finds).
  */
-export function traceAnswerRule(
-  g: TraceGraph,
-  options: CriticalOptions = {},
-  key = 'default',
-): AnswerRuleFit {
+function traceAnswerRule(g: TraceGraph, options: CriticalOptions = {}, key = 'default'): AnswerRuleFit {
   let byKey = fits.get(g);
   if (!byKey) {
     byKey = new Map();
@@ -54,7 +50,7 @@ export function traceAnswerRule(
 }
 
 /** What decides which word matching the judge is fitted with: the attributor's matcher setup. */
-export interface JudgeFitSetup {
+interface JudgeFitSetup {
   /** `lexical` ignores word meaning. */
   layer?: string;
   similar?: CriticalOptions['similar'];
@@ -86,7 +82,7 @@ export function judgeFitOf(
  * The trace's judge as the evidence-flow attributor with this setup learns it: the one fit
  * both the attributor and `memtrace judge` report.
  */
-export function traceJudgeFit(g: TraceGraph, setup: JudgeFitSetup): AnswerRuleFit {
+function traceJudgeFit(g: TraceGraph, setup: JudgeFitSetup): AnswerRuleFit {
   const { options, key } = fitOptions(setup);
   return traceAnswerRule(g, options, key);
 }

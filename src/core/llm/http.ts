@@ -16,7 +16,7 @@ export interface HttpContext {
 }
 
 /** Bounds on reading one answer, so a misbehaving server cannot hang or flood the caller. */
-export interface ReadLimits {
+interface ReadLimits {
   /** An answer's body may hold at most this many bytes (default 32 MiB). */
   maxBytes: number;
   /** A stream that sends no byte for this long fails (default 60 s; 0 = no limit). */
@@ -24,11 +24,11 @@ export interface ReadLimits {
   timers: { setTimeout: typeof setTimeout; clearTimeout: typeof clearTimeout };
 }
 
-export const DEFAULT_MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
-export const DEFAULT_IDLE_TIMEOUT_MS = 60_000;
+const DEFAULT_MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
+const DEFAULT_IDLE_TIMEOUT_MS = 60_000;
 
 /** Limits with defaults filled in (timers wrapped: browsers refuse setTimeout called as a method of another object). */
-export function readLimits(o: { maxResponseBytes?: number; idleTimeoutMs?: number } = {}): ReadLimits {
+function readLimits(o: { maxResponseBytes?: number; idleTimeoutMs?: number } = {}): ReadLimits {
   return {
     maxBytes: o.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
     idleMs: o.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,

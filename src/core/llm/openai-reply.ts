@@ -45,7 +45,7 @@ export function openAIFinish(r: string | null | undefined): FinishReason {
   return 'unknown';
 }
 
-export interface OpenAIUsage {
+interface OpenAIUsage {
   prompt_tokens?: number;
   completion_tokens?: number;
 }

@@ -5,7 +5,7 @@
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { type HttpContext, readBody } from './http.ts';
 
-export interface SseEvent {
+interface SseEvent {
   event: string;
   data: string;
 }

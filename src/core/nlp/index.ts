@@ -5,5 +5,12 @@
  * core/text.
  */
 
-export { type DaySpan, hasTemporalCue, referenceDay, spanStates, temporalMentions } from './temporal.ts';
+export {
+  type DaySpan,
+  hasTemporalCue,
+  referenceDay,
+  spanStates,
+  type TemporalMention,
+  temporalMentions,
+} from './temporal.ts';
 export { contentTerms, contentTokens, numbersAsDigits, type Term, termKey } from './terms.ts';

@@ -21,6 +21,7 @@ export interface DaySpan {
   fuzz: number;
 }
 
+/** A time expression found in a text, with the day span it names when a reference day reads it. */
 export interface TemporalMention {
   /** The words of the expression as written. */
   text: string;

@@ -11,7 +11,7 @@ import lemmatizer from 'wink-lemmatizer';
 import { tokenize } from '../retrieval/index.ts';
 
 /** Function words and chat fillers: never content. */
-export const STOPWORDS: ReadonlySet<string> = new Set(
+const STOPWORDS: ReadonlySet<string> = new Set(
   'a an and are as at be been but by can could did do does for from had has have he her him his how i if in into is it its just me my no not of on or our she so than that the their them then there they this to too up us was we were what when where which who whom why will with would you your yes yeah oh wow hey hi ok okay really very much also about'.split(
     ' ',
   ),

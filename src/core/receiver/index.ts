@@ -15,14 +15,10 @@ export {
 } from './group.ts';
 /** The encodings, the OTLP/JSON request shape, decoding and id checks. */
 export {
-  type DecodedRequest,
   decodeTraceRequest,
   encodingOf,
   idHex,
   type OtlpEncoding,
-  type OtlpResourceSpans,
-  type OtlpScopeSpans,
-  type OtlpSpan,
   type OtlpTraceRequest,
 } from './request.ts';
 /** Reply bodies: the export response (partial success) and the failure status. */

@@ -21,7 +21,7 @@ export interface OtlpSpan {
 }
 
 /** The spans of one instrumentation scope. */
-export interface OtlpScopeSpans {
+interface OtlpScopeSpans {
   scope?: unknown;
   spans: OtlpSpan[];
   [field: string]: unknown;
@@ -40,7 +40,7 @@ export interface OtlpTraceRequest {
 }
 
 /** A decoded body: the accepted spans, and how many were refused and why (the first few reasons). */
-export type DecodedRequest =
+type DecodedRequest =
   | { ok: true; request: OtlpTraceRequest; accepted: number; rejected: number; reasons: string[] }
   | { ok: false; message: string };
 

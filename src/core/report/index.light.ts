@@ -5,4 +5,3 @@
  */
 
 export { rate } from './stats.ts';
-export { TYPE_COLOURS } from './svg.ts';

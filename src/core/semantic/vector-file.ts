@@ -5,7 +5,7 @@
  */
 
 /** What the header line says about the rows that follow. */
-export interface VectorFileHeader {
+interface VectorFileHeader {
   format: 'memtrace-word-vectors';
   version: 1;
   /** Where the vectors came from (package and version). */
@@ -14,7 +14,7 @@ export interface VectorFileHeader {
   count: number;
 }
 
-export interface DecodedVectors {
+interface DecodedVectors {
   header: VectorFileHeader;
   words: string[];
   /** count × dims, row i is words[i], each row ≈ unit length × 127. */

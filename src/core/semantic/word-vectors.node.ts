@@ -41,7 +41,7 @@ function packageDir(name: string): string | null {
  * The cache file: `MEMTRACE_WORD_VECTORS` when set, else beside the installed package
  * (`node_modules/.cache/memtrace/…`), so every checkout and working folder shares one.
  */
-export function defaultVectorFile(): string {
+function defaultVectorFile(): string {
   const fromEnv = process.env.MEMTRACE_WORD_VECTORS;
   if (fromEnv) return resolve(fromEnv);
   const name = `sg100d-${VOCABULARY_SIZE / 1000}k.bin`;
@@ -144,7 +144,7 @@ export function keptVectors(jsonPath: string): { dims: number; kept: [string, nu
 }
 
 /** Reduces the package's JSON to the compact file at `file` (about two seconds, once). */
-export function buildVectorFile(file: string, log: (line: string) => void = () => {}): void {
+function buildVectorFile(file: string, log: (line: string) => void = () => {}): void {
   const { version, jsonPath } = packageSource();
   log(`building the word-vector cache ${file} from ${PACKAGE} (once)…`);
   const { dims, kept } = keptVectors(jsonPath);

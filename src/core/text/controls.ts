@@ -7,7 +7,7 @@
  */
 
 /** Whether line feeds and tabs stay: multi-line text keeps them; a field of one line does not. */
-export interface ControlOptions {
+interface ControlOptions {
   /** Keep `\n` and `\t` (and read `\r\n` as `\n`). Default true. */
   multiline?: boolean;
 }

@@ -12,7 +12,7 @@ export interface DiffLine {
   text: string;
 }
 
-export interface LineDiff {
+interface LineDiff {
   lines: DiffLine[];
   /** True when the texts differ in more than `maxEdits` lines: the rest is one replaced block. */
   truncated: boolean;

@@ -3,4 +3,4 @@
  * `diff` package), for core/trace, which the app's start chunk loads.
  */
 
-export { escapeControls, oneLine } from './controls.ts';
+export { oneLine } from './controls.ts';

@@ -8,7 +8,7 @@
  */
 
 /** Variables on a cycle (one strongly connected component) and the first edge of it in file order. */
-export interface EdgeCycle {
+interface EdgeCycle {
   /** Indices of the variables in it, in the order given. */
   vars: number[];
   /** Index (in the given edge arrays) of its first edge. */

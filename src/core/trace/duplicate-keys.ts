@@ -7,7 +7,7 @@
  */
 
 /** A key of the top level or of `data` given more than once with a different value. */
-export interface DuplicateKey {
+interface DuplicateKey {
   /** `$.graph_id`, `data`, `data.nodes`, … */
   path: string;
   /** 1-based line of the later key (the one JSON.parse keeps) and of the first. */

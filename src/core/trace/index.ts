@@ -9,7 +9,6 @@ export * from './nesting.ts';
 export {
   documentToSpans,
   type EmitOptions,
-  type OtelFlavour,
   opSpanId,
   type SpanDescription,
 } from './otel/emit.ts';

@@ -143,7 +143,7 @@ interface Flow {
 }
 
 /** Records of a list that passed the fatal checks, by index; the rest of the file is checked regardless. */
-export interface ValidatedIds {
+interface ValidatedIds {
   sessionIds: Set<string>;
   /** Each variable's full_node_id → its number, in file order. */
   nodeIds: Map<string, number>;
@@ -409,7 +409,7 @@ function opTimes(operations: unknown[]): Map<string, OpTime> {
 }
 
 /** Longest graph_id accepted (it is the stored trace's key and part of its address). */
-export const MAX_GRAPH_ID_LENGTH = 512;
+const MAX_GRAPH_ID_LENGTH = 512;
 
 /** The graph's identity: a non-empty string without control characters, at most MAX_GRAPH_ID_LENGTH long. */
 function graphId(issues: IssueCollector, v: unknown) {

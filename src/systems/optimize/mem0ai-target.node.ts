@@ -25,7 +25,7 @@ import type { ConversationSession, Question } from '../types.ts';
 import { type OptimizeTarget, runTraced } from './target.ts';
 
 /** Registry name → the mem0ai `Memory` config field that holds it. */
-export const MEM0AI_PROMPT_FIELDS = { 'fact-extraction-system-prompt': 'customPrompt' } as const;
+const MEM0AI_PROMPT_FIELDS = { 'fact-extraction-system-prompt': 'customPrompt' } as const;
 
 /**
  * Vendor SDKs mem0ai 2.4 imports when it loads (it lists them as required peers) and that this
@@ -118,7 +118,7 @@ export function loadMem0ai(): Promise<Mem0aiModule> {
   return loaded;
 }
 
-export interface Mem0aiTargetOptions {
+interface Mem0aiTargetOptions {
   /** The embedder mem0ai stores and searches with (default: the model-free hashed n-gram fallback). */
   embedder?: Embedder;
   /** Memories per question (mem0ai `search` limit; default 10, as the reference Mem0). */

@@ -17,7 +17,7 @@ import type { Budgets } from './budgets.ts';
 import { charge } from './checkpoint.ts';
 
 /** Turns kept verbatim after a compression. */
-export const KEEP_RECENT = 3;
+const KEEP_RECENT = 3;
 
 const tokenCache = new WeakMap<ChatMessage, number>();
 
@@ -48,7 +48,7 @@ function render(m: ChatMessage): string {
 }
 
 /** The history to summarise as text, at most `capTokens` (~4 chars each): the oldest part is cut first. */
-export function transcriptOf(messages: ChatMessage[], capTokens: number): string {
+function transcriptOf(messages: ChatMessage[], capTokens: number): string {
   const text = messages.map(render).join('\n\n');
   const maxChars = capTokens * 4;
   if (text.length <= maxChars) return text;
@@ -60,7 +60,7 @@ const SUMMARY_SYSTEM =
   'You compress the working memory of an agent that attributes an error in an LLM memory system. Summarise the exploration so far so the agent can continue without the full history: which variables and operations were inspected (keep their exact ids), what each showed, which operations were judged correct and why, open suspicions, and what to check next. Be factual and keep every id exactly.';
 
 /** What compression needs of a run. */
-export interface CompressionRun {
+interface CompressionRun {
   cp: AgentCheckpoint;
   budgets: Budgets;
   model: ChatModel;

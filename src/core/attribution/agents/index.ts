@@ -1,7 +1,5 @@
-export type { AgentCheckpoint, AgentMethod, AgentUsage, FrontierState } from '../types.ts';
+export type { AgentCheckpoint, AgentMethod } from '../types.ts';
 export * from './budgets.ts';
-export { checkResume, newCheckpoint } from './checkpoint.ts';
-export { conversationTokens, KEEP_RECENT, messageTokens, transcriptOf } from './compress.ts';
 export * from './frontier.ts';
 export * from './memtrace.ts';
 export * from './obs.ts';

@@ -18,7 +18,7 @@ import { priorCandidates } from './prior.ts';
 import { caseText } from './prompts.ts';
 import { type AgentEnv, runAgent } from './runtime.ts';
 
-export interface AgentSetup {
+interface AgentSetup {
   /** The method's environment (system prompt, actions, status line). */
   env(b: Budgets, text: string): AgentEnv;
   /**

@@ -58,7 +58,7 @@ function firstLines(text: string, n: number): string[] {
 }
 
 /** Lines, JSON list items and record contents of a text that are long enough to mean something. */
-export function unitsOf(text: string): string[] {
+function unitsOf(text: string): string[] {
   const t = text.trim();
   // One line, not a list (a message, a query): itself, without splitting.
   if (t[0] !== '[' && !t.includes('\n')) return t.length >= 16 ? [t] : [];

@@ -18,11 +18,9 @@ import type { OtelSpan, SpanFile, SpanFormat } from './span.ts';
 import { importWarnings } from './warnings.ts';
 
 export type { OtelImportSummary } from './build.ts';
-export { spanContent } from './content.ts';
 export { detectSpanFormat, jsonLinesFormat, noFormatMessage } from './detect.ts';
 export * from './emit.ts';
-export type { OtelSpan, SpanFile, SpanFormat } from './span.ts';
-export { decodeAnyValue, normalizeId, normalizeTime } from './values.ts';
+export type { SpanFile } from './span.ts';
 
 /** Reads each item of a value that may be one item or a list of them. */
 function eachItem(

@@ -18,7 +18,7 @@ function isObject(v: unknown): v is Record<string, unknown> {
  * `{kvlistValue: {values: [{key, value}]}}`, …). Values that are already plain (some
  * exporters write them so) pass through; an empty AnyValue is null.
  */
-export function decodeAnyValue(v: unknown): AttrValue {
+function decodeAnyValue(v: unknown): AttrValue {
   if (!isObject(v)) return (v ?? null) as AttrValue;
   if ('stringValue' in v) return String(v.stringValue ?? '');
   if ('boolValue' in v) return v.boolValue === true || v.boolValue === 'true';

@@ -51,7 +51,7 @@ export class NameCounter {
 }
 
 /** The parts of the import summary the warnings are made from. */
-export interface GapSummary {
+interface GapSummary {
   spans: number;
   variables: number;
   /** Attributes with text no reader took, on spans that became ops without content. */
