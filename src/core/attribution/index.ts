@@ -1,5 +1,5 @@
 export * from './agents/index.ts';
-export { accepts, describeAnswerRule, MIN_VERDICTS } from './answer-rule.ts';
+export { type AnswerRuleFit, accepts, describeAnswerRule, MIN_VERDICTS } from './answer-rule.ts';
 export { type CarryJudge, llmCarryJudge, sentenceModelJudge } from './carry-judge.ts';
 export * from './case-context.ts';
 export { answerFeatures, criticalInfo, judgeText } from './critical.ts';
@@ -7,10 +7,12 @@ export * from './engines.ts';
 export * from './evidence-flow.ts';
 export * from './evidence-match.ts';
 export {
+  type JudgeFitSetup,
   JudgePool,
   judgedSample,
   judgeFitOf,
   judgeIdentity,
+  traceJudgeFit,
 } from './judge-fit.ts';
 export * from './locate.ts';
 export * from './types.ts';

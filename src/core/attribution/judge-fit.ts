@@ -50,7 +50,7 @@ function traceAnswerRule(g: TraceGraph, options: CriticalOptions = {}, key = 'de
 }
 
 /** What decides which word matching the judge is fitted with: the attributor's matcher setup. */
-interface JudgeFitSetup {
+export interface JudgeFitSetup {
   /** `lexical` ignores word meaning. */
   layer?: string;
   similar?: CriticalOptions['similar'];
@@ -82,7 +82,7 @@ export function judgeFitOf(
  * The trace's judge as the evidence-flow attributor with this setup learns it: the one fit
  * both the attributor and `memtrace judge` report.
  */
-function traceJudgeFit(g: TraceGraph, setup: JudgeFitSetup): AnswerRuleFit {
+export function traceJudgeFit(g: TraceGraph, setup: JudgeFitSetup): AnswerRuleFit {
   const { options, key } = fitOptions(setup);
   return traceAnswerRule(g, options, key);
 }
