@@ -37,6 +37,7 @@ function project(
     typecheck: 'node -e 0',
     'check:layers': 'node -e 0',
     'check:tsdoc': 'node -e 0',
+    'check:function-length': 'node -e 0',
     'test:vitest': vitestScript,
     test: 'node scripts/test-chain.mjs',
   };
