@@ -69,13 +69,8 @@ export function judgeFitOf(
   setup: JudgeFitSetup,
 ): { fit: AnswerRuleFit; source: 'fitted' | 'pooled' | 'prior' } {
   const own = traceJudgeFit(g, setup);
-  const pooled = own.source === 'prior' ? setup.judgePool?.fitFor(g) : null;
-  if (pooled?.source !== 'fitted') return { fit: own, source: own.source };
-  const { options } = fitOptions(setup);
-  return {
-    fit: { ...ruleAgreement(pooled.rule, judgedSamples(g, options)), source: 'fitted' },
-    source: 'pooled',
-  };
+  const pooled = own.source === 'prior' ? setup.judgePool?.fitOf(g) : null;
+  return pooled ? { fit: pooled, source: 'pooled' } : { fit: own, source: own.source };
 }
 
 /**
@@ -100,6 +95,17 @@ function fitOptions(setup: JudgeFitSetup): { options: CriticalOptions; key: stri
  * they differ). The same identity in several traces is taken for one judge. null: no judge op.
  */
 export function judgeIdentity(g: TraceGraph): string | null {
+  let id = identities.get(g);
+  if (id === undefined) {
+    id = mostCommonJudge(g);
+    identities.set(g, id);
+  }
+  return id;
+}
+
+const identities = new WeakMap<TraceGraph, string | null>();
+
+function mostCommonJudge(g: TraceGraph): string | null {
   const seen = new Map<string, number>();
   for (const c of listCases(g, { includePassed: true })) {
     const op = c.judgeOpId === null ? undefined : g.opIndex.get(c.judgeOpId);
@@ -124,6 +130,7 @@ export function judgeIdentity(g: TraceGraph): string | null {
 export class JudgePool {
   private readonly samples = new Map<string, JudgedSample[]>();
   private readonly fitted = new Map<string, AnswerRuleFit>();
+  private perTrace = new WeakMap<TraceGraph, AnswerRuleFit | null>();
   private readonly options: CriticalOptions;
 
   constructor(setup: JudgeFitSetup) {
@@ -138,6 +145,7 @@ export class JudgePool {
     list.push(...judgedSamples(g, this.options));
     this.samples.set(id, list);
     this.fitted.delete(id);
+    this.perTrace = new WeakMap();
   }
 
   /** The rule learned from every verdict of `g`'s judge in the pool (null: `g`'s judge is not in it). */
@@ -151,5 +159,22 @@ export class JudgePool {
       this.fitted.set(id, fit);
     }
     return fit;
+  }
+
+  /**
+   * The pooled rule as `g` runs it, its counts and agreement over `g`'s own verdicts (null when
+   * the pool learned no rule for `g`'s judge). Once per trace: the attributor asks per case.
+   */
+  fitOf(g: TraceGraph): AnswerRuleFit | null {
+    let mine = this.perTrace.get(g);
+    if (mine === undefined) {
+      const pooled = this.fitFor(g);
+      mine =
+        pooled?.source === 'fitted'
+          ? { ...ruleAgreement(pooled.rule, judgedSamples(g, this.options)), source: 'fitted' }
+          : null;
+      this.perTrace.set(g, mine);
+    }
+    return mine;
   }
 }
