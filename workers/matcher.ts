@@ -113,6 +113,12 @@ export class Matching {
     return wv ? { layer, similar: vectorSimilarity(wv), now } : { layer, now };
   }
 
+  /** What the matcher reads meaning with: the word vectors' source, dimensions and vocabulary size, or `none`. */
+  async identity(): Promise<string> {
+    const wv = await this.#vectors();
+    return wv ? `${wv.source}/${wv.dims}/${wv.size}` : 'none';
+  }
+
   #vectors(): Promise<WordVectors | null> {
     this.#loading ??= (async () => {
       if (!this.#url) {
