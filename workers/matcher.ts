@@ -51,6 +51,8 @@ async function readWithProgress(
     }
   }
   if (told < loaded) onProgress({ loaded, total });
+  // The page hands its download over as one chunk: no second copy of the 11 MB.
+  if (parts.length === 1) return parts[0];
   const out = new Uint8Array(loaded);
   let at = 0;
   for (const p of parts) {
