@@ -189,7 +189,7 @@ seen.push(`this commit ${observed(after.times)}`);
 const body = [
   `File: ${fileNote}. Chromium ${chromium} headless, fresh profile per run, ${runs} runs, medians (each run in brackets). Machine: ${machine}.`,
   '',
-  `From the click on the first case of the Cases list to the attribution panel showing its verdict (evidence-flow, word vectors), timed in the page: from the click event to the first frame after the verdict is in the document. *Fresh session*: the page reloaded after the import (new workers) and the stored attribution runs cleared, as when a person comes back another day (what a build keeps with the trace for later sessions — since this branch, the trace's judge fit — is kept); the click as soon as the list shows, or after ${READ_MS / 1000} s on it (a person reading it). *Same session*: right after importing. Goal ≤ 1500 ms.`,
+  `From the click on the first case of the Cases list to the attribution panel showing its verdict (evidence-flow, word vectors), timed in the page: from the click event to the first frame after the verdict is in the document. *Fresh session*: the page reloaded after the import (new workers) and the stored attribution runs cleared, as when a person comes back another day (what the build keeps with the trace for later sessions stays: this commit's builds keep the trace's judge fit, the before build keeps none); the click as soon as the list shows, or after ${READ_MS / 1000} s on it (a person reading it). *Same session*: right after importing. Goal ≤ 1500 ms.`,
   '',
   '| build | fresh session, click at once, ms | fresh session, list read first, ms | same session, ms | load average at each run |',
   '| --- | --- | --- | --- | --- |',
