@@ -4,7 +4,7 @@
  * (reloaded: new workers, nothing loaded in them), the first case of the Cases list is opened
  * and the time until the attribution panel shows its verdict is taken. Also the same in the
  * session that imported the file (the workers already up). With `--before DIR` a build of an
- * earlier commit (`vite build --outDir DIR`) is measured the same way, first.
+ * earlier commit (`vite build --outDir DIR`) is measured the same way, the two builds taking turns.
  *
  * The 7 MB file: the shared data holds no real-format file that large (its largest smartcomment
  * file is 1.3 MB), so it is written here by `memtrace run --system mem0 --dataset locomo
@@ -139,34 +139,40 @@ async function freshSession(page: import('playwright-core').Page, url: string): 
   await page.getByTestId('trace-row').first().waitFor();
 }
 
-async function measure(dist: string | undefined, name: string): Promise<{ times: Times; chromium: string }> {
-  const times: Times = { fresh: [], freshRead: [], sameSession: [], load: [] };
-  let chromium = 'unknown';
-  for (let r = 0; r < runs; r++) {
-    times.load.push(Math.round(loadavg()[0] * 10) / 10);
-    const s = await openApp({ dist });
-    chromium = s.browser.version();
-    try {
-      await importTraces(s.page, [file], 1, 120_000);
-      times.sameSession.push(await firstVerdict(s.page, s.url));
-      await freshSession(s.page, s.url);
-      times.fresh.push(await firstVerdict(s.page, s.url));
-      await freshSession(s.page, s.url);
-      times.freshRead.push(await firstVerdict(s.page, s.url, READ_MS));
-    } finally {
-      await s.close();
-    }
-    const ms = (v: Verdict) => `${v.page} ms (driver saw ${v.observed})`;
-    console.error(
-      `${name} run ${r + 1}: fresh session ${ms(times.fresh[r])}, after reading the list ${ms(times.freshRead[r])}, same session ${ms(times.sameSession[r])}`,
-    );
+/** One run of a build (`dist`; undefined: this tree's), its times added to `times`; the browser's version. */
+async function measureRun(dist: string | undefined, name: string, times: Times): Promise<string> {
+  const r = times.load.length;
+  times.load.push(Math.round(loadavg()[0] * 10) / 10);
+  const s = await openApp({ dist });
+  const chromium = s.browser.version();
+  try {
+    await importTraces(s.page, [file], 1, 120_000);
+    times.sameSession.push(await firstVerdict(s.page, s.url));
+    await freshSession(s.page, s.url);
+    times.fresh.push(await firstVerdict(s.page, s.url));
+    await freshSession(s.page, s.url);
+    times.freshRead.push(await firstVerdict(s.page, s.url, READ_MS));
+  } finally {
+    await s.close();
   }
-  return { times, chromium };
+  const ms = (v: Verdict) => `${v.page} ms (driver saw ${v.observed})`;
+  console.error(
+    `${name} run ${r + 1}: fresh session ${ms(times.fresh[r])}, after reading the list ${ms(times.freshRead[r])}, same session ${ms(times.sameSession[r])}`,
+  );
+  return chromium;
 }
 
 const machine = machineFacts();
-const rows: string[] = [];
+const empty = (): Times => ({ fresh: [], freshRead: [], sameSession: [], load: [] });
+const before = values.before ? empty() : null;
+const after = empty();
 let chromium = 'unknown';
+// The builds take turns, run by run: a load that changes while the benchmark runs falls on both.
+for (let r = 0; r < runs; r++) {
+  if (before) await measureRun(values.before, 'before', before);
+  chromium = await measureRun(undefined, 'after', after);
+}
+const rows: string[] = [];
 const cell = (vs: Verdict[]) => {
   const xs = vs.map((v) => v.page);
   return `${median(xs).toFixed(0)} (${xs.join(', ')})`;
@@ -176,18 +182,15 @@ const observed = (t: Times) =>
 const row = (name: string, t: Times) =>
   `| ${name} | ${cell(t.fresh)} | ${cell(t.freshRead)} | ${cell(t.sameSession)} | ${t.load.join(', ')} |`;
 const seen: string[] = [];
-if (values.before) {
-  const before = await measure(values.before, 'before');
-  rows.push(row(`before (\`${values.before}\`)`, before.times));
-  seen.push(`before ${observed(before.times)}`);
+if (before) {
+  rows.push(row(`before (\`${values.before}\`)`, before));
+  seen.push(`before ${observed(before)}`);
 }
-const after = await measure(undefined, 'after');
-chromium = after.chromium;
-rows.push(row('this commit', after.times));
-seen.push(`this commit ${observed(after.times)}`);
+rows.push(row('this commit', after));
+seen.push(`this commit ${observed(after)}`);
 
 const body = [
-  `File: ${fileNote}. Chromium ${chromium} headless, fresh profile per run, ${runs} runs, medians (each run in brackets). Machine: ${machine}.`,
+  `File: ${fileNote}. Chromium ${chromium} headless, fresh profile per run, ${runs} runs per build${values.before ? ', the builds taking turns run by run' : ''}, medians (each run in brackets). Machine: ${machine}.`,
   '',
   `From the click on the first case of the Cases list to the attribution panel showing its verdict (evidence-flow, word vectors), timed in the page: from the click event to the first frame after the verdict is in the document. *Fresh session*: the page reloaded after the import (new workers) and the stored attribution runs cleared, as when a person comes back another day (what the build keeps with the trace for later sessions stays: this commit's builds keep the trace's judge fit, the before build keeps none); the click as soon as the list shows, or after ${READ_MS / 1000} s on it (a person reading it). *Same session*: right after importing. Goal ≤ 1500 ms.`,
   '',
