@@ -200,7 +200,7 @@ const body = [
   '',
   `The driver (Playwright), whose wait for the verdict polls, saw it later: medians ${seen.join('; ')} ms (click at once / list read first / same session).`,
   '',
-  `Measured with \`npx tsx bench/first-verdict.ts --runs ${runs}${values.before ? ' --before DIR' : ''}\` on ${new Date().toISOString().slice(0, 10)}${values.before ? `; DIR: \`vite build --outDir DIR\` of commit ${values['before-ref']} (main when measured)` : ''}.`,
+  `Measured with \`npx tsx bench/first-verdict.ts --runs ${runs}${values.before ? ' --before DIR' : ''}\` on ${new Date().toISOString().slice(0, 10)}${values.before ? `; DIR: \`vite build --outDir DIR\` of commit ${values['before-ref']}` : ''}.`,
 ].join('\n');
 writeResultsSection('First verdict in Chromium', body);
 console.log(body);
