@@ -354,7 +354,7 @@ export class EngineService implements EngineApi {
       this.#warmed = true;
       // While the vectors still arrive (the page downloads them); requests waiting run first.
       await yieldToMessages();
-      warmLanguage();
+      await warmLanguage(yieldToMessages);
     }
     return info;
   }

@@ -158,10 +158,13 @@ const SAMPLE =
 /**
  * Runs the language tools the matcher reads texts with (lemmas, numbers, time expressions)
  * once on a sample: their first use builds lexicons and compiles code, which would otherwise
- * fall on the first case a person opens.
+ * fall on the first case a person opens. `between` is awaited after each tool, so work waiting
+ * on the worker (a stored file being read from the database) goes on meanwhile.
  */
-export function warmLanguage(): void {
+export async function warmLanguage(between: () => Promise<void> = async () => {}): Promise<void> {
   contentTerms(SAMPLE);
+  await between();
   numbersAsDigits(SAMPLE);
+  await between();
   temporalMentions(SAMPLE, referenceDay('8 May 2023'));
 }
