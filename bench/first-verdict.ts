@@ -1,19 +1,26 @@
 /**
- * Time to the first verdict in Chromium: a fresh profile imports the largest real-format file
- * of `../shared/data/smartcomment` (or the file given), then, in a fresh session of the page
+ * Time to the first verdict in Chromium: a fresh profile imports a 7 MB real-format file (or the
+ * file given), then, in a fresh session of the page
  * (reloaded: new workers, nothing loaded in them), the first case of the Cases list is opened
  * and the time until the attribution panel shows its verdict is taken. Also the same in the
  * session that imported the file (the workers already up). With `--before DIR` a build of an
- * earlier commit (`vite build --outDir DIR`) is measured the same way, first.
+ * earlier commit (`vite build --outDir DIR`) is measured the same way, the two builds taking turns.
+ *
+ * The 7 MB file: the shared data holds no real-format file that large (its largest smartcomment
+ * file is 1.3 MB), so it is written here by `memtrace run --system mem0 --dataset locomo
+ * --conversation conv-26 --sessions 12 --offline` — the reference Mem0-shaped system run on
+ * LoCoMo's real conversation, exported as smartcomment JSON — to bench/out/ (ignored by git:
+ * LoCoMo has no licence), once.
  *
  * `npx tsx bench/first-verdict.ts [--runs 3] [--before DIR --before-ref REF] [--file F]` — writes
  * `## First verdict in Chromium` in bench/RESULTS.md (REF: the commit DIR was built from).
  */
-import { readdirSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import { basename, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
-import { DATA, importTraces, openApp } from '../tests/e2e/harness.ts';
+import { main } from '../src/cli/main.ts';
+import { importTraces, openApp, ROOT } from '../tests/e2e/harness.ts';
 import { machineFacts, median, writeResultsSection } from './stats-util.ts';
 
 const { values } = parseArgs({
@@ -25,12 +32,39 @@ const { values } = parseArgs({
   },
 });
 const runs = Number(values.runs);
-const largest = readdirSync(DATA)
-  .filter((f) => f.endsWith('.json'))
-  .map((f) => join(DATA, f))
-  .sort((a, b) => statSync(b).size - statSync(a).size)[0];
-const file = values.file ?? largest;
+
+/** The command that writes the 7 MB real-format file (see the header). */
+const MAKE_7MB = [
+  'run',
+  '--system',
+  'mem0',
+  '--dataset',
+  'locomo',
+  '--data',
+  join(ROOT, '../shared/data/locomo/locomo-dev.json'),
+  '--conversation',
+  'conv-26',
+  '--sessions',
+  '12',
+  '--offline',
+];
+
+/** The 7 MB file under bench/out/, written by `memtrace run` when missing. */
+async function sevenMegabyteFile(): Promise<string> {
+  const out = join(ROOT, 'bench/out/first-verdict/conv-26-mem0-12-sessions.json');
+  if (existsSync(out)) return out;
+  mkdirSync(dirname(out), { recursive: true });
+  const io = { stdout: process.stderr, stderr: process.stderr, env: process.env };
+  const status = await main([...MAKE_7MB, '-o', out], io);
+  if (status !== 0) throw new Error(`memtrace run exited ${status} writing ${out}`);
+  return out;
+}
+
+const file = values.file ?? (await sevenMegabyteFile());
 const mb = statSync(file).size / 1e6;
+const fileNote = values.file
+  ? `\`${relative(ROOT, file)}\`, ${mb.toFixed(2)} MB`
+  : `\`${relative(ROOT, file)}\`, ${mb.toFixed(2)} MB, smartcomment JSON written by \`memtrace ${MAKE_7MB.join(' ').replace(join(ROOT, '../'), '../')}\` (the Mem0-shaped reference system on LoCoMo's real conversation conv-26, its first 12 sessions; the shared data holds no real-format file this large — its largest smartcomment file is 1.3 MB)`;
 
 interface Times {
   fresh: Verdict[];
@@ -105,34 +139,40 @@ async function freshSession(page: import('playwright-core').Page, url: string): 
   await page.getByTestId('trace-row').first().waitFor();
 }
 
-async function measure(dist: string | undefined, name: string): Promise<{ times: Times; chromium: string }> {
-  const times: Times = { fresh: [], freshRead: [], sameSession: [], load: [] };
-  let chromium = 'unknown';
-  for (let r = 0; r < runs; r++) {
-    times.load.push(Math.round(loadavg()[0] * 10) / 10);
-    const s = await openApp({ dist });
-    chromium = s.browser.version();
-    try {
-      await importTraces(s.page, [file], 1, 120_000);
-      times.sameSession.push(await firstVerdict(s.page, s.url));
-      await freshSession(s.page, s.url);
-      times.fresh.push(await firstVerdict(s.page, s.url));
-      await freshSession(s.page, s.url);
-      times.freshRead.push(await firstVerdict(s.page, s.url, READ_MS));
-    } finally {
-      await s.close();
-    }
-    const ms = (v: Verdict) => `${v.page} ms (driver saw ${v.observed})`;
-    console.error(
-      `${name} run ${r + 1}: fresh session ${ms(times.fresh[r])}, after reading the list ${ms(times.freshRead[r])}, same session ${ms(times.sameSession[r])}`,
-    );
+/** One run of a build (`dist`; undefined: this tree's), its times added to `times`; the browser's version. */
+async function measureRun(dist: string | undefined, name: string, times: Times): Promise<string> {
+  const r = times.load.length;
+  times.load.push(Math.round(loadavg()[0] * 10) / 10);
+  const s = await openApp({ dist });
+  const chromium = s.browser.version();
+  try {
+    await importTraces(s.page, [file], 1, 120_000);
+    times.sameSession.push(await firstVerdict(s.page, s.url));
+    await freshSession(s.page, s.url);
+    times.fresh.push(await firstVerdict(s.page, s.url));
+    await freshSession(s.page, s.url);
+    times.freshRead.push(await firstVerdict(s.page, s.url, READ_MS));
+  } finally {
+    await s.close();
   }
-  return { times, chromium };
+  const ms = (v: Verdict) => `${v.page} ms (driver saw ${v.observed})`;
+  console.error(
+    `${name} run ${r + 1}: fresh session ${ms(times.fresh[r])}, after reading the list ${ms(times.freshRead[r])}, same session ${ms(times.sameSession[r])}`,
+  );
+  return chromium;
 }
 
 const machine = machineFacts();
-const rows: string[] = [];
+const empty = (): Times => ({ fresh: [], freshRead: [], sameSession: [], load: [] });
+const before = values.before ? empty() : null;
+const after = empty();
 let chromium = 'unknown';
+// The builds take turns, run by run: a load that changes while the benchmark runs falls on both.
+for (let r = 0; r < runs; r++) {
+  if (before) await measureRun(values.before, 'before', before);
+  chromium = await measureRun(undefined, 'after', after);
+}
+const rows: string[] = [];
 const cell = (vs: Verdict[]) => {
   const xs = vs.map((v) => v.page);
   return `${median(xs).toFixed(0)} (${xs.join(', ')})`;
@@ -142,20 +182,17 @@ const observed = (t: Times) =>
 const row = (name: string, t: Times) =>
   `| ${name} | ${cell(t.fresh)} | ${cell(t.freshRead)} | ${cell(t.sameSession)} | ${t.load.join(', ')} |`;
 const seen: string[] = [];
-if (values.before) {
-  const before = await measure(values.before, 'before');
-  rows.push(row(`before (\`${values.before}\`)`, before.times));
-  seen.push(`before ${observed(before.times)}`);
+if (before) {
+  rows.push(row(`before (\`${values.before}\`)`, before));
+  seen.push(`before ${observed(before)}`);
 }
-const after = await measure(undefined, 'after');
-chromium = after.chromium;
-rows.push(row('this commit', after.times));
-seen.push(`this commit ${observed(after.times)}`);
+rows.push(row('this commit', after));
+seen.push(`this commit ${observed(after)}`);
 
 const body = [
-  `File: \`../shared/data/smartcomment/${basename(file)}\`, ${mb.toFixed(2)} MB — the largest real-format file there (the issue names a 7 MB one; the shared data holds none that large). Chromium ${chromium} headless, fresh profile per run, ${runs} runs, medians (each run in brackets). Machine: ${machine}.`,
+  `File: ${fileNote}. Chromium ${chromium} headless, fresh profile per run, ${runs} runs per build${values.before ? ', the builds taking turns run by run' : ''}, medians (each run in brackets). Machine: ${machine}.`,
   '',
-  `From the click on the first case of the Cases list to the attribution panel showing its verdict (evidence-flow, word vectors), timed in the page: from the click event to the first frame after the verdict is in the document. *Fresh session*: the page reloaded after the import (new workers) and the stored attribution runs cleared, as when a person comes back another day; the click as soon as the list shows, or after ${READ_MS / 1000} s on it (a person reading it). *Same session*: right after importing. Goal ≤ 1500 ms.`,
+  `From the click on the first case of the Cases list to the attribution panel showing its verdict (evidence-flow, word vectors), timed in the page: from the click event to the first frame after the verdict is in the document. *Fresh session*: the page reloaded after the import (new workers) and the stored attribution runs cleared, as when a person comes back another day (what the build keeps with the trace for later sessions stays: this commit's builds keep the trace's judge fit, the before build keeps none); the click as soon as the list shows, or after ${READ_MS / 1000} s on it (a person reading it). *Same session*: right after importing. Goal ≤ 1500 ms.`,
   '',
   '| build | fresh session, click at once, ms | fresh session, list read first, ms | same session, ms | load average at each run |',
   '| --- | --- | --- | --- | --- |',
@@ -163,7 +200,7 @@ const body = [
   '',
   `The driver (Playwright), whose wait for the verdict polls, saw it later: medians ${seen.join('; ')} ms (click at once / list read first / same session).`,
   '',
-  `Measured with \`npx tsx bench/first-verdict.ts --runs ${runs}${values.before ? ' --before DIR' : ''}\` on ${new Date().toISOString().slice(0, 10)}${values.before ? `; DIR: \`vite build --outDir DIR\` of commit ${values['before-ref']} (a temporary worktree)` : ''}.`,
+  `Measured with \`npx tsx bench/first-verdict.ts --runs ${runs}${values.before ? ' --before DIR' : ''}\` on ${new Date().toISOString().slice(0, 10)}${values.before ? `; DIR: \`vite build --outDir DIR\` of commit ${values['before-ref']}` : ''}.`,
 ].join('\n');
 writeResultsSection('First verdict in Chromium', body);
 console.log(body);

@@ -59,6 +59,7 @@ import {
   prepareAttribution,
 } from './evaluation.ts';
 import { ImportService } from './import-service.ts';
+import { JudgeFits } from './judge-fits.ts';
 import { type MatcherInfo, type MatcherProgress, Matching, warmLanguage } from './matcher.ts';
 import { remoteEmbedder } from './remote-embedder.ts';
 import {
@@ -81,14 +82,22 @@ export class EngineService implements EngineApi {
   readonly #reports: ReportRunner;
   readonly #comparer: Comparer;
   readonly #matching: Matching;
+  readonly #fits: JudgeFits;
   #embedder: Comlink.Remote<EmbedderApi> | null = null;
 
   constructor(
     private readonly db: MemtraceDb,
-    options: { matching?: Matching; store?: IndexStore; now?: () => number } = {},
+    options: {
+      matching?: Matching;
+      store?: IndexStore;
+      now?: () => number;
+      /** `buildStamp` of the running code: traces' judge fits are stored under it (null: not stored). */
+      build?: string | null;
+    } = {},
   ) {
     this.#store = options.store;
     this.#matching = options.matching ?? new Matching();
+    this.#fits = new JudgeFits(db, options.build ?? null);
     this.#importer = new ImportService(db, options.now, (id, graph) => this.#adopt(id, graph));
     const graphOf = async (id: string) => (await this.#get(id)).graph;
     this.#evaluator = new Evaluator(db, graphOf, this.#matching);
@@ -345,7 +354,7 @@ export class EngineService implements EngineApi {
       this.#warmed = true;
       // While the vectors still arrive (the page downloads them); requests waiting run first.
       await yieldToMessages();
-      warmLanguage();
+      await warmLanguage(yieldToMessages);
     }
     return info;
   }
@@ -353,24 +362,36 @@ export class EngineService implements EngineApi {
   /**
    * Readies, in the background, the first attribution of these traces (the Cases list asks for
    * the traces of its first rows): the matcher's vectors and language tools, then each trace
-   * opened (at most the few kept open), its messages index and its judge's fit, which every case
-   * of the trace then reuses. Requests that arrive meanwhile run between the steps.
+   * opened (at most the few kept open), its messages index and its judge's fit (read back when
+   * this build stored it with the trace), which every case of the trace then reuses. Requests
+   * that arrive meanwhile run between the steps.
    */
   async prepareAttribution(traceIds: string[]): Promise<void> {
+    const ids = [...new Set(traceIds)].slice(0, KEEP_OPEN);
+    // The stored files are read from the database while the matcher loads (I/O beside its work).
+    const opening = ids.map((id) => this.#get(id).catch(() => null));
     await this.loadMatcher();
-    for (const traceId of [...new Set(traceIds)].slice(0, KEEP_OPEN)) {
+    for (const [i, traceId] of ids.entries()) {
       await yieldToMessages();
-      const engine = await this.#get(traceId).catch(() => null);
+      const engine = await opening[i];
       if (!engine) continue; // deleted meanwhile or unreadable: the views say so
       await yieldToMessages();
+      await this.#judgeFitReady(traceId, engine.graph);
       await prepareAttribution(engine.graph, this.#matching);
     }
+  }
+
+  /** The trace's judge fit on its graph: read back when stored by this build, else computed (and stored) once. */
+  async #judgeFitReady(traceId: string, g: TraceGraph): Promise<void> {
+    const [setup, vectors] = await Promise.all([this.#matching.options(), this.#matching.identity()]);
+    await this.#fits.ready(traceId, g, setup, vectors);
   }
 
   async attributeCase(traceId: string, queryId: string): Promise<EvaluatedCase> {
     const { graph: g } = await this.#get(traceId);
     const c = findCase(g, queryId);
     if (!c) throw new Error(`no question ${queryId} in trace ${traceId}`);
+    await this.#judgeFitReady(traceId, g);
     const row = await this.db.cases.get([traceId, queryId]);
     const label = row?.errorType ? { type: row.errorType, op: row.labelOpId } : null;
     return attributeOne(traceId, g, c, row?.system ?? null, label, this.#matching);

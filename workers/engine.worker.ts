@@ -5,9 +5,11 @@ import { openDb } from '../src/db/schema.ts';
 import './abort-transfer.ts';
 import type { EngineApi, LaneLayoutProgress } from './api.ts';
 import { EngineService } from './engine.ts';
+import { buildStamp } from './judge-fits.ts';
 import { idbIndexStore } from './retrieval-store.ts';
 
-const service = new EngineService(openDb(), { store: idbIndexStore() });
+// The bundle's hashed name changes with its code: judge fits stored under it are this code's.
+const service = new EngineService(openDb(), { store: idbIndexStore(), build: buildStamp(import.meta.url) });
 // Lane layouts hold large typed arrays: transfer them instead of copying.
 const api = {
   importFiles: service.importFiles.bind(service),

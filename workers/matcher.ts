@@ -51,6 +51,8 @@ async function readWithProgress(
     }
   }
   if (told < loaded) onProgress({ loaded, total });
+  // The page hands its download over as one chunk: no second copy of the 11 MB.
+  if (parts.length === 1) return parts[0];
   const out = new Uint8Array(loaded);
   let at = 0;
   for (const p of parts) {
@@ -113,6 +115,12 @@ export class Matching {
     return wv ? { layer, similar: vectorSimilarity(wv), now } : { layer, now };
   }
 
+  /** What the matcher reads meaning with: the word vectors' source, dimensions and vocabulary size, or `none`. */
+  async identity(): Promise<string> {
+    const wv = await this.#vectors();
+    return wv ? `${wv.source}/${wv.dims}/${wv.size}` : 'none';
+  }
+
   #vectors(): Promise<WordVectors | null> {
     this.#loading ??= (async () => {
       if (!this.#url) {
@@ -150,10 +158,13 @@ const SAMPLE =
 /**
  * Runs the language tools the matcher reads texts with (lemmas, numbers, time expressions)
  * once on a sample: their first use builds lexicons and compiles code, which would otherwise
- * fall on the first case a person opens.
+ * fall on the first case a person opens. `between` is awaited after each tool, so work waiting
+ * on the worker (a stored file being read from the database) goes on meanwhile.
  */
-export function warmLanguage(): void {
+export async function warmLanguage(between: () => Promise<void> = async () => {}): Promise<void> {
   contentTerms(SAMPLE);
+  await between();
   numbersAsDigits(SAMPLE);
+  await between();
   temporalMentions(SAMPLE, referenceDay('8 May 2023'));
 }

@@ -2,15 +2,17 @@
  * The engine readies a trace's first attribution ahead (`prepareAttribution`): the trace's
  * judge is fitted then, once, and every case of the trace reuses that fit — the work that made
  * the first verdict of a session slow is not done again per case. Verdicts are the same as
- * without the preparation.
+ * without the preparation. The fit is kept with the trace: a later session of the same build reads
+ * it back instead of fitting again.
  */
 import 'fake-indexeddb/auto';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { listCaseRows, type MemtraceDb, openDb } from '../../src/db/index.ts';
+import { deleteTrace, listCaseRows, type MemtraceDb, openDb } from '../../src/db/index.ts';
 import { EngineService } from '../../workers/engine.ts';
 import type { EvaluatedCase } from '../../workers/evaluation.ts';
 import { ImportService } from '../../workers/import-service.ts';
+import { buildStamp } from '../../workers/judge-fits.ts';
 
 // Counts the judge fits (core's `fitAnswerRule`, which `traceJudgeFit` calls); each still computes the real rule.
 const fits = vi.hoisted(() => vi.fn());
@@ -45,9 +47,10 @@ afterAll(() => db.delete());
 /** A verdict without its timing. */
 const verdict = ({ seconds, ...rest }: EvaluatedCase) => rest;
 
-describe('the first attribution of a trace, prepared', () => {
-  const prepared: EvaluatedCase[] = [];
+/** The verdicts of every case after the preparation (the reference the later tests compare with). */
+const prepared: EvaluatedCase[] = [];
 
+describe('the first attribution of a trace, prepared', () => {
   it("fits the trace's judge once when prepared, and no case of the trace fits it again", async () => {
     expect(queryIds.length).toBeGreaterThan(3);
     const svc = new EngineService(db);
@@ -67,5 +70,52 @@ describe('the first attribution of a trace, prepared', () => {
     expect(fits).toHaveBeenCalledTimes(1);
     expect(cold.map(verdict)).toEqual(prepared.map(verdict));
     expect(new Set(cold.map((c) => c.predicted_type)).size).toBeGreaterThan(1);
+  });
+});
+
+describe("a trace's judge fit, kept with the trace", () => {
+  const build = 'engine.worker-AbCd1234.js';
+
+  it('is computed in the first session of a build and read back, not computed, in the next one', async () => {
+    fits.mockClear();
+    const first = new EngineService(db, { build });
+    await first.prepareAttribution([traceId]);
+    expect(fits).toHaveBeenCalledTimes(1);
+    const stored = await db.indexes.where('traceId').equals(traceId).toArray();
+    expect(stored.map((r) => r.kind)).toEqual(['judge-fit:words']);
+
+    const next = new EngineService(db, { build }); // a new session: a new worker, graphs opened anew
+    fits.mockClear();
+    const verdicts: EvaluatedCase[] = [];
+    for (const q of queryIds) verdicts.push(await next.attributeCase(traceId, q));
+    expect(fits).not.toHaveBeenCalled();
+    expect(verdicts.map(verdict)).toEqual(prepared.map(verdict));
+  });
+
+  it('is computed again by another build, and never stored without a build name', async () => {
+    fits.mockClear();
+    await new EngineService(db, { build: 'engine.worker-Other999.js' }).attributeCase(traceId, queryIds[0]);
+    expect(fits).toHaveBeenCalledTimes(1);
+    await db.indexes.clear();
+    await new EngineService(db).prepareAttribution([traceId]);
+    expect(fits).toHaveBeenCalledTimes(2);
+    expect(await db.indexes.count()).toBe(0);
+  });
+
+  it('goes with its trace: deleting the trace deletes it', async () => {
+    await new EngineService(db, { build }).prepareAttribution([traceId]);
+    expect(await db.indexes.where('traceId').equals(traceId).count()).toBe(1);
+    await deleteTrace(db, traceId);
+    expect(await db.indexes.count()).toBe(0);
+  });
+});
+
+describe('the build name fits are stored under', () => {
+  it("is the bundle's hashed file name in a production build, and none from the dev server", () => {
+    expect(buildStamp('http://127.0.0.1:4173/assets/engine.worker-BNGFNiwV.js')).toBe(
+      'engine.worker-BNGFNiwV.js',
+    );
+    expect(buildStamp('http://localhost:5173/workers/engine.worker.ts?worker_file&type=module')).toBeNull();
+    expect(buildStamp('file:///work/workers/engine.ts')).toBeNull();
   });
 });

@@ -7,9 +7,11 @@ export * from './engines.ts';
 export * from './evidence-flow.ts';
 export * from './evidence-match.ts';
 export {
+  adoptJudgeFit,
   type JudgeFitSetup,
   JudgePool,
   judgedSample,
+  judgeFitMatching,
   judgeFitOf,
   judgeIdentity,
   traceJudgeFit,

@@ -82,6 +82,27 @@ export function traceJudgeFit(g: TraceGraph, setup: JudgeFitSetup): AnswerRuleFi
   return traceAnswerRule(g, options, key);
 }
 
+/**
+ * The word matching a fit with this setup was learned with (`vectors` or `words`): a fit kept
+ * outside the graph (stored with its trace) is only given back for the same one.
+ */
+export function judgeFitMatching(setup: JudgeFitSetup): string {
+  return fitOptions(setup).key;
+}
+
+/**
+ * Gives `g` the fit `traceJudgeFit(g, setup)` would compute, worked out earlier (stored with
+ * its trace by the same code and word vectors), so it is not computed again.
+ */
+export function adoptJudgeFit(g: TraceGraph, setup: JudgeFitSetup, fit: AnswerRuleFit): void {
+  let byKey = fits.get(g);
+  if (!byKey) {
+    byKey = new Map();
+    fits.set(g, byKey);
+  }
+  byKey.set(fitOptions(setup).key, fit);
+}
+
 function fitOptions(setup: JudgeFitSetup): { options: CriticalOptions; key: string } {
   const similar = setup.layer === 'lexical' ? null : (setup.similar ?? null);
   return {
