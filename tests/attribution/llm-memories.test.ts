@@ -320,12 +320,13 @@ describe('says when it does not know', () => {
 });
 
 describe('copies the evidence’s way does not reach', () => {
-  it('a copy of the fact from a memory the trace does not show being written reached the answer: the answer is at fault, not the search', async () => {
-    // The evidence's own memory was not retrieved, but the search also returned a line of a
-    // memory written elsewhere in the run (not in this slice) that states the same fact.
+  it('a copy of the fact from a memory the trace does not show being written reached the answer: the answer is at fault, not extraction', async () => {
+    // Nothing of the evidence reached the store (the search read no carrier), but the search
+    // returned a line of a memory written elsewhere in the run (not in this slice) that states
+    // the same fact.
     const run = factRun({
       evidence: POTTERY,
-      facts: ['Melanie signed up for a pottery class on 2 July 2023.'],
+      facts: [],
       others: OTHERS,
       untracedLines: [
         '4:33 pm on 12 July, 2023: Melanie signed up for a pottery class on 2 July 2023 and loves it.',

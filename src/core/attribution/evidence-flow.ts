@@ -365,7 +365,7 @@ function evidenceFor(g: TraceGraph, ev: number, c: TraceCase, m: Matcher): Evide
 
 function lossFor(g: TraceGraph, cx: CaseContext, ev: number, e: Evidence, m: Matcher): Loss | null {
   const flow = follow(g, cx, ev, e, m);
-  if (cx.context.some((v) => flow.carriers.has(v) || untracedStates(g, v, e, m))) return null;
+  if (cx.context.some((v) => flow.carriers.has(v) || untracedStates(g, cx, v, e, m))) return null;
   const held = cx.store.filter((v) => flow.carriers.has(v));
   if (held.length) return retrievalLoss(g, cx, ev, flow, held);
   const losses = [storeLoss(g, cx, ev, flow, m), indexLoss(g, cx, ev, flow)].filter(
@@ -392,20 +392,27 @@ function wroteNothing(g: TraceGraph, op: number): boolean {
   return written.length > 0 && written.every((v) => EMPTY_VALUE.test(g.varValue[v] ?? ''));
 }
 
+/** How much of a unit's opening a copy of it keeps, at least. */
+const COPY_OPENING = 60;
+
 /**
  * The answer's input states what the evidence states in a unit copied from a memory the trace
  * does not show being written (a slice of a longer run): the evidence's way cannot reach it,
  * so its content decides — the answer had it. A copy the trace shows being written from
- * another message is another fact, however alike. Only evidence that states the answer is
- * checked so: its own words alone say too little.
+ * another message is another fact, however alike. Only evidence that states the whole answer
+ * and has topic words a line must keep is checked so: a line that merely shares the answer's
+ * date or one of its words is no copy of it.
  */
-function untracedStates(g: TraceGraph, v: number, e: Evidence, m: Matcher): boolean {
-  if (e.critical?.supported !== true || !m.carries(v, e)) return false;
-  const written = producersOf(g, v)
-    .flatMap((op) => opStructure(g, op).inputs)
-    .filter((u) => u !== v && producersOf(g, u).length > 0);
+function untracedStates(g: TraceGraph, cx: CaseContext, v: number, e: Evidence, m: Matcher): boolean {
+  const c = e.critical;
+  if (!c?.supported || coverage(e) !== 1 || c.topics.length === 0 || !m.carries(v, e)) return false;
+  const held = [...producersOf(g, v).flatMap((op) => opStructure(g, op).inputs), ...cx.store].filter(
+    (u) => u !== v && producersOf(g, u).length > 0,
+  );
+  // A copy may be cut short or run into the next line: its opening words decide.
+  const opening = (x: string) => x.slice(0, COPY_OPENING);
   const traced = (body: string) =>
-    written.some((u) => m.bodiesOf(u).some((x) => copiedInto(x, body) || copiedInto(body, x)));
+    held.some((u) => m.bodiesOf(u).some((x) => copiedInto(opening(x), body) || copiedInto(opening(body), x)));
   return m.bodiesOf(v).some((body, i) => m.unitCarries(v, i, e) && !traced(body));
 }
 
