@@ -202,22 +202,44 @@ async function attributeCached(src: Source): Promise<Outcome[]> {
   return out;
 }
 
-/** The baseline's `memtrace bench` on `files`, kept in the cache (`--cache`) under the ref and the file list. */
-function baselineCached(ref: string, files: string[]): ReturnType<typeof benchAt> {
-  const run = () => withWorktree(ROOT, ref, (dir) => benchAt(dir, files));
-  if (!values.cache) return run();
-  const sha = execFileSync('git', ['rev-parse', ref], { cwd: ROOT, encoding: 'utf8' }).trim();
-  const key = createHash('sha1')
-    .update(`${sha}\n${[...files].sort().join('\n')}`)
-    .digest('hex');
-  const path = join(CACHE, `baseline-${key}.json`);
-  if (existsSync(path)) return JSON.parse(readFileSync(path, 'utf8'));
-  const out = run();
-  if (out) {
-    mkdirSync(CACHE, { recursive: true });
-    writeFileSync(path, JSON.stringify(out));
+/**
+ * The baseline's `memtrace bench` on every source, one run per benchmark (a set; for `llm`, a
+ * judge rule), each kept in the cache (`--cache`) under the ref and that benchmark's files, so
+ * a run of other sets reuses it. A benchmark is one judge, so a baseline that pools a judge's
+ * verdicts across files sees the same pool as given every file at once.
+ */
+async function baselineCases(ref: string): Promise<BaselineCase[]> {
+  const groups = new Map<string, string[]>();
+  for (const s of srcs) {
+    const key = `${s.set}/${s.rule ?? ''}`;
+    const files = groups.get(key) ?? [];
+    if (!files.includes(s.file)) files.push(s.file);
+    groups.set(key, files);
   }
-  return out;
+  const sha = execFileSync('git', ['rev-parse', ref], { cwd: ROOT, encoding: 'utf8' }).trim();
+  const cachePath = (files: string[]) =>
+    join(
+      CACHE,
+      `baseline-${createHash('sha1')
+        .update(`${sha}\n${[...files].sort().join('\n')}`)
+        .digest('hex')}.json`,
+    );
+  const results = new Map<string[], { cases: BaselineCase[] } | null>();
+  for (const files of groups.values())
+    if (values.cache && existsSync(cachePath(files)))
+      results.set(files, JSON.parse(readFileSync(cachePath(files), 'utf8')));
+  const missing = [...groups.values()].filter((files) => !results.has(files));
+  if (missing.length)
+    await withWorktree(ROOT, ref, async (dir) => {
+      for (const files of missing) {
+        const out = await benchAt(dir, files);
+        results.set(files, out);
+        if (!out || !values.cache) continue;
+        mkdirSync(CACHE, { recursive: true });
+        writeFileSync(cachePath(files), JSON.stringify(out));
+      }
+    });
+  return [...results.values()].flatMap((r) => r?.cases ?? []);
 }
 
 /**
@@ -362,14 +384,14 @@ function judgeTable(groups: [string, Outcome[]][]): string[] {
 
 const all: Outcome[] = [];
 const srcs = sources();
+// The baseline runs in its own process beside this one's attribution.
+const baseline = values.baseline ? baselineCases(values.baseline) : undefined;
 for (const [i, src] of srcs.entries()) {
   all.push(...(await attributeCached(src)));
   if (i % 25 === 0) console.error(`[${i + 1}/${srcs.length}] ${src.file.slice(ROOT.length + 1)}`);
 }
-if (values.baseline) {
-  const ref = values.baseline;
-  const before = baselineCached(ref, [...new Set(srcs.map((s) => s.file))]);
-  const byKey = new Map((before?.cases ?? []).map((c) => [`${c.file}#${c.query_id}`, c]));
+if (baseline) {
+  const byKey = new Map((await baseline).map((c) => [`${c.file}#${c.query_id}`, c]));
   for (const o of all) o.before = byKey.get(o.key);
 }
 const seconds = (performance.now() - started) / 1000;

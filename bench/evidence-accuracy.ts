@@ -142,7 +142,7 @@ for (const set of sets) {
     '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
   ];
   if (values.baseline && !set.located) {
-    const s = baselineSummary(ROOT, values.baseline, set.files);
+    const s = await baselineSummary(ROOT, values.baseline, set.files);
     if (s) lines.push(row(`before (\`memtrace bench\` at ${values.baseline})`, s, [s.avg_seconds]));
   }
   for (const layer of layers) {

@@ -295,4 +295,98 @@ describe('says when it does not know', () => {
     expect(a.op_id).toBeNull();
     expect(a.reason).toMatch(/does not state the golden answer/);
   });
+  it('an inferred answer whose evidence the extraction dropped whole (it wrote nothing) is lost at extraction', async () => {
+    // As above, but the extraction kept nothing of the message: nothing was left to infer from.
+    const run = factRun({
+      evidence: {
+        speaker: 'Caroline',
+        text: "I'm keen on helping people who went through what I went through.",
+        date: '1:56 pm on 8 May, 2023',
+      },
+      facts: [],
+      others: OTHERS,
+      question: 'What fields would Caroline be likely to pursue in her education?',
+      gold: 'Psychology, counseling certification',
+      retrieved: true,
+    });
+    const a = await attribute(run);
+    expect(a).toMatchObject({
+      error_type: 'ExtractionError',
+      op_id: run.ops.extract,
+      not_attributable: null,
+    });
+    expect(a.reason).toMatch(/wrote nothing at all/);
+  });
+});
+
+describe('copies the evidence’s way does not reach', () => {
+  it('a copy of the fact from a memory the trace does not show being written reached the answer: the answer is at fault, not extraction', async () => {
+    // Nothing of the evidence reached the store (the search read no carrier), but the search
+    // returned a line of a memory written elsewhere in the run (not in this slice) that states
+    // the same fact.
+    const run = factRun({
+      evidence: POTTERY,
+      facts: [],
+      others: OTHERS,
+      untracedLines: [
+        '4:33 pm on 12 July, 2023: Melanie signed up for a pottery class on 2 July 2023 and loves it.',
+      ],
+      question: 'When did Melanie sign up for a pottery class?',
+      gold: '2 July 2023',
+      retrieved: false,
+    });
+    expect(await attribute(run)).toMatchObject({ error_type: 'ResponseError', op_id: run.ops.answer });
+  });
+  it('the same line from a memory the trace shows being written from another message is another fact: the search lost the evidence', async () => {
+    const run = factRun({
+      evidence: POTTERY,
+      facts: ['Melanie signed up for a pottery class on 2 July 2023.'],
+      others: [
+        {
+          said: {
+            speaker: 'Melanie',
+            text: 'Remember the pottery class I signed up for on 2 July? I love it.',
+            date: '4:33 pm on 12 July, 2023',
+          },
+          facts: ['Melanie signed up for a pottery class on 2 July 2023 and loves it.'],
+        },
+        ...OTHERS,
+      ],
+      question: 'When did Melanie sign up for a pottery class?',
+      gold: '2 July 2023',
+      retrieved: false,
+    });
+    expect(await attribute(run)).toMatchObject({ error_type: 'RetrievalError', op_id: run.ops.search });
+  });
+});
+
+describe('list answers', () => {
+  it('each evidence message of a long list answer is followed for its own part: a kept part not retrieved is a retrieval loss', async () => {
+    // Two messages each state one part of a 17-word answer; both parts were extracted, only the
+    // second's memory was retrieved. The first part was lost at retrieval.
+    const run = factRun({
+      evidence: {
+        speaker: 'Gina',
+        text: 'This hoodie is from my own collection. I made a limited edition line of hoodies last week!',
+        date: '2:15 pm on 21 June, 2023',
+      },
+      facts: ['Gina made a limited edition line of hoodies to show off her style.'],
+      others: [
+        {
+          said: {
+            speaker: 'Gina',
+            text: "I got new offers and promotions going on my online store. It's been a wild ride!",
+            date: '1:26 pm on 3 April, 2023',
+          },
+          facts: ['Gina has new offers and promotions for her online store.'],
+          evidence: true,
+        },
+        ...OTHERS,
+      ],
+      question: 'How did Gina promote her clothes store?',
+      gold: 'worked with a local artist on unique fashion pieces, made a limited edition line of hoodies, got new offers and promotions for the online store',
+      retrieved: false,
+    });
+    expect(await attribute(run)).toMatchObject({ error_type: 'RetrievalError', op_id: run.ops.search });
+  });
 });

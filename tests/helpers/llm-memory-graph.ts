@@ -21,13 +21,15 @@ interface RunSpec {
   evidence: Said;
   /** What the LLM extracted from the evidence message (one memory unit per fact). */
   facts: string[];
-  /** Other messages and the facts written from them. */
-  others?: { said: Said; facts: string[] }[];
+  /** Other messages and the facts written from them (`evidence`: also the question's evidence; always retrievable). */
+  others?: { said: Said; facts: string[]; evidence?: boolean }[];
   question: string;
   gold: string;
   prediction?: string;
   /** Does the search return the evidence's memory unit? */
   retrieved: boolean;
+  /** Lines the search also returned, from memories the trace does not hold (a slice of a longer run). */
+  untracedLines?: string[];
   /** The search reads only the question (a vector database the tracer does not see). */
   untracedStore?: boolean;
 }
@@ -43,13 +45,15 @@ export function factRun(spec: RunSpec) {
   const units: { id: string; text: string; date: string; evidence: boolean }[] = [];
   const all = [
     { said: spec.evidence, facts: spec.facts, evidence: true },
-    ...(spec.others ?? []).map((o) => ({ ...o, evidence: false })),
+    ...(spec.others ?? []).map((o) => ({ ...o, evidence: false, alsoEvidence: o.evidence === true })),
   ];
+  const evidenceIds: string[] = [];
   all.forEach((m, i) => {
     const msg = b.variable(`conv:D1:${i + 1}`, message(m.said), {
       category: 'message',
       metadata: { timestamp: m.said.date },
     });
+    if (m.evidence || ('alsoEvidence' in m && m.alsoEvidence)) evidenceIds.push(`conv:D1:${i + 1}`);
     const facts = b.variable(`facts-${i}`, pyList(m.facts), { category: 'facts' });
     const op = b.op(`llm-extract-${i}`, 'llm_call', [msg, prompt], [facts]);
     if (m.evidence) ops.extract = op;
@@ -65,12 +69,16 @@ export function factRun(spec: RunSpec) {
   const q = b.variable('qa-1', py(spec.question), {
     className: 'query',
     category: 'message & query',
-    metadata: { evidence: ['conv:D1:1'] },
+    metadata: { evidence: evidenceIds },
   });
   const picked = units.filter((u) => spec.retrieved || !u.evidence).slice(0, 3);
-  const context = b.variable('context', pyList(picked.map((u) => `${u.date}: ${u.text}`)), {
-    category: 'retrieved_memories',
-  });
+  const context = b.variable(
+    'context',
+    pyList([...picked.map((u) => `${u.date}: ${u.text}`), ...(spec.untracedLines ?? [])]),
+    {
+      category: 'retrieved_memories',
+    },
+  );
   ops.search = b.op('vector-search', 'retrieval', spec.untracedStore ? [q] : [q, ...units.map((u) => u.id)], [
     context,
   ]);

@@ -86,6 +86,8 @@ export interface CriticalInfo {
   eventTimes: DaySpan[];
   /** The answer words in the golden answer's order (phrase rules). */
   phrase: string[];
+  /** The part of a list answer the evidence was read against (`answerParts`); null: the whole answer. */
+  part: string | null;
 }
 
 const TIME_WORDS = new Set(
@@ -342,10 +344,26 @@ export function criticalInfo(
   };
   let best: CriticalInfo | null = null;
   for (const golden of goldenAnswers) {
-    const info = goldenInfo(r, golden);
-    if (!best || criticalWeight(info) > criticalWeight(best)) best = info;
+    const parts = answerParts(golden);
+    for (const part of parts) {
+      const info = { ...goldenInfo(r, part), part: parts.length > 1 ? part : null };
+      if (!best || criticalWeight(info) > criticalWeight(best)) best = info;
+    }
   }
   return best ?? noCriticalInfo(evidence, r.entities);
+}
+
+/**
+ * The parts of a list answer too long to be one fact ("worked with an artist to make unique
+ * fashion pieces, made limited-edition sweatshirts, got some new offers…"): each evidence
+ * message of such a question states one part, and a memory carries that message when it keeps
+ * its part. Any other answer (a short list, a reply of several sentences) is one part.
+ */
+function answerParts(golden: string): string[] {
+  if (contentTerms(golden).length < LONG_ANSWER || /[.!?]\s+\S/.test(golden.trim())) return [golden];
+  const parts = golden.split(/\s*[,;]\s*(?:and\s+)?/).filter((p) => contentTerms(p).length > 0);
+  const short = parts.every((p) => contentTerms(p).length < LONG_ANSWER);
+  return parts.length >= 2 && short ? parts : [golden];
 }
 
 /** How much of the answer a reading states: a date counts 2, event times 1, each answer word 1. */
@@ -368,6 +386,7 @@ function noCriticalInfo(evidence: Said, entities: string[]): CriticalInfo {
     day: evidence.day,
     eventTimes: [],
     phrase: [],
+    part: null,
   };
 }
 
@@ -415,6 +434,7 @@ function goldenInfo(r: EvidenceReading, golden: string): CriticalInfo {
     phrase: contentTerms(golden)
       .map((t) => t.key)
       .filter((k) => answerTerms.some((t) => t.key === k)),
+    part: null,
   };
 }
 

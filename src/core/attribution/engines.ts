@@ -7,7 +7,7 @@ import { attributeObs } from './agents/obs.ts';
 import type { AttributionEngine, EngineDeps } from './engine-deps.ts';
 import { attributeEvidenceFlow } from './evidence-flow.ts';
 import { startPointLocator } from './locate.ts';
-import { type AttributionInput, type AttributionMethod, type RunHooks } from './types.ts';
+import type { AttributionInput, AttributionMethod, RunHooks } from './types.ts';
 
 export type { AttributionEngine, EngineDeps } from './engine-deps.ts';
 

@@ -26,6 +26,7 @@ import { type Carriers, followEvidence, type PassOptions } from './carriers.ts';
 import { type CaseContext, caseContext } from './case-context.ts';
 import { termOf } from './critical.ts';
 import {
+  copiedInto,
   type Evidence,
   evidenceCore,
   Matcher,
@@ -270,6 +271,9 @@ function extractionLoss(g: TraceGraph, cx: CaseContext, ev: number, flow: Flow):
     );
     how = op >= 0 ? 'read it, but nothing it wrote reaches the store' : '';
   }
+  if (wroteNothing(g, op))
+    how =
+      'read it and wrote nothing at all (an empty result): no memory was left to recall or infer the answer from';
   const carried = carriers.filter((v) => v !== ev && !cx.context.includes(v));
   const written = op >= 0 ? producedBy(g, op) : [];
   return {
@@ -361,7 +365,7 @@ function evidenceFor(g: TraceGraph, ev: number, c: TraceCase, m: Matcher): Evide
 
 function lossFor(g: TraceGraph, cx: CaseContext, ev: number, e: Evidence, m: Matcher): Loss | null {
   const flow = follow(g, cx, ev, e, m);
-  if (cx.context.some((v) => flow.carriers.has(v))) return null;
+  if (cx.context.some((v) => flow.carriers.has(v) || untracedStates(g, cx, v, e, m))) return null;
   const held = cx.store.filter((v) => flow.carriers.has(v));
   if (held.length) return retrievalLoss(g, cx, ev, flow, held);
   const losses = [storeLoss(g, cx, ev, flow, m), indexLoss(g, cx, ev, flow)].filter(
@@ -372,10 +376,44 @@ function lossFor(g: TraceGraph, cx: CaseContext, ev: number, e: Evidence, m: Mat
   if (losses[0]) return losses[0];
   const extraction = extractionLoss(g, cx, ev, flow);
   // Nothing downstream carries it — but if the evidence never stated the golden answer
-  // (an inference, arithmetic on dates), that is no proof extraction lost anything.
-  if (e.critical && !e.critical.supported && !e.critical.freeText)
+  // (an inference, arithmetic on dates), that is no proof extraction lost anything…
+  // unless extraction wrote nothing at all from it: then nothing was left to infer from.
+  if (e.critical && !e.critical.supported && !e.critical.freeText && !wroteNothing(g, extraction.op))
     return { ...extraction, unsupported: true };
   return extraction;
+}
+
+/** An empty value as a trace records it: an empty string, list or record, or none. */
+const EMPTY_VALUE = /^\s*(?:\[\s*\]|\{\s*\}|''|""|None|null)?\s*$/;
+
+/** The op wrote something, and every value it wrote is empty (an extraction that kept nothing). */
+function wroteNothing(g: TraceGraph, op: number): boolean {
+  const written = op >= 0 ? producedBy(g, op) : [];
+  return written.length > 0 && written.every((v) => EMPTY_VALUE.test(g.varValue[v] ?? ''));
+}
+
+/** How much of a unit's opening a copy of it keeps, at least. */
+const COPY_OPENING = 60;
+
+/**
+ * The answer's input states what the evidence states in a unit copied from a memory the trace
+ * does not show being written (a slice of a longer run): the evidence's way cannot reach it,
+ * so its content decides — the answer had it. A copy the trace shows being written from
+ * another message is another fact, however alike. Only evidence that states the whole answer
+ * and has topic words a line must keep is checked so: a line that merely shares the answer's
+ * date or one of its words is no copy of it.
+ */
+function untracedStates(g: TraceGraph, cx: CaseContext, v: number, e: Evidence, m: Matcher): boolean {
+  const c = e.critical;
+  if (!c?.supported || coverage(e) !== 1 || c.topics.length === 0 || !m.carries(v, e)) return false;
+  const held = [...producersOf(g, v).flatMap((op) => opStructure(g, op).inputs), ...cx.store].filter(
+    (u) => u !== v && producersOf(g, u).length > 0,
+  );
+  // A copy may be cut short or run into the next line: its opening words decide.
+  const opening = (x: string) => x.slice(0, COPY_OPENING);
+  const traced = (body: string) =>
+    held.some((u) => m.bodiesOf(u).some((x) => copiedInto(opening(x), body) || copiedInto(opening(body), x)));
+  return m.bodiesOf(v).some((body, i) => m.unitCarries(v, i, e) && !traced(body));
 }
 
 function result(
@@ -449,20 +487,32 @@ interface FlowRun {
   hooks: RunHooks;
   evidence: number[];
   pieces: { ev: number; e: Evidence }[];
-  /** The largest share of the answer one evidence message states. */
-  best: number;
+  /** The largest share of the answer (of each part of a list answer) one evidence message states. */
+  best: BestCoverage;
   /** The carrying test used (for the verdict's confidence). */
   used: AnswerRuleUsed;
 }
 
+/** The largest coverage among evidence messages, per part of the answer they state (null: the whole answer). */
+type BestCoverage = Map<string | null, number>;
+
+function bestCoverage(pieces: { e: Evidence }[]): BestCoverage {
+  const best: BestCoverage = new Map();
+  for (const { e } of pieces) {
+    const part = e.critical?.part ?? null;
+    best.set(part, Math.max(best.get(part) ?? 0, coverage(e) ?? 0));
+  }
+  return best;
+}
+
 /**
  * Is this evidence message followed? Evidence stating part of the answer yields to evidence
- * stating more of it (`best`); evidence stating none of it (the question's frame) is still
- * followed by its own words.
+ * stating more of it (`best`; of the same part of a list answer); evidence stating none of it
+ * (the question's frame) is still followed by its own words.
  */
-function followed(e: Evidence, best: number): boolean {
+function followed(e: Evidence, best: BestCoverage): boolean {
   const cov = coverage(e);
-  return cov === null || cov === 0 || cov >= best;
+  return cov === null || cov === 0 || cov >= (best.get(e.critical?.part ?? null) ?? 0);
 }
 
 /** Follows every evidence message that states the most of the answer; collects where each was lost. */
@@ -713,10 +763,10 @@ export async function attributeEvidenceFlow(
     (v) => (isMessage(g, v) ? readMessage(g.varValue[v], varMetadata(g, v)).text : null),
   );
   const pieces = evidence.map((ev) => ({ ev, e: evidenceFor(g, ev, c, m) }));
-  const best = Math.max(0, ...pieces.map((p) => coverage(p.e) ?? 0));
+  const best = bestCoverage(pieces);
   const run: FlowRun = { input, g, c, cx, m, hooks, evidence, pieces, best, used };
   const { losses, unsupported } = await traceLosses(run, cost);
-  if (losses.length === 0 && unsupported > 0 && best === 0) {
+  if (losses.length === 0 && unsupported > 0 && Math.max(0, ...best.values()) === 0) {
     const why = unstated(run);
     return none(why.reason, why.detail, [
       ...evidence.map((v) => ({ var_id: g.varId[v], note: 'evidence; does not state the answer' })),
@@ -750,7 +800,7 @@ export function evidenceChangedLater(
     (v) => (isMessage(g, v) ? readMessage(g.varValue[v], varMetadata(g, v)).text : null),
   );
   const pieces = cx.evidence.map((ev) => ({ ev, e: evidenceFor(g, ev, c, m) }));
-  const best = Math.max(0, ...pieces.map((p) => coverage(p.e) ?? 0));
+  const best = bestCoverage(pieces);
   return pieces.some(({ ev, e }) => {
     if (!followed(e, best)) return false;
     const flow = follow(g, cx, ev, e, m);
