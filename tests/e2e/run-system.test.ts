@@ -91,7 +91,9 @@ describe('run a reference system in the app', () => {
     await row.locator('a').first().click();
     await page.getByRole('heading', { name: `Cases (${failed}, 0 labelled)` }).waitFor();
     const cases = page.locator('ul.cases li');
-    expect(await cases.count()).toBe(failed);
+    // The heading counts from the stored summary; the rows come from the engine, which may still
+    // be readying the trace it just stored.
+    await expect.poll(() => cases.count(), { timeout: 60_000 }).toBe(failed);
     // A case opens in the workspace.
     await cases.first().locator('a').click();
     await page.waitForURL(/#\/t\/.+\/case\//);
