@@ -317,6 +317,24 @@ describe('says when it does not know', () => {
     });
     expect(a.reason).toMatch(/wrote nothing at all/);
   });
+  it('nothing written from a question is no loss: an inferred answer whose evidence only asks stays not attributable', async () => {
+    // LoCoMo conv-26 qa-107's evidence is the question before the answer; a question has no fact to keep.
+    const run = factRun({
+      evidence: {
+        speaker: 'Caroline',
+        text: 'Wow! What got you into running?',
+        date: '4:33 pm on 12 July, 2023',
+      },
+      facts: [],
+      others: OTHERS,
+      question: "What is Melanie's reason for getting into running?",
+      gold: 'To de-stress and clear her mind',
+      retrieved: true,
+    });
+    const a = await attribute(run);
+    expect(a).toMatchObject({ error_type: null, op_id: null });
+    expect(a.not_attributable?.reason).toBe('inferred');
+  });
 });
 
 describe('copies the evidence’s way does not reach', () => {

@@ -20,6 +20,7 @@ import {
   varMetadata,
 } from '../graph/index.ts';
 import { contentTerms } from '../nlp/index.ts';
+import { sentences } from '../text/index.ts';
 import { type ErrorType, isMessageCategory } from '../trace/index.ts';
 import { type AnswerRule, accepts, describeAnswerRule } from './answer-rule.ts';
 import { type Carriers, followEvidence, type PassOptions } from './carriers.ts';
@@ -377,10 +378,21 @@ function lossFor(g: TraceGraph, cx: CaseContext, ev: number, e: Evidence, m: Mat
   const extraction = extractionLoss(g, cx, ev, flow);
   // Nothing downstream carries it — but if the evidence never stated the golden answer
   // (an inference, arithmetic on dates), that is no proof extraction lost anything…
-  // unless extraction wrote nothing at all from it: then nothing was left to infer from.
-  if (e.critical && !e.critical.supported && !e.critical.freeText && !wroteNothing(g, extraction.op))
+  // unless extraction wrote nothing at all from a message that states something: then
+  // nothing was left to infer from. (Nothing is right for a question: "What got you into running?")
+  const dropped = wroteNothing(g, extraction.op) && statesSomething(m.bodiesOf(ev).join(' '));
+  if (e.critical && !e.critical.supported && !e.critical.freeText && !dropped)
     return { ...extraction, unsupported: true };
   return extraction;
+}
+
+/** Content words a message must say outside its questions to state something worth keeping. */
+const MIN_STATED_WORDS = 3;
+
+/** The text says something besides asking: enough content words outside its question sentences. */
+function statesSomething(text: string): boolean {
+  const stated = sentences(text).filter((s) => !s.trim().endsWith('?'));
+  return contentTerms(stated.join(' ')).length >= MIN_STATED_WORDS;
 }
 
 /** An empty value as a trace records it: an empty string, list or record, or none. */
