@@ -90,12 +90,6 @@ export class Importer {
         result.status === 'exists' ? [{ input: inputs[i], result }] : [],
       );
       this.#pending = waiting;
-      // The traces just stored are readied for their first verdict now (their judge fit is kept
-      // with them), not when a case is first opened, in this session or a later one.
-      const stored = results.flatMap((r) =>
-        (r.status === 'stored' || r.status === 'replaced') && r.traceId ? [r.traceId] : [],
-      );
-      if (stored.length) void this.services.analysis.prepareAttribution(stored);
       // A replaced trace's engine already holds the new graph (the engine adopts what it stores).
       this.#results = [...this.#results.filter((r) => !results.some((x) => x.path === r.path)), ...results];
     } catch (e) {
