@@ -10,10 +10,11 @@ import {
   adoptJudgeFit,
   type JudgeFitSetup,
   judgeFitMatching,
-  traceJudgeFit,
+  judgeFitSteps,
 } from '../src/core/attribution/index.ts';
 import type { TraceGraph } from '../src/core/graph/index.ts';
 import type { MemtraceDb } from '../src/db/schema.ts';
+import { yieldToMessages } from './abort-transfer.ts';
 
 /** The `indexes` row of a stored fit. */
 interface StoredFit {
@@ -23,6 +24,26 @@ interface StoredFit {
 }
 
 const KIND = 'judge-fit';
+
+/** Longest run of fitting between two looks at the worker's waiting messages. */
+const SLICE_MS = 20;
+
+/**
+ * The fit worked out in slices: between them the worker answers what waits for it (a search,
+ * a case opened), which would otherwise wait for seconds behind a large trace's fit.
+ */
+async function fitInSlices(g: TraceGraph, setup: JudgeFitSetup): Promise<AnswerRuleFit> {
+  const steps = judgeFitSteps(g, setup);
+  let sliceStart = performance.now();
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+    if (performance.now() - sliceStart > SLICE_MS) {
+      await yieldToMessages();
+      sliceStart = performance.now();
+    }
+  }
+}
 
 /**
  * The build's own name when it has one that changes with its code (a hashed file name, as the
@@ -65,7 +86,7 @@ export class JudgeFits {
 
   async #load(traceId: string, g: TraceGraph, setup: JudgeFitSetup, stamp: string): Promise<void> {
     if (this.build === null) {
-      traceJudgeFit(g, setup);
+      await fitInSlices(g, setup);
       return;
     }
     const key: [string, string] = [traceId, `${KIND}:${judgeFitMatching(setup)}`];
@@ -75,7 +96,7 @@ export class JudgeFits {
       adoptJudgeFit(g, setup, stored.fit);
       return;
     }
-    const fit = traceJudgeFit(g, setup);
+    const fit = await fitInSlices(g, setup);
     const data: StoredFit = { stamp, fit };
     // Only while the trace is stored: a trace deleted meanwhile leaves no row behind.
     await this.db

@@ -11,8 +11,10 @@ import {
   criticalInfo,
   JudgePool,
   judgedSample,
+  judgeFitSteps,
   judgeIdentity,
   judgeText,
+  traceJudgeFit,
 } from '../../src/core/attribution/index.ts';
 import { listCases } from '../../src/core/cases/index.ts';
 import { buildGraph } from '../../src/core/graph/index.ts';
@@ -186,6 +188,25 @@ function shelterRun(judge: 'half' | 'f1', questions = 6) {
   if (!c) throw new Error('case not listed');
   return { g, c: { ...c, evidenceIds: ['conv:D1:1@1'] }, extract, answer };
 }
+
+describe('the judge fit in steps (the engine worker answers other requests between them)', () => {
+  it('pauses once per judged question and gives the fit traceJudgeFit gives, kept with the graph', () => {
+    const stepped = petsRun('half').g;
+    // 6 items × 3 judged questions each, plus the pets question: counted from the builder above.
+    const judgedQuestions = 6 * 3 + 1;
+    const steps = judgeFitSteps(stepped, {});
+    let pauses = 0;
+    let step = steps.next();
+    for (; !step.done; step = steps.next()) pauses++;
+    expect(pauses).toBe(judgedQuestions);
+    expect(step.value).toEqual(traceJudgeFit(petsRun('half').g, {}));
+    expect(step.value.passed + step.value.failed).toBe(judgedQuestions);
+    // Kept: asking again does not pause, and gives the same object.
+    const again = judgeFitSteps(stepped, {}).next();
+    expect(again.done).toBe(true);
+    expect(again.value).toBe(step.value);
+  });
+});
 
 describe('a judge that weighs precision (token F1) is learned too', () => {
   it('a long memory sentence holding "the shelter" carries under a half-the-words judge, not under a token-F1 judge', async () => {

@@ -23,10 +23,16 @@ export class UrlText {
     $effect(() => () => clearTimeout(this.#timer));
   }
 
-  /** Call on input: writes the text to the URL once typing pauses. */
+  /**
+   * Call on input: writes the text to the URL once typing pauses — unless the person went to
+   * another page meanwhile (a link, back, a new URL): the write would pull them back.
+   */
   typed(): void {
     clearTimeout(this.#timer);
-    this.#timer = setTimeout(() => this.commit(), this.delay);
+    const page = pageOf(location.hash);
+    this.#timer = setTimeout(() => {
+      if (pageOf(location.hash) === page) this.commit();
+    }, this.delay);
   }
 
   /** Writes the text to the URL now. */
@@ -35,4 +41,9 @@ export class UrlText {
     this.#typedFor = text;
     this.write(text);
   }
+}
+
+/** The page part of a hash route (`#/cases` of `#/cases?q=x`). */
+function pageOf(hash: string): string {
+  return hash.split('?')[0];
 }

@@ -13,6 +13,7 @@ export {
   judgedSample,
   judgeFitMatching,
   judgeFitOf,
+  judgeFitSteps,
   judgeIdentity,
   traceJudgeFit,
 } from './judge-fit.ts';

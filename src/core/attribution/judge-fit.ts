@@ -31,22 +31,17 @@ function judgedSamples(g: TraceGraph, options: CriticalOptions): JudgedSample[] 
     .filter((s): s is JudgedSample => s !== null);
 }
 
-/**
- * The answer rule of a trace's judge (cached per graph and word-matching setup). `key` names
- * the setup (the word vectors change what "by meaning" finds).
- */
-function traceAnswerRule(g: TraceGraph, options: CriticalOptions = {}, key = 'default'): AnswerRuleFit {
+function keptFit(g: TraceGraph, key: string): AnswerRuleFit | undefined {
+  return fits.get(g)?.get(key);
+}
+
+function keepFit(g: TraceGraph, key: string, fit: AnswerRuleFit): void {
   let byKey = fits.get(g);
   if (!byKey) {
     byKey = new Map();
     fits.set(g, byKey);
   }
-  let fit = byKey.get(key);
-  if (!fit) {
-    fit = fitAnswerRule(judgedSamples(g, options));
-    byKey.set(key, fit);
-  }
-  return fit;
+  byKey.set(key, fit);
 }
 
 /** What decides which word matching the judge is fitted with: the attributor's matcher setup. */
@@ -78,8 +73,30 @@ export function judgeFitOf(
  * both the attributor and `memtrace judge` report.
  */
 export function traceJudgeFit(g: TraceGraph, setup: JudgeFitSetup): AnswerRuleFit {
+  const steps = judgeFitSteps(g, setup);
+  let step = steps.next();
+  while (!step.done) step = steps.next();
+  return step.value;
+}
+
+/**
+ * `traceJudgeFit` in steps: it pauses after each judged question (a second of language work
+ * on a large trace), so a worker can answer other requests between them. Returns, and keeps
+ * with the graph (cached per word-matching setup), the same fit.
+ */
+export function* judgeFitSteps(g: TraceGraph, setup: JudgeFitSetup): Generator<void, AnswerRuleFit, void> {
   const { options, key } = fitOptions(setup);
-  return traceAnswerRule(g, options, key);
+  const kept = keptFit(g, key);
+  if (kept) return kept;
+  const samples: JudgedSample[] = [];
+  for (const c of listCases(g, { includePassed: true })) {
+    const sample = judgedSample(c, options);
+    if (sample) samples.push(sample);
+    yield;
+  }
+  const fit = keptFit(g, key) ?? fitAnswerRule(samples);
+  keepFit(g, key, fit);
+  return fit;
 }
 
 /**
@@ -95,12 +112,7 @@ export function judgeFitMatching(setup: JudgeFitSetup): string {
  * its trace by the same code and word vectors), so it is not computed again.
  */
 export function adoptJudgeFit(g: TraceGraph, setup: JudgeFitSetup, fit: AnswerRuleFit): void {
-  let byKey = fits.get(g);
-  if (!byKey) {
-    byKey = new Map();
-    fits.set(g, byKey);
-  }
-  byKey.set(fitOptions(setup).key, fit);
+  keepFit(g, fitOptions(setup).key, fit);
 }
 
 function fitOptions(setup: JudgeFitSetup): { options: CriticalOptions; key: string } {
