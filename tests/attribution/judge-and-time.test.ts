@@ -223,7 +223,7 @@ describe('a judge that weighs precision (token F1) is learned too', () => {
 });
 
 describe('a judge reads the whole answer; a memory is read for the span an answerer would quote', () => {
-  const rule = { kind: 'f1', minShare: 0.5, words: 'lemma', finerDates: true } as const;
+  const rule = { kind: 'f1', minShare: 0.5, words: 'lemma', finerDates: true, dates: 'span' } as const;
   const long = 'Caroline went biking with friends and explored the trails near her home. (13 September 2023)';
   it('a long answer with the right date appended fails a token-F1 judge; the same text as a memory carries the date', () => {
     const b = new DocBuilder();
@@ -321,6 +321,73 @@ describe('time is read as intervals, against the time each text was written', ()
     const lost = { text: 'Jon lost his job as a banker on an unspecified date.', day: null, speaker: null };
     expect(judgeText(kept, c)).toBe('yes');
     expect(judgeText(lost, c)).toBe('no');
+  });
+});
+
+/**
+ * Earlier dated questions, judged by `judge`: 'words' counts a date's words (as a half-the-words
+ * or token-F1 judge does: "8 May 2023" holds two of the three words of "7 May 2023"), 'days'
+ * reads dates as days. Each item: the exact date (both pass), the next day (only 'words'
+ * passes), a date of another year and month (neither passes).
+ */
+function datedHistory(b: DocBuilder, judge: 'words' | 'days') {
+  const items: [string, string, string, string][] = [
+    ['When did Tom plant his tomatoes?', '3 April 2023', '4 April 2023', '9 October 2021'],
+    ['When did Ana go to the picnic?', '12 June 2023', '13 June 2023', '2 February 2021'],
+    ['When did Raj visit Lisbon?', '20 July 2023', '21 July 2023', '5 March 2020'],
+    ['When did Mia play her first concert?', '8 August 2023', '9 August 2023', '14 January 2021'],
+  ];
+  items.forEach(([q, golden, nextDay, other], i) => {
+    judged(b, `exact-${i}`, q, `On ${golden}.`, golden, true);
+    judged(b, `next-${i}`, q, `On ${nextDay}.`, golden, judge === 'words');
+    judged(b, `other-${i}`, q, `On ${other}.`, golden, false);
+  });
+}
+
+/** Caroline's support group told on 8 May 2023 ("yesterday"); the memory written says 8 May. */
+function supportGroupRun(judge: 'words' | 'days') {
+  const b = new DocBuilder();
+  datedHistory(b, judge);
+  const msg = b.variable('conv:D1:3', py('Caroline: I went to a LGBTQ support group yesterday.'), {
+    category: 'message',
+    metadata: { timestamp: '8 May, 2023' },
+  });
+  const unit = 'Caroline went to a LGBTQ support group on 8 May 2023';
+  const facts = b.variable('facts-1', pyList([unit]), { category: 'facts' });
+  const extract = b.op('extract', 'llm_call', [msg], [facts]);
+  const store = b.variable('store', pyList([unit]), { category: 'memory_store' });
+  b.op('add', 'mutation', [facts], [store]);
+  const q = b.variable('qa-group', py('When did Caroline go to the LGBTQ support group?'), {
+    className: 'query',
+    category: 'message & query',
+  });
+  const context = b.variable('context', pyList([unit]), { category: 'retrieved' });
+  b.op('search', 'search', [q, store], [context]);
+  const pred = b.variable('pred-group', py('I do not know.'), { className: 'prediction', category: 'answer' });
+  const answer = b.op('answer', 'llm_call', [q, context], [pred]);
+  const gold = b.variable('gold-group', pyList(['7 May 2023']), { className: 'golden_answers', category: 'golden' });
+  const score = b.variable('score-group', '0.0', { className: 'judge_score', category: 'judge' });
+  b.op('llm-judge', 'evaluation', [q, pred, gold], [score]);
+  const g = buildGraph(b.doc);
+  const c = listCases(g).find((x) => x.queryId.includes('qa-group'));
+  if (!c) throw new Error('case not listed');
+  return { g, c: { ...c, evidenceIds: ['conv:D1:3@1'] }, extract, answer };
+}
+
+describe('a judge that reads dates as words is learned too', () => {
+  it('"8 May 2023" carries "7 May 2023" under a judge counting date words, not under one reading days', async () => {
+    const words = supportGroupRun('words');
+    const a = await attributeEvidenceFlow({ graph: words.g, case: words.c });
+    expect(a.answer_rule?.source).toBe('fitted');
+    expect(a.answer_rule?.description).toMatch(/dates read as words/);
+    // The memory reached the answer's context and, for this judge, gives the answer.
+    expect(a).toMatchObject({ error_type: 'ResponseError', op_id: words.answer });
+
+    const days = supportGroupRun('days');
+    const b = await attributeEvidenceFlow({ graph: days.g, case: days.c });
+    expect(b.answer_rule?.description).not.toMatch(/dates read as words/);
+    // Read as days, the memory moved the event a day: the extraction lost the answer.
+    expect(b).toMatchObject({ error_type: 'ExtractionError', op_id: days.extract });
   });
 });
 

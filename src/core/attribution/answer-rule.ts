@@ -3,8 +3,9 @@
  * memory unit, a retrieved context or a prediction — and the one the trace's own judge
  * answered for every question it judged. A rule here is that judge as the matcher can
  * see it: how many of the answer's words a text must keep (or the whole answer in order),
- * what counts as the same word, and whether a finer date inside the golden one ("8 February
- * 2023" for "February 2023") is the answer. `fitAnswerRule` picks the rule that best
+ * what counts as the same word, whether a finer date inside the golden one ("8 February
+ * 2023" for "February 2023") is the answer, and whether dates are read as days or as words (a
+ * judge that counts words takes "8 May 2023" for "7 May 2023": two of its three words). `fitAnswerRule` picks the rule that best
  * reproduces the judge's verdicts; with too few verdicts of either kind the prior stands.
  */
 
@@ -28,6 +29,12 @@ export interface AnswerRule {
   words: WordMatch;
   /** A date inside the golden span but finer gives the answer. */
   finerDates: boolean;
+  /**
+   * How a golden answer that is a date is read: `span`, as days (a text gives it when its time
+   * falls in the span); `words`, as the words of the date, like any other answer words (a text's
+   * times count with the words of the days they resolve to and of the day it was written).
+   */
+  dates: 'span' | 'words';
 }
 
 /** The rule when a trace's verdicts cannot teach one: the matcher's documented default. */
@@ -36,6 +43,7 @@ export const PRIOR_ANSWER_RULE: AnswerRule = {
   minShare: null,
   words: 'meaning',
   finerDates: true,
+  dates: 'span',
 };
 
 /** How a text's time stands to the golden answer's span. */
@@ -71,6 +79,11 @@ export interface AnswerFeatures {
   date: DateRelation | null;
   /** The golden answer is a date (a span). */
   dated: boolean;
+  /**
+   * For a dated golden answer: the same text read with dates as words (the golden answer's time
+   * words and numbers are answer words; the text's times add the words of their days).
+   */
+  asWords?: AnswerFeatures;
   /** The best F1 of a window of the text (a sentence or two) against the golden answer's words (`windowF1`). */
   f1: number;
   /**
@@ -83,8 +96,10 @@ export interface AnswerFeatures {
 
 /** Does a text with these features give the answer under `rule`? */
 export function accepts(rule: AnswerRule, f: AnswerFeatures): boolean {
-  if (rule.kind === 'f1' && f.answerF1 !== undefined) return f.answerF1 >= (rule.minShare ?? 0);
+  if (f.dated && rule.dates === 'words' && f.asWords) return accepts(rule, f.asWords);
+  // Dates read as days are read so in predictions too, as they are in memories (`keepsAnswer`).
   if (f.dated && !dateAccepted(rule, f.date)) return false;
+  if (rule.kind === 'f1' && f.answerF1 !== undefined) return f.answerF1 >= (rule.minShare ?? 0);
   if (f.words === 0) return f.dated;
   if (rule.kind === 'f1') return f.f1 >= (rule.minShare ?? 0);
   if (rule.kind === 'phrase') return rule.words === 'surface' ? f.phrase.surface : f.phrase.lemma;
@@ -123,16 +138,27 @@ const MIN_GAIN = 0;
 const SHARES = [null, 0.34, 0.5, 0.67, 0.75, 1] as const;
 const F1_CUTS = [0.34, 0.5, 0.67] as const;
 
-/** Every rule the fit tries, the prior first (ties keep the earlier, so the prior wins them). */
+/**
+ * Every rule the fit tries, the prior first (ties keep the earlier, so the prior wins them);
+ * dates read as days before dates read as words (where finer dates mean nothing; never for the
+ * whole answer in order).
+ */
 function candidateRules(): AnswerRule[] {
   const out: AnswerRule[] = [PRIOR_ANSWER_RULE];
-  for (const finerDates of [true, false])
+  const readings = [
+    { finerDates: true, dates: 'span' },
+    { finerDates: false, dates: 'span' },
+    { finerDates: true, dates: 'words' },
+  ] as const;
+  for (const dating of readings)
     for (const words of ['meaning', 'lemma', 'surface'] as const) {
-      for (const minShare of SHARES) out.push({ kind: 'words', minShare, words, finerDates });
-      if (words !== 'meaning') out.push({ kind: 'phrase', minShare: 1, words, finerDates });
+      for (const minShare of SHARES) out.push({ kind: 'words', minShare, words, ...dating });
+      // A judge of the whole answer in order reads a date as written, not as loose words.
+      if (words !== 'meaning' && dating.dates === 'span')
+        out.push({ kind: 'phrase', minShare: 1, words, ...dating });
     }
-  for (const finerDates of [true, false])
-    for (const minShare of F1_CUTS) out.push({ kind: 'f1', minShare, words: 'lemma', finerDates });
+  for (const dating of readings)
+    for (const minShare of F1_CUTS) out.push({ kind: 'f1', minShare, words: 'lemma', ...dating });
   return out;
 }
 
@@ -202,5 +228,11 @@ export function describeAnswerRule(rule: AnswerRule): string {
         : rule.minShare === null
           ? `the answer's words (all of a short answer, two in three or half of a long one; ${words})`
           : `${Math.round(rule.minShare * 100)} % of the answer's words (${words})`;
-  return `${what}; ${rule.finerDates ? 'a finer date inside the golden one counts' : 'dates must match the golden span'}`;
+  const dates =
+    rule.dates === 'words'
+      ? "dates read as words (a date's words count like the answer's)"
+      : rule.finerDates
+        ? 'a finer date inside the golden one counts'
+        : 'dates must match the golden span';
+  return `${what}; ${dates}`;
 }

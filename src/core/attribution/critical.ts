@@ -69,6 +69,8 @@ export interface CriticalInfo {
   goldenKeys: string[];
   /** The golden answer's time span, when it is a time the evidence states. */
   answerSpan: DaySpan | null;
+  /** A dated golden answer's time words and numbers ("may", "7", "2023"), for rules reading dates as words. */
+  dateTerms: Term[];
   /** The evidence's relative time words when its day is unknown ("yesterday"): a unit keeping them keeps the time. */
   answerRelative: string | null;
   /** Names the question asks about that the evidence holds (lower case). */
@@ -198,6 +200,8 @@ interface GoldenAnswer {
   span: DaySpan | null;
   /** Answer words: content words that are no question name (nor, for a date, time words). */
   terms: Term[];
+  /** A date's time words and numbers, left out of `terms`. */
+  dateTerms: Term[];
   /** The answer words the question does not already say (all of them when it says every one). */
   novel: Term[];
 }
@@ -207,15 +211,73 @@ function goldenAnswer(golden: string, question: string): GoldenAnswer {
   const span = goldenSpan(golden);
   const names = new Set(questionNames(question));
   const questionKeys = new Set(contentTerms(question).map((t) => t.key));
-  const terms = contentTerms(golden).filter(
-    (t) =>
-      !names.has(t.surface) &&
-      !(span && (TIME_WORDS.has(t.surface) || /^\d+(st|nd|rd|th)?$/.test(t.surface))),
-  );
+  const named = contentTerms(golden).filter((t) => !names.has(t.surface));
+  const isDateWord = (t: Term) =>
+    span !== null && (TIME_WORDS.has(t.surface) || /^\d+(st|nd|rd|th)?$/.test(t.surface));
+  const terms = named.filter((t) => !isDateWord(t));
   // Answer words the question already says ("dairy-free" in "dairy-free chocolate mousse" for
   // "Nate's favourite dairy-free treat?") tell nothing about whether a text holds the answer.
   const novel = terms.filter((t) => !questionKeys.has(t.key));
-  return { span, terms, novel: novel.length ? novel : terms };
+  return { span, terms, dateTerms: named.filter(isDateWord), novel: novel.length ? novel : terms };
+}
+
+/** The golden answer with its date read as words: its time words and numbers are answer words too. */
+function datedAsWords(g: GoldenAnswer): GoldenAnswer {
+  const terms = [...g.terms, ...g.dateTerms];
+  return { span: null, terms, dateTerms: [], novel: [...g.novel, ...g.dateTerms] };
+}
+
+const MONTHS = 'January February March April May June July August September October November December'.split(
+  ' ',
+);
+
+/** A day as a judge reading words sees it written: "7 May 2023". */
+function dayWords(day: number): string {
+  const d = new Date(day * 86_400_000);
+  return `${d.getUTCDate()} ${MONTHS[d.getUTCMonth()]} ${d.getUTCFullYear()}`;
+}
+
+/** A span in words: its day, its month ("June 2023"), its year, else its first and last days. */
+function spanWords(span: DaySpan): string {
+  if (span.start === span.end) return dayWords(span.start);
+  const a = new Date(span.start * 86_400_000);
+  const b = new Date((span.end + 1) * 86_400_000);
+  if (a.getUTCDate() === 1 && b.getUTCDate() === 1) {
+    if (a.getUTCMonth() === 0 && b.getUTCMonth() === 0) return String(a.getUTCFullYear());
+    if ((b.getUTCMonth() - a.getUTCMonth() + 12) % 12 === 1)
+      return `${MONTHS[a.getUTCMonth()]} ${a.getUTCFullYear()}`;
+  }
+  return `${dayWords(span.start)} ${dayWords(span.end)}`;
+}
+
+/**
+ * The words a text's times add when dates are read as words: the days its relative time
+ * expressions resolve to (against the day it was written, else `fallbackDay`), also in the form
+ * dated answers take, and the day it was written ("yesterday", written on 8 May 2023, adds "7 May
+ * 2023", "before 8 May 2023" and "8 May 2023").
+ */
+function dateWords(said: Said, fallbackDay: number | null): string[] {
+  const day = said.day ?? fallbackDay;
+  const out: string[] = [];
+  for (const m of temporalMentions(said.text, day)) {
+    // An absolute date is already in the text's words; a relative one adds the day it names.
+    if (m.relative && m.span) out.push(spanWords(m.span));
+    if (m.relative && day !== null) out.push(relativeWords(m.relative, day));
+  }
+  if (said.day !== null) out.push(dayWords(said.day));
+  return out;
+}
+
+/**
+ * A relative time as dated answers write it: "last Friday" said on 15 July 2023 is "the Friday
+ * before 15 July 2023", "next month" "the month after …" (LoCoMo's golden answers are so written).
+ */
+function relativeWords(relative: string, day: number): string {
+  const past = /\b(?:last|previous|prior|past|ago|yesterday|earlier)\b/.test(relative);
+  const unit = relative
+    .replace(/\b(?:last|next|previous|prior|past|coming|upcoming|following|this|ago|a|few)\b/g, ' ')
+    .trim();
+  return `${unit} ${past ? 'before' : 'after'} ${dayWords(day)}`;
 }
 
 function present(t: Term, terms: readonly Term[], level: WordMatch, o: CriticalOptions): boolean {
@@ -248,9 +310,27 @@ export function answerFeatures(
   wholeAnswer = false,
 ): AnswerFeatures {
   const g = goldenAnswer(golden, question);
-  const terms = contentTerms(said.text);
+  const f = wordFeatures(said.text, g, contentTerms(golden), options, wholeAnswer);
+  if (!g.span) return f;
+  const withDates = [said.text, ...dateWords(said, null)].join('. ');
+  return {
+    ...f,
+    date: textDateRelation(said, g.span, null),
+    dated: true,
+    asWords: wordFeatures(withDates, datedAsWords(g), contentTerms(golden), options, wholeAnswer),
+  };
+}
+
+/** `answerFeatures` of a text against an answer read as words only (no date span). */
+function wordFeatures(
+  text: string,
+  g: GoldenAnswer,
+  goldenTerms: Term[],
+  options: CriticalOptions,
+  wholeAnswer: boolean,
+): AnswerFeatures {
+  const terms = contentTerms(text);
   const count = (level: WordMatch) => g.novel.filter((t) => present(t, terms, level, options)).length;
-  const goldenTerms = contentTerms(golden);
   return {
     words: g.novel.length,
     goldenWords: g.terms.length,
@@ -265,10 +345,10 @@ export function answerFeatures(
         goldenTerms.map((t) => t.key),
       ),
     },
-    date: g.span ? textDateRelation(said, g.span, null) : null,
-    dated: g.span !== null,
+    date: null,
+    dated: false,
     f1: windowF1(
-      said.text,
+      text,
       g.terms.map((t) => t.key),
     ),
     ...(wholeAnswer ? { answerF1: termF1(terms, goldenTerms) } : {}),
@@ -380,6 +460,7 @@ function noCriticalInfo(evidence: Said, entities: string[]): CriticalInfo {
     goldenTermCount: 0,
     goldenKeys: [],
     answerSpan: null,
+    dateTerms: [],
     answerRelative: null,
     entities,
     topics: [],
@@ -426,6 +507,7 @@ function goldenInfo(r: EvidenceReading, golden: string): CriticalInfo {
     goldenTermCount: g.terms.length,
     goldenKeys: g.terms.map((t) => t.key),
     answerSpan,
+    dateTerms: g.dateTerms,
     answerRelative,
     entities: r.entities,
     topics,
@@ -500,6 +582,7 @@ export function keepsAnswer(
   terms = contentTerms(said.text),
 ): boolean {
   const rule = options.rule ?? PRIOR_ANSWER_RULE;
+  if (rule.dates === 'words' && c.dateTerms.length) return keepsDateWords(said, c, options, terms);
   if (c.answerSpan) {
     if (!dateAccepted(rule, textDateRelation(said, c.answerSpan, c.day))) return false;
   } else if (c.answerRelative !== null) {
@@ -519,6 +602,26 @@ export function keepsAnswer(
       c.phrase,
     )
   );
+}
+
+/**
+ * `keepsAnswer` under a rule reading dates as words: the golden date's words count with the
+ * answer's, the text's times with the words of their days (`dateWords`).
+ */
+function keepsDateWords(said: Said, c: CriticalInfo, options: CriticalOptions, terms: Term[]): boolean {
+  const rule = options.rule ?? PRIOR_ANSWER_RULE;
+  const want = [...c.answerTerms, ...c.dateTerms];
+  // A judge weighing precision reads the span an answerer would quote: a sentence of the text,
+  // the day it was written, or a day its relative times resolve to.
+  if (rule.kind === 'f1') {
+    const quoted = [said.text, ...dateWords(said, c.day)].join('. ');
+    return windowF1(quoted, [...c.goldenKeys, ...c.dateTerms.map((t) => t.key)]) >= (rule.minShare ?? 0);
+  }
+  const dates = dateWords(said, c.day);
+  const all = [...terms, ...contentTerms(dates.join(' '))];
+  const kept = want.filter((t) => present(t, all, rule.words, options)).length;
+  // A phrase rule needs every word (the date's order is not checked).
+  return kept >= wordsNeeded(rule, want.length, c.goldenTermCount + c.dateTerms.length);
 }
 
 /**
