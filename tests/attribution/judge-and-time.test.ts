@@ -363,9 +363,15 @@ function supportGroupRun(judge: 'words' | 'days') {
   });
   const context = b.variable('context', pyList([unit]), { category: 'retrieved' });
   b.op('search', 'search', [q, store], [context]);
-  const pred = b.variable('pred-group', py('I do not know.'), { className: 'prediction', category: 'answer' });
+  const pred = b.variable('pred-group', py('I do not know.'), {
+    className: 'prediction',
+    category: 'answer',
+  });
   const answer = b.op('answer', 'llm_call', [q, context], [pred]);
-  const gold = b.variable('gold-group', pyList(['7 May 2023']), { className: 'golden_answers', category: 'golden' });
+  const gold = b.variable('gold-group', pyList(['7 May 2023']), {
+    className: 'golden_answers',
+    category: 'golden',
+  });
   const score = b.variable('score-group', '0.0', { className: 'judge_score', category: 'judge' });
   b.op('llm-judge', 'evaluation', [q, pred, gold], [score]);
   const g = buildGraph(b.doc);
