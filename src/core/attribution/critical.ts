@@ -20,7 +20,9 @@
 import {
   contentTerms,
   type DaySpan,
+  dayText,
   spanStates,
+  spanText,
   type TemporalMention,
   type Term,
   temporalMentions,
@@ -227,29 +229,6 @@ function datedAsWords(g: GoldenAnswer): GoldenAnswer {
   return { span: null, terms, dateTerms: [], novel: [...g.novel, ...g.dateTerms] };
 }
 
-const MONTHS = 'January February March April May June July August September October November December'.split(
-  ' ',
-);
-
-/** A day as a judge reading words sees it written: "7 May 2023". */
-function dayWords(day: number): string {
-  const d = new Date(day * 86_400_000);
-  return `${d.getUTCDate()} ${MONTHS[d.getUTCMonth()]} ${d.getUTCFullYear()}`;
-}
-
-/** A span in words: its day, its month ("June 2023"), its year, else its first and last days. */
-function spanWords(span: DaySpan): string {
-  if (span.start === span.end) return dayWords(span.start);
-  const a = new Date(span.start * 86_400_000);
-  const b = new Date((span.end + 1) * 86_400_000);
-  if (a.getUTCDate() === 1 && b.getUTCDate() === 1) {
-    if (a.getUTCMonth() === 0 && b.getUTCMonth() === 0) return String(a.getUTCFullYear());
-    if ((b.getUTCMonth() - a.getUTCMonth() + 12) % 12 === 1)
-      return `${MONTHS[a.getUTCMonth()]} ${a.getUTCFullYear()}`;
-  }
-  return `${dayWords(span.start)} ${dayWords(span.end)}`;
-}
-
 /**
  * The words a text's times add when dates are read as words: the days its relative time
  * expressions resolve to (against the day it was written, else `fallbackDay`), also in the form
@@ -261,10 +240,10 @@ function dateWords(said: Said, fallbackDay: number | null): string[] {
   const out: string[] = [];
   for (const m of temporalMentions(said.text, day)) {
     // An absolute date is already in the text's words; a relative one adds the day it names.
-    if (m.relative && m.span) out.push(spanWords(m.span));
+    if (m.relative && m.span) out.push(spanText(m.span));
     if (m.relative && day !== null) out.push(relativeWords(m.relative, day));
   }
-  if (said.day !== null) out.push(dayWords(said.day));
+  if (said.day !== null) out.push(dayText(said.day));
   return out;
 }
 
@@ -277,7 +256,7 @@ function relativeWords(relative: string, day: number): string {
   const unit = relative
     .replace(/\b(?:last|next|previous|prior|past|coming|upcoming|following|this|ago|a|few)\b/g, ' ')
     .trim();
-  return `${unit} ${past ? 'before' : 'after'} ${dayWords(day)}`;
+  return `${unit} ${past ? 'before' : 'after'} ${dayText(day)}`;
 }
 
 function present(t: Term, terms: readonly Term[], level: WordMatch, o: CriticalOptions): boolean {
@@ -310,14 +289,15 @@ export function answerFeatures(
   wholeAnswer = false,
 ): AnswerFeatures {
   const g = goldenAnswer(golden, question);
-  const f = wordFeatures(said.text, g, contentTerms(golden), options, wholeAnswer);
+  const goldenTerms = contentTerms(golden);
+  const f = wordFeatures(said.text, g, goldenTerms, options, wholeAnswer);
   if (!g.span) return f;
   const withDates = [said.text, ...dateWords(said, null)].join('. ');
   return {
     ...f,
     date: textDateRelation(said, g.span, null),
     dated: true,
-    asWords: wordFeatures(withDates, datedAsWords(g), contentTerms(golden), options, wholeAnswer),
+    asWords: wordFeatures(withDates, datedAsWords(g), goldenTerms, options, wholeAnswer),
   };
 }
 

@@ -7,9 +7,11 @@
 
 export {
   type DaySpan,
+  dayText,
   hasTemporalCue,
   referenceDay,
   spanStates,
+  spanText,
   type TemporalMention,
   temporalMentions,
 } from './temporal.ts';

@@ -163,3 +163,26 @@ export function spanStates(mention: DaySpan, golden: DaySpan): boolean {
   const len = (s: DaySpan) => s.end - s.start + 1;
   return len(mention) <= Math.max(3 * len(golden), len(golden) + 7);
 }
+
+const MONTHS = 'January February March April May June July August September October November December'.split(
+  ' ',
+);
+
+/** A day as dated answers write it: "7 May 2023". */
+export function dayText(day: number): string {
+  const d = new Date(day * DAY_MS);
+  return `${d.getUTCDate()} ${MONTHS[d.getUTCMonth()]} ${d.getUTCFullYear()}`;
+}
+
+/** A span as dated answers write it: its day, its month ("June 2023"), its year, else its first and last days. */
+export function spanText(span: DaySpan): string {
+  if (span.start === span.end) return dayText(span.start);
+  const a = new Date(span.start * DAY_MS);
+  const b = new Date((span.end + 1) * DAY_MS);
+  if (a.getUTCDate() === 1 && b.getUTCDate() === 1) {
+    if (a.getUTCMonth() === 0 && b.getUTCMonth() === 0) return String(a.getUTCFullYear());
+    if ((b.getUTCMonth() - a.getUTCMonth() + 12) % 12 === 1)
+      return `${MONTHS[a.getUTCMonth()]} ${a.getUTCFullYear()}`;
+  }
+  return `${dayText(span.start)} ${dayText(span.end)}`;
+}
