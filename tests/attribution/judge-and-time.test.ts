@@ -324,6 +324,51 @@ describe('time is read as intervals, against the time each text was written', ()
   });
 });
 
+describe('a name said only to the listener', () => {
+  const bowl =
+    'Caroline treasures a hand-painted bowl from a friend, which reminds her of art and self-expression.';
+  it('does not tie the message to that person: a memory about the speaker keeps it', () => {
+    // LoCoMo asks "Melanie's bowl"; the message is Caroline's, who only greets Melanie.
+    const c = criticalInfo(
+      {
+        text: "Yep, Melanie! I've got a hand-painted bowl a friend made. It reminds me of art and self-expression.",
+        day: null,
+        speaker: 'caroline',
+      },
+      "What is Melanie's hand-painted bowl a reminder of?",
+      ['art and self-expression'],
+    );
+    expect(c.entities).toEqual([]);
+    expect(judgeText({ text: bowl, day: null, speaker: null }, c)).toBe('yes');
+  });
+  it('still counts when the message is about that person too', () => {
+    // "Yep, Melanie! Your bowl…": greeted, and then spoken of, so a memory must name someone asked about.
+    const c = criticalInfo(
+      {
+        text: "Yep, Melanie! Melanie's hand-painted bowl reminds me of art and self-expression.",
+        day: null,
+        speaker: 'caroline',
+      },
+      "What is Melanie's hand-painted bowl a reminder of?",
+      ['art and self-expression'],
+    );
+    expect(c.entities).toEqual(['melanie']);
+    expect(judgeText({ text: bowl, day: null, speaker: null }, c)).toBe('no');
+  });
+  it('the speaker asked about keeps every name the message holds', () => {
+    const c = criticalInfo(
+      {
+        text: 'Yeah Jon, I could help you with making content and managing your social media accounts.',
+        day: null,
+        speaker: 'gina',
+      },
+      'What offer does Gina make to Jon regarding social media?',
+      ['Helping with making content and managing his social media accounts.'],
+    );
+    expect(c.entities).toEqual(['gina', 'jon']);
+  });
+});
+
 /**
  * Earlier dated questions, judged by `judge`: 'words' counts a date's words (as a half-the-words
  * or token-F1 judge does: "8 May 2023" holds two of the three words of "7 May 2023"), 'days'
@@ -394,6 +439,82 @@ describe('a judge that reads dates as words is learned too', () => {
     expect(b.answer_rule?.description).not.toMatch(/dates read as words/);
     // Read as days, the memory moved the event a day: the extraction lost the answer.
     expect(b).toMatchObject({ error_type: 'ExtractionError', op_id: days.extract });
+  });
+});
+
+/**
+ * Earlier questions judged by SQuAD token F1 ≥ 0.5 (every word counts): "Paris, France" (F1 2/3)
+ * passes for "Paris", "He moved to Paris." (1 of 4 words: 0.4) fails, though both hold the
+ * answer and the same share of content words. A rule counting answer or content words cannot
+ * tell them apart.
+ */
+function tokenHistory(b: DocBuilder) {
+  const items: [string, string, string, string][] = [
+    ['Where did Tom move?', 'Paris', 'Paris, France.', 'He moved to Paris.'],
+    ['What pet does Ana have?', 'a cat', 'A cat, Milo.', 'She has got a cat.'],
+    ['What instrument does Mia play?', 'violin', 'Violin, mostly.', 'She plays it on violin.'],
+    ['Which city did Raj visit?', 'Lisbon', 'Lisbon, Portugal.', 'He went there to Lisbon.'],
+  ];
+  items.forEach(([q, golden, short, wordy], i) => {
+    judged(b, `short-${i}`, q, short, golden, true);
+    judged(b, `wordy-${i}`, q, wordy, golden, false);
+    judged(b, `wrong-${i}`, q, 'I am not sure.', golden, false);
+  });
+}
+
+/** Caroline's research told once; the memory keeps it only inside a long sentence. */
+function researchRun(judge: 'tokens' | 'half') {
+  const b = new DocBuilder();
+  if (judge === 'tokens') tokenHistory(b);
+  else history(b, 'half');
+  const msg = b.variable('conv:D2:4', py('Caroline: I researched adoption agencies.'), {
+    category: 'message',
+    metadata: { timestamp: '3:31 pm on 23 August, 2023' },
+  });
+  const unit =
+    'Caroline spent the whole weekend on her old laptop reading about many adoption agencies near her new home';
+  const facts = b.variable('facts-1', pyList([unit]), { category: 'facts' });
+  const extract = b.op('extract', 'llm_call', [msg], [facts]);
+  const store = b.variable('store', pyList([unit]), { category: 'memory_store' });
+  b.op('add', 'mutation', [facts], [store]);
+  const q = b.variable('qa-research', py('What did Caroline research?'), {
+    className: 'query',
+    category: 'message & query',
+  });
+  const context = b.variable('context', pyList([unit]), { category: 'retrieved' });
+  b.op('search', 'search', [q, store], [context]);
+  const pred = b.variable('pred-research', py('She researched schools.'), {
+    className: 'prediction',
+    category: 'answer',
+  });
+  const answer = b.op('answer', 'llm_call', [q, context], [pred]);
+  const gold = b.variable('gold-research', pyList(['adoption agencies']), {
+    className: 'golden_answers',
+    category: 'golden',
+  });
+  const score = b.variable('score-research', '0.0', { className: 'judge_score', category: 'judge' });
+  b.op('llm-judge', 'evaluation', [q, pred, gold], [score]);
+  const g = buildGraph(b.doc);
+  const c = listCases(g).find((x) => x.queryId.includes('qa-research'));
+  if (!c) throw new Error('case not listed');
+  return { g, c: { ...c, evidenceIds: ['conv:D2:4@1'] }, extract, answer };
+}
+
+describe('a token-F1 judge is learned as one', () => {
+  it('reads a memory as that judge would: a long sentence holding the answer does not give it', async () => {
+    const tokens = researchRun('tokens');
+    const a = await attributeEvidenceFlow({ graph: tokens.g, case: tokens.c });
+    expect(a.answer_rule?.source).toBe('fitted');
+    expect(a.answer_rule?.description).toMatch(/^token F1 ≥ 0.5/);
+    expect(a.answer_rule?.agreement).toBe(1);
+    // 2 of the unit's 17 counted words: F1 0.21, so the extraction lost the answer for this judge.
+    expect(a).toMatchObject({ error_type: 'ExtractionError', op_id: tokens.extract });
+
+    // A judge asking for half of the answer's words takes the same unit: the answer op is blamed.
+    const half = researchRun('half');
+    const b = await attributeEvidenceFlow({ graph: half.g, case: half.c });
+    expect(b.answer_rule?.description).not.toMatch(/token F1/);
+    expect(b).toMatchObject({ error_type: 'ResponseError', op_id: half.answer });
   });
 });
 

@@ -19,3 +19,16 @@ describe('dates written as words', () => {
     expect(spanText({ start: day - 7, end: day - 1, fuzz: 0 })).toBe('2 June 2023 8 June 2023');
   });
 });
+
+describe('relative times next to numbers', () => {
+  it('"yesterday" after a number still names the day before the text was written', () => {
+    // compromise alone reads nothing in this sentence ("2077 yesterday" is no date it knows).
+    const written = referenceDay('21 October 2022')!;
+    const found = temporalMentions('James tried Cyberpunk 2077 yesterday and found it addictive.', written);
+    expect(found.find((m) => m.relative === 'yesterday')?.span).toEqual({
+      start: written - 1,
+      end: written - 1,
+      fuzz: 0,
+    });
+  });
+});

@@ -16,14 +16,15 @@ export type WordMatch = 'surface' | 'lemma' | 'meaning';
 export interface AnswerRule {
   /**
    * `words`: enough of the answer's words; `phrase`: the whole answer, in order; `f1`: a
-   * sentence or two whose words match the answer's with F1 at least `minShare` (a judge that
-   * weighs precision, as SQuAD's token F1 does).
+   * sentence or two whose content words match the answer's with F1 at least `minShare` (a judge
+   * that weighs precision); `tokens`: SQuAD's and LoCoMo's token F1 of every word at least
+   * `minShare` (`tokenF1`; dates and times are words too, whatever `dates` says).
    */
-  kind: 'words' | 'phrase' | 'f1';
+  kind: 'words' | 'phrase' | 'f1' | 'tokens';
   /**
    * `words`: the share of the answer's words a text must keep; null = the prior's steps
    * (every word of a one- or two-word answer, two in three of longer ones, half of answers
-   * over six words). `f1`: the F1 a window must reach.
+   * over six words). `f1`, `tokens`: the F1 a window must reach.
    */
   minShare: number | null;
   words: WordMatch;
@@ -92,14 +93,22 @@ export interface AnswerFeatures {
    * answerer would quote. Absent for memories.
    */
   answerF1?: number;
+  /**
+   * Token F1 (`tokenF1`: every word, dates and times included) against the golden answer: of
+   * the whole text for a prediction, of its best window (one or two of its sentences, the day
+   * as written, the days its relative times name) for a memory.
+   */
+  tokens: number;
 }
 
 /** Does a text with these features give the answer under `rule`? */
 export function accepts(rule: AnswerRule, f: AnswerFeatures): boolean {
+  // A token judge reads a date as its words, like every other word.
+  if (rule.kind === 'tokens') return f.tokens >= (rule.minShare ?? 0);
   if (f.dated && rule.dates === 'words' && f.asWords) return accepts(rule, f.asWords);
   // Dates read as days are read so in predictions too, as they are in memories (`keepsAnswer`).
-  if (f.dated && !dateAccepted(rule, f.date)) return false;
   if (rule.kind === 'f1' && f.answerF1 !== undefined) return f.answerF1 >= (rule.minShare ?? 0);
+  if (f.dated && !dateAccepted(rule, f.date)) return false;
   if (f.words === 0) return f.dated;
   if (rule.kind === 'f1') return f.f1 >= (rule.minShare ?? 0);
   if (rule.kind === 'phrase') return rule.words === 'surface' ? f.phrase.surface : f.phrase.lemma;
@@ -157,7 +166,10 @@ function candidateRules(): AnswerRule[] {
       if (words !== 'meaning' && dating.dates === 'span')
         out.push({ kind: 'phrase', minShare: 1, words, ...dating });
     }
-  for (const dating of readings)
+  // Token F1 is the standard metric: where it and a content-word F1 reproduce a judge equally, it is taken.
+  for (const minShare of F1_CUTS)
+    out.push({ kind: 'tokens', minShare, words: 'surface', finerDates: true, dates: 'words' });
+  for (const dating of readings.filter((r) => r.dates === 'span'))
     for (const minShare of F1_CUTS) out.push({ kind: 'f1', minShare, words: 'lemma', ...dating });
   return out;
 }
@@ -225,9 +237,11 @@ export function describeAnswerRule(rule: AnswerRule): string {
       ? `the whole answer in order (${words})`
       : rule.kind === 'f1'
         ? `a sentence or two matching the answer's words with F1 ≥ ${rule.minShare} (precision counts)`
-        : rule.minShare === null
-          ? `the answer's words (all of a short answer, two in three or half of a long one; ${words})`
-          : `${Math.round(rule.minShare * 100)} % of the answer's words (${words})`;
+        : rule.kind === 'tokens'
+          ? `token F1 ≥ ${rule.minShare} over every word, as SQuAD and LoCoMo score answers (a memory: its best sentence or two, or the day as written)`
+          : rule.minShare === null
+            ? `the answer's words (all of a short answer, two in three or half of a long one; ${words})`
+            : `${Math.round(rule.minShare * 100)} % of the answer's words (${words})`;
   const dates =
     rule.dates === 'words'
       ? "dates read as words (a date's words count like the answer's)"

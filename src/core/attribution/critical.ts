@@ -28,7 +28,7 @@ import {
   temporalMentions,
   termKey,
 } from '../nlp/index.ts';
-import { sentenceWindows } from '../text/index.ts';
+import { answerTokens, sentences, sentenceWindows, tokenF1 } from '../text/index.ts';
 import {
   type AnswerFeatures,
   type AnswerRule,
@@ -92,6 +92,8 @@ export interface CriticalInfo {
   phrase: string[];
   /** The part of a list answer the evidence was read against (`answerParts`); null: the whole answer. */
   part: string | null;
+  /** The whole golden answer as written (token rules read it whole). */
+  golden: string;
 }
 
 const TIME_WORDS = new Set(
@@ -131,6 +133,38 @@ function sameName(a: string, b: string): boolean {
 function hasName(name: string, terms: Term[], speaker: string | null): boolean {
   if (speaker?.split(/\s+/).some((p) => sameName(name, p))) return true;
   return terms.some((t) => sameName(name, t.surface));
+}
+
+/** What may come right before a name the listener is addressed by: a sentence start, a comma, a greeting. */
+const BEFORE_ADDRESS =
+  /(?:^|[.!?,]\s*|\b(?:hey|hi|hello|yep|yeah|yes|no|thanks|oh|wow|well|sure|ok|okay|aww?|congrats)[,!]?\s+)$/i;
+
+/**
+ * Is the name only said to the listener ("Yep, Melanie! I've got a hand-painted bowl", "Hey
+ * Mel!")? Then the message is not about that person, and a memory need not name them to keep
+ * what it says.
+ */
+function onlyAddressed(name: string, text: string): boolean {
+  let said = 0;
+  for (const m of text.matchAll(/\p{L}[\p{L}'’-]*/gu)) {
+    if (!sameName(name, m[0].toLowerCase())) continue;
+    said++;
+    const end = m.index + m[0].length;
+    const addressed = BEFORE_ADDRESS.test(text.slice(0, m.index)) && /^\s*(?:[!?.,]|$)/.test(text.slice(end));
+    if (!addressed) return false;
+  }
+  return said > 0;
+}
+
+/**
+ * The question's names the evidence holds, which a memory keeping it names (one suffices). None
+ * when the evidence only addresses them ("Yep, Melanie! My hand-painted bowl…" is not about
+ * Melanie, whatever the question says).
+ */
+function namesAbout(names: readonly string[], evTerms: Term[], evidence: Said): string[] {
+  const held = names.filter((n) => hasName(n, evTerms, evidence.speaker));
+  const speaking = (n: string) => evidence.speaker?.split(/\s+/).some((p) => sameName(n, p)) ?? false;
+  return held.every((n) => !speaking(n) && onlyAddressed(n, evidence.text)) ? [] : held;
 }
 
 function termPresent(t: Term, terms: Term[], similar: TermSimilarity | null, min: number): boolean {
@@ -236,14 +270,21 @@ function datedAsWords(g: GoldenAnswer): GoldenAnswer {
  * 2023", "before 8 May 2023" and "8 May 2023").
  */
 function dateWords(said: Said, fallbackDay: number | null): string[] {
-  const day = said.day ?? fallbackDay;
+  const relative = relativeReadings(said, said.day ?? fallbackDay);
+  return said.day !== null ? [...relative, dayText(said.day)] : relative;
+}
+
+/**
+ * The days a text's relative times name, each as a day or span and in the form dated answers
+ * take ("yesterday" on 8 May 2023: "7 May 2023", "day before 8 May 2023"). An absolute date is
+ * already in the text's words.
+ */
+function relativeReadings(said: Said, day: number | null): string[] {
   const out: string[] = [];
   for (const m of temporalMentions(said.text, day)) {
-    // An absolute date is already in the text's words; a relative one adds the day it names.
     if (m.relative && m.span) out.push(spanText(m.span));
     if (m.relative && day !== null) out.push(relativeWords(m.relative, day));
   }
-  if (said.day !== null) out.push(dayText(said.day));
   return out;
 }
 
@@ -290,14 +331,17 @@ export function answerFeatures(
 ): AnswerFeatures {
   const g = goldenAnswer(golden, question);
   const goldenTerms = contentTerms(golden);
-  const f = wordFeatures(said.text, g, goldenTerms, options, wholeAnswer);
+  const tokens = wholeAnswer
+    ? tokenF1(answerTokens(said.text), answerTokens(golden))
+    : windowTokenF1(said, golden, null);
+  const f = { ...wordFeatures(said.text, g, goldenTerms, options, wholeAnswer), tokens };
   if (!g.span) return f;
   const withDates = [said.text, ...dateWords(said, null)].join('. ');
   return {
     ...f,
     date: textDateRelation(said, g.span, null),
     dated: true,
-    asWords: wordFeatures(withDates, datedAsWords(g), goldenTerms, options, wholeAnswer),
+    asWords: { ...wordFeatures(withDates, datedAsWords(g), goldenTerms, options, wholeAnswer), tokens },
   };
 }
 
@@ -308,7 +352,7 @@ function wordFeatures(
   goldenTerms: Term[],
   options: CriticalOptions,
   wholeAnswer: boolean,
-): AnswerFeatures {
+): Omit<AnswerFeatures, 'tokens'> {
   const terms = contentTerms(text);
   const count = (level: WordMatch) => g.novel.filter((t) => present(t, terms, level, options)).length;
   return {
@@ -365,6 +409,25 @@ function windowF1(text: string, goldenKeys: readonly string[]): number {
   return best;
 }
 
+/**
+ * The best token F1 (`tokenF1`) of a window of a memory against the golden answer: one or two
+ * consecutive segments, a segment being one of its sentences, the day it was written as the
+ * trace writes it, or a day its relative times name — the span an answerer would quote.
+ */
+function windowTokenF1(said: Said, golden: string, fallbackDay: number | null): number {
+  const want = answerTokens(golden);
+  const day = said.day ?? fallbackDay;
+  const written = said.written ?? (said.day !== null ? dayText(said.day) : null);
+  const segments = [...(written ? [written] : []), ...sentences(said.text), ...relativeReadings(said, day)];
+  const words = segments.map(answerTokens);
+  let best = 0;
+  for (let i = 0; i < words.length; i++) {
+    best = Math.max(best, tokenF1(words[i], want));
+    if (i + 1 < words.length) best = Math.max(best, tokenF1([...words[i], ...words[i + 1]], want));
+  }
+  return best;
+}
+
 /** What `criticalInfo` reads once from the evidence and the question, for every golden answer. */
 interface EvidenceReading {
   evidence: Said;
@@ -399,14 +462,14 @@ export function criticalInfo(
     nameSet: new Set(names),
     mentions: temporalMentions(evidence.text, evidence.day),
     questionTerms: contentTerms(question),
-    entities: names.filter((n) => hasName(n, evTerms, evidence.speaker)),
+    entities: namesAbout(names, evTerms, evidence),
     timeQuestion: TIME_QUESTION.test(question),
   };
   let best: CriticalInfo | null = null;
   for (const golden of goldenAnswers) {
     const parts = answerParts(golden);
     for (const part of parts) {
-      const info = { ...goldenInfo(r, part), part: parts.length > 1 ? part : null };
+      const info = { ...goldenInfo(r, part), part: parts.length > 1 ? part : null, golden };
       if (!best || criticalWeight(info) > criticalWeight(best)) best = info;
     }
   }
@@ -448,6 +511,7 @@ function noCriticalInfo(evidence: Said, entities: string[]): CriticalInfo {
     eventTimes: [],
     phrase: [],
     part: null,
+    golden: '',
   };
 }
 
@@ -497,6 +561,7 @@ function goldenInfo(r: EvidenceReading, golden: string): CriticalInfo {
       .map((t) => t.key)
       .filter((k) => answerTerms.some((t) => t.key === k)),
     part: null,
+    golden,
   };
 }
 
@@ -562,6 +627,7 @@ export function keepsAnswer(
   terms = contentTerms(said.text),
 ): boolean {
   const rule = options.rule ?? PRIOR_ANSWER_RULE;
+  if (rule.kind === 'tokens') return windowTokenF1(said, c.golden, c.day) >= (rule.minShare ?? 0);
   if (rule.dates === 'words' && c.dateTerms.length) return keepsDateWords(said, c, options, terms);
   if (c.answerSpan) {
     if (!dateAccepted(rule, textDateRelation(said, c.answerSpan, c.day))) return false;

@@ -36,7 +36,7 @@ import {
   type UnitDefaults,
 } from './evidence-match.ts';
 import { type JudgePool, judgedSample, judgeFitOf } from './judge-fit.ts';
-import { metadataDay, readMessage } from './said.ts';
+import { metadataDate, readMessage } from './said.ts';
 import {
   type AnswerRuleUsed,
   type Attribution,
@@ -128,8 +128,8 @@ function unitDefaults(g: TraceGraph): (v: number) => UnitDefaults {
       const meta = varMetadata(g, v);
       if (isMessage(g, v)) {
         const said = readMessage(g.varValue[v], meta);
-        d = { day: said.day, speaker: said.speaker };
-      } else d = { day: metadataDay(meta), speaker: null };
+        d = { day: said.day, speaker: said.speaker, written: said.written };
+      } else d = { ...metadataDate(meta), speaker: null };
       cache.set(v, d);
     }
     return d;

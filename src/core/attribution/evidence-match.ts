@@ -368,6 +368,8 @@ const NO_DEFAULTS: UnitDefaults = { day: null, speaker: null };
 export interface UnitDefaults {
   day: number | null;
   speaker: string | null;
+  /** The day as the trace writes it, when it names one. */
+  written?: string | null;
 }
 
 /**
@@ -467,7 +469,7 @@ export class Matcher {
     return true;
   }
   private saidOf(line: string, d: UnitDefaults): Said {
-    const key = `${d.day}\u0000${d.speaker}\u0000${line}`;
+    const key = `${d.day}\u0000${d.speaker}\u0000${d.written}\u0000${line}`;
     let s = this.said.get(key);
     if (!s) {
       s = readSaid(line, d);
@@ -487,8 +489,8 @@ export class Matcher {
   unitCarries(v: number, i: number, e: Evidence, inheritedDay: number | null = null): boolean {
     const text = this.unitTexts(v)[i];
     const own = this.defaultsOf(v);
-    const d = own.day === null && inheritedDay !== null ? { ...own, day: inheritedDay } : own;
-    const key = `${d.day}\u0000${d.speaker}\u0000${text}`;
+    const d = own.day === null && inheritedDay !== null ? { ...own, day: inheritedDay, written: null } : own;
+    const key = `${d.day}\u0000${d.speaker}\u0000${d.written}\u0000${text}`;
     let cache = this.verdicts.get(e);
     if (!cache) {
       cache = new Map();
@@ -540,7 +542,7 @@ export class Matcher {
     if (this.unitCarries(v, i, e, inheritedDay)) return 1;
     const text = this.unitTexts(v)[i];
     const own = this.defaultsOf(v);
-    const d = own.day === null && inheritedDay !== null ? { ...own, day: inheritedDay } : own;
+    const d = own.day === null && inheritedDay !== null ? { ...own, day: inheritedDay, written: null } : own;
     if (this.layer === 'lexical' || !e.critical?.supported) return unitScore(text, e, this.options);
     return Math.max(
       0,

@@ -105,6 +105,28 @@ function plainRelative(text: string): string {
 
 const cache = new Map<string, TemporalMention[]>();
 
+/** Relative times that need no other words to name a day or a span. */
+const RELATIVE_PHRASE =
+  /\b(?:yesterday|today|tonight|tomorrow|(?:last|next|this)\s+(?:week|weekend|month|year|monday|tuesday|wednesday|thursday|friday|saturday|sunday)|(?:\d+|a|an|one|two|three|four|five|six|a few|a couple of)\s+(?:days?|weeks?|months?|years?)\s+ago)\b/gi;
+
+/** compromise's dates as mentions (relative ones with no day to read them against keep no span). */
+function mentionsOf(dates: readonly CompromiseDate[], today: number | null): TemporalMention[] {
+  const out: TemporalMention[] = [];
+  for (const d of dates) {
+    const start = toDay(d.dates?.start);
+    const end = toDay(d.dates?.end) ?? start;
+    if (start === null || end === null) continue;
+    const words = d.text.replace(/[\s\W]+$/, '').trim();
+    const relative = RELATIVE.test(words) ? words.toLowerCase() : null;
+    out.push({
+      text: words,
+      span: relative && today === null ? null : { start, end, fuzz: LOOSE.test(words) ? 7 : 0 },
+      relative,
+    });
+  }
+  return out;
+}
+
 /**
  * Time expressions in `text` with their day spans, resolved against `today` (the
  * day the text was said or written; null when unknown — relative expressions then
@@ -121,19 +143,13 @@ export function temporalMentions(text: string, today: number | null): TemporalMe
     const inner = temporalMentions(before.phrase, before.anchor);
     out = inner.map((x) => ({ text, span: x.span, relative: null }));
   } else {
-    out = [];
-    for (const d of parseDates(plainRelative(text).replace(/\bweekends ago\b/gi, 'weeks ago'), today)) {
-      const start = toDay(d.dates?.start);
-      const end = toDay(d.dates?.end) ?? start;
-      if (start === null || end === null) continue;
-      const words = d.text.replace(/[\s\W]+$/, '').trim();
-      const relative = RELATIVE.test(words) ? words.toLowerCase() : null;
-      out.push({
-        text: words,
-        span: relative && today === null ? null : { start, end, fuzz: LOOSE.test(words) ? 7 : 0 },
-        relative,
-      });
-    }
+    const plain = plainRelative(text).replace(/\bweekends ago\b/gi, 'weeks ago');
+    out = mentionsOf(parseDates(plain, today), today);
+    // compromise drops a relative time run into a number ("Cyberpunk 2077 yesterday"): read
+    // each such phrase it missed on its own.
+    for (const [phrase] of plain.matchAll(RELATIVE_PHRASE))
+      if (!out.some((m) => m.text.toLowerCase().includes(phrase.toLowerCase())))
+        out.push(...mentionsOf(parseDates(phrase, today), today));
   }
   if (cache.size > 50_000) cache.clear();
   cache.set(key, out);

@@ -7,3 +7,4 @@
 export { escapeControls, oneLine } from './controls.ts';
 export { type DiffLine, diffLines } from './diff.ts';
 export { sentences, sentenceWindows } from './sentences.ts';
+export { answerTokens, tokenF1 } from './tokens.ts';
