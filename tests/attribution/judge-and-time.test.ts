@@ -15,6 +15,7 @@ import {
   judgeIdentity,
   judgeText,
   traceJudgeFit,
+  withOthers,
 } from '../../src/core/attribution/index.ts';
 import { listCases } from '../../src/core/cases/index.ts';
 import { buildGraph } from '../../src/core/graph/index.ts';
@@ -321,6 +322,31 @@ describe('time is read as intervals, against the time each text was written', ()
     const lost = { text: 'Jon lost his job as a banker on an unspecified date.', day: null, speaker: null };
     expect(judgeText(kept, c)).toBe('yes');
     expect(judgeText(lost, c)).toBe('no');
+  });
+});
+
+describe('an answer told across several messages', () => {
+  // "Aerial, kundalini": each message tells one of the two.
+  const question = 'What types of yoga has Maria practiced?';
+  const read = (text: string) =>
+    criticalInfo({ text, day: null, speaker: 'maria' }, question, ['Aerial, kundalini']);
+  const [aerial, kundalini] = withOthers([
+    read('I took an aerial yoga class with my friends.'),
+    read('Kundalini yoga has been great for me lately.'),
+  ]);
+  const unit = { text: 'Maria took a yoga class with her friends', day: null, speaker: null };
+  const half = { kind: 'words', minShare: 0.5, words: 'lemma', finerDates: true, dates: 'span' } as const;
+  it('under a judge taking half of the words, what the other message tells counts with a memory of this one', () => {
+    expect(aerial?.othersStated).toBe(1);
+    expect(kundalini?.othersStated).toBe(1);
+    // With "kundalini" from the other message, half of the answer is there: the memory keeps this one.
+    expect(judgeText(unit, aerial!, { rule: half })).toBe('yes');
+    // Read alone (as before), the memory lacks this message's "aerial".
+    expect(judgeText(unit, { ...aerial!, othersStated: 0 }, { rule: half })).toBe('no');
+  });
+  it("a judge asking for the whole answer still needs this message's words", () => {
+    const phrase = { ...half, kind: 'phrase', minShare: 1 } as const;
+    expect(judgeText(unit, aerial!, { rule: phrase })).toBe('no');
   });
 });
 

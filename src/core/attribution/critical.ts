@@ -94,6 +94,11 @@ export interface CriticalInfo {
   part: string | null;
   /** The whole golden answer as written (token rules read it whole). */
   golden: string;
+  /**
+   * Answer words the case's other evidence messages state and this one does not (`withOthers`):
+   * a judge counting a share of the answer's words takes them with what a memory keeps of this one.
+   */
+  othersStated: number;
 }
 
 const TIME_WORDS = new Set(
@@ -512,6 +517,7 @@ function noCriticalInfo(evidence: Said, entities: string[]): CriticalInfo {
     phrase: [],
     part: null,
     golden: '',
+    othersStated: 0,
   };
 }
 
@@ -562,6 +568,7 @@ function goldenInfo(r: EvidenceReading, golden: string): CriticalInfo {
       .filter((k) => answerTerms.some((t) => t.key === k)),
     part: null,
     golden,
+    othersStated: 0,
   };
 }
 
@@ -638,8 +645,7 @@ export function keepsAnswer(
   if (c.eventTimes.length && !keepsEventTime(said, c)) return false;
   if (c.answerTerms.length === 0) return true;
   if (rule.kind === 'f1') return windowF1(said.text, c.goldenKeys) >= (rule.minShare ?? 0);
-  if (answerWordsKept(terms, c, options) < wordsNeeded(rule, c.answerTerms.length, c.goldenTermCount))
-    return false;
+  if (answerWordsKept(terms, c, options) < ownWordsNeeded(rule, c)) return false;
   return (
     rule.kind !== 'phrase' ||
     c.phrase.length < 2 ||
@@ -648,6 +654,35 @@ export function keepsAnswer(
       c.phrase,
     )
   );
+}
+
+/**
+ * The answer words a text must keep of this evidence's: under a share of the answer's words,
+ * fewer by what the other evidence messages state ("Aerial, kundalini" told in two messages:
+ * with the other's "kundalini", half of the answer is there whatever a memory keeps of this one).
+ */
+function ownWordsNeeded(rule: AnswerRule, c: CriticalInfo): number {
+  const own = wordsNeeded(rule, c.answerTerms.length, c.goldenTermCount);
+  if (c.othersStated === 0 || rule.kind !== 'words' || rule.minShare === null) return own;
+  const whole = wordsNeeded(rule, c.goldenTermCount, c.goldenTermCount);
+  return Math.max(0, Math.min(own, whole - c.othersStated));
+}
+
+/**
+ * The critical information of each of a case's evidence messages, each with what the others
+ * state that it does not (`othersStated`).
+ */
+export function withOthers(infos: readonly (CriticalInfo | null)[]): (CriticalInfo | null)[] {
+  return infos.map((c, i) => {
+    if (!c || c.part !== null) return c;
+    const own = new Set(c.answerTerms.map((t) => t.key));
+    const others = new Set<string>();
+    infos.forEach((o, j) => {
+      if (j === i || !o || o.golden !== c.golden || o.part !== null) return;
+      for (const t of o.answerTerms) if (!own.has(t.key)) others.add(t.key);
+    });
+    return { ...c, othersStated: others.size };
+  });
 }
 
 /**

@@ -25,7 +25,7 @@ import { type ErrorType, isMessageCategory } from '../trace/index.ts';
 import { type AnswerRule, accepts, describeAnswerRule } from './answer-rule.ts';
 import { type Carriers, followEvidence, type PassOptions } from './carriers.ts';
 import { type CaseContext, caseContext } from './case-context.ts';
-import { termOf } from './critical.ts';
+import { termOf, withOthers } from './critical.ts';
 import {
   copiedInto,
   type Evidence,
@@ -362,6 +362,13 @@ function evidenceFor(g: TraceGraph, ev: number, c: TraceCase, m: Matcher): Evide
   // Match on the part of the message that bears on the question (see evidenceCore).
   const core = evidenceCore(said.text, c.question, c.goldenAnswers);
   return makeEvidence(core, c.goldenAnswers, c.question, said, m.options);
+}
+
+/** A case's evidence messages as evidence, each knowing what the others state of the answer. */
+function evidencePieces(g: TraceGraph, evidence: readonly number[], c: TraceCase, m: Matcher) {
+  const read = evidence.map((ev) => ({ ev, e: evidenceFor(g, ev, c, m) }));
+  const infos = withOthers(read.map((p) => p.e.critical));
+  return read.map((p, i) => ({ ev: p.ev, e: { ...p.e, critical: infos[i] } }));
 }
 
 function lossFor(g: TraceGraph, cx: CaseContext, ev: number, e: Evidence, m: Matcher): Loss | null {
@@ -774,7 +781,7 @@ export async function attributeEvidenceFlow(
     unitDefaults(g),
     (v) => (isMessage(g, v) ? readMessage(g.varValue[v], varMetadata(g, v)).text : null),
   );
-  const pieces = evidence.map((ev) => ({ ev, e: evidenceFor(g, ev, c, m) }));
+  const pieces = evidencePieces(g, evidence, c, m);
   const best = bestCoverage(pieces);
   const run: FlowRun = { input, g, c, cx, m, hooks, evidence, pieces, best, used };
   const { losses, unsupported } = await traceLosses(run, cost);
@@ -811,7 +818,7 @@ export function evidenceChangedLater(
     unitDefaults(g),
     (v) => (isMessage(g, v) ? readMessage(g.varValue[v], varMetadata(g, v)).text : null),
   );
-  const pieces = cx.evidence.map((ev) => ({ ev, e: evidenceFor(g, ev, c, m) }));
+  const pieces = evidencePieces(g, cx.evidence, c, m);
   const best = bestCoverage(pieces);
   return pieces.some(({ ev, e }) => {
     if (!followed(e, best)) return false;

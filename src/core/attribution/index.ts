@@ -2,7 +2,7 @@ export * from './agents/index.ts';
 export { type AnswerRuleFit, accepts, describeAnswerRule, MIN_VERDICTS } from './answer-rule.ts';
 export { type CarryJudge, llmCarryJudge, sentenceModelJudge } from './carry-judge.ts';
 export * from './case-context.ts';
-export { answerFeatures, criticalInfo, judgeText } from './critical.ts';
+export { answerFeatures, criticalInfo, judgeText, withOthers } from './critical.ts';
 export * from './engines.ts';
 export * from './evidence-flow.ts';
 export * from './evidence-match.ts';

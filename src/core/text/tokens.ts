@@ -2,7 +2,9 @@
  * Token F1, the answer metric of SQuAD and of LoCoMo's evaluation: both texts lower-cased,
  * punctuation and the words "a", "an", "the", "and" dropped, then the F1 of their word
  * multisets. A judge that scores so reads every word, dates and times included ("9:16 am on 10
- * August, 2022" holds "9", "august" and "2022").
+ * August, 2022" holds "9", "august" and "2022"). The benchmark generator's judge
+ * (src/systems/text.ts) keeps its own copy on purpose: labels stay independent of the
+ * attributor they score.
  */
 
 /** A text's words as token F1 counts them. */
