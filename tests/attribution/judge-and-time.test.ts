@@ -59,47 +59,66 @@ function history(b: DocBuilder, judge: 'half' | 'containment') {
   });
 }
 
+/** What one failed case of a single-fact run states: its message, the memory kept of it, the question. */
+interface OneFact {
+  /** Suffix of the case's ids ("qa-<id>", "pred-<id>", …). */
+  id: string;
+  /** The evidence message's id and text, and when it was said. */
+  message: string;
+  said: string;
+  timestamp: string;
+  /** The one unit extracted, stored and retrieved. */
+  unit: string;
+  question: string;
+  prediction: string;
+  golden: string;
+}
+
+/**
+ * One message extracted into one unit, stored, retrieved into the answer's context, and a wrong
+ * answer judged wrong, after the judged history already in `b`.
+ */
+function oneFactRun(b: DocBuilder, f: OneFact) {
+  const msg = b.variable(f.message, py(f.said), {
+    category: 'message',
+    metadata: { timestamp: f.timestamp },
+  });
+  const prompt = b.variable('extract-prompt', py('Extract facts.'), { category: 'prompt' });
+  const facts = b.variable('facts-1', pyList([f.unit]), { category: 'facts' });
+  const extract = b.op('extract', 'llm_call', [msg, prompt], [facts]);
+  const store = b.variable('store', pyList([f.unit]), { category: 'memory_store' });
+  b.op('add', 'mutation', [facts], [store]);
+  const q = b.variable(`qa-${f.id}`, py(f.question), { className: 'query', category: 'message & query' });
+  const context = b.variable('context', pyList([f.unit]), { category: 'retrieved' });
+  b.op('search', 'search', [q, store], [context]);
+  const pred = b.variable(`pred-${f.id}`, py(f.prediction), { className: 'prediction', category: 'answer' });
+  const answer = b.op('answer', 'llm_call', [q, context], [pred]);
+  const gold = b.variable(`gold-${f.id}`, pyList([f.golden]), {
+    className: 'golden_answers',
+    category: 'golden',
+  });
+  const score = b.variable(`score-${f.id}`, '0.0', { className: 'judge_score', category: 'judge' });
+  b.op('llm-judge', 'evaluation', [q, pred, gold], [score]);
+  const g = buildGraph(b.doc);
+  const c = listCases(g).find((x) => x.queryId.includes(`qa-${f.id}`));
+  if (!c) throw new Error('case not listed');
+  return { g, c: { ...c, evidenceIds: [`${f.message}@1`] }, extract, answer };
+}
+
 /** Caroline's pets told once; a memory that keeps the shelter cat only; asked and failed. */
 function petsRun(judge: 'half' | 'containment') {
   const b = new DocBuilder();
   history(b, judge);
-  const msg = b.variable(
-    'conv:D1:1',
-    py("Caroline: My pets are Luna, who is from the shelter, and Max, who was my mother's cat."),
-    { category: 'message', metadata: { timestamp: '8 May, 2023' } },
-  );
-  const prompt = b.variable('extract-prompt', py('Extract facts.'), { category: 'prompt' });
-  const facts = b.variable('facts-1', pyList(["Caroline's pet Luna is the shelter cat"]), {
-    category: 'facts',
+  return oneFactRun(b, {
+    id: 'pets',
+    message: 'conv:D1:1',
+    said: "Caroline: My pets are Luna, who is from the shelter, and Max, who was my mother's cat.",
+    timestamp: '8 May, 2023',
+    unit: "Caroline's pet Luna is the shelter cat",
+    question: "What are Caroline's pets and where are they from?",
+    prediction: 'Caroline has a dog.',
+    golden: "Luna is from the shelter and Max is her mother's cat",
   });
-  const extract = b.op('extract', 'llm_call', [msg, prompt], [facts]);
-  const store = b.variable('store', pyList(["Caroline's pet Luna is the shelter cat"]), {
-    category: 'memory_store',
-  });
-  b.op('add', 'mutation', [facts], [store]);
-  const q = b.variable('qa-pets', py("What are Caroline's pets and where are they from?"), {
-    className: 'query',
-    category: 'message & query',
-  });
-  const context = b.variable('context', pyList(["Caroline's pet Luna is the shelter cat"]), {
-    category: 'retrieved',
-  });
-  b.op('search', 'search', [q, store], [context]);
-  const pred = b.variable('pred-pets', py('Caroline has a dog.'), {
-    className: 'prediction',
-    category: 'answer',
-  });
-  const answer = b.op('answer', 'llm_call', [q, context], [pred]);
-  const gold = b.variable('gold-pets', pyList(["Luna is from the shelter and Max is her mother's cat"]), {
-    className: 'golden_answers',
-    category: 'golden',
-  });
-  const score = b.variable('score-pets', '0.0', { className: 'judge_score', category: 'judge' });
-  b.op('llm-judge', 'evaluation', [q, pred, gold], [score]);
-  const g = buildGraph(b.doc);
-  const c = listCases(g).find((x) => x.queryId.includes('qa-pets'));
-  if (!c) throw new Error('case not listed');
-  return { g, c: { ...c, evidenceIds: ['conv:D1:1@1'] }, extract, answer };
 }
 
 describe('the carrying test is learned from the trace’s judge', () => {
@@ -158,36 +177,16 @@ function precisionHistory(b: DocBuilder, judge: 'half' | 'f1', questions = 6) {
 function shelterRun(judge: 'half' | 'f1', questions = 6) {
   const b = new DocBuilder();
   precisionHistory(b, judge, questions);
-  const said = 'Caroline: I adopted Luna from the shelter last spring.';
-  const long =
-    'Caroline, who volunteers every weekend, loves long river walks, paints landscapes, bakes bread for neighbours and collects old maps, adopted Luna from the shelter';
-  const msg = b.variable('conv:D1:1', py(said), {
-    category: 'message',
-    metadata: { timestamp: '8 May, 2023' },
+  return oneFactRun(b, {
+    id: 'luna',
+    message: 'conv:D1:1',
+    said: 'Caroline: I adopted Luna from the shelter last spring.',
+    timestamp: '8 May, 2023',
+    unit: 'Caroline, who volunteers every weekend, loves long river walks, paints landscapes, bakes bread for neighbours and collects old maps, adopted Luna from the shelter',
+    question: 'Where did Caroline adopt Luna from?',
+    prediction: 'A breeder.',
+    golden: 'the shelter',
   });
-  const prompt = b.variable('extract-prompt', py('Extract facts.'), { category: 'prompt' });
-  const facts = b.variable('facts-1', pyList([long]), { category: 'facts' });
-  const extract = b.op('extract', 'llm_call', [msg, prompt], [facts]);
-  const store = b.variable('store', pyList([long]), { category: 'memory_store' });
-  b.op('add', 'mutation', [facts], [store]);
-  const q = b.variable('qa-luna', py('Where did Caroline adopt Luna from?'), {
-    className: 'query',
-    category: 'message & query',
-  });
-  const context = b.variable('context', pyList([long]), { category: 'retrieved' });
-  b.op('search', 'search', [q, store], [context]);
-  const pred = b.variable('pred-luna', py('A breeder.'), { className: 'prediction', category: 'answer' });
-  const answer = b.op('answer', 'llm_call', [q, context], [pred]);
-  const gold = b.variable('gold-luna', pyList(['the shelter']), {
-    className: 'golden_answers',
-    category: 'golden',
-  });
-  const score = b.variable('score-luna', '0.0', { className: 'judge_score', category: 'judge' });
-  b.op('llm-judge', 'evaluation', [q, pred, gold], [score]);
-  const g = buildGraph(b.doc);
-  const c = listCases(g).find((x) => x.queryId.includes('qa-luna'));
-  if (!c) throw new Error('case not listed');
-  return { g, c: { ...c, evidenceIds: ['conv:D1:1@1'] }, extract, answer };
 }
 
 describe('the judge fit in steps (the engine worker answers other requests between them)', () => {
@@ -419,36 +418,16 @@ function datedHistory(b: DocBuilder, judge: 'words' | 'days') {
 function supportGroupRun(judge: 'words' | 'days') {
   const b = new DocBuilder();
   datedHistory(b, judge);
-  const msg = b.variable('conv:D1:3', py('Caroline: I went to a LGBTQ support group yesterday.'), {
-    category: 'message',
-    metadata: { timestamp: '8 May, 2023' },
+  return oneFactRun(b, {
+    id: 'group',
+    message: 'conv:D1:3',
+    said: 'Caroline: I went to a LGBTQ support group yesterday.',
+    timestamp: '8 May, 2023',
+    unit: 'Caroline went to a LGBTQ support group on 8 May 2023',
+    question: 'When did Caroline go to the LGBTQ support group?',
+    prediction: 'I do not know.',
+    golden: '7 May 2023',
   });
-  const unit = 'Caroline went to a LGBTQ support group on 8 May 2023';
-  const facts = b.variable('facts-1', pyList([unit]), { category: 'facts' });
-  const extract = b.op('extract', 'llm_call', [msg], [facts]);
-  const store = b.variable('store', pyList([unit]), { category: 'memory_store' });
-  b.op('add', 'mutation', [facts], [store]);
-  const q = b.variable('qa-group', py('When did Caroline go to the LGBTQ support group?'), {
-    className: 'query',
-    category: 'message & query',
-  });
-  const context = b.variable('context', pyList([unit]), { category: 'retrieved' });
-  b.op('search', 'search', [q, store], [context]);
-  const pred = b.variable('pred-group', py('I do not know.'), {
-    className: 'prediction',
-    category: 'answer',
-  });
-  const answer = b.op('answer', 'llm_call', [q, context], [pred]);
-  const gold = b.variable('gold-group', pyList(['7 May 2023']), {
-    className: 'golden_answers',
-    category: 'golden',
-  });
-  const score = b.variable('score-group', '0.0', { className: 'judge_score', category: 'judge' });
-  b.op('llm-judge', 'evaluation', [q, pred, gold], [score]);
-  const g = buildGraph(b.doc);
-  const c = listCases(g).find((x) => x.queryId.includes('qa-group'));
-  if (!c) throw new Error('case not listed');
-  return { g, c: { ...c, evidenceIds: ['conv:D1:3@1'] }, extract, answer };
 }
 
 describe('a judge that reads dates as words is learned too', () => {
@@ -493,37 +472,16 @@ function researchRun(judge: 'tokens' | 'half') {
   const b = new DocBuilder();
   if (judge === 'tokens') tokenHistory(b);
   else history(b, 'half');
-  const msg = b.variable('conv:D2:4', py('Caroline: I researched adoption agencies.'), {
-    category: 'message',
-    metadata: { timestamp: '3:31 pm on 23 August, 2023' },
+  return oneFactRun(b, {
+    id: 'research',
+    message: 'conv:D2:4',
+    said: 'Caroline: I researched adoption agencies.',
+    timestamp: '3:31 pm on 23 August, 2023',
+    unit: 'Caroline spent the whole weekend on her old laptop reading about many adoption agencies near her new home',
+    question: 'What did Caroline research?',
+    prediction: 'She researched schools.',
+    golden: 'adoption agencies',
   });
-  const unit =
-    'Caroline spent the whole weekend on her old laptop reading about many adoption agencies near her new home';
-  const facts = b.variable('facts-1', pyList([unit]), { category: 'facts' });
-  const extract = b.op('extract', 'llm_call', [msg], [facts]);
-  const store = b.variable('store', pyList([unit]), { category: 'memory_store' });
-  b.op('add', 'mutation', [facts], [store]);
-  const q = b.variable('qa-research', py('What did Caroline research?'), {
-    className: 'query',
-    category: 'message & query',
-  });
-  const context = b.variable('context', pyList([unit]), { category: 'retrieved' });
-  b.op('search', 'search', [q, store], [context]);
-  const pred = b.variable('pred-research', py('She researched schools.'), {
-    className: 'prediction',
-    category: 'answer',
-  });
-  const answer = b.op('answer', 'llm_call', [q, context], [pred]);
-  const gold = b.variable('gold-research', pyList(['adoption agencies']), {
-    className: 'golden_answers',
-    category: 'golden',
-  });
-  const score = b.variable('score-research', '0.0', { className: 'judge_score', category: 'judge' });
-  b.op('llm-judge', 'evaluation', [q, pred, gold], [score]);
-  const g = buildGraph(b.doc);
-  const c = listCases(g).find((x) => x.queryId.includes('qa-research'));
-  if (!c) throw new Error('case not listed');
-  return { g, c: { ...c, evidenceIds: ['conv:D2:4@1'] }, extract, answer };
 }
 
 describe('a token-F1 judge is learned as one', () => {

@@ -5,8 +5,9 @@
  * see it: how many of the answer's words a text must keep (or the whole answer in order),
  * what counts as the same word, whether a finer date inside the golden one ("8 February
  * 2023" for "February 2023") is the answer, and whether dates are read as days or as words (a
- * judge that counts words takes "8 May 2023" for "7 May 2023": two of its three words). `fitAnswerRule` picks the rule that best
- * reproduces the judge's verdicts; with too few verdicts of either kind the prior stands.
+ * judge that counts words takes "8 May 2023" for "7 May 2023": two of its three words).
+ * `fitAnswerRule` picks the rule that best reproduces the judge's verdicts; with too few
+ * verdicts of either kind the prior stands.
  */
 
 /** What counts as the same word: as written, the same lemma, or the same lemma or meaning (word vectors). */
@@ -31,9 +32,10 @@ export interface AnswerRule {
   /** A date inside the golden span but finer gives the answer. */
   finerDates: boolean;
   /**
-   * How a golden answer that is a date is read: `span`, as days (a text gives it when its time
-   * falls in the span); `words`, as the words of the date, like any other answer words (a text's
-   * times count with the words of the days they resolve to and of the day it was written).
+   * How a `words` rule reads a golden answer that is a date: `span`, as days (a text gives it
+   * when its time falls in the span); `words`, as the words of the date, like any other answer
+   * words (a text's times count with the words of the days they resolve to and of the day it was
+   * written). Other kinds read dates as days, except `tokens`, for which every date is words.
    */
   dates: 'span' | 'words';
 }
@@ -101,13 +103,19 @@ export interface AnswerFeatures {
   tokens: number;
 }
 
+/** Does the rule count a dated golden answer's words rather than its days (`AnswerRule.dates`)? */
+export function readsDatesAsWords(rule: AnswerRule): boolean {
+  return rule.kind === 'words' && rule.dates === 'words';
+}
+
 /** Does a text with these features give the answer under `rule`? */
 export function accepts(rule: AnswerRule, f: AnswerFeatures): boolean {
   // A token judge reads a date as its words, like every other word.
   if (rule.kind === 'tokens') return f.tokens >= (rule.minShare ?? 0);
-  if (f.dated && rule.dates === 'words' && f.asWords) return accepts(rule, f.asWords);
-  // Dates read as days are read so in predictions too, as they are in memories (`keepsAnswer`).
+  if (f.dated && readsDatesAsWords(rule) && f.asWords) return accepts(rule, f.asWords);
+  // A judge weighing precision reads a prediction whole, its date among its words.
   if (rule.kind === 'f1' && f.answerF1 !== undefined) return f.answerF1 >= (rule.minShare ?? 0);
+  // Dates read as days are read so in predictions too, as they are in memories (`keepsAnswer`).
   if (f.dated && !dateAccepted(rule, f.date)) return false;
   if (f.words === 0) return f.dated;
   if (rule.kind === 'f1') return f.f1 >= (rule.minShare ?? 0);
@@ -148,9 +156,9 @@ const SHARES = [null, 0.34, 0.5, 0.67, 0.75, 1] as const;
 const F1_CUTS = [0.34, 0.5, 0.67] as const;
 
 /**
- * Every rule the fit tries, the prior first (ties keep the earlier, so the prior wins them);
- * dates read as days before dates read as words (where finer dates mean nothing; never for the
- * whole answer in order).
+ * Every rule the fit tries, the prior first (ties keep the earlier, so the prior wins them):
+ * share-of-words and whole-answer rules, dates read as days before dates read as words (words
+ * rules only; finer dates then mean nothing); token F1; then content-word F1.
  */
 function candidateRules(): AnswerRule[] {
   const out: AnswerRule[] = [PRIOR_ANSWER_RULE];
@@ -162,7 +170,6 @@ function candidateRules(): AnswerRule[] {
   for (const dating of readings)
     for (const words of ['meaning', 'lemma', 'surface'] as const) {
       for (const minShare of SHARES) out.push({ kind: 'words', minShare, words, ...dating });
-      // A judge of the whole answer in order reads a date as written, not as loose words.
       if (words !== 'meaning' && dating.dates === 'span')
         out.push({ kind: 'phrase', minShare: 1, words, ...dating });
     }
@@ -238,15 +245,17 @@ export function describeAnswerRule(rule: AnswerRule): string {
       : rule.kind === 'f1'
         ? `a sentence or two matching the answer's words with F1 ≥ ${rule.minShare} (precision counts)`
         : rule.kind === 'tokens'
-          ? `token F1 ≥ ${rule.minShare} over every word, as SQuAD and LoCoMo score answers (a memory: its best sentence or two, or the day as written)`
+          ? `token F1 ≥ ${rule.minShare} over every word, as SQuAD and LoCoMo score answers`
           : rule.minShare === null
             ? `the answer's words (all of a short answer, two in three or half of a long one; ${words})`
             : `${Math.round(rule.minShare * 100)} % of the answer's words (${words})`;
-  const dates =
-    rule.dates === 'words'
-      ? "dates read as words (a date's words count like the answer's)"
-      : rule.finerDates
-        ? 'a finer date inside the golden one counts'
-        : 'dates must match the golden span';
+  // Token F1 reads a date as words and a memory by its best sentence or two, or its day as written.
+  if (rule.kind === 'tokens')
+    return `${what}; dates are words; a memory is read by its best sentence or two, or its day as written`;
+  const dates = readsDatesAsWords(rule)
+    ? "dates read as words (a date's words count like the answer's)"
+    : rule.finerDates
+      ? 'a finer date inside the golden one counts'
+      : 'dates must match the golden span';
   return `${what}; ${dates}`;
 }

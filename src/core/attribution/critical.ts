@@ -35,6 +35,7 @@ import {
   type DateRelation,
   dateAccepted,
   PRIOR_ANSWER_RULE,
+  readsDatesAsWords,
   type WordMatch,
   wordsNeeded,
 } from './answer-rule.ts';
@@ -635,7 +636,7 @@ export function keepsAnswer(
 ): boolean {
   const rule = options.rule ?? PRIOR_ANSWER_RULE;
   if (rule.kind === 'tokens') return windowTokenF1(said, c.golden, c.day) >= (rule.minShare ?? 0);
-  if (rule.dates === 'words' && c.dateTerms.length) return keepsDateWords(said, c, options, terms);
+  if (readsDatesAsWords(rule) && c.dateTerms.length) return keepsDateWords(said, c, options, terms);
   if (c.answerSpan) {
     if (!dateAccepted(rule, textDateRelation(said, c.answerSpan, c.day))) return false;
   } else if (c.answerRelative !== null) {
@@ -692,16 +693,8 @@ export function withOthers(infos: readonly (CriticalInfo | null)[]): (CriticalIn
 function keepsDateWords(said: Said, c: CriticalInfo, options: CriticalOptions, terms: Term[]): boolean {
   const rule = options.rule ?? PRIOR_ANSWER_RULE;
   const want = [...c.answerTerms, ...c.dateTerms];
-  // A judge weighing precision reads the span an answerer would quote: a sentence of the text,
-  // the day it was written, or a day its relative times resolve to.
-  if (rule.kind === 'f1') {
-    const quoted = [said.text, ...dateWords(said, c.day)].join('. ');
-    return windowF1(quoted, [...c.goldenKeys, ...c.dateTerms.map((t) => t.key)]) >= (rule.minShare ?? 0);
-  }
-  const dates = dateWords(said, c.day);
-  const all = [...terms, ...contentTerms(dates.join(' '))];
+  const all = [...terms, ...contentTerms(dateWords(said, c.day).join(' '))];
   const kept = want.filter((t) => present(t, all, rule.words, options)).length;
-  // A phrase rule needs every word (the date's order is not checked).
   return kept >= wordsNeeded(rule, want.length, c.goldenTermCount + c.dateTerms.length);
 }
 
