@@ -72,6 +72,8 @@ interface OneFact {
   question: string;
   prediction: string;
   golden: string;
+  /** Another message of the session the extraction read with it (by default it read this one alone). */
+  alsoRead?: string;
 }
 
 /**
@@ -85,7 +87,15 @@ function oneFactRun(b: DocBuilder, f: OneFact) {
   });
   const prompt = b.variable('extract-prompt', py('Extract facts.'), { category: 'prompt' });
   const facts = b.variable('facts-1', pyList([f.unit]), { category: 'facts' });
-  const extract = b.op('extract', 'llm_call', [msg, prompt], [facts]);
+  const other = f.alsoRead
+    ? [
+        b.variable(`${f.message}-next`, py(f.alsoRead), {
+          category: 'message',
+          metadata: { timestamp: f.timestamp },
+        }),
+      ]
+    : [];
+  const extract = b.op('extract', 'llm_call', [msg, ...other, prompt], [facts]);
   const store = b.variable('store', pyList([f.unit]), { category: 'memory_store' });
   b.op('add', 'mutation', [facts], [store]);
   const q = b.variable(`qa-${f.id}`, py(f.question), { className: 'query', category: 'message & query' });
@@ -120,6 +130,68 @@ function petsRun(judge: 'half' | 'containment') {
     golden: "Luna is from the shelter and Max is her mother's cat",
   });
 }
+
+/** John's favourite player, extracted as Tim's; `alsoRead`: the extraction read Tim's reply too. */
+function playerRun(alsoRead: boolean) {
+  const b = new DocBuilder();
+  history(b, 'half');
+  return oneFactRun(b, {
+    id: 'player',
+    message: 'conv:D12:20',
+    said: 'John: The Wolves are my team for sure. And LeBron is the man - love his leadership.',
+    timestamp: '2 October, 2023',
+    unit: "Tim's favorite basketball team is The Wolves and his favorite player is LeBron.",
+    question: "Who is John's favorite basketball player?",
+    prediction: 'Michael Jordan',
+    golden: 'LeBron James',
+    ...(alsoRead ? { alsoRead: 'Tim: The Wolves are solid, and I love watching LeBron.' } : {}),
+  });
+}
+
+/** John's march; the memory keeps "event", the answer's word the question also says. */
+function marchRun(judge: 'half' | 'containment') {
+  const b = new DocBuilder();
+  history(b, judge);
+  return oneFactRun(b, {
+    id: 'march',
+    message: 'conv:D21:22',
+    said: "John: I just participated in a marching event for veterans' rights and it was awesome.",
+    timestamp: '3 July, 2023',
+    unit: "John took part in a veterans' rights event.",
+    question: "What event did John participate in to show support for veterans' rights?",
+    prediction: 'A bake sale.',
+    golden: 'marching event',
+  });
+}
+
+describe('answer words the question also says', () => {
+  it('count for a judge counting a share of the answer’s words, as they count in its verdicts', async () => {
+    // "event" is one of the two words of "marching event": half of them, for this judge.
+    const half = marchRun('half');
+    const a = await attributeEvidenceFlow({ graph: half.g, case: half.c });
+    expect(a).toMatchObject({ error_type: 'ResponseError', op_id: half.answer });
+    // A containment judge wants "marching event" itself: the extraction lost it.
+    const strict = marchRun('containment');
+    const b = await attributeEvidenceFlow({ graph: strict.g, case: strict.c });
+    expect(b).toMatchObject({ error_type: 'ExtractionError', op_id: strict.extract });
+  });
+});
+
+describe('a memory written from one message alone', () => {
+  it('keeps that message when it keeps the answer as the judge reads it, whatever names it uses', async () => {
+    // Written from John's message alone, the memory is that message's, misattributed or not; a
+    // half-the-words judge takes "LeBron" for "LeBron James", so the answer op had the answer.
+    const alone = playerRun(false);
+    const a = await attributeEvidenceFlow({ graph: alone.g, case: alone.c });
+    expect(a.answer_rule?.source).toBe('fitted');
+    expect(a).toMatchObject({ error_type: 'ResponseError', op_id: alone.answer });
+    // Written from two messages, a memory about Tim may be Tim's reply's: it does not name John, so
+    // it does not carry John's message, and the extraction lost it.
+    const both = playerRun(true);
+    const b = await attributeEvidenceFlow({ graph: both.g, case: both.c });
+    expect(b).toMatchObject({ error_type: 'ExtractionError', op_id: both.extract });
+  });
+});
 
 describe('the carrying test is learned from the trace’s judge', () => {
   it('"Luna, the shelter cat" carries under a half-the-words judge, not under a containment judge', async () => {
@@ -503,7 +575,7 @@ describe('a token-F1 judge is learned as one', () => {
 });
 
 /** Mem0's shape: one store per speaker, each unit its own chain; the fact is added to both. */
-function copiesRun(opts: { retrieveCopy: boolean; deleteBoth?: boolean }) {
+function copiesRun(opts: { retrieveCopy: boolean; deleteBoth?: boolean; copyAfterDeletion?: boolean }) {
   const b = new DocBuilder();
   const fact = 'Jon started hip-hop dance classes for kids';
   const msg = b.variable('conv:D1:1', py('Jon: I started hip-hop dance classes for kids!'), {
@@ -513,6 +585,14 @@ function copiesRun(opts: { retrieveCopy: boolean; deleteBoth?: boolean }) {
   b.op('extract', 'llm_call', [msg], [facts]);
   const jon1 = b.variable('mem0:Jon:u1', `{'id': 'u1', 'memory': ${py(fact)}}`, { category: 'memory_entry' });
   b.op('add_memory', 'memory', [facts], [jon1]);
+  // Jon's copy is deleted (by an op named so, in a generic category); Gina's copy stays.
+  const deleteJon = () => {
+    const jon2 = b.variable('mem0:Jon:u1', 'None', { category: 'memory_entry', version: 2 });
+    return { jon2, deletion: b.op('delete_memory', 'memory', [jon1], [jon2]) };
+  };
+  // Gina's copy is written before Jon's is deleted, or (copyAfterDeletion) only after: then for a
+  // while no copy was left.
+  const early = opts.copyAfterDeletion ? deleteJon() : null;
   const gina1 = b.variable('mem0:Gina:u2', `{'id': 'u2', 'memory': ${py(fact)}}`, {
     category: 'memory_entry',
   });
@@ -521,9 +601,7 @@ function copiesRun(opts: { retrieveCopy: boolean; deleteBoth?: boolean }) {
     category: 'memory_entry',
   });
   b.op('add_memory', 'memory', [facts], [other]);
-  // Jon's copy is deleted (by an op named so, in a generic category); Gina's copy stays.
-  const jon2 = b.variable('mem0:Jon:u1', 'None', { category: 'memory_entry', version: 2 });
-  const deletion = b.op('delete_memory', 'memory', [jon1], [jon2]);
+  const { jon2, deletion } = early ?? deleteJon();
   // Optionally Gina's copy goes too, later: from then on no copy is left.
   const gina2 = opts.deleteBoth
     ? b.variable('mem0:Gina:u2', 'None', { category: 'memory_entry', version: 2 })
@@ -567,6 +645,15 @@ describe('copies of a fact', () => {
     // Gina's copy was still in the store: the search lost it, not the deletion.
     expect(b).toMatchObject({ error_type: 'RetrievalError', op_id: missed.search });
     expect(b.op_id).not.toBe(missed.deletion);
+  });
+  it('a copy deleted while no other copy held the fact is the earliest fault, though a later copy came back', async () => {
+    // The paper's decisive error: the earliest faulty op whose repair (every later op ideal) saves
+    // the answer. When Jon's copy went, no copy was left; Gina's came only later.
+    for (const retrieveCopy of [false, true]) {
+      const run = copiesRun({ retrieveCopy, copyAfterDeletion: true });
+      const a = await attributeEvidenceFlow({ graph: run.g, case: run.c });
+      expect(a).toMatchObject({ error_type: 'DeletionError', op_id: run.deletion });
+    }
   });
   it('when every copy is deleted, the deletion of the last copy lost the answer for good', async () => {
     const gone = copiesRun({ retrieveCopy: false, deleteBoth: true });

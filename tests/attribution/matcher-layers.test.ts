@@ -112,7 +112,7 @@ describe('the word-vector file', () => {
 
 const py = (s: string) => `'${s.replace(/'/g, "\\'")}'`;
 
-/** A fact store whose one fact about the evidence was stored but not retrieved. */
+/** A fact store whose one fact about the evidence (extracted from an exchange) was stored but not retrieved. */
 function run(fact: string) {
   const b = new DocBuilder();
   const msg = b.variable(
@@ -126,8 +126,20 @@ function run(fact: string) {
     ),
     { category: 'message' },
   );
+  // The extraction reads the exchange, not the message alone: what it wrote is judged by content.
+  const reply = b.variable(
+    'conv:D1:2',
+    py(
+      JSON.stringify({
+        content: 'That sounds great!',
+        name: 'Caroline',
+        timestamp: '4:33 pm on 12 July, 2023',
+      }),
+    ),
+    { category: 'message' },
+  );
   const facts = b.variable('facts-1', `[${py(fact)}]`, { category: 'facts' });
-  const extract = b.op('extract', 'llm_call', [msg], [facts]);
+  const extract = b.op('extract', 'llm_call', [msg, reply], [facts]);
   const unit = b.variable('unit-1', py(fact), { category: 'memory_unit' });
   b.op('write', 'update', [facts], [unit]);
   const other = b.variable('unit-2', py('Melanie likes the beach.'), { category: 'memory_unit' });

@@ -10,7 +10,11 @@
  * Forward, in execution order, over the ops the caller gives.
  */
 import { opStructure, type TraceGraph } from '../graph/index.ts';
+import { isMessageCategory, isPromptCategory } from '../trace/index.ts';
 import { copiedInto, type Evidence, type Matcher, MIN_COPY_CHARS } from './evidence-match.ts';
+
+/** An empty value as a trace records it: an empty string, list or record, or none (a deleted entry's value). */
+export const EMPTY_VALUE = /^\s*(?:\[\s*\]|\{\s*\}|''|""|None|null)?\s*$/;
 
 /** Carrying units per variable (unit indexes of `Matcher.unitsOf`). */
 export type Carriers = Map<number, Set<number>>;
@@ -51,9 +55,14 @@ interface ReadUnits {
   /** Bodies of input units that do not carry (exact copies of them carry nothing new). */
   others: Set<string>;
   inputs: number[];
+  /**
+   * The op read one message and it carries (prompts aside): what it wrote derives from this
+   * evidence alone, so the answer decides, as a judge reads it, not the names or topic.
+   */
+  sole: boolean;
 }
 
-function readUnits(m: Matcher, carriers: Carriers, inputs: number[]): ReadUnits {
+function readUnits(g: TraceGraph, m: Matcher, carriers: Carriers, inputs: number[]): ReadUnits {
   const carried = carryingTexts(m, carriers, inputs);
   const carriedSet = new Set(carried);
   let day: number | null = null;
@@ -70,7 +79,9 @@ function readUnits(m: Matcher, carriers: Carriers, inputs: number[]): ReadUnits 
       if (!carrying?.has(j) && !carriedSet.has(b)) others.add(b);
     });
   }
-  return { day, carried, carriedSet, others, inputs };
+  const read = inputs.filter((x) => !isPromptCategory(g.varCategory[x]));
+  const sole = read.length === 1 && isMessageCategory(g.varCategory[read[0]]) && carried.length === 1;
+  return { day, carried, carriedSet, others, inputs, sole };
 }
 
 /** Is `body` a piece of an input unit that does not carry the evidence, or a whole made of them? */
@@ -99,7 +110,7 @@ function carryingUnits(m: Matcher, e: Evidence, w: number, read: ReadUnits): Set
       const lower = body.toLowerCase();
       const partOfCarrier = read.carried.some((c) => c.toLowerCase().includes(lower));
       if (partOfCarrier || !copiesOtherUnit(read, body)) out.add(i);
-    }
+    } else if (read.sole && !EMPTY_VALUE.test(body) && m.unitKeepsAnswer(w, i, e, read.day)) out.add(i);
   }
   return out;
 }
@@ -124,7 +135,7 @@ export function followEvidence(
     const carrying = inputs.filter((v) => carriers.has(v));
     if (carrying.length === 0) continue;
     const outs = s.outputs.filter(options.keep);
-    const read = readUnits(m, carriers, inputs);
+    const read = readUnits(g, m, carriers, inputs);
     options.onStep?.(op, carrying, outs, read.day);
     for (const w of s.intermediates) {
       const units = carryingUnits(m, e, w, read);

@@ -447,6 +447,11 @@ interface EvidenceReading {
   questionTerms: Term[];
   entities: string[];
   timeQuestion: boolean;
+  /**
+   * The answer's words the question also says count: a judge counting a share of the answer's
+   * words counts them ("event" of "marching event" for "What event did John…").
+   */
+  echoes: boolean;
 }
 
 /** The critical information one evidence text holds for a question. */
@@ -470,6 +475,7 @@ export function criticalInfo(
     questionTerms: contentTerms(question),
     entities: namesAbout(names, evTerms, evidence),
     timeQuestion: TIME_QUESTION.test(question),
+    echoes: options.rule?.kind === 'words' && options.rule.minShare !== null,
   };
   let best: CriticalInfo | null = null;
   for (const golden of goldenAnswers) {
@@ -530,7 +536,7 @@ function goldenInfo(r: EvidenceReading, golden: string): CriticalInfo {
   const stated = g.terms.filter((t) => termPresent(t, evTerms, similar, r.answerMin));
   const novelKeys = new Set(g.novel.map((t) => t.key));
   const statedNovel = stated.filter((t) => novelKeys.has(t.key));
-  const answerTerms = statedNovel.length ? statedNovel : stated;
+  const answerTerms = statedNovel.length && !r.echoes ? statedNovel : stated;
   const { answerSpan, answerRelative: relative } = answerTime(evidence, r.mentions, span);
   let answerRelative = relative;
   const answerKeys = new Set(g.terms.map((t) => t.key));

@@ -1,10 +1,11 @@
 /**
  * The evidence-flow attributor (deterministic, no model). For each piece of
  * evidence it follows the information forward through the ops, unit by unit
- * (carriers.ts), and then asks where it stood at question time:
- *   in the answer op's inputs            → the answer is at fault    (ResponseError)
+ * (carriers.ts), and then asks where it was lost:
+ *   from the store, no copy left         → the version that lost it  (UpdateError / DeletionError),
+ *                                          even when a later write brought it back
+ *   else in the answer op's inputs       → the answer is at fault    (ResponseError)
  *   in the store at question time        → a question-time op lost it (RetrievalError)
- *   once in the store, gone by then      → the version that lost it  (UpdateError / DeletionError)
  *   never in the store                   → the op that failed to carry it forward (ExtractionError)
  * and names the earliest such op over all evidence. Structure and categories only:
  * no op names are assumed. When the evidence does not state the golden answer and
@@ -23,8 +24,8 @@ import { contentTerms } from '../nlp/index.ts';
 import { sentences } from '../text/index.ts';
 import { type ErrorType, isMessageCategory } from '../trace/index.ts';
 import { type AnswerRule, accepts, describeAnswerRule } from './answer-rule.ts';
-import { type Carriers, followEvidence, type PassOptions } from './carriers.ts';
-import { type CaseContext, caseContext } from './case-context.ts';
+import { type Carriers, EMPTY_VALUE, followEvidence, type PassOptions } from './carriers.ts';
+import { type CaseContext, caseContext, type IndexRemoval } from './case-context.ts';
 import { termOf, withOthers } from './critical.ts';
 import {
   copiedInto,
@@ -199,28 +200,8 @@ function retrievalLoss(g: TraceGraph, cx: CaseContext, ev: number, flow: Flow, h
   };
 }
 
-/**
- * The version of a store lineage that lost the evidence after holding it — of several stores
- * holding copies (one per user, say), the last to lose it: until then a copy still reached the
- * question, so the answer's support was lost for good only there.
- */
-function storeLoss(g: TraceGraph, cx: CaseContext, ev: number, flow: Flow, m: Matcher): Loss | null {
-  let found: { prev: number; cur: number } | null = null;
-  for (const s of cx.store) {
-    const chain = lineageOf(g, s);
-    let prev = -1;
-    for (const v of chain) {
-      if (g.varRank[v] > g.varRank[s]) break;
-      const c = flow.carriers.has(v);
-      if (prev >= 0 && !c) {
-        if (!found || g.varRank[v] > g.varRank[found.cur]) found = { prev, cur: v };
-        break;
-      }
-      prev = c ? v : -1;
-    }
-  }
-  if (!found) return null;
-  const { prev, cur } = found;
+/** A version step of a store lineage that lost the evidence: `prev` held it, `cur` no longer does. */
+function versionLoss(g: TraceGraph, ev: number, flow: Flow, m: Matcher, prev: number, cur: number): Loss {
   const producers = producersOf(g, cur);
   const op = producers.length ? earliest(g, producers) : -1;
   const before = m.unitsOf(prev);
@@ -251,6 +232,105 @@ function storeLoss(g: TraceGraph, cx: CaseContext, ev: number, flow: Flow, m: Ma
       { var_id: g.varId[cur], note: 'lost from here on' },
     ],
   };
+}
+
+/** A store unit that carried the evidence and that an index stopped listing: deleted, or merged away (an update). */
+function removalLoss(g: TraceGraph, ev: number, unit: number, removal: IndexRemoval): Loss {
+  const { before, after, merged } = removal;
+  if (merged)
+    return {
+      evidence: ev,
+      type: 'UpdateError',
+      op: merged.op,
+      held: unit,
+      after: merged.unit,
+      reason: `${g.varId[unit]} held the evidence; ${g.opName[merged.op] || g.opId[merged.op]} merged it into ${g.varId[merged.unit]} without it, and the store kept only the merged unit.`,
+      path: [
+        { var_id: g.varId[ev], note: 'evidence' },
+        { var_id: g.varId[unit], note: 'held it' },
+        { op_id: g.opId[merged.op], note: 'merged it away' },
+        { var_id: g.varId[merged.unit], note: 'replaced it; lacks the evidence' },
+      ],
+    };
+  const op = earliest(g, producersOf(g, after));
+  return {
+    evidence: ev,
+    type: 'DeletionError',
+    op,
+    held: unit,
+    after,
+    reason: `${g.varId[unit]} held the evidence; ${g.varId[before]} listed it, ${g.varId[after]} no longer does, so it was out of the store at question time.`,
+    path: [
+      { var_id: g.varId[ev], note: 'evidence' },
+      { var_id: g.varId[unit], note: 'held it' },
+      { var_id: g.varId[before], note: 'listed it in the store' },
+      ...(op >= 0 ? [{ op_id: g.opId[op], note: 'removed it' }] : []),
+      { var_id: g.varId[after], note: 'no longer lists it' },
+    ],
+  };
+}
+
+/**
+ * One copy of the evidence in the store: held from variable rank `from` until rank `to` (the
+ * version or index that dropped it; Infinity when it lasted to question time), and that loss.
+ */
+interface Copy {
+  from: number;
+  to: number;
+  loss: () => Loss | null;
+}
+
+/** Every copy of the evidence the store held before question time: runs of carrying versions, and units an index dropped. */
+function copiesOf(g: TraceGraph, cx: CaseContext, ev: number, flow: Flow, m: Matcher): Copy[] {
+  const copies: Copy[] = [];
+  for (const s of cx.store) {
+    let first = -1;
+    let prev = -1;
+    for (const v of lineageOf(g, s)) {
+      if (g.varRank[v] > g.varRank[s]) break;
+      const c = flow.carriers.has(v);
+      if (c && first < 0) first = v;
+      if (!c && prev >= 0) {
+        const [p, cur] = [prev, v];
+        copies.push({
+          from: g.varRank[first],
+          to: g.varRank[v],
+          loss: () => versionLoss(g, ev, flow, m, p, cur),
+        });
+        first = -1;
+      }
+      prev = c ? v : -1;
+    }
+    if (first >= 0) copies.push({ from: g.varRank[first], to: Infinity, loss: () => null });
+  }
+  for (const [unit, removal] of cx.removed) {
+    if (!flow.carriers.has(unit)) continue;
+    // Merged into a unit that still carries it: nothing was lost there (the merged unit is a copy of its own).
+    const kept = removal.merged !== undefined && flow.carriers.has(removal.merged.unit);
+    copies.push({
+      from: g.varRank[unit],
+      to: g.varRank[removal.after],
+      loss: () => (kept ? null : removalLoss(g, ev, unit, removal)),
+    });
+  }
+  return copies;
+}
+
+/**
+ * The earliest loss after which no copy of the evidence was left in the store — the earliest
+ * faulty op of the store, even when a later write brought the evidence back (a fact written
+ * again to another user's store): repaired, with every later op ideal, the answer had it. A
+ * copy lost while another still held the evidence lost nothing.
+ */
+function storeLoss(g: TraceGraph, cx: CaseContext, ev: number, flow: Flow, m: Matcher): Loss | null {
+  const copies = copiesOf(g, cx, ev, flow, m).sort((a, b) => a.to - b.to);
+  for (const c of copies) {
+    if (c.to === Infinity) break;
+    if (copies.some((o) => o !== c && o.from < c.to && c.to < o.to)) continue;
+    const loss = c.loss();
+    if (loss) return loss;
+  }
+  return null;
 }
 
 /** The variables an op wrote. */
@@ -297,55 +377,6 @@ function extractionLoss(g: TraceGraph, cx: CaseContext, ev: number, flow: Flow):
 }
 
 /**
- * A unit that carried the evidence and that an index stopped listing before question
- * time: deleted — or, when a consolidation merged it into a unit that took its place
- * and lost the evidence, degraded by that consolidation (an update). Of several units
- * holding copies, the last one lost: the answer's support was gone for good only then.
- */
-function indexLoss(g: TraceGraph, cx: CaseContext, ev: number, flow: Flow): Loss | null {
-  let best: Loss | null = null;
-  for (const [unit, { before, after, merged }] of cx.removed) {
-    if (!flow.carriers.has(unit)) continue;
-    // Merged into a unit that still carries it: nothing was lost there.
-    if (merged && flow.carriers.has(merged.unit)) continue;
-    const update = merged !== undefined;
-    const op = update ? merged.op : earliest(g, producersOf(g, after));
-    if (best && (op < 0 || (best.op >= 0 && g.opRank[op] <= g.opRank[best.op]))) continue;
-    best = update
-      ? {
-          evidence: ev,
-          type: 'UpdateError',
-          op,
-          held: unit,
-          after: merged.unit,
-          reason: `${g.varId[unit]} held the evidence; ${g.opName[op] || g.opId[op]} merged it into ${g.varId[merged.unit]} without it, and the store kept only the merged unit.`,
-          path: [
-            { var_id: g.varId[ev], note: 'evidence' },
-            { var_id: g.varId[unit], note: 'held it' },
-            { op_id: g.opId[op], note: 'merged it away' },
-            { var_id: g.varId[merged.unit], note: 'replaced it; lacks the evidence' },
-          ],
-        }
-      : {
-          evidence: ev,
-          type: 'DeletionError',
-          op,
-          held: unit,
-          after,
-          reason: `${g.varId[unit]} held the evidence; ${g.varId[before]} listed it, ${g.varId[after]} no longer does, so it was out of the store at question time.`,
-          path: [
-            { var_id: g.varId[ev], note: 'evidence' },
-            { var_id: g.varId[unit], note: 'held it' },
-            { var_id: g.varId[before], note: 'listed it in the store' },
-            ...(op >= 0 ? [{ op_id: g.opId[op], note: 'removed it' }] : []),
-            { var_id: g.varId[after], note: 'no longer lists it' },
-          ],
-        };
-  }
-  return best;
-}
-
-/**
  * How much of the golden answer an evidence message states (0–1; null for the lexical
  * layer, which does not read it). A message that states the whole answer decides over
  * one that states a part ("the aptitude test" beside "the military aptitude test").
@@ -373,15 +404,15 @@ function evidencePieces(g: TraceGraph, evidence: readonly number[], c: TraceCase
 
 function lossFor(g: TraceGraph, cx: CaseContext, ev: number, e: Evidence, m: Matcher): Loss | null {
   const flow = follow(g, cx, ev, e, m);
-  if (cx.context.some((v) => flow.carriers.has(v) || untracedStates(g, cx, v, e, m))) return null;
+  // A copy the trace does not show being written may have been in the store all along, so no
+  // loss in the trace was total: the answer had the evidence.
+  if (cx.context.some((v) => untracedStates(g, cx, v, e, m))) return null;
+  // The earliest faulty op of the store decides, even when a later write brought the evidence back.
+  const lost = storeLoss(g, cx, ev, flow, m);
+  if (lost) return lost;
+  if (cx.context.some((v) => flow.carriers.has(v))) return null;
   const held = cx.store.filter((v) => flow.carriers.has(v));
   if (held.length) return retrievalLoss(g, cx, ev, flow, held);
-  const losses = [storeLoss(g, cx, ev, flow, m), indexLoss(g, cx, ev, flow)].filter(
-    (l): l is Loss => l !== null,
-  );
-  // The earliest loss decides; a loss with no op sorts last.
-  losses.sort((x, y) => (x.op < 0 ? 1 : y.op < 0 ? -1 : g.opRank[x.op] - g.opRank[y.op]));
-  if (losses[0]) return losses[0];
   const extraction = extractionLoss(g, cx, ev, flow);
   // Nothing downstream carries it — but if the evidence never stated the golden answer
   // (an inference, arithmetic on dates), that is no proof extraction lost anything…
@@ -401,9 +432,6 @@ function statesSomething(text: string): boolean {
   const stated = sentences(text).filter((s) => !s.trim().endsWith('?'));
   return contentTerms(stated.join(' ')).length >= MIN_STATED_WORDS;
 }
-
-/** An empty value as a trace records it: an empty string, list or record, or none. */
-const EMPTY_VALUE = /^\s*(?:\[\s*\]|\{\s*\}|''|""|None|null)?\s*$/;
 
 /** The op wrote something, and every value it wrote is empty (an extraction that kept nothing). */
 function wroteNothing(g: TraceGraph, op: number): boolean {
@@ -800,7 +828,7 @@ export async function attributeEvidenceFlow(
 /**
  * Did a memory unit of the store hold a case's evidence and a later version, before the
  * question, lose it (an update or a deletion)? The same carrying test and the same losses as
- * the attributor (`storeLoss`, `indexLoss`), for callers that have no evidence-flow result
+ * the attributor (`copiesOf`: any copy lost, not only the last), for callers that have no evidence-flow result
  * at hand (a report of another engine's attributions). False when the case cannot be traced.
  */
 export function evidenceChangedLater(
@@ -823,7 +851,7 @@ export function evidenceChangedLater(
   return pieces.some(({ ev, e }) => {
     if (!followed(e, best)) return false;
     const flow = follow(g, cx, ev, e, m);
-    return storeLoss(g, cx, ev, flow, m) !== null || indexLoss(g, cx, ev, flow) !== null;
+    return copiesOf(g, cx, ev, flow, m).some((copy) => copy.to !== Infinity && copy.loss() !== null);
   });
 }
 

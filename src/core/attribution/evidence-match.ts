@@ -488,8 +488,7 @@ export class Matcher {
    */
   unitCarries(v: number, i: number, e: Evidence, inheritedDay: number | null = null): boolean {
     const text = this.unitTexts(v)[i];
-    const own = this.defaultsOf(v);
-    const d = own.day === null && inheritedDay !== null ? { ...own, day: inheritedDay, written: null } : own;
+    const d = this.dayInherited(v, inheritedDay);
     const key = `${d.day}\u0000${d.speaker}\u0000${d.written}\u0000${text}`;
     let cache = this.verdicts.get(e);
     if (!cache) {
@@ -534,6 +533,17 @@ export class Matcher {
       keepsAnswer(this.saidOf(text, d), e.critical, this.options)
     );
   }
+  /** v's defaults, with the day of what the op that wrote it read when v has none of its own. */
+  private dayInherited(v: number, inheritedDay: number | null): UnitDefaults {
+    const own = this.defaultsOf(v);
+    return own.day === null && inheritedDay !== null ? { ...own, day: inheritedDay, written: null } : own;
+  }
+  /** Does unit i of v keep the answer as the judge's rule reads it (no names or topic asked)? */
+  unitKeepsAnswer(v: number, i: number, e: Evidence, inheritedDay: number | null = null): boolean {
+    if (!e.critical?.supported || e.critical.freeText) return false;
+    const d = this.dayInherited(v, inheritedDay);
+    return keepsAnswer(this.saidOf(this.unitTexts(v)[i], d), e.critical, this.options);
+  }
   /**
    * How much of the evidence unit i of v conveys, 0–1 (`answerSupport`; the lexical score when
    * the evidence does not state the answer). 1 for a unit that carries it.
@@ -541,8 +551,7 @@ export class Matcher {
   unitSupport(v: number, i: number, e: Evidence, inheritedDay: number | null = null): number {
     if (this.unitCarries(v, i, e, inheritedDay)) return 1;
     const text = this.unitTexts(v)[i];
-    const own = this.defaultsOf(v);
-    const d = own.day === null && inheritedDay !== null ? { ...own, day: inheritedDay, written: null } : own;
+    const d = this.dayInherited(v, inheritedDay);
     if (this.layer === 'lexical' || !e.critical?.supported) return unitScore(text, e, this.options);
     return Math.max(
       0,
