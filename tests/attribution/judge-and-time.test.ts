@@ -574,6 +574,28 @@ describe('a token-F1 judge is learned as one', () => {
   });
 });
 
+describe('a memory written from one message alone, under a token-F1 judge', () => {
+  it('is read with the message’s day as the trace writes it', async () => {
+    const b = new DocBuilder();
+    tokenHistory(b);
+    const run = oneFactRun(b, {
+      id: 'tournament',
+      message: 'conv:D10:2',
+      said: "John: I've been organizing something with my friends yesterday - it was cool!",
+      timestamp: '12:45 am on 8 May, 2022',
+      unit: 'James mentioned being busy at work.',
+      question: 'When did John first organize a charity tournament with his friends?',
+      prediction: 'In October 2022.',
+      golden: 'May 7, 2022',
+    });
+    const a = await attributeEvidenceFlow({ graph: run.g, case: run.c });
+    expect(a.answer_rule?.description).toMatch(/^token F1 ≥ 0.5/);
+    // "12:45 am on 8 May, 2022" shares "may" and "2022" with "May 7, 2022": F1 2/5 (a day written
+    // "8 May 2022" would reach 2/3). The memory lost "yesterday": the extraction is at fault.
+    expect(a).toMatchObject({ error_type: 'ExtractionError', op_id: run.extract });
+  });
+});
+
 /** Mem0's shape: one store per speaker, each unit its own chain; the fact is added to both. */
 function copiesRun(opts: { retrieveCopy: boolean; deleteBoth?: boolean; copyAfterDeletion?: boolean }) {
   const b = new DocBuilder();

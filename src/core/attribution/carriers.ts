@@ -50,6 +50,8 @@ function carryingTexts(m: Matcher, carriers: Carriers, inputs: number[]): string
 interface ReadUnits {
   /** The day the carrying units were said or written, for outputs without a day of their own. */
   day: number | null;
+  /** That day as the trace writes it ("12:45 am on 8 May, 2022"), when it does. */
+  written: string | null;
   carried: string[];
   carriedSet: Set<string>;
   /** Bodies of input units that do not carry (exact copies of them carry nothing new). */
@@ -66,10 +68,15 @@ function readUnits(g: TraceGraph, m: Matcher, carriers: Carriers, inputs: number
   const carried = carryingTexts(m, carriers, inputs);
   const carriedSet = new Set(carried);
   let day: number | null = null;
+  let written: string | null = null;
   for (const x of inputs) {
     const units = carriers.get(x);
     if (!units) continue;
-    for (const j of units) day ??= m.dayOf(x, j);
+    for (const j of units)
+      if (day === null) {
+        day = m.dayOf(x, j);
+        written = m.writtenOf(x, j);
+      }
     if (day !== null) break;
   }
   const others = new Set<string>();
@@ -81,7 +88,7 @@ function readUnits(g: TraceGraph, m: Matcher, carriers: Carriers, inputs: number
   }
   const read = inputs.filter((x) => !isPromptCategory(g.varCategory[x]));
   const sole = read.length === 1 && isMessageCategory(g.varCategory[read[0]]) && carried.length === 1;
-  return { day, carried, carriedSet, others, inputs, sole };
+  return { day, written, carried, carriedSet, others, inputs, sole };
 }
 
 /** Is `body` a piece of an input unit that does not carry the evidence, or a whole made of them? */
@@ -110,7 +117,7 @@ function carryingUnits(m: Matcher, e: Evidence, w: number, read: ReadUnits): Set
       const lower = body.toLowerCase();
       const partOfCarrier = read.carried.some((c) => c.toLowerCase().includes(lower));
       if (partOfCarrier || !copiesOtherUnit(read, body)) out.add(i);
-    } else if (read.sole && !EMPTY_VALUE.test(body) && m.unitKeepsAnswer(w, i, e, read.day)) out.add(i);
+    } else if (read.sole && !EMPTY_VALUE.test(body) && m.unitKeepsAnswer(w, i, e, read)) out.add(i);
   }
   return out;
 }

@@ -482,6 +482,10 @@ export class Matcher {
   dayOf(v: number, i: number): number | null {
     return this.saidOf(this.unitTexts(v)[i], this.defaultsOf(v)).day;
   }
+  /** That day as the trace writes it, or null. */
+  writtenOf(v: number, i: number): string | null {
+    return this.saidOf(this.unitTexts(v)[i], this.defaultsOf(v)).written ?? null;
+  }
   /**
    * Does unit i of v, by its content, carry the evidence? `inheritedDay`: the day of what
    * the op that wrote it read (facts extracted from a message are about that message's day).
@@ -538,10 +542,20 @@ export class Matcher {
     const own = this.defaultsOf(v);
     return own.day === null && inheritedDay !== null ? { ...own, day: inheritedDay, written: null } : own;
   }
-  /** Does unit i of v keep the answer as the judge's rule reads it (no names or topic asked)? */
-  unitKeepsAnswer(v: number, i: number, e: Evidence, inheritedDay: number | null = null): boolean {
+  /**
+   * Does unit i of v keep the answer as the judge's rule reads it (no names or topic asked)?
+   * `inherited`: the day of what the op that wrote it read, and that day as written (a judge
+   * reading a memory with its date reads it so).
+   */
+  unitKeepsAnswer(
+    v: number,
+    i: number,
+    e: Evidence,
+    inherited: { day: number | null; written: string | null },
+  ): boolean {
     if (!e.critical?.supported || e.critical.freeText) return false;
-    const d = this.dayInherited(v, inheritedDay);
+    const own = this.defaultsOf(v);
+    const d = own.day === null && inherited.day !== null ? { ...own, ...inherited } : own;
     return keepsAnswer(this.saidOf(this.unitTexts(v)[i], d), e.critical, this.options);
   }
   /**
