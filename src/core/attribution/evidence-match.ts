@@ -537,10 +537,13 @@ export class Matcher {
       keepsAnswer(this.saidOf(text, d), e.critical, this.options)
     );
   }
-  /** v's defaults, with the day of what the op that wrote it read when v has none of its own. */
-  private dayInherited(v: number, inheritedDay: number | null): UnitDefaults {
+  /**
+   * v's defaults, with the day of what the op that wrote it read (and that day as written, when
+   * given) when v has none of its own.
+   */
+  private dayInherited(v: number, inheritedDay: number | null, written: string | null = null): UnitDefaults {
     const own = this.defaultsOf(v);
-    return own.day === null && inheritedDay !== null ? { ...own, day: inheritedDay, written: null } : own;
+    return own.day === null && inheritedDay !== null ? { ...own, day: inheritedDay, written } : own;
   }
   /**
    * Does unit i of v keep the answer as the judge's rule reads it (no names or topic asked)?
@@ -554,8 +557,7 @@ export class Matcher {
     inherited: { day: number | null; written: string | null },
   ): boolean {
     if (!e.critical?.supported || e.critical.freeText) return false;
-    const own = this.defaultsOf(v);
-    const d = own.day === null && inherited.day !== null ? { ...own, ...inherited } : own;
+    const d = this.dayInherited(v, inherited.day, inherited.written);
     return keepsAnswer(this.saidOf(this.unitTexts(v)[i], d), e.critical, this.options);
   }
   /**
