@@ -162,6 +162,10 @@ export const bench = command({
       io.stdout.write(
         `${summary.total_cases} cases  ETA ${pct(summary.error_type_accuracy)}  OIA ${pct(summary.op_id_accuracy)}  macro ETA ${pct(summary.macro_error_type_accuracy)}  macro OIA ${pct(summary.macro_op_id_accuracy)}\n`,
       );
+      if (summary.uncertain.total > 0)
+        io.stdout.write(
+          `${summary.uncertain.total} uncertain (counted above); the other ${summary.uncertain.certain.total_cases}: ETA ${pct(summary.uncertain.certain.error_type_accuracy)}  macro ETA ${pct(summary.uncertain.certain.macro_error_type_accuracy)}\n`,
+        );
     }
     if (model) io.stderr.write(`${usageLine(meter.totals())}\n`);
     if (failed) io.stderr.write(`${failed} of ${perCase.length} case(s) failed\n`);

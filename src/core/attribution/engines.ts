@@ -5,13 +5,13 @@
 import { attributeMemTrace } from './agents/memtrace.ts';
 import { attributeObs } from './agents/obs.ts';
 import type { AttributionEngine, EngineDeps } from './engine-deps.ts';
-import { attributeEvidenceFlow } from './evidence-flow.ts';
 import { startPointLocator } from './locate.ts';
 import type { AttributionInput, AttributionMethod, RunHooks } from './types.ts';
+import { attributeStageWalk } from './walk-engine.ts';
 
 export type { AttributionEngine, EngineDeps } from './engine-deps.ts';
 
-/** The deterministic evidence-flow attributor as an engine (start points from `deps.index` when given). */
+/** The deterministic attributor (the stage walk) as an engine (start points from `deps.index` when given). */
 export function evidenceFlowEngine(input: AttributionInput, deps: EngineDeps, hooks: RunHooks = {}) {
   const locateEvidence = deps.index
     ? startPointLocator({
@@ -21,7 +21,7 @@ export function evidenceFlowEngine(input: AttributionInput, deps: EngineDeps, ho
         similar: deps.evidenceFlow?.similar,
       })
     : undefined;
-  return attributeEvidenceFlow(input, { locateEvidence, now: deps.now, ...deps.evidenceFlow }, hooks);
+  return attributeStageWalk(input, { locateEvidence, now: deps.now, ...deps.evidenceFlow }, hooks);
 }
 
 /** Engines by method name. */

@@ -36,6 +36,7 @@ import {
   makeEvidence,
   type UnitDefaults,
 } from './evidence-match.ts';
+import { noGoldenAnswer } from './golden.ts';
 import { type JudgePool, judgedSample, judgeFitOf } from './judge-fit.ts';
 import { metadataDate, readMessage } from './said.ts';
 import {
@@ -87,15 +88,6 @@ interface Loss {
   after: number;
   /** The units of `held` that carried it. */
   heldUnits?: Set<number>;
-}
-
-/** A golden answer that says there is nothing to find: empty, or "not mentioned" (adversarial questions). */
-const NO_ANSWER =
-  /^\s*(?:n\/?a|unknown|unanswerable|not answerable|no (?:answer|information)(?: available)?|not (?:mentioned|stated|specified|discussed)(?: in the conversation)?)?\s*\.?\s*$/i;
-
-/** The golden answers give nothing to trace: none, or all empty or "not mentioned". */
-export function noGoldenAnswer(golden: readonly string[]): boolean {
-  return golden.every((a) => NO_ANSWER.test(a));
 }
 
 /** An image shared in a message, as the loaders write it ("[shares a photo: a dog on a beach]"). */

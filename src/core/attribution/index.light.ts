@@ -4,4 +4,5 @@
  */
 
 export { MAX_STEPS } from './agents/budgets.ts';
+export { ruleTest, STAGE_RULES } from './rules.ts';
 export { AGENT_METHODS, type AgentMethod } from './types.ts';

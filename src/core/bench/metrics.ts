@@ -23,6 +23,10 @@ export interface ScoredCase {
   seconds: number;
   /** Why the engine could not trace the case (`Attribution.not_attributable`), else null. */
   not_attributable?: string | null;
+  /** The engine's calibrated confidence (0–1), when it gives one. */
+  confidence?: number | null;
+  /** The verdict was below the engine's confidence threshold (`Attribution.uncertain`). */
+  uncertain?: boolean;
 }
 
 /** Micro and macro ETA / OIA over a set of cases. */
@@ -64,6 +68,8 @@ export interface BenchSummary {
   not_attributable: { total: number; by_reason: Record<string, number> };
   /** The scores with the not-attributable cases counted apart (left out). */
   attributable: Scores;
+  /** Verdicts below the confidence threshold, counted apart: how many, and the scores of the others. */
+  uncertain: { total: number; certain: Scores };
 }
 
 function accuracy(cases: ScoredCase[]): Accuracy {
@@ -136,6 +142,10 @@ export function summarize(all: ScoredCase[]): BenchSummary {
       ),
     },
     attributable: scores(cases.filter((c) => !c.not_attributable)),
+    uncertain: {
+      total: cases.filter((c) => c.uncertain).length,
+      certain: scores(cases.filter((c) => !c.uncertain && !c.not_attributable)),
+    },
   };
 }
 
@@ -158,5 +168,7 @@ export function scoredCase(
     output_tokens: a.cost.output_tokens,
     seconds: a.cost.seconds,
     not_attributable: a.not_attributable?.reason ?? null,
+    confidence: a.confidence ?? null,
+    uncertain: a.uncertain ?? false,
   };
 }

@@ -240,6 +240,7 @@ export function buildReport(cases: ReportCase[], options: BuildOptions = {}): Er
     cases: n,
     attributed: withType.length,
     no_decisive_error: n - withType.length,
+    uncertain: withType.filter((c) => c.grounds?.uncertain).length,
     by_system: bySystem(cases),
     by_error_type: byType,
     error_type_rates: ERROR_TYPES.map((t: ErrorType) => ({ error_type: t, ...rateCell(byType[t], n) })),

@@ -24,6 +24,8 @@ export interface AttributionEvidence {
   answer_rule?: AnswerRuleUsed;
   judge_disagrees?: boolean;
   not_attributable?: NotAttributable | null;
+  rules?: readonly string[];
+  uncertain?: boolean;
 }
 
 /** An op as a quote or a step names it (null fields: not in the graph). */
@@ -58,8 +60,12 @@ export interface VerdictGrounds {
   held: GroundQuote | null;
   /** What replaced or dropped it: a later version, an output, the prediction (null: nothing after). */
   after: GroundQuote | null;
-  /** 0–1 (an ordering for people, not a calibrated probability); null when the engine gave none. */
+  /** 0–1, calibrated on development data (`Attribution.confidence`); null when the engine gave none. */
   confidence: number | null;
+  /** The decision rules that fired, in order (`STAGE_RULES` ids). */
+  rules: string[];
+  /** Below the confidence threshold: the verdict and its runner-up are offered as candidates. */
+  uncertain: boolean;
   runners_up: RunnerUp[];
   rule: AnswerRuleUsed | null;
   judge_disagrees: boolean;
@@ -97,6 +103,8 @@ export function verdictGrounds(g: TraceGraph, a: AttributionEvidence): VerdictGr
     held: quoteOf(g, ev?.held ?? null, null),
     after: quoteOf(g, ev?.after ?? null, ev?.held ?? null),
     confidence: a.confidence ?? null,
+    rules: [...(a.rules ?? [])],
+    uncertain: a.uncertain ?? false,
     runners_up: (a.candidates ?? [])
       .filter((c) => c.op_id !== a.op_id)
       .map((c) => ({ ...groundOp(g, c.op_id), error_type: c.error_type, score: c.score, reason: c.reason })),

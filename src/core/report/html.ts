@@ -115,7 +115,7 @@ function documentHead(title: string): string {
 function summary(r: ErrorReport): string {
   const n = r.cases;
   const f = findings(r);
-  return `<p>${n} failed case(s); ${r.attributed} attributed to an error type, ${r.no_decisive_error} with no decisive memory error. Attribution: ${esc(
+  return `<p>${n} failed case(s); ${r.attributed} attributed to an error type (${r.uncertain ?? 0} of them uncertain: below the confidence threshold), ${r.no_decisive_error} with no decisive memory error. Attribution: ${esc(
     Object.entries(r.methods)
       .map(([m, k]) => `${m} (${k})`)
       .join(', ') || '–',

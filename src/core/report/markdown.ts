@@ -116,7 +116,7 @@ function intro(r: ErrorReport, title: string): string[] {
   const out: string[] = [
     `# ${mdText(title)}`,
     '',
-    `${n} failed case(s); ${r.attributed} attributed to an error type, ${r.no_decisive_error} with no decisive memory error. ` +
+    `${n} failed case(s); ${r.attributed} attributed to an error type (${r.uncertain ?? 0} of them uncertain: below the confidence threshold), ${r.no_decisive_error} with no decisive memory error. ` +
       `Attribution: ${
         Object.entries(r.methods)
           .map(([m, k]) => `${mdText(m)} (${k})`)

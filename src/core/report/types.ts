@@ -196,6 +196,8 @@ export interface ErrorReport {
   attributed: number;
   /** Cases where the attributor found no decisive memory error. */
   no_decisive_error: number;
+  /** Attributed cases whose verdict is uncertain (below the confidence threshold), counted apart from the certain ones. */
+  uncertain: number;
   by_system: Record<string, SystemRow>;
   by_error_type: ErrorTypeCounts;
   /** The error types' rates over all cases, with intervals. */

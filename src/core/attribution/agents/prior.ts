@@ -6,9 +6,9 @@ import { isSentinelVar, opVariables, renderVariableView, type TraceGraph } from 
 import { corpusFromGraph, RetrievalIndex } from '../../retrieval/index.ts';
 import { isPrompt } from '../case-context.ts';
 import type { EngineDeps } from '../engine-deps.ts';
-import { attributeEvidenceFlow } from '../evidence-flow.ts';
 import { startPointLocator } from '../locate.ts';
 import type { AttributionInput, Candidate, RunHooks } from '../types.ts';
+import { attributeStageWalk } from '../walk-engine.ts';
 
 /** At most this many candidates seed a run. */
 export const PRIOR_CANDIDATES = 3;
@@ -19,7 +19,7 @@ export async function messagesIndex(g: TraceGraph, deps: EngineDeps): Promise<Re
 }
 
 /**
- * Prior mode's seeds: the evidence-flow attributor's top candidates (at most `PRIOR_CANDIDATES`, ops of
+ * Prior mode's seeds: the deterministic attributor's top candidates (at most `PRIOR_CANDIDATES`, ops of
  * this graph only), located through the messages index.
  */
 export async function priorCandidates(
@@ -28,7 +28,7 @@ export async function priorCandidates(
   hooks: RunHooks,
 ): Promise<Candidate[]> {
   const index = await messagesIndex(input.graph, deps);
-  const ef = await attributeEvidenceFlow(
+  const ef = await attributeStageWalk(
     input,
     { locateEvidence: startPointLocator({ index, embedder: deps.embedder }), ...deps.evidenceFlow },
     { signal: hooks.signal },

@@ -1,0 +1,341 @@
+/**
+ * The deterministic attributor's rule table, measured: per labelled set, the default verdicts
+ * (dev and held-out parts apart, per type, micro and macro), the naive stage rule, the effect
+ * of turning each rule off, the thresholds chosen on the dev parts and scored on the others,
+ * and the calibration of `confidence` (ECE over 10 bins, accuracy of the most confident half).
+ * Writes the section "Attribution rules, ablation and calibration" of bench/RESULTS.md and,
+ * with `--write-calibration`, src/core/attribution/calibration-table.ts from the dev parts.
+ *
+ * `npx tsx bench/attribution-rules.ts [--sets llm,faultbench,shared,memeval]
+ *   [--rules offline,containment,token-f1,half-words] [--per-design 1] [--write-calibration]`
+ *
+ * Sets: `memeval` (people's labels of real Mem0 failures; type accuracy is the figure), `shared`
+ * (the smartcomment toolkit's own files), `llm` (LLM-written memories under each judge rule,
+ * `scripts/make-llm-bench.ts --all-rules`), `faultbench` (`scripts/make-fault-bench.ts`).
+ * `--per-design N` scores N dev and N held-out files per (judge rule, design) and N fault files
+ * per system: the full sets take hours on two cores. On `llm` and `faultbench` the trace's judge
+ * is learned, so the default runs evidence-flow (`learned-judge`); the stage walk's rules are
+ * ablated there with `learned-judge` off ("walk everywhere"), to see them on data made otherwise.
+ */
+import { writeFileSync } from 'node:fs';
+import { basename, join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { evidenceSetup, judgePoolOf } from '../src/cli/attribution-setup.ts';
+import { openTraceFile } from '../src/cli/files.ts';
+import {
+  attributeStageWalk,
+  calibrationKey,
+  DEFAULT_STAGE_SETTINGS,
+  STAGE_RULES,
+  type StageRuleId,
+  type StageSettings,
+} from '../src/core/attribution/index.ts';
+import { listCases, systemOf } from '../src/core/cases/index.ts';
+import { caseKey, FILE_CHOICE, fileLabels, labelsFor } from '../src/core/labels/index.ts';
+import { JUDGE_RULES } from '../src/systems/index.ts';
+import { naiveAttribution, type Source, setSources } from './attribution-sets.ts';
+import { machineFacts, writeResultsSection } from './stats-util.ts';
+
+const { values } = parseArgs({
+  options: {
+    sets: { type: 'string', default: 'llm,faultbench,shared,memeval' },
+    rules: { type: 'string', default: JUDGE_RULES.join(',') },
+    'per-design': { type: 'string', default: '1' },
+    'cases-per-file': { type: 'string', default: '20' },
+    'write-calibration': { type: 'boolean', default: false },
+  },
+});
+const machine = machineFacts();
+const started = performance.now();
+const ROOT = resolve(import.meta.dirname, '..');
+const TYPES = ['ExtractionError', 'UpdateError', 'DeletionError', 'RetrievalError', 'ResponseError'];
+
+/** A variant of the settings: the default, a rule off, or another threshold. */
+interface Variant {
+  name: string;
+  settings: StageSettings;
+}
+const on = (off: StageRuleId[], more: Partial<StageSettings> = {}): StageSettings => ({
+  ...DEFAULT_STAGE_SETTINGS,
+  ...more,
+  off: new Set(off),
+});
+const WALK_RULES = STAGE_RULES.map((r) => r.id).filter(
+  (id) => id !== 'learned-judge' && id !== 'states-answer',
+);
+/** Variants on traces whose judge cannot be learned (the stage walk decides). */
+const PRIOR_VARIANTS: Variant[] = [
+  { name: 'default', settings: on([]) },
+  ...WALK_RULES.map((id) => ({ name: `off:${id}`, settings: on([id]) })),
+  ...[0, 2].map((n) => ({ name: `topic=${n}`, settings: on([], { minTopicWords: n }) })),
+  ...[0.34, 0.67].map((x) => ({ name: `premise=${x}`, settings: on([], { minPremise: x }) })),
+];
+/** On traces with a learned judge: the default, and the walk everywhere with its variants. */
+const JUDGED_VARIANTS: Variant[] = [
+  { name: 'default', settings: on([]) },
+  ...PRIOR_VARIANTS.map((v) => ({
+    name: v.name === 'default' ? 'walk' : `walk ${v.name}`,
+    settings: { ...v.settings, off: new Set([...v.settings.off, 'learned-judge' as const]) },
+  })),
+];
+
+interface Outcome {
+  src: Source;
+  variant: string;
+  label: string;
+  predicted: string | null;
+  naive: string | null;
+  key: string;
+  confidence: number;
+  uncertain: boolean;
+  adversarial: boolean;
+}
+
+function sample(all: Source[], n: number): Source[] {
+  const groups = new Map<string, Source[]>();
+  for (const s of all) {
+    const g = `${s.set}|${s.rule ?? ''}|${s.design ?? basename(s.file).split('-')[0]}|${s.part ?? ''}`;
+    groups.set(g, [...(groups.get(g) ?? []), s]);
+  }
+  return [...groups.values()].flatMap((g) =>
+    g[0].set === 'llm' || g[0].set === 'faultbench' ? g.slice(0, n) : g,
+  );
+}
+
+const quiet = { write: () => true } as unknown as NodeJS.WritableStream;
+const setup = await evidenceSetup({ method: 'evidence', match: 'vectors' }, {
+  stdout: quiet,
+  stderr: process.stderr,
+  env: process.env,
+} as never);
+
+async function scoreFile(src: Source, pool: Awaited<ReturnType<typeof judgePoolOf>>): Promise<Outcome[]> {
+  const r = await openTraceFile(src.file);
+  if (!r.ok) return [];
+  const g = r.graph;
+  const chosen = labelsFor(fileLabels(g.doc), FILE_CHOICE);
+  const system = systemOf(g.doc, src.file);
+  const variants = src.set === 'llm' || src.set === 'faultbench' ? JUDGED_VARIANTS : PRIOR_VARIANTS;
+  const out: Outcome[] = [];
+  const cap = src.set === 'llm' || src.set === 'faultbench' ? Number(values['cases-per-file']) : Infinity;
+  let taken = 0;
+  for (const c of listCases(g)) {
+    const label = chosen.get(caseKey({ graphId: g.doc.graph_id, queryId: c.queryId }));
+    if (!label || taken++ >= cap) continue;
+    const naive = naiveAttribution(g, c).type;
+    for (const v of variants) {
+      const a = await attributeStageWalk(
+        { graph: g, case: c, system },
+        { ...setup.evidenceFlow, judgePool: pool, stages: v.settings },
+      );
+      out.push({
+        src,
+        variant: v.name,
+        label: label.errorType,
+        predicted: a.error_type,
+        naive,
+        key: calibrationKey(a.rules ?? [], a.answer_rule?.source ?? 'prior'),
+        confidence: a.confidence ?? 0,
+        uncertain: a.uncertain ?? false,
+        adversarial: c.goldenAnswers.every((x) => !x.trim()),
+      });
+    }
+  }
+  return out;
+}
+
+// ---- scores ---------------------------------------------------------------------------------
+
+const pct = (x: number) => (Number.isNaN(x) ? '—' : `${(100 * x).toFixed(1)} %`);
+function accuracy(os: Outcome[], pick: (o: Outcome) => string | null = (o) => o.predicted) {
+  const right = (o: Outcome) => pick(o) === o.label;
+  const micro = os.filter(right).length / os.length;
+  const per = TYPES.map((t) => os.filter((o) => o.label === t)).filter((x) => x.length > 0);
+  const macro = per.reduce((s, x) => s + x.filter(right).length / x.length, 0) / per.length;
+  const cells = TYPES.map((t) => {
+    const x = os.filter((o) => o.label === t);
+    return x.length ? `${x.length}: ${pct(x.filter(right).length / x.length)}` : '—';
+  });
+  return { micro, macro, cells };
+}
+
+/** Calibration table from outcomes: per key, verdicts and right ones. */
+function tableOf(os: Outcome[]): Record<string, { n: number; right: number }> {
+  const t: Record<string, { n: number; right: number }> = {};
+  for (const o of os) {
+    t[o.key] ??= { n: 0, right: 0 };
+    t[o.key].n++;
+    if (o.predicted === o.label) t[o.key].right++;
+  }
+  return t;
+}
+const conf = (t: Record<string, { n: number; right: number }>, key: string) =>
+  t[key] ? (t[key].right + 1) / (t[key].n + 2) : 0.5;
+
+/** ECE over 10 bins and the accuracy of the most confident half, under confidences `cs`. */
+function calibration(os: Outcome[], cs: number[]) {
+  let ece = 0;
+  for (let b = 0; b < 10; b++) {
+    const idx = cs.map((c, i) => [c, i] as const).filter(([c]) => Math.min(9, Math.floor(c * 10)) === b);
+    if (idx.length === 0) continue;
+    const accB = idx.filter(([, i]) => os[i].predicted === os[i].label).length / idx.length;
+    const confB = idx.reduce((s, [c]) => s + c, 0) / idx.length;
+    ece += (idx.length / os.length) * Math.abs(accB - confB);
+  }
+  const order = cs.map((c, i) => [c, i] as const).sort((a, b) => b[0] - a[0]);
+  const half = order.slice(0, Math.ceil(order.length / 2));
+  const topHalf = half.filter(([, i]) => os[i].predicted === os[i].label).length / half.length;
+  const uncertain = cs.filter((c) => c < 0.5).length;
+  return { ece, topHalf, uncertain };
+}
+
+// ---- run ------------------------------------------------------------------------------------
+
+const wanted = new Set(values.sets.split(','));
+const srcs = sample(setSources(wanted, values.rules.split(',')), Number(values['per-design']));
+const outcomes: Outcome[] = [];
+const pools = new Map<string, Awaited<ReturnType<typeof judgePoolOf>>>();
+for (const [i, src] of srcs.entries()) {
+  const poolKey = `${src.set}|${src.rule ?? ''}`;
+  if (!pools.has(poolKey))
+    pools.set(
+      poolKey,
+      await judgePoolOf(
+        srcs.filter((s) => `${s.set}|${s.rule ?? ''}` === poolKey).map((s) => s.file),
+        setup.evidenceFlow,
+      ),
+    );
+  const got = await scoreFile(src, pools.get(poolKey));
+  outcomes.push(...got);
+  process.stderr.write(`[${i + 1}/${srcs.length}] ${src.file}: ${got.length} verdicts\n`);
+}
+
+const groupName = (s: Source) => (s.set === 'llm' ? `llm ${s.rule}` : s.set);
+const partOf = (o: Outcome) => o.src.part ?? (o.src.set === 'memeval' ? 'people (dev conversation)' : 'all');
+const groups = [...new Set(outcomes.map((o) => `${groupName(o.src)}|${partOf(o)}`))].sort();
+const of = (g: string, variant: string) =>
+  outcomes.filter((o) => `${groupName(o.src)}|${partOf(o)}` === g && o.variant === variant);
+
+// Calibration: fitted on dev parts (llm dev, faultbench, shared); memeval by leave-one-out.
+const defaults = outcomes.filter((o) => o.variant === 'default');
+const devTable = tableOf(
+  defaults.filter(
+    (o) =>
+      o.src.part === 'dev' || o.src.set === 'faultbench' || o.src.set === 'shared' || o.src.set === 'memeval',
+  ),
+);
+const looConf = (o: Outcome) => {
+  const t = tableOf(defaults.filter((x) => x !== o && (x.src.part === 'dev' || x.src.set !== 'llm')));
+  return conf(t, o.key);
+};
+
+const lines: string[] = [];
+lines.push(
+  'The deterministic attributor (`attributeStageWalk`, `memtrace attribute --method evidence`): the rule table of',
+  "`src/core/attribution/stage-walk.ts` (`STAGE_RULES`). Where the trace's judge can be learned (`learned-judge`) it runs",
+  "evidence-flow; elsewhere (people's labels, single verdicts) the stage walk decides. ETA = error-type accuracy; macro = mean",
+  'over the types present; cells per type are n: ETA. "naive": MemEval\'s stage order with a lexical "states the answer" test',
+  "(the first stage along the case path whose outputs hold fewer than half of the golden answer's content words).",
+  `Files: every memeval and shared file; ${values['per-design']} dev and ${values['per-design']} held-out file(s) per judge rule and design of the LLM-written memories, ${values['per-design']} per system of the fault-injected benchmark (\`--per-design\`), at most ${values['cases-per-file']} labelled cases of each of those files (\`--cases-per-file\`).`,
+  '',
+  '### Default verdicts and the naive stage rule',
+  '',
+  '| set | part | n | ETA | macro ETA | naive ETA | naive macro | Extraction | Update | Deletion | Retrieval | Response |',
+  '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+);
+for (const g of groups) {
+  const os = of(g, 'default');
+  if (os.length === 0) continue;
+  const a = accuracy(os);
+  const n = accuracy(os, (o) => o.naive);
+  const [set, part] = g.split('|');
+  lines.push(
+    `| ${set} | ${part} | ${os.length} | ${pct(a.micro)} | ${pct(a.macro)} | ${pct(n.micro)} | ${pct(n.macro)} | ${a.cells.join(' | ')} |`,
+  );
+  if (set === 'memeval') {
+    const na = os.filter((o) => !o.adversarial);
+    const b = accuracy(na);
+    lines.push(
+      `| ${set} | not adversarial | ${na.length} | ${pct(b.micro)} | ${pct(b.macro)} | ${pct(accuracy(na, (o) => o.naive).micro)} | ${pct(accuracy(na, (o) => o.naive).macro)} | ${b.cells.join(' | ')} |`,
+    );
+  }
+}
+
+lines.push('', '### Ablation: each rule off (ETA / macro ETA, change against the default of its row)', '');
+const variantNames = [...new Set(outcomes.map((o) => o.variant))].filter((v) => v !== 'default');
+lines.push(
+  `| set | part | default | ${variantNames.join(' | ')} |`,
+  `| --- | --- | --- | ${variantNames.map(() => '---').join(' | ')} |`,
+);
+for (const g of groups) {
+  const base = accuracy(of(g, 'default'));
+  const walkBase = of(g, 'walk').length ? accuracy(of(g, 'walk')) : base;
+  const cells = variantNames.map((v) => {
+    const os = of(g, v);
+    if (os.length === 0) return '—';
+    const a = accuracy(os);
+    const ref = v.startsWith('walk ') ? walkBase : base;
+    const d = (x: number) => `${x >= 0 ? '+' : ''}${(100 * x).toFixed(1)}`;
+    return `${pct(a.micro)} / ${pct(a.macro)} (${d(a.micro - ref.micro)} / ${d(a.macro - ref.macro)})`;
+  });
+  const [set, part] = g.split('|');
+  lines.push(`| ${set} | ${part} | ${pct(base.micro)} / ${pct(base.macro)} | ${cells.join(' | ')} |`);
+}
+
+// Thresholds: chosen on the dev parts (walk everywhere on llm and faultbench, default elsewhere, memeval left out), scored on the rest.
+const thresholdChoice = (names: string[]) => {
+  const dev = (v: string) =>
+    outcomes.filter(
+      (o) =>
+        o.variant === v &&
+        o.src.set !== 'memeval' &&
+        (o.src.part === 'dev' || o.src.set === 'shared' || o.src.set === 'faultbench'),
+    );
+  const scored = names.map((n) => ({ n, s: accuracy(dev(n)).macro }));
+  return scored.sort((a, b) => b.s - a.s)[0];
+};
+const topic = thresholdChoice(['walk topic=0', 'walk', 'walk topic=2']);
+const premise = thresholdChoice(['walk premise=0.34', 'walk', 'walk premise=0.67']);
+lines.push(
+  '',
+  '### Thresholds chosen on the dev parts, scored elsewhere',
+  '',
+  `Chosen by macro ETA of the walk on the dev parts of llm, faultbench and shared (memeval never chooses): topic-anchor → \`${topic?.n ?? '—'}\` (dev macro ${pct(topic?.s ?? Number.NaN)}), premises → \`${premise?.n ?? '—'}\` (dev macro ${pct(premise?.s ?? Number.NaN)}); \`walk\` is the default (topic 1, premise 0.5).`,
+  'The default row of each held-out part and of memeval above is therefore scored with thresholds it did not choose.',
+);
+
+lines.push('', '### Calibration of `confidence` (dev table; memeval by leave-one-out)', '');
+lines.push(
+  '| set | part | n | ECE (10 bins) | ETA of the most confident half | uncertain (< 0.5) |',
+  '| --- | --- | --- | --- | --- | --- |',
+);
+for (const g of groups) {
+  const os = of(g, 'default');
+  if (os.length === 0) continue;
+  const cs = os.map((o) => (o.src.set === 'memeval' ? looConf(o) : conf(devTable, o.key)));
+  const c = calibration(os, cs);
+  const [set, part] = g.split('|');
+  lines.push(
+    `| ${set} | ${part} | ${os.length} | ${c.ece.toFixed(3)} | ${pct(c.topHalf)} | ${c.uncertain} |`,
+  );
+}
+lines.push('', '| calibration key | dev verdicts | right | confidence |', '| --- | --- | --- | --- |');
+for (const [k, v] of Object.entries(devTable).sort())
+  lines.push(`| ${k} | ${v.n} | ${v.right} | ${conf(devTable, k).toFixed(2)} |`);
+const minutes = (performance.now() - started) / 60000;
+lines.push(
+  '',
+  `${outcomes.length} verdicts (${defaults.length} cases × variants) in ${minutes.toFixed(1)} min. Measured with \`npx tsx bench/attribution-rules.ts --sets ${values.sets} --per-design ${values['per-design']} --cases-per-file ${values['cases-per-file']}${values['write-calibration'] ? ' --write-calibration' : ''}\`. Machine: ${machine}.`,
+);
+writeResultsSection('Attribution rules, ablation and calibration', lines.join('\n'));
+if (values['write-calibration']) {
+  const body = Object.entries(devTable)
+    .sort()
+    .map(([k, v]) => `  '${k}': { n: ${v.n}, right: ${v.right} },`)
+    .join('\n');
+  writeFileSync(
+    join(ROOT, 'src/core/attribution/calibration-table.ts'),
+    `/** Written by \`bench/attribution-rules.ts --write-calibration\` from the dev parts; do not edit by hand. */\nexport const CALIBRATION: Readonly<Record<string, { n: number; right: number }>> = {\n${body}\n};\n`,
+  );
+}
+console.log(lines.join('\n'));

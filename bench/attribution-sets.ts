@@ -1,0 +1,104 @@
+/**
+ * The labelled sets the attribution benchmarks score on, and the naive stage rule they are
+ * compared with (shared by bench/attribution-generalisation.ts and bench/attribution-rules.ts).
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { casePath, type TraceCase } from '../src/core/cases/index.ts';
+import { opStructure, type TraceGraph } from '../src/core/graph/index.ts';
+import { answerWords, type LlmBenchSummary } from '../src/systems/index.ts';
+import { jsonFiles } from './stats-util.ts';
+
+const ROOT = resolve(import.meta.dirname, '..');
+const OUT = join(ROOT, 'bench/out');
+const SHARED = resolve(ROOT, '../shared/data');
+
+/** A file to attribute and where its cases are reported. */
+export interface Source {
+  file: string;
+  set: string;
+  rule?: string;
+  design?: string;
+  part?: 'dev' | 'heldout';
+}
+
+/** The benchmark's held-out conversations (`make-bench --heldout`'s default). */
+export const HELDOUT = ['conv-44', 'conv-47', 'Liam_O_Connor'];
+
+/** One rule's graphs by its summary's manifest, else (generation unfinished) by its folders. */
+export function llmSources(rule: string): Source[] {
+  const dir = join(OUT, `llm-bench-${rule}`);
+  if (existsSync(join(dir, 'summary.json'))) {
+    const s = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8')) as LlmBenchSummary;
+    return s.manifest.map((m) => ({
+      file: join(dir, m.file),
+      set: 'llm',
+      rule,
+      design: m.split,
+      part: m.part,
+    }));
+  }
+  if (!existsSync(dir)) {
+    console.error(`no ${dir}: run npx tsx scripts/make-llm-bench.ts --judge-rule ${rule}`);
+    return [];
+  }
+  console.error(`${dir} has no summary.json (still being written?): its folders are read`);
+  return jsonFiles(dir).map((file) => {
+    const design = file.slice(dir.length + 1).split('/')[0];
+    const conv = file.split('/').pop() ?? '';
+    const part = HELDOUT.some((h) => conv.startsWith(`${h}-`)) ? 'heldout' : 'dev';
+    return { file, set: 'llm', rule, design, part };
+  });
+}
+
+/** The labelled files of the sets wanted (`llm` under each of `rules`). */
+export function setSources(wanted: ReadonlySet<string>, rules: readonly string[]): Source[] {
+  const out: Source[] = [];
+  if (wanted.has('llm')) for (const rule of rules) out.push(...llmSources(rule));
+  if (wanted.has('faultbench'))
+    out.push(...jsonFiles(join(OUT, 'faultbench')).map((file) => ({ file, set: 'faultbench' })));
+  if (wanted.has('shared'))
+    out.push(...jsonFiles(join(SHARED, 'smartcomment')).map((file) => ({ file, set: 'shared' })));
+  if (wanted.has('memeval'))
+    out.push(...jsonFiles(join(SHARED, 'memeval-dev')).map((file) => ({ file, set: 'memeval' })));
+  return out;
+}
+
+// ---- the naive baseline ------------------------------------------------------------------
+
+/** Stages in pipeline order, each recognised by words of its ops' names and categories. */
+const STAGES: { type: string; words: RegExp }[] = [
+  { type: 'ExtractionError', words: /extract|summar|deriv|memori[sz]e|observ/ },
+  { type: 'UpdateError', words: /updat|writ|add|consolidat|revis|merg|replac|mutation|insert|keep|skip/ },
+  { type: 'RetrievalError', words: /retriev|search|lookup|rank|query|recall/ },
+  { type: 'ResponseError', words: /generat|answer|respon/ },
+];
+const DELETES = /delet|forget|evict|expir|remov|invalid|purg/;
+
+/**
+ * The naive rule: along the case path, in pipeline order (extraction → update / deletion →
+ * retrieval → response), the first stage whose ops' outputs together hold fewer than half of
+ * the golden answer's content words; its first op (an update / deletion stage: its last op,
+ * a deletion when that op's name or category says so). Response when every stage holds them.
+ */
+export function naiveAttribution(g: TraceGraph, c: TraceCase): { type: string | null; op: string | null } {
+  const path = casePath(g, c);
+  const answer = path.answerOp >= 0 ? g.opId[path.answerOp] : null;
+  const words = (o: number) => `${g.opName[o]} ${g.opCategory[o]}`.toLowerCase();
+  const stageOf = (o: number) =>
+    o === path.answerOp ? 3 : DELETES.test(words(o)) ? 1 : STAGES.findIndex((s) => s.words.test(words(o)));
+  const want = c.goldenAnswers.map((a) => [...answerWords(a)]).filter((w) => w.length > 0);
+  const holds = (text: string) => {
+    const have = new Set(text.toLowerCase().match(/[a-z0-9]+/g) ?? []);
+    return want.length === 0 || want.some((w) => w.filter((x) => have.has(x)).length >= w.length / 2);
+  };
+  for (let stage = 0; stage < 3; stage++) {
+    const mine = path.ops.filter((o) => o !== path.judgeOp && stageOf(o) === stage);
+    if (mine.length === 0) continue;
+    if (holds(mine.flatMap((o) => opStructure(g, o).outputs.map((v) => g.varValue[v])).join('\n'))) continue;
+    const op = stage === 1 ? mine[mine.length - 1] : mine[0];
+    const deletion = stage === 1 && DELETES.test(words(op));
+    return { type: deletion ? 'DeletionError' : STAGES[stage].type, op: g.opId[op] };
+  }
+  return { type: 'ResponseError', op: answer };
+}

@@ -1,0 +1,134 @@
+/**
+ * The deterministic attributor's decision procedure as a table (`STAGE_RULES`): each rule's id,
+ * what it tests, its threshold and the reason for it. Results name the rules that fired
+ * (`Attribution.rules`); the workspace shows them from here. No code of the procedure lives
+ * here (stage-walk.ts), so the app can show the table without loading the matcher.
+ */
+
+/** One rule of the decision procedure: what it tests, its threshold and why. */
+export interface StageRule {
+  id: StageRuleId;
+  tests: string;
+  threshold: number | null;
+  reason: string;
+}
+
+/** The ids of the stage walk's rules, as results name them. */
+export type StageRuleId =
+  | 'learned-judge'
+  | 'no-golden-answer'
+  | 'states-answer'
+  | 'topic-anchor'
+  | 'own-time'
+  | 'premises'
+  | 'context-states'
+  | 'copied-into-context'
+  | 'store-states'
+  | 'memory-lost'
+  | 'never-stored'
+  | 'stating-evidence-first';
+
+/** Which rules are on, and their thresholds (the ablation and the threshold search set these). */
+export interface StageSettings {
+  off: ReadonlySet<StageRuleId>;
+  /** `topic-anchor`: question words (no names) a stating unit must share with the question. */
+  minTopicWords: number;
+  /** `premises`: the share of an evidence message's words (`unitScore`) a unit must keep to carry it. */
+  minPremise: number;
+}
+
+/** The settings results are made with: every rule on, thresholds as chosen by `bench/attribution-rules.ts`. */
+export const DEFAULT_STAGE_SETTINGS: StageSettings = { off: new Set(), minTopicWords: 1, minPremise: 0.5 };
+
+/** The decision procedure (see the module comment); `threshold` is the default's. */
+export const STAGE_RULES: readonly StageRule[] = [
+  {
+    id: 'learned-judge',
+    tests:
+      "the trace's judge verdicts teach a carrying test (at least 3 passed and 3 failed answers, here or in traces of the same judge opened with it)",
+    threshold: null,
+    reason:
+      'with a judge to learn from, the evidence-flow procedure follows each evidence message unit by unit under that test (evidence-flow.ts); without one, the stage walk below decides with the conservative prior',
+  },
+  {
+    id: 'no-golden-answer',
+    tests: 'the golden answer is empty or says the conversation does not answer the question',
+    threshold: null,
+    reason:
+      'nothing had to be remembered, so no memory op is faulty: the answer op should have said so (ResponseError)',
+  },
+  {
+    id: 'states-answer',
+    tests:
+      "a unit of text gives the golden answer under the trace's answer rule (fitted to its judge, else the prior: every word of a short answer, two in three of longer ones; a date answer as a date)",
+    threshold: null,
+    reason: 'the one test every stage is put to, the same the judge applied to the prediction',
+  },
+  {
+    id: 'topic-anchor',
+    tests: 'the stating unit also shares a word (not a name) with the question',
+    threshold: DEFAULT_STAGE_SETTINGS.minTopicWords,
+    reason:
+      'answer words alone in an unrelated line ("yes", a shared name, a common noun) do not state the answer to this question',
+  },
+  {
+    id: 'own-time',
+    tests: "relative times in a unit are read against the unit's own time (its head or its metadata)",
+    threshold: null,
+    reason: '"last week" in a memory written in May names a day in May, not the day of the question',
+  },
+  {
+    id: 'premises',
+    tests:
+      'when no evidence message states the answer (it is inferred), a stage holds it when its units carry every evidence message (its words, lemmas and near-synonyms)',
+    threshold: DEFAULT_STAGE_SETTINGS.minPremise,
+    reason: 'an inferred answer needs its premises: a stage that kept them all could have answered',
+  },
+  {
+    id: 'context-states',
+    tests: "a unit of the answer op's context states the answer",
+    threshold: null,
+    reason: 'the answer op had what it needed: it is at fault, whatever was lost elsewhere (ResponseError)',
+  },
+  {
+    id: 'copied-into-context',
+    tests: "a store unit that states the answer is copied, word for word, into the answer op's context",
+    threshold: null,
+    reason:
+      'the answer op read that very text, so retrieval did not lose it, whatever its form in the context (ResponseError)',
+  },
+  {
+    id: 'store-states',
+    tests: 'a unit of the store at question time states the answer, the context does not',
+    threshold: null,
+    reason: 'the memory had it and the question-time ops did not bring it (RetrievalError)',
+  },
+  {
+    id: 'memory-lost',
+    tests: 'an earlier version of a memory stated the answer, no current one does',
+    threshold: null,
+    reason:
+      'the op that ended the last stating version lost it (UpdateError, or DeletionError when it emptied it)',
+  },
+  {
+    id: 'never-stored',
+    tests: 'no memory written before the question ever stated the answer',
+    threshold: null,
+    reason: 'construction never kept it: the op that read the evidence is at fault (ExtractionError)',
+  },
+  {
+    id: 'stating-evidence-first',
+    tests:
+      'of the evidence messages, the blamed extraction is the one that read the earliest message stating the answer',
+    threshold: null,
+    reason:
+      'an extraction that skipped small talk lost nothing; the one that read the stating message did (else the earliest evidence)',
+  },
+];
+
+/** The table's text for a rule id a result names (`flow:<type>` is evidence-flow's verdict under a learned judge). */
+export function ruleTest(id: string): string {
+  if (id.startsWith('flow:'))
+    return `evidence-flow followed the evidence unit by unit and found ${id.slice(5)}`;
+  return STAGE_RULES.find((r) => r.id === id)?.tests ?? id;
+}

@@ -1,0 +1,550 @@
+/**
+ * The stage walk: the attributor's decision procedure as a short table of rules
+ * (`STAGE_RULES`), each named in the result it shaped. It asks one question of every
+ * stage a memory system has — "does this text state the answer to the question?"
+ * (`states`) — walking back from the answer, so the latest stage that still stated the
+ * answer decides and no earlier op is blamed for what a later one still had:
+ *   the answer op's context states it          → the answer op                (ResponseError)
+ *   the store at question time states it       → the question-time op         (RetrievalError)
+ *   a memory once stated it, none does now     → the op that ended the last    (UpdateError / DeletionError)
+ *   no memory ever stated it                   → the op that read the evidence (ExtractionError)
+ * Structure, classes and categories only (case-context.ts): no op names are assumed.
+ */
+import type { TraceCase } from '../cases/index.ts';
+import {
+  closure,
+  consumersOf,
+  lineageOf,
+  opStructure,
+  producersOf,
+  type TraceGraph,
+  varMetadata,
+} from '../graph/index.ts';
+import { contentTerms } from '../nlp/index.ts';
+import { type ErrorType, isMessageCategory, parseValue } from '../trace/index.ts';
+import { type AnswerRule, accepts } from './answer-rule.ts';
+import { EMPTY_VALUE } from './carriers.ts';
+import { type CaseContext, caseContext } from './case-context.ts';
+import { answerFeatures, type CriticalOptions } from './critical.ts';
+import {
+  copiedInto,
+  type Evidence,
+  evidenceCore,
+  type MatchOptions,
+  makeEvidence,
+  splitUnits,
+  unitScore,
+  type ValueUnits,
+} from './evidence-match.ts';
+import { DEFAULT_STAGE_SETTINGS, type StageRuleId, type StageSettings } from './rules.ts';
+import { metadataDate, readMessage, readSaid, type Said } from './said.ts';
+import type { Candidate, PathStep, QuotedUnit } from './types.ts';
+
+export {
+  DEFAULT_STAGE_SETTINGS,
+  STAGE_RULES,
+  type StageRule,
+  type StageRuleId,
+  type StageSettings,
+} from './rules.ts';
+
+/** The stage walk's verdict before it becomes an `Attribution`. */
+export interface StageVerdict {
+  error_type: ErrorType;
+  op: number;
+  reason: string;
+  rules: StageRuleId[];
+  path: PathStep[];
+  /** The latest text that stated the answer, and where it was lost. */
+  held: QuotedUnit | null;
+  /** The stage before and after the deciding one: what a second guess would blame. */
+  runnerUp: Candidate | null;
+  /** How many answer-stating units the deciding stage had (0 for the stages that lack it). */
+  margin: number;
+}
+
+/** A case's stages: the texts each one holds, latest stage first. */
+interface Stages {
+  cx: CaseContext;
+  /** Memory variables written before the answer (every version), in creation order. */
+  history: number[];
+}
+
+/** Reads "does this unit state the answer?" for one case. */
+class AnswerTest {
+  private readonly question: string;
+  private readonly topic: Set<string>;
+  private readonly cache = new Map<string, QuotedUnit | null>();
+  private readonly times: OwnTimes;
+  constructor(
+    private readonly g: TraceGraph,
+    private readonly c: TraceCase,
+    private readonly rule: AnswerRule,
+    private readonly options: CriticalOptions,
+    private readonly settings: StageSettings,
+  ) {
+    this.question = c.question;
+    this.topic = topicWords(c.question);
+    this.times = new OwnTimes(g);
+  }
+
+  private premises: { v: number; e: Evidence }[] = [];
+  /** Memory variables whose units lend their time to copies (set by `setMemories`). */
+  private memories: readonly number[] = [];
+  private copies: Map<string, Time> | null = null;
+
+  /** The memories written before the question: a copy of one of their units has its time. */
+  setMemories(memories: readonly number[]): void {
+    this.memories = memories;
+    this.copies = null;
+  }
+
+  private byPremise = false;
+
+  /** The evidence messages; when none states the answer, their content is what stages must keep. */
+  setEvidence(evidence: readonly number[]): void {
+    if (this.settings.off.has('premises') || evidence.some((v) => this.stating(v))) return;
+    const g = this.g;
+    const c = this.c;
+    this.premises = evidence.map((v) => {
+      const said = readMessage(g.varValue[v], varMetadata(g, v) as Record<string, unknown> | null);
+      const core = evidenceCore(said.text, c.question, c.goldenAnswers);
+      return { v, e: makeEvidence(core, c.goldenAnswers, c.question, said, this.premiseOptions()) };
+    });
+  }
+
+  /** The rules the last `holds` answered by (`premises` when the units held the premises, not the answer). */
+  how(): StageRuleId[] {
+    return this.byPremise ? ['premises'] : [];
+  }
+
+  /** The units of a stage that hold the answer: those stating it, else (inferred answers) carriers of every premise. */
+  holds(vars: readonly number[]): QuotedUnit[] {
+    this.byPremise = false;
+    const stating = vars.map((v) => this.stating(v)).filter((q): q is QuotedUnit => q !== null);
+    if (stating.length > 0 || this.premises.length === 0) return stating;
+    const carriers = this.premises.map(
+      (p) => vars.map((v) => this.carrying(v, p.e)).find((q) => q !== null) ?? null,
+    );
+    if (carriers.some((q) => q === null)) return [];
+    this.byPremise = true;
+    return carriers as QuotedUnit[];
+  }
+
+  private premiseOptions(): MatchOptions {
+    return { layer: 'normalised', similar: this.options.similar };
+  }
+
+  private carrying(v: number, e: Evidence): QuotedUnit | null {
+    if (EMPTY_VALUE.test(this.g.varValue[v]) || isMessageCategory(this.g.varCategory[v])) return null;
+    const o = this.premiseOptions();
+    const text = splitUnits(this.g.varValue[v]).texts.find(
+      (t) => unitScore(t, e, o) >= this.settings.minPremise,
+    );
+    return text === undefined ? null : { var_id: this.g.varId[v], text, matched: [], support: 1 };
+  }
+
+  /** The first unit of v that states the answer, quoted; null when none does. */
+  stating(v: number): QuotedUnit | null {
+    const g = this.g;
+    if (EMPTY_VALUE.test(g.varValue[v])) return null;
+    const meta = varMetadata(g, v) as Record<string, unknown> | null;
+    if (isMessageCategory(g.varCategory[v])) return this.unit(v, readMessage(g.varValue[v], meta));
+    const units = splitUnits(g.varValue[v]);
+    for (let i = 0; i < units.texts.length; i++) {
+      const own = this.settings.off.has('own-time') ? NO_TIME : this.ownTime(v, units, i);
+      const q = this.unit(v, readSaid(units.texts[i], { ...own, speaker: null }));
+      if (q) return q;
+    }
+    return null;
+  }
+
+  /** A unit's own time; a unit with none that copies a memory unit (a retrieved line) has that memory's. */
+  private ownTime(v: number, units: ValueUnits, i: number): Time {
+    const own = this.times.of(v, units.keyed ? units.keys[i] : null);
+    if (own.day !== null || this.memories.length === 0) return own;
+    if (!this.copies) {
+      this.copies = new Map();
+      for (const m of this.memories) {
+        const u = splitUnits(this.g.varValue[m]);
+        u.texts.forEach((t, k) => {
+          if (!this.copies?.has(t)) this.copies?.set(t, this.times.of(m, u.keyed ? u.keys[k] : null));
+        });
+      }
+    }
+    return this.copies.get(units.texts[i]) ?? own;
+  }
+
+  private unit(v: number, said: Said): QuotedUnit | null {
+    const key = `${said.day}\u0000${said.speaker}\u0000${said.text}`;
+    if (this.cache.has(key)) return this.cache.get(key) ?? null;
+    const q = this.judge(v, said);
+    this.cache.set(key, q);
+    return q;
+  }
+
+  private judge(v: number, said: Said): QuotedUnit | null {
+    const golden = this.c.goldenAnswers.find((a) =>
+      accepts(this.rule, answerFeatures(said, a, this.question, this.options)),
+    );
+    if (golden === undefined) return null;
+    const anchored = [...this.topic].filter((w) => termsOf(said.text).has(w));
+    if (!this.settings.off.has('topic-anchor') && anchored.length < this.settings.minTopicWords) return null;
+    const answerWords = [...termsOf(golden)].filter((w) => termsOf(said.text).has(w));
+    return { var_id: this.g.varId[v], text: said.text, matched: [...answerWords, ...anchored], support: 1 };
+  }
+}
+
+const NO_TIME: Time = { day: null, written: null };
+
+interface Time {
+  day: number | null;
+  written: string | null;
+}
+
+/**
+ * A memory's own time (rule `own-time`): the time its record or metadata names, else the time it
+ * was written — the latest message its writer read (directly or through one op before it). A unit
+ * of a keyed store was written by the version that first held it.
+ */
+class OwnTimes {
+  private readonly written = new Map<number, Time>();
+  constructor(private readonly g: TraceGraph) {}
+
+  of(v: number, key: string | null): Time {
+    const named = this.named(v);
+    if (named.day !== null || key === null) return named.day !== null ? named : this.writeTime(v);
+    return this.writeTime(this.firstHolder(v, key));
+  }
+
+  private named(v: number): Time {
+    const meta = metadataDate(varMetadata(this.g, v) as Record<string, unknown> | null);
+    if (meta.day !== null) return meta;
+    const value = parseValue(this.g.varValue[v]);
+    return value && typeof value === 'object' && !Array.isArray(value)
+      ? metadataDate(value as Record<string, unknown>)
+      : NO_TIME;
+  }
+
+  /** The earliest version of v's chain whose entry `key` is the same as v's. */
+  private firstHolder(v: number, key: string): number {
+    const entry = (w: number) => {
+      const value = parseValue(this.g.varValue[w]);
+      return value && typeof value === 'object'
+        ? JSON.stringify((value as Record<string, unknown>)[key])
+        : undefined;
+    };
+    const mine = entry(v);
+    const chain = lineageOf(this.g, v).filter((w) => this.g.varRank[w] <= this.g.varRank[v]);
+    chain.sort((a, b) => this.g.varRank[a] - this.g.varRank[b]);
+    return chain.find((w) => entry(w) === mine) ?? v;
+  }
+
+  private writeTime(v: number): Time {
+    let t = this.written.get(v);
+    if (!t) {
+      t = latest(this.g, this.messagesRead(v));
+      this.written.set(v, t);
+    }
+    return t;
+  }
+
+  /** The messages v's writers read, directly or one op back. */
+  private messagesRead(v: number): number[] {
+    const g = this.g;
+    const out: number[] = [];
+    for (const op of producersOf(g, v))
+      for (const u of opStructure(g, op).inputs) {
+        if (isMessageCategory(g.varCategory[u])) out.push(u);
+        else
+          for (const op2 of producersOf(g, u))
+            out.push(...opStructure(g, op2).inputs.filter((w) => isMessageCategory(g.varCategory[w])));
+      }
+    return out;
+  }
+}
+
+/** The latest day among messages, as written. */
+function latest(g: TraceGraph, messages: number[]): Time {
+  let best = NO_TIME;
+  for (const m of messages) {
+    const said = readMessage(g.varValue[m], varMetadata(g, m) as Record<string, unknown> | null);
+    if (said.day !== null && (best.day === null || said.day > best.day))
+      best = { day: said.day, written: said.written ?? null };
+  }
+  return best;
+}
+
+const termCache = new Map<string, Set<string>>();
+function termsOf(text: string): Set<string> {
+  let t = termCache.get(text);
+  if (!t) {
+    t = new Set(contentTerms(text).map((x) => x.key));
+    if (termCache.size > 50_000) termCache.clear();
+    termCache.set(text, t);
+  }
+  return t;
+}
+
+/** The question's content words that are not names (capitalised inside the sentence). */
+function topicWords(question: string): Set<string> {
+  const names = new Set(
+    [...question.matchAll(/(?<=\S\s+)([A-Z][\p{L}'’-]+)/gu)].map((m) =>
+      m[1].toLowerCase().replace(/['’]s$/, ''),
+    ),
+  );
+  return new Set(
+    contentTerms(question)
+      .filter((t) => !names.has(t.surface.toLowerCase().replace(/['’]s$/, '')) && !names.has(t.key))
+      .map((t) => t.key),
+  );
+}
+
+/** Memory variables written before the answer: the store's version chains and what the evidence flowed into. */
+function memoryHistory(g: TraceGraph, cx: CaseContext): number[] {
+  const limit = cx.answerOp >= 0 ? g.opRank[cx.answerOp] : g.opOrder.length;
+  const seen = new Set<number>();
+  const keep = (v: number) => {
+    if (seen.has(v) || cx.queryDerived.has(v) || isMessageCategory(g.varCategory[v])) return;
+    const writers = producersOf(g, v);
+    if (writers.length === 0 || writers.every((o) => g.opRank[o] >= limit)) return;
+    seen.add(v);
+  };
+  for (const v of [...cx.store, ...cx.removed.keys()]) for (const w of lineageOf(g, v)) keep(w);
+  for (const v of closure(g, cx.evidence, { direction: 'downstream' }).vars) keep(v);
+  return [...seen].sort((a, b) => g.varRank[a] - g.varRank[b]);
+}
+
+/** The stage walk for one case (see the module comment). */
+export function walkStages(
+  g: TraceGraph,
+  c: TraceCase,
+  rule: AnswerRule,
+  options: CriticalOptions,
+  settings: StageSettings = DEFAULT_STAGE_SETTINGS,
+  cx: CaseContext = caseContext(g, c),
+): StageVerdict | null {
+  if (cx.answerOp < 0) return null;
+  const test = new AnswerTest(g, c, rule, options, settings);
+  const s: Stages = { cx, history: memoryHistory(g, cx) };
+  const rules: StageRuleId[] = ['states-answer'];
+  if (!settings.off.has('topic-anchor')) rules.push('topic-anchor');
+  if (!settings.off.has('own-time')) rules.push('own-time');
+  test.setMemories(s.history);
+  test.setEvidence(cx.evidence);
+  const inContext = test.holds(cx.context);
+  if (inContext.length > 0 && !settings.off.has('context-states'))
+    return responseVerdict(g, cx, inContext, [...rules, ...test.how(), 'context-states'], retrievalOp(g, cx));
+  const inStore = test.holds(cx.store.filter((v) => !cx.context.includes(v)));
+  // A stating store unit whose text the context holds too: the answer op read it (item: a verdict never contradicts its evidence).
+  const contextText = cx.context.map((v) => g.varValue[v]).join('\n');
+  const copied = inStore.filter((q) => copiedInto(q.text, contextText));
+  if (copied.length > 0 && !settings.off.has('copied-into-context'))
+    return responseVerdict(
+      g,
+      cx,
+      copied,
+      [...rules, ...test.how(), 'copied-into-context'],
+      retrievalOp(g, cx),
+    );
+  if (inStore.length > 0 && !settings.off.has('store-states'))
+    return retrievalVerdict(g, cx, inStore[0], inStore.length, [...rules, ...test.how(), 'store-states']);
+  const lost = settings.off.has('memory-lost') ? null : lastLoss(g, s, test);
+  if (lost) return { ...lost, rules: [...rules, 'memory-lost'] };
+  return extractionVerdict(g, c, s, test, settings, rules);
+}
+
+/** The question-time op that wrote the answer's context (-1 when the context is the store itself). */
+function retrievalOp(g: TraceGraph, cx: CaseContext): number {
+  const writers = cx.context.flatMap((v) => producersOf(g, v)).filter((o) => cx.questionOps.includes(o));
+  const pool = writers.length ? writers : cx.questionOps;
+  return pool.reduce((best, o) => (best < 0 || g.opRank[o] > g.opRank[best] ? o : best), -1);
+}
+
+function responseVerdict(
+  g: TraceGraph,
+  cx: CaseContext,
+  stating: QuotedUnit[],
+  rules: StageRuleId[],
+  retrieval: number,
+): StageVerdict {
+  const held = stating[0];
+  return {
+    error_type: 'ResponseError',
+    op: cx.answerOp,
+    reason: `The answer op's context states the answer ("${clip(held.text)}", in ${held.var_id}), yet the prediction does not give it: the answer op is at fault.`,
+    rules,
+    path: [
+      { var_id: held.var_id, note: 'context; states the answer' },
+      { op_id: g.opId[cx.answerOp], note: 'read it and answered wrongly' },
+    ],
+    held,
+    runnerUp:
+      retrieval >= 0
+        ? {
+            op_id: g.opId[retrieval],
+            error_type: 'RetrievalError',
+            score: 0,
+            reason: 'if the stating line is not the one the question needed, the context lacked it',
+          }
+        : null,
+    margin: stating.length,
+  };
+}
+
+function retrievalVerdict(
+  g: TraceGraph,
+  cx: CaseContext,
+  held: QuotedUnit,
+  count: number,
+  rules: StageRuleId[],
+): StageVerdict {
+  const op = retrievalOp(g, cx);
+  const blamed = op >= 0 ? op : cx.answerOp;
+  return {
+    error_type: op >= 0 ? 'RetrievalError' : 'ResponseError',
+    op: blamed,
+    reason: `The store at question time states the answer ("${clip(held.text)}", in ${held.var_id}), but the context the answer op read does not: ${g.opName[blamed] || g.opId[blamed]} did not bring it.`,
+    rules,
+    path: [
+      { var_id: held.var_id, note: 'in the store at question time; states the answer' },
+      { op_id: g.opId[blamed], note: 'its output lacks it' },
+      { op_id: g.opId[cx.answerOp], note: 'answered without it' },
+    ],
+    held,
+    runnerUp: {
+      op_id: g.opId[cx.answerOp],
+      error_type: 'ResponseError',
+      score: 0,
+      reason: 'if the context held the answer in words the test did not see',
+    },
+    margin: count,
+  };
+}
+
+/** How a stating memory version ended before the question: the op that did it and what it wrote. */
+interface Ending {
+  v: number;
+  held: QuotedUnit;
+  op: number;
+  after: number | null;
+}
+
+/**
+ * The op that ended a memory version: the one that wrote its next version, else the first op that
+ * read it and wrote other memory (a rewrite into a new unit: a consolidation, a summary of summaries).
+ */
+function endingOf(g: TraceGraph, s: Stages, v: number): { op: number; after: number | null } | null {
+  const later = lineageOf(g, v)
+    .filter((w) => g.varRank[w] > g.varRank[v] && s.history.includes(w))
+    .sort((a, b) => g.varRank[a] - g.varRank[b])[0];
+  if (later !== undefined) {
+    const op = producersOf(g, later)[0];
+    return op === undefined ? null : { op, after: later };
+  }
+  if (s.cx.store.includes(v)) return null;
+  const limit = s.cx.answerOp >= 0 ? g.opRank[s.cx.answerOp] : g.opOrder.length;
+  const rewrites = consumersOf(g, v)
+    .filter((o) => g.opRank[o] < limit && opStructure(g, o).outputs.some((w) => s.history.includes(w)))
+    .sort((a, b) => g.opRank[a] - g.opRank[b]);
+  if (rewrites.length === 0) return null;
+  const after = opStructure(g, rewrites[0]).outputs.find((w) => s.history.includes(w)) ?? null;
+  return { op: rewrites[0], after };
+}
+
+/**
+ * The earliest loss that left no stating memory: of the memory versions that stated the answer,
+ * the one whose ending (`endingOf`) no other stating version outlived — the paper's earliest
+ * decisive op (a later write bringing the answer back does not excuse it).
+ */
+function lastLoss(g: TraceGraph, s: Stages, test: AnswerTest): Omit<StageVerdict, 'rules'> | null {
+  const endings: Ending[] = [];
+  for (const v of s.history) {
+    const held = test.stating(v);
+    if (!held) continue;
+    const end = endingOf(g, s, v);
+    if (end && (end.after === null || !test.stating(end.after))) endings.push({ v, held, ...end });
+  }
+  // Another stating version written before the ending op and ended after it: a copy survived.
+  const written = (w: number) => Math.min(...producersOf(g, w).map((o) => g.opRank[o]));
+  const alive = (e: Ending) =>
+    s.history.some((w) => {
+      if (w === e.v || written(w) >= g.opRank[e.op] || !test.stating(w)) return false;
+      const end = endingOf(g, s, w);
+      return end !== null && g.opRank[end.op] > g.opRank[e.op];
+    });
+  const total = endings.filter((e) => !alive(e)).sort((a, b) => g.opRank[a.op] - g.opRank[b.op]);
+  const found = total[0];
+  if (!found) return null;
+  const op = found.op;
+  const emptied = found.after === null ? false : EMPTY_VALUE.test(g.varValue[found.after]);
+  const type: ErrorType = emptied ? 'DeletionError' : 'UpdateError';
+  const what = emptied ? 'deleted it' : 'rewrote it without the answer';
+  return {
+    error_type: type,
+    op,
+    reason: `A memory stated the answer ("${clip(found.held.text)}", ${g.varId[found.v]}) and ${g.opName[op] || g.opId[op]} ${what}; no memory states it at question time.`,
+    path: [
+      { var_id: g.varId[found.v], note: 'states the answer' },
+      { op_id: g.opId[op], note: what },
+      ...(found.after === null ? [] : [{ var_id: g.varId[found.after], note: 'no longer states it' }]),
+    ],
+    held: found.held,
+    runnerUp: null,
+    margin: 0,
+  };
+}
+
+function extractionVerdict(
+  g: TraceGraph,
+  c: TraceCase,
+  s: Stages,
+  test: AnswerTest,
+  settings: StageSettings,
+  rules: StageRuleId[],
+): StageVerdict | null {
+  const { cx } = s;
+  if (settings.off.has('never-stored')) return null;
+  const evidence = [...cx.evidence].sort((a, b) => g.varRank[a] - g.varRank[b]);
+  const stating = settings.off.has('stating-evidence-first') ? [] : evidence.filter((v) => test.stating(v));
+  const first = stating[0] ?? evidence[0];
+  const used: StageRuleId[] = [...rules, 'never-stored'];
+  if (stating.length > 0) used.push('stating-evidence-first');
+  if (first === undefined) return null;
+  const readers = readersOf(g, first, cx.answerOp);
+  if (readers.length === 0) return null;
+  const op = readers[0];
+  return {
+    error_type: 'ExtractionError',
+    op,
+    reason: `No memory written before the question states the answer: ${g.opName[op] || g.opId[op]} read ${g.varId[first]}${stating.length ? ', which states it,' : ''} and kept no memory that does.`,
+    rules: used,
+    path: [
+      { var_id: g.varId[first], note: stating.length ? 'evidence; states the answer' : 'evidence' },
+      { op_id: g.opId[op], note: 'read it; no memory it wrote states the answer' },
+    ],
+    held: stating.length ? test.stating(first) : null,
+    runnerUp: {
+      op_id: g.opId[cx.answerOp],
+      error_type: 'ResponseError',
+      score: 0,
+      reason: c.evidenceIds.length
+        ? 'if a memory stated the answer in words the test did not see'
+        : 'if the located evidence is not the question’s',
+    },
+    margin: 0,
+  };
+}
+
+/** The ops that read v before the answer, earliest first (the extraction that saw it). */
+function readersOf(g: TraceGraph, v: number, answerOp: number): number[] {
+  const limit = answerOp >= 0 ? g.opRank[answerOp] : g.opOrder.length;
+  return consumersOf(g, v)
+    .filter((o) => g.opRank[o] < limit)
+    .sort((a, b) => g.opRank[a] - g.opRank[b]);
+}
+
+function clip(text: string, n = 120): string {
+  const t = text.replace(/\s+/g, ' ').trim();
+  return t.length > n ? `${t.slice(0, n - 1)}…` : t;
+}

@@ -1,0 +1,210 @@
+/**
+ * The deterministic attributor (method `evidence`): the stage walk (stage-walk.ts) on one
+ * case, its verdict turned into an `Attribution` with the rules that fired, a calibrated
+ * confidence (calibration.ts) and, below the threshold, `uncertain` with the two leading
+ * candidates. Cases that cannot be traced say why (`not_attributable`).
+ */
+import { type AnswerRule, accepts, describeAnswerRule } from './answer-rule.ts';
+import { confidenceOf, UNCERTAIN_BELOW } from './calibration.ts';
+import { type CaseContext, caseContext } from './case-context.ts';
+import { attributeEvidenceFlow, type EvidenceFlowOptions } from './evidence-flow.ts';
+import { noGoldenAnswer } from './golden.ts';
+import { judgedSample, judgeFitOf } from './judge-fit.ts';
+import {
+  DEFAULT_STAGE_SETTINGS,
+  type StageRuleId,
+  type StageSettings,
+  type StageVerdict,
+  walkStages,
+} from './stage-walk.ts';
+import {
+  type AnswerRuleUsed,
+  type Attribution,
+  type AttributionInput,
+  type Candidate,
+  type NotAttributableReason,
+  type PathStep,
+  type RunHooks,
+  throwIfAborted,
+  ZERO_COST,
+} from './types.ts';
+import { ATTRIBUTOR_VERSION } from './version.ts';
+
+/** Options of the deterministic attributor: the matcher's, evidence location, the clock, and the rule settings. */
+export interface StageWalkOptions extends EvidenceFlowOptions {
+  /** Rules turned off and thresholds (the ablation); default: every rule on. */
+  stages?: StageSettings;
+}
+
+/** The deterministic attributor on one case (see the module comment). */
+export async function attributeStageWalk(
+  input: AttributionInput,
+  options: StageWalkOptions = {},
+  hooks: RunHooks = {},
+): Promise<Attribution> {
+  const now = options.now ?? (() => 0);
+  const started = now();
+  const cost = () => ({ ...ZERO_COST, seconds: Math.max(0, now() - started) / 1000 });
+  const { graph: g, case: c } = input;
+  const settings = options.stages ?? DEFAULT_STAGE_SETTINGS;
+  const { rule, used } = answerRuleOf(input, options);
+  const base = {
+    query_id: c.queryId,
+    method: 'evidence' as const,
+    answer_rule: used,
+    judge_disagrees: judgeDisagrees(input, rule, options),
+    attributor_version: ATTRIBUTOR_VERSION,
+  };
+  const none = (reason: NotAttributableReason, detail: string, path: PathStep[] = []): Attribution => ({
+    ...base,
+    error_type: null,
+    op_id: null,
+    reason: detail,
+    path,
+    candidates: [],
+    not_attributable: { reason, detail },
+    rules: [],
+    cost: cost(),
+  });
+  if ((used.source === 'fitted' || used.source === 'pooled') && !settings.off.has('learned-judge'))
+    return flowVerdict(await attributeEvidenceFlow(input, options, hooks), used);
+  const cx = caseContext(g, c);
+  if (cx.answerOp < 0)
+    return none(
+      'no-answer-op',
+      'No operation in the graph wrote the prediction, so there is no path to follow.',
+    );
+  const answerStep: PathStep = { op_id: g.opId[cx.answerOp], note: 'wrote the prediction' };
+  if (noGoldenAnswer(c.goldenAnswers)) {
+    if (settings.off.has('no-golden-answer'))
+      return none(
+        'no-golden-answer',
+        'Not attributable: the golden answer is empty or says the conversation does not answer the question.',
+      );
+    return finish(input, base, cost(), used, noAnswerVerdict(input, cx));
+  }
+  if (c.evidenceIds.length > 0 && cx.evidence.length === 0)
+    return none(
+      'evidence-not-in-trace',
+      `The question's evidence (${c.evidenceIds.slice(0, 3).join(', ')}${c.evidenceIds.length > 3 ? ', …' : ''}) is not in this trace (a run shorter than the conversation?): the memory system never received it.`,
+      [answerStep],
+    );
+  const evidence =
+    cx.evidence.length || !options.locateEvidence ? cx.evidence : await options.locateEvidence(g, c);
+  throwIfAborted(hooks.signal);
+  const verdict = walkStages(g, c, rule, options, settings, { ...cx, evidence });
+  if (!verdict)
+    return none(
+      'no-evidence',
+      'No evidence could be located for this question, and no memory or context states the answer.',
+      [answerStep],
+    );
+  return finish(input, base, cost(), used, verdict);
+}
+
+/** The evidence-flow verdict under a learned judge, with its rules, calibrated confidence and version. */
+function flowVerdict(a: Attribution, used: AnswerRuleUsed): Attribution {
+  if (a.error_type === null)
+    return { ...a, rules: ['learned-judge'], attributor_version: ATTRIBUTOR_VERSION };
+  const rules = ['learned-judge', `flow:${a.error_type}`];
+  const confidence = confidenceOf(rules, used.source);
+  const uncertain = confidence < UNCERTAIN_BELOW && a.candidates.length > 1;
+  return { ...a, rules, confidence, uncertain, attributor_version: ATTRIBUTOR_VERSION };
+}
+
+/** An adversarial question: nothing had to be remembered, so the answer op should have declined. */
+function noAnswerVerdict(input: AttributionInput, cx: CaseContext): StageVerdict {
+  const g = input.graph;
+  const retrieval = cx.questionOps.at(-1);
+  return {
+    error_type: 'ResponseError',
+    op: cx.answerOp,
+    reason:
+      'The golden answer says the conversation does not answer the question: no memory op had anything to keep, so the answer op, which answered anyway, is at fault.',
+    rules: ['no-golden-answer'],
+    path: [{ op_id: g.opId[cx.answerOp], note: 'answered a question the conversation does not answer' }],
+    held: null,
+    runnerUp:
+      retrieval === undefined
+        ? null
+        : {
+            op_id: g.opId[retrieval],
+            error_type: 'RetrievalError',
+            score: 0,
+            reason: 'if the retrieved lines misled the answer op, people may blame retrieval',
+          },
+    margin: 0,
+  };
+}
+
+function finish(
+  input: AttributionInput,
+  base: Pick<Attribution, 'query_id' | 'method' | 'answer_rule' | 'judge_disagrees' | 'attributor_version'>,
+  cost: Attribution['cost'],
+  used: AnswerRuleUsed,
+  v: StageVerdict,
+): Attribution {
+  const g = input.graph;
+  const confidence = confidenceOf(v.rules, used.source);
+  const top: Candidate = {
+    op_id: g.opId[v.op],
+    error_type: v.error_type,
+    score: confidence,
+    reason: v.reason,
+  };
+  const candidates = v.runnerUp ? [top, { ...v.runnerUp, score: 1 - confidence }] : [top];
+  const uncertain = confidence < UNCERTAIN_BELOW && candidates.length > 1;
+  return {
+    ...base,
+    error_type: v.error_type,
+    op_id: g.opId[v.op],
+    reason: uncertain
+      ? `Uncertain (confidence ${Math.round(confidence * 100)} %): ${v.reason} Second candidate: ${candidates[1].error_type} at ${candidates[1].op_id}.`
+      : v.reason,
+    path: v.path,
+    candidates,
+    not_attributable: null,
+    rules: v.rules satisfies StageRuleId[],
+    confidence,
+    uncertain,
+    verdict_evidence: v.held ? { held: v.held, after: null } : null,
+    cost,
+  };
+}
+
+/** The carrying test: the caller's, else the one the trace's judge teaches (or the prior). */
+function answerRuleOf(
+  input: AttributionInput,
+  options: EvidenceFlowOptions,
+): { rule: AnswerRule; used: AnswerRuleUsed } {
+  if (options.rule)
+    return {
+      rule: options.rule,
+      used: {
+        source: 'given',
+        description: describeAnswerRule(options.rule),
+        agreement: null,
+        passed: 0,
+        failed: 0,
+      },
+    };
+  const { fit, source } = judgeFitOf(input.graph, options);
+  return {
+    rule: fit.rule,
+    used: {
+      source,
+      description: describeAnswerRule(fit.rule),
+      agreement: fit.agreement,
+      passed: fit.passed,
+      failed: fit.failed,
+    },
+  };
+}
+
+/** The rule accepts the prediction the judge rejected: a candidate judge error. */
+function judgeDisagrees(input: AttributionInput, rule: AnswerRule, options: EvidenceFlowOptions): boolean {
+  const c = input.case;
+  if (!c.failed) return false;
+  const sample = judgedSample(c, { similar: options.similar, answerSimilarity: options.answerSimilarity });
+  return sample?.features.some((f) => accepts(rule, f)) ?? false;
+}

@@ -1,0 +1,223 @@
+/**
+ * The stage walk (the attributor where no judge can be learned): the conservative prior's
+ * failure classes seen on people's labels, uncertainty, and a verdict that never contradicts its
+ * own evidence. Expectations come from the graphs built here (which memory states what), or from
+ * the shared files' own values — never from the attributor's output.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { CALIBRATION } from '../../src/core/attribution/calibration-table.ts';
+import {
+  ATTRIBUTOR_VERSION,
+  attributeStageWalk,
+  STAGE_RULES,
+  UNCERTAIN_BELOW,
+} from '../../src/core/attribution/index.ts';
+import { casePath, listCases } from '../../src/core/cases/index.ts';
+import { buildGraph, openTrace, opStructure } from '../../src/core/graph/index.ts';
+import { DocBuilder } from '../helpers/doc-builder.ts';
+import { SHARED_DATA } from '../helpers/shared-data.ts';
+
+const py = (s: string) => `'${s.replace(/'/g, "\\'")}'`;
+const pyList = (xs: string[]) => `[${xs.map(py).join(', ')}]`;
+
+interface Turn {
+  id: string;
+  said: string;
+  timestamp: string;
+  /** What the extraction of this message alone wrote (an empty list: nothing). */
+  facts: string[];
+}
+
+/**
+ * A Mem0-like run with no judge history: each message extracted on its own into facts, the facts
+ * stored as memories (with the memory's own time), a search whose context is `retrieved`, a wrong
+ * answer judged wrong.
+ */
+function run(turns: Turn[], retrieved: string[], q: string, golden: string, memoryTime?: string) {
+  const b = new DocBuilder();
+  const extracts: string[] = [];
+  const memories: string[] = [];
+  turns.forEach((t, i) => {
+    const msg = b.variable(t.id, py(t.said), { category: 'message', metadata: { timestamp: t.timestamp } });
+    const facts = b.variable(`facts-${i}`, pyList(t.facts), { category: 'facts' });
+    extracts.push(b.op('extract_facts', 'extraction', [msg], [facts]));
+    t.facts.forEach((f, k) => {
+      const meta = memoryTime ? { timestamp: memoryTime } : {};
+      const m = b.variable(`mem-${i}-${k}`, py(f), { category: 'memory_entry', metadata: meta });
+      b.op('add_memory', 'update', [facts], [m]);
+      memories.push(m);
+    });
+  });
+  const query = b.variable('qa-1', py(q), { className: 'query', category: 'message & query' });
+  const context = b.variable('retrieved', pyList(retrieved), { category: 'retrieved_memories' });
+  const search = b.op('search_memory', 'retrieval', [query, ...memories], [context]);
+  const pred = b.variable('pred-1', py('I do not know.'), { className: 'prediction', category: 'answer' });
+  const answer = b.op('answer', 'generation', [query, context], [pred]);
+  const gold = b.variable('gold-1', pyList([golden]), { className: 'golden_answers', category: 'golden' });
+  const score = b.variable('score-1', '0.0', { className: 'judge_score', category: 'judge' });
+  b.op('llm-judge', 'evaluation', [query, pred, gold], [score]);
+  const g = buildGraph(b.doc);
+  const c = listCases(g)[0];
+  const evidenceIds = turns.map((t) => `${t.id}@1`);
+  return { g, c: { ...c, evidenceIds }, extracts, search, answer };
+}
+
+describe('the conservative prior (no judge to learn from)', () => {
+  it('a memory sharing only the person’s name and the topic does not carry a date answer', async () => {
+    // The memory keeps that Gina has a store, not when she opened it: extraction lost the date.
+    const r = run(
+      [
+        {
+          id: 'D6:6',
+          said: 'Gina: I opened my online clothing store yesterday!',
+          timestamp: '16 March, 2023',
+          facts: ['Gina has an online clothing store.'],
+        },
+      ],
+      ['Gina has an online clothing store.'],
+      'When did Gina open her online clothing store?',
+      '15 March 2023',
+    );
+    const a = await attributeStageWalk({ graph: r.g, case: r.c });
+    expect(a.error_type).toBe('ExtractionError');
+    expect(a.op_id).toBe(r.extracts[0]);
+    expect(a.rules).toContain('never-stored');
+  });
+
+  it('a relative time in a memory is read against the memory’s own time', async () => {
+    // "yesterday" in a memory written on 16 March names 15 March: the context had the answer.
+    const fact = 'Gina opened her online clothing store yesterday.';
+    const r = run(
+      [
+        {
+          id: 'D6:6',
+          said: 'Gina: I opened my online clothing store yesterday!',
+          timestamp: '16 March, 2023',
+          facts: [fact],
+        },
+      ],
+      [fact],
+      'When did Gina open her online clothing store?',
+      '15 March 2023',
+      '2:35 pm on 16 March, 2023',
+    );
+    const a = await attributeStageWalk({ graph: r.g, case: r.c });
+    expect(a.error_type).toBe('ResponseError');
+    expect(a.op_id).toBe(r.answer);
+    expect(a.rules).toContain('own-time');
+  });
+
+  it('an empty extraction of small talk is no loss: the extraction that read the stating message is', async () => {
+    const r = run(
+      [
+        { id: 'D2:1', said: 'Jon: Haha, nice! Good to hear from you.', timestamp: '4 May, 2023', facts: [] },
+        {
+          id: 'D2:2',
+          said: 'Gina: I finally signed the lease for my store in Brooklyn.',
+          timestamp: '4 May, 2023',
+          facts: ['Gina is busy with work.'],
+        },
+      ],
+      ['Gina is busy with work.'],
+      'Where is Gina’s store?',
+      'Brooklyn',
+    );
+    const a = await attributeStageWalk({ graph: r.g, case: r.c });
+    expect(a.error_type).toBe('ExtractionError');
+    expect(a.op_id).toBe(r.extracts[1]);
+  });
+
+  it('bare answer words in a line about something else do not state the answer', async () => {
+    // "Brooklyn" appears in the context, but in a line about Jon's cousin, not Gina's store.
+    const r = run(
+      [
+        {
+          id: 'D2:2',
+          said: 'Gina: I finally signed the lease for my store in Brooklyn.',
+          timestamp: '4 May, 2023',
+          facts: ['Gina signed the lease for her store in Brooklyn.', 'Jon’s cousin lives in Brooklyn.'],
+        },
+      ],
+      ['Jon’s cousin lives in Brooklyn.'],
+      'Where is Gina’s store?',
+      'Brooklyn',
+    );
+    const a = await attributeStageWalk({ graph: r.g, case: r.c });
+    expect(a.error_type).toBe('RetrievalError');
+    expect(a.op_id).toBe(r.search);
+  });
+});
+
+describe('honest uncertainty', () => {
+  it('a verdict below the threshold is uncertain, with the two leading candidates', async () => {
+    // An adversarial question (no golden answer) decided by `no-golden-answer`: its confidence is
+    // the calibration table's share of such verdicts that were right, with add-one smoothing.
+    const r = run(
+      [{ id: 'D1:1', said: 'Jon: I love dancing.', timestamp: '1 May, 2023', facts: ['Jon loves dancing.'] }],
+      ['Jon loves dancing.'],
+      'What did Jon’s sister study?',
+      '',
+    );
+    const a = await attributeStageWalk({ graph: r.g, case: r.c });
+    const cell = CALIBRATION['no-golden-answer|prior'];
+    const expected = cell ? (cell.right + 1) / (cell.n + 2) : 0.5;
+    expect(a.confidence).toBeCloseTo(expected, 6);
+    expect(a.uncertain).toBe(expected < UNCERTAIN_BELOW);
+    if (a.uncertain) {
+      expect(a.candidates).toHaveLength(2);
+      expect(a.candidates[0].op_id).toBe(r.answer);
+      expect(a.candidates[1].op_id).toBe(r.search);
+    }
+    expect(a.attributor_version).toBe(ATTRIBUTOR_VERSION);
+  });
+
+  it('every rule a result names is in the rule table', async () => {
+    const r = run(
+      [{ id: 'D1:1', said: 'Jon: I love dancing.', timestamp: '1 May, 2023', facts: ['Jon loves dancing.'] }],
+      ['Jon loves dancing.'],
+      'What does Jon love?',
+      'dancing',
+    );
+    const a = await attributeStageWalk({ graph: r.g, case: r.c });
+    const ids = new Set(STAGE_RULES.map((x) => x.id));
+    for (const id of a.rules ?? []) expect(ids.has(id as never)).toBe(true);
+    expect(a.error_type).toBe('ResponseError');
+  });
+});
+
+/** Every labelled file of the shared data the stage walk decides (no judge to learn from). */
+function sharedFiles(): string[] {
+  const dirs = ['memeval-dev', 'smartcomment'].map((d) => join(SHARED_DATA, d));
+  return dirs.flatMap((d) =>
+    readdirSync(d)
+      .filter((f) => f.endsWith('.json'))
+      .map((f) => join(d, f)),
+  );
+}
+
+describe('a verdict never contradicts its own evidence (every shared labelled file)', () => {
+  it('no Retrieval verdict quotes a line the context holds; no quoted unit with confidence 0', async () => {
+    let checked = 0;
+    for (const file of sharedFiles()) {
+      const r = openTrace(readFileSync(file, 'utf8'), { file });
+      if (!r.ok) throw new Error(`${file} did not open`);
+      const g = r.graph;
+      for (const c of listCases(g)) {
+        const a = await attributeStageWalk({ graph: g, case: c });
+        const held = a.verdict_evidence?.held;
+        if (held) expect(a.confidence ?? 0, `${file} ${c.queryId}`).toBeGreaterThan(0);
+        if (a.error_type !== 'RetrievalError' || !held || !a.op_id) continue;
+        // The context: what the answer op read, from the graph's own edges.
+        const answerOp = casePath(g, c).answerOp;
+        const context = opStructure(g, answerOp)
+          .inputs.map((v) => g.varValue[v])
+          .join('\n');
+        expect(context.includes(held.text), `${file} ${c.queryId}`).toBe(false);
+        checked++;
+      }
+    }
+    expect(checked).toBeGreaterThan(0);
+  });
+});
