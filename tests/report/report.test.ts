@@ -298,7 +298,11 @@ describe("the exemplars' evidence (issue 24)", () => {
           (n.class_name ? `${n.class_name}:${n.name}` : n.name) === variable && n.version === Number(version),
       );
       expect(node, `${variable} v${version}`).toBeTruthy();
-      expect(bare(node!.value)).toContain(bare(quote.replace(/…$/, '')));
+      // A message's text is quoted decoded ("it’s" for the file's "it\u2019s").
+      const decoded = node!.value.replace(/\\u([0-9a-fA-F]{4})/g, (_, h: string) =>
+        String.fromCharCode(Number.parseInt(h, 16)),
+      );
+      expect(bare(decoded)).toContain(bare(quote.replace(/…$/, '')));
       const writers = doc.data.edges
         .filter((e) => e.target_full_node_id === `${variable}@${version}`)
         .map((e) => doc.data.operations.find((o) => o.op_id === e.op_id)!);

@@ -55,8 +55,9 @@ export interface StageVerdict {
   reason: string;
   rules: StageRuleId[];
   path: PathStep[];
-  /** The latest text that stated the answer, and where it was lost. */
+  /** The latest text that stated the answer, and what came after it without it. */
   held: QuotedUnit | null;
+  after: QuotedUnit | null;
   /** The stage before and after the deciding one: what a second guess would blame. */
   runnerUp: Candidate | null;
   /** How many answer-stating units the deciding stage had (0 for the stages that lack it). */
@@ -131,6 +132,22 @@ class AnswerTest {
     return carriers as QuotedUnit[];
   }
 
+  /** The earliest evidence message (of an inferred answer) whose content no memory carried. */
+  unkeptPremise(memories: readonly number[]): number | undefined {
+    const sorted = [...this.premises].sort((a, b) => this.g.varRank[a.v] - this.g.varRank[b.v]);
+    return sorted.find((p) => !memories.some((m) => this.carrying(m, p.e)))?.v;
+  }
+
+  /**
+   * The pieces of information a memory must keep, each as a test of one version: the answer
+   * when the evidence states it, else each premise (an inferred answer loses its ground when any
+   * premise is lost).
+   */
+  pieces(): ((v: number) => QuotedUnit | null)[] {
+    if (this.premises.length === 0) return [(v) => this.stating(v)];
+    return this.premises.map((p) => (v: number) => this.carrying(v, p.e));
+  }
+
   private premiseOptions(): MatchOptions {
     return { layer: 'normalised', similar: this.options.similar };
   }
@@ -190,8 +207,16 @@ class AnswerTest {
     if (golden === undefined) return null;
     const anchored = [...this.topic].filter((w) => termsOf(said.text).has(w));
     if (!this.settings.off.has('topic-anchor') && anchored.length < this.settings.minTopicWords) return null;
-    const answerWords = [...termsOf(golden)].filter((w) => termsOf(said.text).has(w));
-    return { var_id: this.g.varId[v], text: said.text, matched: [...answerWords, ...anchored], support: 1 };
+    // The text's own words (as written) that match the answer's or anchor the topic.
+    const wanted = new Set([...termsOf(golden), ...anchored]);
+    const matched = [
+      ...new Set(
+        contentTerms(said.text)
+          .filter((t) => wanted.has(t.key))
+          .map((t) => t.surface),
+      ),
+    ];
+    return { var_id: this.g.varId[v], text: said.text, matched, support: 1 };
   }
 }
 
@@ -339,7 +364,9 @@ export function walkStages(
   // A stating store unit whose text the context holds too: the answer op read it (item: a verdict never contradicts its evidence).
   const contextText = cx.context.map((v) => g.varValue[v]).join('\n');
   const copied = inStore.filter((q) => copiedInto(q.text, contextText));
-  if (copied.length > 0 && !settings.off.has('copied-into-context'))
+  // Premises hold only together: every carrier must be in the context.
+  const enough = test.how().includes('premises') ? copied.length === inStore.length : copied.length > 0;
+  if (copied.length > 0 && enough && !settings.off.has('copied-into-context'))
     return responseVerdict(
       g,
       cx,
@@ -348,7 +375,12 @@ export function walkStages(
       retrievalOp(g, cx),
     );
   if (inStore.length > 0 && !settings.off.has('store-states'))
-    return retrievalVerdict(g, cx, inStore[0], inStore.length, [...rules, ...test.how(), 'store-states']);
+    // Quote what the context lacks (of premises held together, the one not copied into it).
+    return retrievalVerdict(g, cx, inStore.find((q) => !copied.includes(q)) ?? inStore[0], inStore.length, [
+      ...rules,
+      ...test.how(),
+      'store-states',
+    ]);
   const lost = settings.off.has('memory-lost') ? null : lastLoss(g, s, test);
   if (lost) return { ...lost, rules: [...rules, 'memory-lost'] };
   return extractionVerdict(g, c, s, test, settings, rules);
@@ -379,6 +411,7 @@ function responseVerdict(
       { op_id: g.opId[cx.answerOp], note: 'read it and answered wrongly' },
     ],
     held,
+    after: quoteOf(g, cx.prediction),
     runnerUp:
       retrieval >= 0
         ? {
@@ -412,6 +445,7 @@ function retrievalVerdict(
       { op_id: g.opId[cx.answerOp], note: 'answered without it' },
     ],
     held,
+    after: quoteOf(g, cx.context[0]),
     runnerUp: {
       op_id: g.opId[cx.answerOp],
       error_type: 'ResponseError',
@@ -458,26 +492,43 @@ function endingOf(g: TraceGraph, s: Stages, v: number): { op: number; after: num
  * decisive op (a later write bringing the answer back does not excuse it).
  */
 function lastLoss(g: TraceGraph, s: Stages, test: AnswerTest): Omit<StageVerdict, 'rules'> | null {
+  const losses = test
+    .pieces()
+    .map((holds) => pieceLoss(g, s, holds))
+    .filter((e): e is Ending => e !== null);
+  const found = losses.sort((a, b) => g.opRank[a.op] - g.opRank[b.op])[0];
+  if (!found) return null;
+  return lossVerdict(g, found);
+}
+
+/** The earliest loss of one piece (see `lastLoss`) that left no version holding it. */
+function pieceLoss(g: TraceGraph, s: Stages, holds: (v: number) => QuotedUnit | null): Ending | null {
   const endings: Ending[] = [];
   for (const v of s.history) {
-    const held = test.stating(v);
+    const held = holds(v);
     if (!held) continue;
     const end = endingOf(g, s, v);
-    if (end && (end.after === null || !test.stating(end.after))) endings.push({ v, held, ...end });
+    if (end && (end.after === null || !holds(end.after))) endings.push({ v, held, ...end });
   }
   // Another stating version written before the ending op and ended after it: a copy survived.
   const written = (w: number) => Math.min(...producersOf(g, w).map((o) => g.opRank[o]));
   const alive = (e: Ending) =>
     s.history.some((w) => {
-      if (w === e.v || written(w) >= g.opRank[e.op] || !test.stating(w)) return false;
+      if (w === e.v || written(w) >= g.opRank[e.op] || !holds(w)) return false;
       const end = endingOf(g, s, w);
       return end !== null && g.opRank[end.op] > g.opRank[e.op];
     });
   const total = endings.filter((e) => !alive(e)).sort((a, b) => g.opRank[a.op] - g.opRank[b.op]);
-  const found = total[0];
-  if (!found) return null;
+  return total[0] ?? null;
+}
+
+function lossVerdict(g: TraceGraph, found: Ending): Omit<StageVerdict, 'rules'> {
   const op = found.op;
-  const emptied = found.after === null ? false : EMPTY_VALUE.test(g.varValue[found.after]);
+  // Emptied, or a unit fewer (a keyed store dropped an entry): deleted; else rewritten.
+  const emptied =
+    found.after !== null &&
+    (EMPTY_VALUE.test(g.varValue[found.after]) ||
+      splitUnits(g.varValue[found.after]).texts.length < splitUnits(g.varValue[found.v]).texts.length);
   const type: ErrorType = emptied ? 'DeletionError' : 'UpdateError';
   const what = emptied ? 'deleted it' : 'rewrote it without the answer';
   return {
@@ -490,6 +541,7 @@ function lastLoss(g: TraceGraph, s: Stages, test: AnswerTest): Omit<StageVerdict
       ...(found.after === null ? [] : [{ var_id: g.varId[found.after], note: 'no longer states it' }]),
     ],
     held: found.held,
+    after: quoteOf(g, found.after),
     runnerUp: null,
     margin: 0,
   };
@@ -507,7 +559,9 @@ function extractionVerdict(
   if (settings.off.has('never-stored')) return null;
   const evidence = [...cx.evidence].sort((a, b) => g.varRank[a] - g.varRank[b]);
   const stating = settings.off.has('stating-evidence-first') ? [] : evidence.filter((v) => test.stating(v));
-  const first = stating[0] ?? evidence[0];
+  // An inferred answer: the earliest premise no memory ever carried was the one lost.
+  const unkept = settings.off.has('stating-evidence-first') ? undefined : test.unkeptPremise(s.history);
+  const first = stating[0] ?? unkept ?? evidence[0];
   const used: StageRuleId[] = [...rules, 'never-stored'];
   if (stating.length > 0) used.push('stating-evidence-first');
   if (first === undefined) return null;
@@ -523,7 +577,8 @@ function extractionVerdict(
       { var_id: g.varId[first], note: stating.length ? 'evidence; states the answer' : 'evidence' },
       { op_id: g.opId[op], note: 'read it; no memory it wrote states the answer' },
     ],
-    held: stating.length ? test.stating(first) : null,
+    held: test.stating(first) ?? quoteOf(g, first),
+    after: quoteOf(g, opStructure(g, op).outputs[0]),
     runnerUp: {
       op_id: g.opId[cx.answerOp],
       error_type: 'ResponseError',
@@ -542,6 +597,13 @@ function readersOf(g: TraceGraph, v: number, answerOp: number): number[] {
   return consumersOf(g, v)
     .filter((o) => g.opRank[o] < limit)
     .sort((a, b) => g.opRank[a] - g.opRank[b]);
+}
+
+/** The first unit of v as a quote of what came after the held text (it does not hold the answer). */
+function quoteOf(g: TraceGraph, v: number | null | undefined): QuotedUnit | null {
+  if (v === null || v === undefined || v < 0) return null;
+  const text = splitUnits(g.varValue[v]).texts[0] ?? g.varValue[v];
+  return { var_id: g.varId[v], text, matched: [], support: 0 };
 }
 
 function clip(text: string, n = 120): string {

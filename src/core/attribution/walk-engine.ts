@@ -124,6 +124,7 @@ function noAnswerVerdict(input: AttributionInput, cx: CaseContext): StageVerdict
     rules: ['no-golden-answer'],
     path: [{ op_id: g.opId[cx.answerOp], note: 'answered a question the conversation does not answer' }],
     held: null,
+    after: null,
     runnerUp:
       retrieval === undefined
         ? null
@@ -167,7 +168,7 @@ function finish(
     rules: v.rules satisfies StageRuleId[],
     confidence,
     uncertain,
-    verdict_evidence: v.held ? { held: v.held, after: null } : null,
+    verdict_evidence: v.held ? { held: v.held, after: v.after } : null,
     cost,
   };
 }
