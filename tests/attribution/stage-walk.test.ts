@@ -12,6 +12,7 @@ import {
   ATTRIBUTOR_VERSION,
   attributeStageWalk,
   STAGE_RULES,
+  STAGE_VOTES,
   UNCERTAIN_BELOW,
 } from '../../src/core/attribution/index.ts';
 import { casePath, listCases } from '../../src/core/cases/index.ts';
@@ -219,5 +220,37 @@ describe('a verdict never contradicts its own evidence (every shared labelled fi
       }
     }
     expect(checked).toBeGreaterThan(0);
+  });
+});
+
+describe('a model for the hard cases (scripted carrying judge: no real model was measured)', () => {
+  it('an uncertain verdict goes to the stage judge, its votes decide and its calls are counted', async () => {
+    // Every verdict made uncertain (threshold above 1); the scripted judge says the context states
+    // the answer (every vote about the context yes, all others no): ResponseError at the answer op.
+    const r = run(
+      [{ id: 'D1:1', said: 'Jon: I love dancing.', timestamp: '1 May, 2023', facts: ['Jon loves dancing.'] }],
+      ['Jon loves dancing.'],
+      'What does Jon love?',
+      'salsa',
+    );
+    const asked: string[] = [];
+    const judge = {
+      label: 'scripted',
+      async decide(items: readonly { memory: string }[]) {
+        asked.push(...items.map((x) => x.memory));
+        // Items come per stage, STAGE_VOTES each: context first.
+        return {
+          verdicts: items.map((_, i) => i < STAGE_VOTES),
+          cost: { llm_calls: items.length, input_tokens: 10 * items.length, output_tokens: items.length },
+        };
+      },
+    };
+    const a = await attributeStageWalk({ graph: r.g, case: r.c }, { judge, uncertainBelow: 1.01 });
+    expect(asked.length).toBeGreaterThanOrEqual(STAGE_VOTES);
+    expect(asked.length % STAGE_VOTES).toBe(0);
+    expect(a.cost.llm_calls).toBe(asked.length);
+    expect(a.rules).toContain('stage-judge');
+    expect(a.error_type).toBe('ResponseError');
+    expect(a.op_id).toBe(r.answer);
   });
 });

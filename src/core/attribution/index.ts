@@ -28,6 +28,7 @@ export {
   type StageRuleId,
   type StageSettings,
 } from './rules.ts';
+export { STAGE_VOTES } from './stage-judge.ts';
 export * from './types.ts';
 export { ATTRIBUTOR_VERSION } from './version.ts';
 export * from './walk-engine.ts';

@@ -26,7 +26,8 @@ export type StageRuleId =
   | 'store-states'
   | 'memory-lost'
   | 'never-stored'
-  | 'stating-evidence-first';
+  | 'stating-evidence-first'
+  | 'stage-judge';
 
 /** Which rules are on, and their thresholds (the ablation and the threshold search set these). */
 export interface StageSettings {
@@ -123,6 +124,13 @@ export const STAGE_RULES: readonly StageRule[] = [
     threshold: null,
     reason:
       'an extraction that skipped small talk lost nothing; the one that read the stating message did (else the earliest evidence)',
+  },
+  {
+    id: 'stage-judge',
+    tests:
+      'an uncertain verdict, with a model configured (--judge-model): per stage (context, store, every memory), "does this text state the answer?", 3 votes, a majority decides',
+    threshold: null,
+    reason: 'words cannot settle paraphrases and inferences; a model reads them as the people who label do',
   },
 ];
 

@@ -326,7 +326,7 @@ function topicWords(question: string): Set<string> {
 }
 
 /** Memory variables written before the answer: the store's version chains and what the evidence flowed into. */
-function memoryHistory(g: TraceGraph, cx: CaseContext): number[] {
+export function memoryHistory(g: TraceGraph, cx: CaseContext): number[] {
   const limit = cx.answerOp >= 0 ? g.opRank[cx.answerOp] : g.opOrder.length;
   const seen = new Set<number>();
   const keep = (v: number) => {
@@ -387,7 +387,7 @@ export function walkStages(
 }
 
 /** The question-time op that wrote the answer's context (-1 when the context is the store itself). */
-function retrievalOp(g: TraceGraph, cx: CaseContext): number {
+export function retrievalOp(g: TraceGraph, cx: CaseContext): number {
   const writers = cx.context.flatMap((v) => producersOf(g, v)).filter((o) => cx.questionOps.includes(o));
   const pool = writers.length ? writers : cx.questionOps;
   return pool.reduce((best, o) => (best < 0 || g.opRank[o] > g.opRank[best] ? o : best), -1);

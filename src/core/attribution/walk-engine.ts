@@ -6,12 +6,16 @@
  */
 import { type AnswerRule, accepts, describeAnswerRule } from './answer-rule.ts';
 import { confidenceOf, UNCERTAIN_BELOW } from './calibration.ts';
+import type { CarryJudge } from './carry-judge.ts';
 import { type CaseContext, caseContext } from './case-context.ts';
 import { attributeEvidenceFlow, type EvidenceFlowOptions } from './evidence-flow.ts';
 import { noGoldenAnswer } from './golden.ts';
 import { judgedSample, judgeFitOf } from './judge-fit.ts';
+import { judgedVerdict, judgeStages } from './stage-judge.ts';
 import {
   DEFAULT_STAGE_SETTINGS,
+  memoryHistory,
+  retrievalOp,
   type StageRuleId,
   type StageSettings,
   type StageVerdict,
@@ -34,6 +38,8 @@ import { ATTRIBUTOR_VERSION } from './version.ts';
 export interface StageWalkOptions extends EvidenceFlowOptions {
   /** Rules turned off and thresholds (the ablation); default: every rule on. */
   stages?: StageSettings;
+  /** Verdicts below this confidence are uncertain (default `UNCERTAIN_BELOW`). */
+  uncertainBelow?: number;
 }
 
 /** The deterministic attributor on one case (see the module comment). */
@@ -81,7 +87,7 @@ export async function attributeStageWalk(
         'no-golden-answer',
         'Not attributable: the golden answer is empty or says the conversation does not answer the question.',
       );
-    return finish(input, base, cost(), used, noAnswerVerdict(input, cx));
+    return finish(input, base, cost(), used, noAnswerVerdict(input, cx), options.uncertainBelow);
   }
   if (c.evidenceIds.length > 0 && cx.evidence.length === 0)
     return none(
@@ -92,14 +98,53 @@ export async function attributeStageWalk(
   const evidence =
     cx.evidence.length || !options.locateEvidence ? cx.evidence : await options.locateEvidence(g, c);
   throwIfAborted(hooks.signal);
-  const verdict = walkStages(g, c, rule, options, settings, { ...cx, evidence });
+  const walked = { ...cx, evidence };
+  const verdict = walkStages(g, c, rule, options, settings, walked);
   if (!verdict)
     return none(
       'no-evidence',
       'No evidence could be located for this question, and no memory or context states the answer.',
       [answerStep],
     );
-  return finish(input, base, cost(), used, verdict);
+  const out = finish(input, base, cost(), used, verdict, options.uncertainBelow);
+  if (!out.uncertain || !options.judge || settings.off.has('stage-judge')) return out;
+  return askStages(input, walked, verdict, out, options.judge, hooks);
+}
+
+/** An uncertain verdict put to the model (`stage-judge`): its stages' votes decide, its calls counted. */
+async function askStages(
+  input: AttributionInput,
+  cx: CaseContext,
+  verdict: StageVerdict,
+  out: Attribution,
+  judge: CarryJudge,
+  hooks: RunHooks,
+): Promise<Attribution> {
+  const g = input.graph;
+  const judged = await judgeStages(g, input.case, cx, memoryHistory(g, cx), judge, hooks.signal);
+  const pick = judgedVerdict(verdict, judged, cx.answerOp, retrievalOp(g, cx));
+  const cost = {
+    ...out.cost,
+    llm_calls: out.cost.llm_calls + judged.llm_calls,
+    input_tokens: out.cost.input_tokens + judged.input_tokens,
+    output_tokens: out.cost.output_tokens + judged.output_tokens,
+  };
+  const said = judged.states
+    ? `a majority of its votes says the ${judged.states} states the answer`
+    : 'no stage states the answer, by a majority of its votes';
+  return {
+    ...out,
+    error_type: pick.error_type,
+    op_id: g.opId[pick.op],
+    reason: `The model (${judge.label}) was asked about each stage: ${said}. ${verdict.reason}`,
+    rules: [...(out.rules ?? []), 'stage-judge'],
+    // No labelled data calibrates the model's verdicts yet: it stays uncertain, the model's pick first.
+    candidates: [
+      { op_id: g.opId[pick.op], error_type: pick.error_type, score: out.confidence ?? 0, reason: said },
+      ...out.candidates.filter((x) => x.op_id !== g.opId[pick.op] || x.error_type !== pick.error_type),
+    ].slice(0, 2),
+    cost,
+  };
 }
 
 /** The evidence-flow verdict under a learned judge, with its rules, calibrated confidence and version. */
@@ -144,6 +189,7 @@ function finish(
   cost: Attribution['cost'],
   used: AnswerRuleUsed,
   v: StageVerdict,
+  uncertainBelow = UNCERTAIN_BELOW,
 ): Attribution {
   const g = input.graph;
   const confidence = confidenceOf(v.rules, used.source);
@@ -154,7 +200,7 @@ function finish(
     reason: v.reason,
   };
   const candidates = v.runnerUp ? [top, { ...v.runnerUp, score: 1 - confidence }] : [top];
-  const uncertain = confidence < UNCERTAIN_BELOW && candidates.length > 1;
+  const uncertain = confidence < uncertainBelow && candidates.length > 1;
   return {
     ...base,
     error_type: v.error_type,
