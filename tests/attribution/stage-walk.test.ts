@@ -7,10 +7,10 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CALIBRATION } from '../../src/core/attribution/calibration-table.ts';
 import {
   ATTRIBUTOR_VERSION,
   attributeStageWalk,
+  CALIBRATION,
   STAGE_RULES,
   STAGE_VOTES,
   UNCERTAIN_BELOW,

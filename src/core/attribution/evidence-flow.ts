@@ -475,7 +475,7 @@ async function evidenceOf(
 }
 
 /** The carrying test: the caller's, else the one the trace's judge teaches (or the prior). */
-function answerRuleOf(
+export function answerRuleOf(
   g: TraceGraph,
   options: EvidenceFlowOptions,
 ): { rule: AnswerRule; used: AnswerRuleUsed } {
@@ -504,7 +504,7 @@ function answerRuleOf(
 }
 
 /** Does the rule accept the prediction the trace's judge rejected (a candidate judge error)? */
-function judgeDisagrees(c: TraceCase, rule: AnswerRule, options: EvidenceFlowOptions): boolean {
+export function judgeDisagrees(c: TraceCase, rule: AnswerRule, options: EvidenceFlowOptions): boolean {
   if (!c.failed) return false;
   const sample = judgedSample(c, { similar: options.similar, answerSimilarity: options.answerSimilarity });
   return sample?.features.some((f) => accepts(rule, f)) ?? false;

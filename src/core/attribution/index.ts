@@ -1,6 +1,7 @@
 export * from './agents/index.ts';
 export { type AnswerRuleFit, accepts, describeAnswerRule, MIN_VERDICTS } from './answer-rule.ts';
 export { calibrationKey, confidenceOf, UNCERTAIN_BELOW } from './calibration.ts';
+export { CALIBRATION } from './calibration-table.ts';
 export { type CarryJudge, llmCarryJudge, sentenceModelJudge } from './carry-judge.ts';
 export * from './case-context.ts';
 export { answerFeatures, criticalInfo, judgeText, withOthers } from './critical.ts';

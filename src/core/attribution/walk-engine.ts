@@ -1,16 +1,13 @@
-/**
- * The deterministic attributor (method `evidence`): the stage walk (stage-walk.ts) on one
- * case, its verdict turned into an `Attribution` with the rules that fired, a calibrated
- * confidence (calibration.ts) and, below the threshold, `uncertain` with the two leading
- * candidates. Cases that cannot be traced say why (`not_attributable`).
- */
-import { type AnswerRule, accepts, describeAnswerRule } from './answer-rule.ts';
 import { confidenceOf, UNCERTAIN_BELOW } from './calibration.ts';
 import type { CarryJudge } from './carry-judge.ts';
 import { type CaseContext, caseContext } from './case-context.ts';
-import { attributeEvidenceFlow, type EvidenceFlowOptions } from './evidence-flow.ts';
+import {
+  answerRuleOf,
+  attributeEvidenceFlow,
+  type EvidenceFlowOptions,
+  judgeDisagrees,
+} from './evidence-flow.ts';
 import { noGoldenAnswer } from './golden.ts';
-import { judgedSample, judgeFitOf } from './judge-fit.ts';
 import { judgedVerdict, judgeStages } from './stage-judge.ts';
 import {
   DEFAULT_STAGE_SETTINGS,
@@ -53,12 +50,12 @@ export async function attributeStageWalk(
   const cost = () => ({ ...ZERO_COST, seconds: Math.max(0, now() - started) / 1000 });
   const { graph: g, case: c } = input;
   const settings = options.stages ?? DEFAULT_STAGE_SETTINGS;
-  const { rule, used } = answerRuleOf(input, options);
+  const { rule, used } = answerRuleOf(g, options);
   const base = {
     query_id: c.queryId,
     method: 'evidence' as const,
     answer_rule: used,
-    judge_disagrees: judgeDisagrees(input, rule, options),
+    judge_disagrees: judgeDisagrees(c, rule, options),
     attributor_version: ATTRIBUTOR_VERSION,
   };
   const none = (reason: NotAttributableReason, detail: string, path: PathStep[] = []): Attribution => ({
@@ -217,41 +214,4 @@ function finish(
     verdict_evidence: v.held ? { held: v.held, after: v.after } : null,
     cost,
   };
-}
-
-/** The carrying test: the caller's, else the one the trace's judge teaches (or the prior). */
-function answerRuleOf(
-  input: AttributionInput,
-  options: EvidenceFlowOptions,
-): { rule: AnswerRule; used: AnswerRuleUsed } {
-  if (options.rule)
-    return {
-      rule: options.rule,
-      used: {
-        source: 'given',
-        description: describeAnswerRule(options.rule),
-        agreement: null,
-        passed: 0,
-        failed: 0,
-      },
-    };
-  const { fit, source } = judgeFitOf(input.graph, options);
-  return {
-    rule: fit.rule,
-    used: {
-      source,
-      description: describeAnswerRule(fit.rule),
-      agreement: fit.agreement,
-      passed: fit.passed,
-      failed: fit.failed,
-    },
-  };
-}
-
-/** The rule accepts the prediction the judge rejected: a candidate judge error. */
-function judgeDisagrees(input: AttributionInput, rule: AnswerRule, options: EvidenceFlowOptions): boolean {
-  const c = input.case;
-  if (!c.failed) return false;
-  const sample = judgedSample(c, { similar: options.similar, answerSimilarity: options.answerSimilarity });
-  return sample?.features.some((f) => accepts(rule, f)) ?? false;
 }
