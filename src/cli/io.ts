@@ -41,6 +41,15 @@ export function printLine(io: CliIO, line: string) {
   io.stdout.write(`${oneLine(line)}\n`);
 }
 
+/**
+ * One row of tab-separated human output: the separators are real tabs, and each field has its
+ * own control characters (a tab or line break from a trace among them) escaped, so every row
+ * splits into the same fields.
+ */
+export function printRow(io: CliIO, fields: readonly string[]) {
+  io.stdout.write(`${fields.map(oneLine).join('\t')}\n`);
+}
+
 /** Prints `value` as indented JSON on stdout. */
 export function printJson(io: CliIO, value: unknown) {
   io.stdout.write(`${JSON.stringify(value, null, 2)}\n`);

@@ -1,8 +1,7 @@
 import { casePath, listCases, systemOf, type TraceCase } from '../../core/cases/index.ts';
-import { oneLine } from '../../core/text/index.ts';
 import { command, JSON_FLAG } from '../command.ts';
 import { eachTraceFile, traceFilesIn } from '../files.ts';
-import { printJson, printLine } from '../io.ts';
+import { printJson, printRow } from '../io.ts';
 
 /** `judgeOpId` → `judge_op_id`. */
 type SnakeCase<S extends string> = S extends `${infer C}${infer Rest}`
@@ -71,12 +70,12 @@ export const cases = command({
     if (values.json) printJson(io, out);
     else
       for (const c of out)
-        printLine(
-          io,
-          [c.query_id, c.error_type ?? '-', c.op_id ?? '-', c.question.replace(/\s+/g, ' ').slice(0, 100)]
-            .map(oneLine)
-            .join('\t'),
-        );
+        printRow(io, [
+          c.query_id,
+          c.error_type ?? '-',
+          c.op_id ?? '-',
+          c.question.replace(/\s+/g, ' ').slice(0, 100),
+        ]);
     return failedFiles > 0 ? 1 : 0;
   },
 });
