@@ -1,6 +1,7 @@
 /** Finding and reading trace files from paths given on the command line. */
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
+import { appendAll } from '../core/arrays.ts';
 import { type OpenResult, openTrace, type TraceGraph } from '../core/graph/index.ts';
 import { decodeUtf8, formatIssue, type TraceIssue } from '../core/trace/index.ts';
 import { CliError, type CliIO } from './io.ts';
@@ -16,7 +17,7 @@ export async function collectTraceFiles(paths: string[]): Promise<string[]> {
     } catch {
       throw new CliError(`${p}: no such file or folder`);
     }
-    if (s.isDirectory()) out.push(...(await walk(p)));
+    if (s.isDirectory()) appendAll(out, await walk(p));
     else out.push(p);
   }
   return out;
@@ -36,7 +37,7 @@ async function walk(dir: string): Promise<string[]> {
   for (const e of entries) {
     if (e.name.startsWith('.')) continue;
     const p = join(dir, e.name);
-    if (e.isDirectory()) out.push(...(await walk(p)));
+    if (e.isDirectory()) appendAll(out, await walk(p));
     else if (e.isFile() && /\.jsonl?$/.test(e.name.toLowerCase())) out.push(p);
   }
   return out;

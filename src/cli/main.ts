@@ -1,5 +1,6 @@
 /** `memtrace` — the workbench's core from the command line. */
 import { parseArgs } from 'node:util';
+import { maxOf } from '../core/arrays.ts';
 import { isLlmError } from '../core/llm/index.ts';
 import { type AnyCommand, commandHelp, parseArgsOptions, readFlags } from './command.ts';
 import { agreement } from './commands/agreement.ts';
@@ -42,7 +43,7 @@ export const COMMANDS: AnyCommand[] = [
 ];
 
 function help(): string {
-  const width = Math.max(...COMMANDS.map((c) => c.name.length));
+  const width = maxOf(COMMANDS.map((c) => c.name.length));
   return [
     'memtrace — trace and attribute errors in LLM memory systems',
     '',

@@ -1,3 +1,4 @@
+import { appendAll } from '../../core/arrays.ts';
 import { type ScoredCase, scoredCase, summarize } from '../../core/bench/index.ts';
 import { listCases, systemOf } from '../../core/cases/index.ts';
 import type { TraceGraph } from '../../core/graph/index.ts';
@@ -134,7 +135,7 @@ export const bench = command({
         files,
         io,
         async (graph, file, i) => {
-          perCase.push(...(await scoreFile(b, graph, file, i)));
+          appendAll(perCase, await scoreFile(b, graph, file, i));
         },
         { progress: false },
       ));
