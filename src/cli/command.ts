@@ -63,9 +63,9 @@ interface Args {
   name: string;
 }
 
+/** A command's module: its name (as in the command table, which holds its summary), usage, arguments and flags. */
 export interface Command<O extends Options = Options> {
   name: string;
-  summary: string;
   usage: string;
   args: Args;
   options: O;

@@ -1,4 +1,4 @@
-import { escapeControls, oneLine } from '../core/text/index.ts';
+import { escapeControls, oneLine } from '../core/text/index.light.ts';
 
 /** What a CLI command may touch: its streams and environment (injected, so tests run commands in-process). */
 interface Writable {

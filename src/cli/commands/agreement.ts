@@ -52,8 +52,6 @@ async function engineLabels(
 
 export const agreement = command({
   name: 'agreement',
-  summary:
-    'agreement between annotators: per pair n, op / type disagreement, Cohen κ; Fleiss κ; disputed cases',
   usage:
     'memtrace agreement <annotations files, graph files or dirs…> [--engine evidence] [--max-pairs N] [--json]',
   args: { min: 1, max: Number.POSITIVE_INFINITY, name: '<annotations files, graph files or dirs…>' },

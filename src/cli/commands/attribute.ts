@@ -35,7 +35,6 @@ type AttributeJson = Attribution & {
 
 export const attribute = command({
   name: 'attribute',
-  summary: 'name the decisive faulty operation of failed questions',
   usage: `memtrace attribute <file> [--case QUERY_ID] ${ATTRIBUTION_USAGE} [--json | --format memtrace]`,
   args: { min: 1, max: 1, name: '<file>' },
   options: {

@@ -90,7 +90,6 @@ async function scoreFile(b: BenchRun, graph: TraceGraph, file: string, i: number
 
 export const bench = command({
   name: 'bench',
-  summary: 'score an attribution method on labelled traces (ETA / OIA, micro and macro, confusion, cost)',
   usage: `memtrace bench <files or dirs…> ${ATTRIBUTION_USAGE} [--concurrency N] ${LABEL_SOURCE_USAGE} [--out results.json] [--json]`,
   args: { min: 1, max: Number.POSITIVE_INFINITY, name: '<files or dirs…>' },
   options: {

@@ -48,7 +48,6 @@ function caseJson(file: string, system: string | null, c: TraceCase, path: strin
 
 export const cases = command({
   name: 'cases',
-  summary: 'failed questions (llm-judge score 0) and annotated questions, with labels',
   usage: 'memtrace cases <file or dir…> [--json]',
   args: { min: 1, max: Number.POSITIVE_INFINITY, name: '<files or dirs…>' },
   options: JSON_FLAG,

@@ -76,8 +76,6 @@ function describeLlmBench(s: LlmBenchSummary): string {
 
 export const makeBench = command({
   name: 'make-bench',
-  summary:
-    'write the labelled benchmark of LLM-written memories (recorded LoCoMo / RealMem memories replayed)',
   usage:
     'memtrace make-bench --kind llm-memories --out DIR [--locomo FILE] [--realmem FILE,FILE…] ' +
     '[--heldout conv-47,conv-44,Liam_O_Connor] [--min-per-type 40] [--judge-rule offline|containment|token-f1|half-words] ' +

@@ -13,7 +13,6 @@ interface ValidateReport {
 
 export const validate = command({
   name: 'validate',
-  summary: 'check trace files; exit 0 when all load (warnings allowed)',
   usage: 'memtrace validate <files or dirs…> [--json]',
   args: { min: 1, max: Number.POSITIVE_INFINITY, name: '<files or dirs…>' },
   options: JSON_FLAG,
