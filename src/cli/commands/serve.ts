@@ -25,7 +25,6 @@ function sizeFlag(text: string, flag: string): number {
 
 export const serve = command({
   name: 'serve',
-  summary: 'receive traces over OTLP/HTTP into a folder and serve the workbench that lists them live',
   usage:
     'memtrace serve [--port 4318] [--host 127.0.0.1] [--dir DIR] [--max-body 20MiB] [--allow-remote] [--app DIR] [--build]',
   args: { min: 0, max: 0, name: 'none' },

@@ -24,6 +24,7 @@ import {
   EVENT_GEN_AI_TOOL_MESSAGE,
   EVENT_GEN_AI_USER_MESSAGE,
 } from '@opentelemetry/semantic-conventions/incubating';
+import { appendAll } from '../../arrays.ts';
 import { type Attrs, asText, indexed, isObject, str } from './attrs.ts';
 import type { SpanContent } from './items.ts';
 import { type ContentItem, type MemoryOp, type MemoryRecordRef, messageItems, roleOf } from './items.ts';
@@ -79,8 +80,8 @@ function promptMessages(v: AttrValue | undefined): ChatMessage[] {
 function readMessageAttributes(a: Attrs, c: SpanContent): void {
   const instructions = chatMessages(a[ATTR_GEN_AI_SYSTEM_INSTRUCTIONS]) ?? [];
   for (const m of instructions) c.inputs.push({ text: m.text, role: 'prompt' });
-  c.inputs.push(...messageItems(chatMessages(a[ATTR_GEN_AI_INPUT_MESSAGES]) ?? [], false));
-  c.outputs.push(...messageItems(chatMessages(a[ATTR_GEN_AI_OUTPUT_MESSAGES]) ?? [], true));
+  appendAll(c.inputs, messageItems(chatMessages(a[ATTR_GEN_AI_INPUT_MESSAGES]) ?? [], false));
+  appendAll(c.outputs, messageItems(chatMessages(a[ATTR_GEN_AI_OUTPUT_MESSAGES]) ?? [], true));
 }
 
 /** OpenLLMetry's flattened `gen_ai.prompt.N.{role,content}` / `gen_ai.completion.N.*` (or one whole text). */
@@ -98,14 +99,16 @@ function readLegacyPrompts(a: Attrs, c: SpanContent): void {
     typeof a[ATTR_GEN_AI_COMPLETION] === 'string'
       ? promptMessages(a[ATTR_GEN_AI_COMPLETION])
       : rows(ATTR_GEN_AI_COMPLETION);
-  c.inputs.push(
-    ...messageItems(
+  appendAll(
+    c.inputs,
+    messageItems(
       prompts.filter((m) => m.text !== ''),
       false,
     ),
   );
-  c.outputs.push(
-    ...messageItems(
+  appendAll(
+    c.outputs,
+    messageItems(
       completions.filter((m) => m.text !== ''),
       true,
     ),
@@ -219,8 +222,8 @@ function eventItems(name: string, e: Attrs): { inputs: ContentItem[]; outputs: C
 export function readGenAiEvents(span: OtelSpan, c: SpanContent): void {
   for (const e of span.events) {
     const { inputs, outputs } = eventItems(e.name, e.attributes);
-    c.inputs.push(...inputs);
-    c.outputs.push(...outputs);
+    appendAll(c.inputs, inputs);
+    appendAll(c.outputs, outputs);
     readMessageAttributes(e.attributes, c);
   }
 }

@@ -4,6 +4,8 @@
  * …}`, `{"input": …}`, `{"args": […], "kwargs": …}`, a list of messages, a JSON-encoded text) and
  * LangWatch (`langwatch.input|output`: `{type, value}`).
  */
+
+import { appendAll } from '../../arrays.ts';
 import { type Attrs, isObject } from './attrs.ts';
 import { type SpanContent, valueItems } from './items.ts';
 import type { OtelSpan } from './span.ts';
@@ -34,7 +36,7 @@ function unwrap(v: AttrValue | undefined): AttrValue | undefined {
 export function readIoValues(span: OtelSpan, c: SpanContent): void {
   const a: Attrs = span.attributes;
   for (const [input, output] of PAIRS) {
-    c.inputs.push(...valueItems(unwrap(a[input]), false, true));
-    c.outputs.push(...valueItems(unwrap(a[output]), true, true));
+    appendAll(c.inputs, valueItems(unwrap(a[input]), false, true));
+    appendAll(c.outputs, valueItems(unwrap(a[output]), true, true));
   }
 }

@@ -10,6 +10,8 @@
  * events on what they score, with the golden answer from the trace's (or the score's) metadata.
  * Input and output may be JSON text, even JSON text of JSON text: decoded before reading.
  */
+
+import { appendAll } from '../../arrays.ts';
 import type { IssueCollector } from '../issues.ts';
 import type { OtelSpan, SpanEvent } from './span.ts';
 import { type AttrValue, decodeJsonString, maybeJson, normalizeTime } from './values.ts';
@@ -253,7 +255,7 @@ export function readLangfuseExport(
     const spans = observationSpans(t, traceId, issues);
     const { root, own } = traceRoot(t, traceId, spans);
     if (own) out.push(root);
-    out.push(...spans);
+    appendAll(out, spans);
     const byId = new Map(spans.map((s) => [s.spanId, s]));
     const expected = golden(t.trace.metadata);
     (Array.isArray(t.trace.scores) ? t.trace.scores : []).forEach((s, i) => {

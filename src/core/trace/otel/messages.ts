@@ -8,6 +8,8 @@
  * arguments (`{args: […]}`). A tool call's text is its arguments as written, so the tool span
  * that receives them reads the same variable.
  */
+
+import { appendAll } from '../../arrays.ts';
 import { type AttrValue, maybeJson } from './values.ts';
 
 /** One message: its role when the writer said it (`user`, `assistant`, `system`, `tool`, …) and its text. */
@@ -133,7 +135,7 @@ function listMessages(list: AttrValue[]): ChatMessage[] | null {
     else if (isObject(item)) {
       const m = messagesIn(item);
       if (!m) return null;
-      out.push(...m);
+      appendAll(out, m);
     } else return null;
   }
   return out;

@@ -29,6 +29,7 @@ import {
   RETRIEVAL_DOCUMENTS,
   TOOL_CALL_FUNCTION_ARGUMENTS_JSON,
 } from '@arizeai/openinference-semantic-conventions';
+import { appendAll } from '../../arrays.ts';
 import { type Attrs, asText, flatten, indexed, isObject, str } from './attrs.ts';
 import { evaluationFrom } from './evaluation.ts';
 import {
@@ -109,7 +110,7 @@ function readRetriever(a: Attrs, input: AttrValue | undefined, c: SpanContent) {
   if (q !== null) c.inputs.push({ text: q, role: 'query' });
   const docs = docsOf(indexed(a, RETRIEVAL_DOCUMENTS));
   if (docs.length) c.memory = { op: 'search', store: str(a['metadata.store']) ?? null, records: docs };
-  else c.outputs.push(...ioItems(a, 'output'));
+  else appendAll(c.outputs, ioItems(a, 'output'));
 }
 
 function readReranker(a: Attrs, c: SpanContent) {
@@ -145,12 +146,12 @@ export function readOpenInference(span: OtelSpan, kind: string, c: SpanContent):
   const template = str(a[PROMPT_TEMPLATE_TEMPLATE]);
   if (template) c.inputs.push({ text: template, role: 'prompt' });
   const inMsgs = oiMessages(indexed(a, LLM_INPUT_MESSAGES), false);
-  c.inputs.push(...(inMsgs.length ? inMsgs : ioItems(a, 'input')));
+  appendAll(c.inputs, inMsgs.length ? inMsgs : ioItems(a, 'input'));
   if (kind === 'EMBEDDING')
     for (const e of indexed(a, EMBEDDING_EMBEDDINGS)) {
       const t = asText(e[EMBEDDING_TEXT] ?? null);
       if (t !== null) c.inputs.push({ text: t, role: 'value' });
     }
   const outMsgs = oiMessages(indexed(a, LLM_OUTPUT_MESSAGES), true);
-  c.outputs.push(...(outMsgs.length ? outMsgs : ioItems(a, 'output')));
+  appendAll(c.outputs, outMsgs.length ? outMsgs : ioItems(a, 'output'));
 }

@@ -4,6 +4,7 @@
  * judge ops of evaluations of its answer.
  */
 
+import { appendAll } from '../../arrays.ts';
 import { hash16 } from '../../hash/index.ts';
 import type { JsonObject } from '../types.ts';
 import type { GraphWriter, OpInput } from './graph-writer.ts';
@@ -150,7 +151,7 @@ export class SpanOp {
       [e.prediction, 'prediction'],
     ] as const)
       if (text !== null) this.readItem({ text, role: 'value', className: cls });
-    this.outputs.push(...this.judgeOutputs(e));
+    appendAll(this.outputs, this.judgeOutputs(e));
   }
 
   /** A judge op of its own for an evaluation of this span's answer (an event, a Langfuse score). */

@@ -4,6 +4,8 @@
  * (`ai.response.text`, `.object`, `.toolCalls`), tool calls (`ai.toolCall.args|input`,
  * `.result|output`) and embeddings (`ai.value`, `ai.values`: JSON-encoded texts).
  */
+
+import { appendAll } from '../../arrays.ts';
 import { type Attrs, asText } from './attrs.ts';
 import type { SpanContent } from './items.ts';
 import { messageItems } from './items.ts';
@@ -38,7 +40,7 @@ function toolCallArgs(v: AttrValue | undefined): string[] {
 
 function readVercelInputs(a: Attrs, c: SpanContent): void {
   const messages = chatMessages(a['ai.prompt.messages']) ?? chatMessages(a['ai.prompt']) ?? [];
-  c.inputs.push(...messageItems(messages, false));
+  appendAll(c.inputs, messageItems(messages, false));
   const args = asText(a['ai.toolCall.args'] ?? a['ai.toolCall.input'] ?? null);
   if (args !== null) c.inputs.push({ text: args, role: 'value' });
   const values = Array.isArray(a['ai.values'])
