@@ -145,7 +145,7 @@ async function receive(
   if (!decoded.ok) return refuse(req, res, encoding, 400, decoded.message);
   const now = (o.now ?? Date.now)();
   try {
-    await Promise.all(splitByTrace(decoded.request).map((part) => o.store.append(part, now)));
+    await o.store.appendAll(splitByTrace(decoded.request), now);
   } catch (e) {
     o.log(`could not write a received trace: ${(e as Error).message}`);
     return refuse(req, res, encoding, 503, 'the receiver could not write the trace to disk', {

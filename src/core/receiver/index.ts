@@ -13,6 +13,8 @@ export {
   splitByTrace,
   type TracePart,
 } from './group.ts';
+/** The OTLP protobuf message types (protobufjs), the schema the decoder reads by. */
+export { otlpTypes } from './proto.ts';
 /** The encodings, the OTLP/JSON request shape, decoding and id checks. */
 export {
   decodeTraceRequest,

@@ -1,0 +1,132 @@
+/**
+ * `memtrace serve` under what real senders do to a receiver (issue 32, "a receiver that
+ * holds"), each against a real process on loopback: one request with spans of 1,500 traces
+ * under a low `ulimit -n`; a write that fails part-way (no span stored twice on the retry);
+ * attribute values nested 1,000 and 100,000 deep; stalled uploads beside a real export; and
+ * many traces listed a page at a time.
+ */
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.ts';
+import { DEEP_TRACE, deepJson, deepProtobuf } from '../receiver/deep-bodies.ts';
+import { type ServeProcess, startServe } from './helpers.ts';
+
+const tmp = mkdtempSync(join(tmpdir(), 'memtrace-serve-holds-'));
+const APP = join(tmp, 'app');
+mkdirSync(APP);
+writeFileSync(join(APP, 'index.html'), '<!doctype html><title>t</title>');
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+const traceId = (n: number) => `f${(n + 1).toString(16).padStart(31, '0')}`;
+const spanId = (n: number) => (n + 1).toString(16).padStart(16, '0');
+
+/** An OTLP/JSON request: `spansPerTrace` spans for each trace number in `traces`, interleaved. */
+function request(traces: number[], spansPerTrace: number): string {
+  const spans = [];
+  for (let k = 0; k < spansPerTrace; k++)
+    for (const t of traces)
+      spans.push({ traceId: traceId(t), spanId: spanId(t * spansPerTrace + k), name: `t${t} s${k}` });
+  return JSON.stringify({ resourceSpans: [{ scopeSpans: [{ scope: { name: 'holds' }, spans }] }] });
+}
+
+const post = (serve: ServeProcess, body: string | Uint8Array, type = 'application/json') =>
+  fetch(`${serve.base}/v1/traces`, {
+    method: 'POST',
+    headers: { 'content-type': type },
+    body: typeof body === 'string' ? body : new Uint8Array(body),
+  });
+
+/** Every span id in the folder's trace files, with how many times it is stored. */
+function storedSpans(dir: string): Map<string, number> {
+  const seen = new Map<string, number>();
+  for (const f of readdirSync(dir).filter((n) => n.endsWith('.jsonl') && statSync(join(dir, n)).isFile()))
+    for (const line of readFileSync(join(dir, f), 'utf8').split('\n').filter(Boolean))
+      for (const rs of JSON.parse(line).resourceSpans)
+        for (const ss of rs.scopeSpans)
+          for (const s of ss.spans) seen.set(s.spanId, (seen.get(s.spanId) ?? 0) + 1);
+  return seen;
+}
+
+async function withServe<T>(args: string[], run: (s: ServeProcess) => Promise<T>, openFiles?: number) {
+  const serve = await startServe(['--app', APP, ...args], { openFiles });
+  try {
+    return await run(serve);
+  } finally {
+    expect(await serve.stop()).toBe(0);
+  }
+}
+
+describe('open files stay bounded', () => {
+  for (const limit of [1024, 256])
+    it(`one request with spans of 1,500 traces under ulimit -n ${limit}: 200, 1,500 files, every span stored once`, async () => {
+      const dir = join(tmp, `fd-${limit}`);
+      const traces = Array.from({ length: 1500 }, (_, i) => i);
+      await withServe(
+        ['--dir', dir],
+        async (serve) => {
+          const res = await post(serve, request(traces, 2));
+          expect(res.status, await res.clone().text()).toBe(200);
+        },
+        limit,
+      );
+      expect(readdirSync(dir).filter((n) => n.endsWith('.jsonl'))).toHaveLength(1500);
+      const seen = storedSpans(dir);
+      expect(seen.size).toBe(3000);
+      expect([...seen.values()].every((n) => n === 1)).toBe(true);
+    });
+
+  it('a request whose write fails part-way stores none of its spans (503); the retry stores each once', async () => {
+    const dir = join(tmp, 'all-or-nothing');
+    await withServe(['--dir', dir], async (serve) => {
+      expect((await post(serve, request([0], 1))).status).toBe(200); // trace 0 has a line already
+      // Trace 2's file cannot be written: a folder stands where it would be.
+      mkdirSync(join(dir, `${traceId(2)}.jsonl`));
+      const body = request([0, 1, 2, 3], 3);
+      const failed = await post(serve, body);
+      expect(failed.status).toBe(503);
+      expect(failed.headers.get('retry-after')).toBeTruthy();
+      const afterFailure = storedSpans(dir);
+      expect([...afterFailure.keys()]).toEqual([spanId(0)]); // only the first request's span
+      rmSync(join(dir, `${traceId(2)}.jsonl`), { recursive: true });
+      expect((await post(serve, body)).status).toBe(200);
+      const list = (await (await fetch(`${serve.base}/api/received/`)).json()) as {
+        traces: { traceId: string; spans: number; requests: number }[];
+      };
+      const zero = list.traces.find((t) => t.traceId === traceId(0));
+      expect(zero).toMatchObject({ spans: 4, requests: 2 });
+    });
+    const seen = storedSpans(dir);
+    expect(seen.size).toBe(12); // 4 traces × 3 spans (span 0 of trace 0 is in both requests)
+    expect(seen.get(spanId(0))).toBe(2);
+    expect([...seen].filter(([id]) => id !== spanId(0)).every(([, n]) => n === 1)).toBe(true);
+  });
+});
+
+describe('nesting is checked on receipt', () => {
+  it('an attribute nested 1,000 and 100,000 deep: 400 naming the span and attribute, nothing stored; a shallow one is stored and imports', async () => {
+    const dir = join(tmp, 'deep');
+    await withServe(['--dir', dir, '--max-body', '64MiB'], async (serve) => {
+      for (const levels of [1_000, 100_000]) {
+        const pb = await post(serve, deepProtobuf(levels), 'application/x-protobuf');
+        expect(pb.status).toBe(400);
+        const pbMessage = Buffer.from(await pb.arrayBuffer())
+          .subarray(2)
+          .toString(); // google.rpc.Status.message
+        expect(pbMessage).toMatch(
+          /spans\[0\]\.attributes\[0\]\.value.*\(span "0d0d0d0d0d0d0d0d" "root", attribute "deep"\): the value nests more than \d+ levels deep/,
+        );
+        const js = await post(serve, deepJson(levels));
+        expect(js.status).toBe(400);
+        expect(((await js.json()) as { message: string }).message).toMatch(
+          /attribute "deep"\): the value nests more than/,
+        );
+      }
+      expect(readdirSync(dir).filter((n) => n.endsWith('.jsonl'))).toEqual([]);
+      expect((await post(serve, deepProtobuf(20), 'application/x-protobuf')).status).toBe(200);
+    });
+    const validated = await runCli(['validate', join(dir, `${DEEP_TRACE}.jsonl`)]);
+    expect(validated.code, validated.stderr).toBe(0);
+  });
+});
