@@ -6,6 +6,7 @@
  * many traces listed a page at a time.
  */
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -128,5 +129,44 @@ describe('nesting is checked on receipt', () => {
     });
     const validated = await runCli(['validate', join(dir, `${DEEP_TRACE}.jsonl`)]);
     expect(validated.code, validated.stderr).toBe(0);
+  });
+});
+
+/** A POST that sends its headers and part of its body, then nothing: resolves once the server took it (100 Continue). */
+function stalledUpload(port: number): Promise<{ socket: Socket; reply: Promise<string> }> {
+  return new Promise((ok, fail) => {
+    const socket = connect(port, '127.0.0.1', () =>
+      socket.write(
+        'POST /v1/traces HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\n' +
+          'content-length: 1000\r\nexpect: 100-continue\r\n\r\n',
+      ),
+    );
+    let text = '';
+    const reply = new Promise<string>((done) => {
+      socket.on('close', () => done(text));
+      socket.on('error', () => done(text));
+    });
+    socket.on('data', (d) => {
+      const first = text === '';
+      text += d.toString();
+      if (first && /^HTTP\/1\.1 100 /.test(text)) {
+        socket.write('{"resourceSpans": ['); // part of the body, then the client stalls
+        ok({ socket, reply });
+      } else if (first) fail(new Error(`not admitted: ${text}`));
+    });
+  });
+}
+
+describe('slow clients', () => {
+  it('8 stalled uploads (as many as --max-concurrent) do not turn other exports away; each stalled one gets 408', async () => {
+    const dir = join(tmp, 'stalled');
+    await withServe(['--dir', dir, '--max-concurrent', '8', '--body-timeout', '1'], async (serve) => {
+      const stalled = await Promise.all(Array.from({ length: 8 }, () => stalledUpload(serve.port)));
+      const res = await post(serve, request([7], 3));
+      expect(res.status, await res.clone().text()).toBe(200);
+      const replies = await Promise.all(stalled.map((s) => s.reply));
+      for (const r of replies) expect(r).toMatch(/HTTP\/1\.1 408 [\s\S]*upload stalled/);
+    });
+    expect([...storedSpans(dir).keys()]).toHaveLength(3);
   });
 });

@@ -24,8 +24,12 @@ interface ReceiverOptions {
   store: TraceStore;
   /** Largest request body, before and after inflating. */
   maxBody: number;
-  /** Requests handled at once; more are answered 503 with Retry-After. */
+  /** Requests decoded and written at once (once their body is in); more are answered 503 with Retry-After. */
   maxConcurrent: number;
+  /** Request bodies being received at once; more are answered 503 with Retry-After. */
+  maxUploads: number;
+  /** A body that sends nothing for this long (ms) is refused with 408 and lets go of its place. */
+  bodyTimeoutMs: number;
   /** The built app's folder, or null (then `/` says how to build it). */
   appDir: string | null;
   /** Accept any Host header (a non-loopback --host); otherwise only loopback names (DNS rebinding). */
@@ -42,6 +46,7 @@ const RETRY_AFTER_S = 1;
 export function createReceiver(o: ReceiverOptions): { server: Server; close(): Promise<void> } {
   const live = new LiveEvents(o.store, o.log);
   const inFlight = new Set<Promise<unknown>>();
+  const load: Load = { uploading: 0, working: 0 };
   const handle = async (req: IncomingMessage, res: ServerResponse, expectsContinue: boolean) => {
     const path = new URL(req.url ?? '/', 'http://x').pathname;
     if (!o.allowRemote && !isLoopback(hostName(req.headers.host)))
@@ -56,19 +61,16 @@ export function createReceiver(o: ReceiverOptions): { server: Server; close(): P
           expectsContinue,
           allow: 'POST',
         });
-      if (inFlight.size >= o.maxConcurrent)
+      if (load.uploading >= o.maxUploads)
         return refuse(
           req,
           res,
           encodingOf(req.headers['content-type']) ?? 'json',
           503,
-          'busy: too many requests at once; retry later',
-          {
-            retryAfter: RETRY_AFTER_S,
-            expectsContinue,
-          },
+          'busy: too many uploads at once; retry later',
+          { retryAfter: RETRY_AFTER_S, expectsContinue },
         );
-      const work = receive(req, res, o, expectsContinue);
+      const work = receive(req, res, o, expectsContinue, load);
       inFlight.add(work);
       try {
         return await work;
@@ -119,12 +121,22 @@ export function createReceiver(o: ReceiverOptions): { server: Server; close(): P
   };
 }
 
-/** One export request: checked before the body is read, decoded, split by trace, appended. */
+/** Export requests under way: bodies being received, and requests being decoded and written. */
+interface Load {
+  uploading: number;
+  working: number;
+}
+
+/**
+ * One export request: checked before the body is read, then read (counted as an upload, so a
+ * stalled one never holds a place of the decoding and writing), then decoded and stored.
+ */
 async function receive(
   req: IncomingMessage,
   res: ServerResponse,
   o: ReceiverOptions,
   expectsContinue: boolean,
+  load: Load,
 ) {
   const encoding = encodingOf(req.headers['content-type']);
   if (!encoding)
@@ -132,15 +144,38 @@ async function receive(
       expectsContinue,
     });
   let body: Buffer;
+  load.uploading++;
   try {
     bodyCoding(req);
     checkDeclaredLength(req, o.maxBody);
     if (expectsContinue) res.writeContinue();
-    body = await readBody(req, o.maxBody);
+    body = await readBody(req, o.maxBody, o.bodyTimeoutMs);
   } catch (e) {
     if (e instanceof BodyError) return refuse(req, res, encoding, e.status, e.message, { expectsContinue });
     throw e;
+  } finally {
+    load.uploading--;
   }
+  if (load.working >= o.maxConcurrent)
+    return refuse(req, res, encoding, 503, 'busy: too many requests at once; retry later', {
+      retryAfter: RETRY_AFTER_S,
+    });
+  load.working++;
+  try {
+    await store(req, res, o, encoding, body);
+  } finally {
+    load.working--;
+  }
+}
+
+/** A received body decoded, split by trace and appended; the reply says what was refused. */
+async function store(
+  req: IncomingMessage,
+  res: ServerResponse,
+  o: ReceiverOptions,
+  encoding: OtlpEncoding,
+  body: Buffer,
+) {
   const decoded = decodeTraceRequest(body, encoding);
   if (!decoded.ok) return refuse(req, res, encoding, 400, decoded.message);
   const now = (o.now ?? Date.now)();
@@ -183,7 +218,11 @@ function refuse(
   const headers: Record<string, string> = {};
   if (o.retryAfter) headers['retry-after'] = String(o.retryAfter);
   if (o.allow) headers.allow = o.allow;
-  if (o.expectsContinue && !req.readableFlowing) headers.connection = 'close';
+  if (status === 408) {
+    // The client stalled: it gets the reply, then the connection ends.
+    headers.connection = 'close';
+    res.once('finish', () => req.socket.end());
+  } else if (o.expectsContinue && !req.readableFlowing) headers.connection = 'close';
   else discardRest(req);
   reply(res, status, encoding, statusBody(encoding, message), headers);
 }
