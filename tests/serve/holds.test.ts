@@ -170,3 +170,51 @@ describe('slow clients', () => {
     expect([...storedSpans(dir).keys()]).toHaveLength(3);
   });
 });
+
+describe('many traces', () => {
+  it('5,000 trace ids: the list comes a page at a time (newest first, each trace once), the event stream sends a page and the count', async () => {
+    const dir = join(tmp, 'many');
+    const batches = Array.from({ length: 5 }, (_, b) => Array.from({ length: 1000 }, (_, i) => b * 1000 + i));
+    await withServe(['--dir', dir], async (serve) => {
+      for (const traces of batches) expect((await post(serve, request(traces, 1))).status).toBe(200);
+      const get = async (query: string) => {
+        const res = await fetch(`${serve.base}/api/received/${query}`);
+        expect(res.status).toBe(200);
+        return (await res.json()) as {
+          traces: { traceId: string }[];
+          total: number;
+          offset: number;
+          limit: number;
+        };
+      };
+      const first = await get('');
+      expect(first).toMatchObject({ total: 5000, offset: 0, limit: 1000 });
+      expect(first.traces).toHaveLength(1000);
+      // Newest first: the last request's traces lead.
+      expect(new Set(first.traces.map((t) => t.traceId))).toEqual(new Set(batches[4].map(traceId)));
+      const seen: string[] = [];
+      for (let offset = 0; offset < 5000; offset += 700) {
+        const page = await get(`?offset=${offset}&limit=700`);
+        expect(page.traces.length).toBe(Math.min(700, 5000 - offset));
+        seen.push(...page.traces.map((t) => t.traceId));
+      }
+      expect(seen).toHaveLength(5000);
+      expect(new Set(seen)).toEqual(new Set(batches.flat().map(traceId)));
+      expect((await get('?offset=5000&limit=10')).traces).toEqual([]);
+      expect((await fetch(`${serve.base}/api/received/?limit=100000`)).status).toBe(400);
+      expect((await fetch(`${serve.base}/api/received/?offset=-1`)).status).toBe(400);
+
+      const controller = new AbortController();
+      const stream = await fetch(`${serve.base}/api/received/events`, { signal: controller.signal });
+      const reader = stream.body!.getReader();
+      let text = '';
+      while (!/event: count\ndata: .*\n\n/.test(text))
+        text += new TextDecoder().decode((await reader.read()).value);
+      controller.abort();
+      const page = JSON.parse(/event: traces\ndata: (.*)\n/.exec(text)![1]) as unknown[];
+      expect(page.length).toBeGreaterThan(0);
+      expect(page.length).toBeLessThanOrEqual(100);
+      expect(JSON.parse(/event: count\ndata: (.*)\n/.exec(text)![1])).toEqual({ total: 5000 });
+    });
+  });
+});

@@ -137,7 +137,7 @@ export const serve = command({
     log(
       `receiving OTLP/HTTP traces at ${base}/v1/traces (protobuf or JSON, gzip; up to ${formatBytes(maxBody)} a request)`,
     );
-    log(`writing each trace to ${dir}/<trace id>.jsonl (${store.list().length} there already)`);
+    log(`writing each trace to ${dir}/<trace id>.jsonl (${store.size} there already)`);
     log(appDir ? `the workbench: ${base}/` : 'the workbench is not served (see above)');
     log(`point an SDK at it: OTEL_EXPORTER_OTLP_ENDPOINT=${base}; Ctrl-C stops`);
     await once(stopSignal(), 'abort');

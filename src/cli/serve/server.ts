@@ -1,7 +1,8 @@
 /**
  * The HTTP side of `memtrace serve`: `POST /v1/traces` (OTLP/HTTP, protobuf or JSON, gzip),
- * the live list for the page (`GET api/received/` as JSON, `…/events` as Server-Sent Events,
- * `…/<trace id>.jsonl` the file's whole lines) and the built workbench.
+ * the live list for the page (`GET api/received/?offset&limit` a page of it as JSON,
+ * `…/events` as Server-Sent Events, `…/<trace id>.jsonl` the file's whole lines) and the
+ * built workbench.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import {
@@ -10,6 +11,7 @@ import {
   encodingOf,
   exportResponse,
   type OtlpEncoding,
+  RECEIVED_PAGE_MAX,
   type ReceivedList,
   splitByTrace,
   statusBody,
@@ -81,10 +83,7 @@ export function createReceiver(o: ReceiverOptions): { server: Server; close(): P
     if (expectsContinue) res.writeContinue();
     if (req.method !== 'GET' && req.method !== 'HEAD')
       return plain(res, 405, 'only GET here', { allow: 'GET' });
-    if (path === `/${RECEIVED_API}`) {
-      const list: ReceivedList = { dir: o.store.dir, traces: o.store.list(), memory: memory() };
-      return json(res, list);
-    }
+    if (path === `/${RECEIVED_API}`) return listPage(req, res, o.store);
     if (path === `/${RECEIVED_API}events`) return live.connect(req, res);
     const file = TRACE_FILE.exec(path);
     if (file) return sendTraceFile(res, o.store, file[1]);
@@ -246,6 +245,23 @@ function json(res: ServerResponse, value: unknown) {
     'cache-control': 'no-store',
   });
   res.end(body);
+}
+
+/** `GET api/received/?offset=N&limit=M`: one page of the received traces (a bad parameter: 400). */
+function listPage(req: IncomingMessage, res: ServerResponse, store: TraceStore) {
+  const query = new URL(req.url ?? '/', 'http://x').searchParams;
+  const param = (name: string, fallback: number, min: number, max: number) => {
+    const text = query.get(name);
+    const n = text === null ? fallback : /^\d{1,9}$/.test(text) ? Number(text) : Number.NaN;
+    return n >= min && n <= max ? n : null;
+  };
+  const offset = param('offset', 0, 0, Number.MAX_SAFE_INTEGER);
+  const limit = param('limit', RECEIVED_PAGE_MAX, 1, RECEIVED_PAGE_MAX);
+  if (offset === null || limit === null)
+    return plain(res, 400, `offset must be a whole number ≥ 0 and limit one from 1 to ${RECEIVED_PAGE_MAX}`);
+  const { traces, total } = store.page(offset, limit);
+  const list: ReceivedList = { dir: store.dir, traces, total, offset, limit, memory: memory() };
+  json(res, list);
 }
 
 async function sendTraceFile(res: ServerResponse, store: TraceStore, traceId: string) {

@@ -46,6 +46,10 @@ export class TraceStore {
       const m = TRACE_FILE.exec(name);
       if (m) await store.#load(m[1], log);
     }
+    // The list is kept least recently updated first (an update moves a trace to the end).
+    const loaded = [...store.#traces.values()].sort((a, b) => a.updatedMs - b.updatedMs);
+    store.#traces.clear();
+    for (const t of loaded) store.#traces.set(t.traceId, t);
     return store;
   }
 
@@ -99,9 +103,16 @@ export class TraceStore {
     return join(this.dir, `${traceId}.jsonl`);
   }
 
-  /** Every received trace, most recently updated first. */
-  list(): StoredTrace[] {
-    return [...this.#traces.values()].sort((a, b) => b.updatedMs - a.updatedMs);
+  /** How many traces were received. */
+  get size(): number {
+    return this.#traces.size;
+  }
+
+  /** `limit` received traces from the `offset`-th, most recently updated first, and how many there are. */
+  page(offset: number, limit: number): { traces: StoredTrace[]; total: number } {
+    const all = [...this.#traces.values()];
+    const end = all.length - offset;
+    return { traces: end > 0 ? all.slice(Math.max(0, end - limit), end).reverse() : [], total: all.length };
   }
 
   get(traceId: string): StoredTrace | undefined {
@@ -189,6 +200,7 @@ export class TraceStore {
     const old = this.#traces.get(part.traceId);
     const summary = old ? mergeReceived(old, part.summary) : part.summary;
     const stored = { ...summary, file: `${part.traceId}.jsonl`, bytes, updatedMs: now };
+    this.#traces.delete(part.traceId); // to the end: the most recently updated
     this.#traces.set(part.traceId, stored);
     for (const fn of this.#listeners) fn(stored);
   }

@@ -7,6 +7,7 @@
 export {
   describeLine,
   mergeReceived,
+  RECEIVED_PAGE_MAX,
   type ReceivedList,
   type ReceivedTrace,
   type ReceivedTraceFile,
