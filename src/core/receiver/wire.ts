@@ -203,7 +203,8 @@ export function decodeWire(body: Uint8Array): WireResult {
     if (r.pos >= top.end) {
       if (stack.length === 1) return { ok: true, value };
       stack.pop();
-      path.length -= top.keys;
+      path.pop(); // (popping is much faster than setting the length)
+      if (top.keys === 2) path.pop();
       continue;
     }
     const tag = r.varint32();
