@@ -164,13 +164,22 @@ class Reader {
     const at = this.pos;
     this.pos += width;
     if (kind === 'fixed32') return b.readUInt32LE(at);
-    if (kind === 'fixed64') {
-      const high = b.readUInt32LE(at + 4);
-      return high === 0 ? String(b.readUInt32LE(at)) : b.readBigUInt64LE(at).toString();
-    }
+    if (kind === 'fixed64') return uint64Decimal(b.readUInt32LE(at + 4), b.readUInt32LE(at));
     const d = b.readDoubleLE(at);
     return Number.isFinite(d) ? d : String(d); // NaN / Infinity as strings, as protobuf JSON does
   }
+}
+
+/**
+ * `high · 2^32 + low` in decimal, exactly, in doubles (a BigInt per timestamp cost more than
+ * the rest of a span): 2^32 = 4294 · 10^6 + 967296, and every partial sum stays under 2^53.
+ */
+function uint64Decimal(high: number, low: number): string {
+  if (high === 0) return String(low);
+  let below = high * 967_296 + low; // < 4.2e15
+  const above = high * 4294 + Math.floor(below / 1e6); // the value's digits above the 6 lowest
+  below %= 1e6;
+  return `${above}${String(below).padStart(6, '0')}`;
 }
 
 /** A message being read: its object, where it ends, its JSON depth, and its keys on the path. */
