@@ -153,6 +153,47 @@ async function run(
   };
 }
 
+/** Trace ids of the many-traces run: 70 requests of 1,000 traces with one span each. */
+const MANY = { requests: 70, traces: 1000 };
+
+/** Many small traces (each its own file): the server's memory after them, and the size of the list's default page. */
+async function runMany() {
+  const dir = await mkdtemp(join(tmpdir(), 'memtrace-bench-many-'));
+  writeFileSync(join(dir, 'index.html'), '<!doctype html><title>bench</title>');
+  const serve = await startServe(['--dir', join(dir, 'traces'), '--app', dir]);
+  const before = procMemory(serve.child.pid!);
+  for (let b = 0; b < MANY.requests; b++) {
+    const spans = Array.from({ length: MANY.traces }, (_, i) => {
+      const n = b * MANY.traces + i + 1;
+      return {
+        traceId: `b${n.toString(16).padStart(31, '0')}`,
+        spanId: n.toString(16).padStart(16, '0'),
+        name: 'turn',
+      };
+    });
+    const res = await fetch(`${serve.base}/v1/traces`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ resourceSpans: [{ scopeSpans: [{ spans }] }] }),
+    });
+    if (res.status !== 200)
+      throw new Error(`many traces, request ${b}: HTTP ${res.status} ${await res.text()}`);
+  }
+  const listText = await (await fetch(`${serve.base}/api/received/`)).text();
+  const list = JSON.parse(listText) as ReceivedList;
+  const after = procMemory(serve.child.pid!);
+  await serve.stop();
+  rmSync(dir, { recursive: true, force: true });
+  return {
+    total: list.total,
+    listBytes: listText.length,
+    shown: list.traces.length,
+    before,
+    after,
+    heap: list.memory.heapUsed,
+  };
+}
+
 /** Issue 32's goal, ≥ 50k spans/s protobuf, said against the best protobuf row. */
 function goalLine(rows: Awaited<ReturnType<typeof run>>[]): string {
   const proto = rows.filter((r) => r.kind === 'proto');
@@ -178,6 +219,10 @@ for (const [kind, clients] of [
   );
   rows.push(r);
 }
+const many = await runMany();
+console.log(
+  `${many.total} traces: RSS ${mb(many.before.rss)} → ${mb(many.after.rss)} (peak ${mb(many.after.peak)}), heap ${mb(many.heap)}, list page ${many.listBytes} bytes`,
+);
 const loadEnd = loadavg()[0].toFixed(1);
 writeResultsSection(
   'Live OTLP receiver (memtrace serve)',
@@ -195,6 +240,10 @@ writeResultsSection(
       (r) =>
         `| ${r.kind === 'proto' ? 'protobuf' : 'JSON'} | ${r.clients} | ${mb(r.requestBytes)} | ${Math.round(r.spansPerSecond).toLocaleString('en')} | ${Math.round(r.spansPerCpuSecond).toLocaleString('en')} | ${r.medianMs.toFixed(0)} ms | ${mb(r.rssBefore)} → ${mb(r.rssAfter)} (${mb(r.peakRss)}) | ${mb(r.heapUsed)} | ${mb(r.disk)} in ${r.files} files |`,
     ),
+    '',
+    `Many traces: ${(MANY.requests * MANY.traces).toLocaleString('en')} trace ids (${MANY.requests} JSON requests of ${MANY.traces.toLocaleString('en')} one-span traces, a file each) →`,
+    `the server's RSS ${mb(many.before.rss)} → ${mb(many.after.rss)} (peak ${mb(many.after.peak)}), heap ${mb(many.heap)} after; \`GET api/received/\` then gives`,
+    `${many.shown.toLocaleString('en')} of ${many.total.toLocaleString('en')} traces in ${(many.listBytes / 1024).toFixed(0)} KiB (a page; \`?offset&limit\` for the rest).`,
     '',
     `Machine: ${facts}; load average ${loadEnd} at the end.`,
     goalLine(rows),
