@@ -8,7 +8,7 @@ export { AnthropicChatModel } from './anthropic.ts';
 export { type CacheEntry, type CacheStore, cached, MemoryCacheStore, requestKey } from './cache.ts';
 export { isLlmError, LlmError, type LlmErrorKind } from './errors.ts';
 export { canonicalJson } from './hash.ts';
-export { mapLimited } from './limit.ts';
+export { ConcurrencyLimit, mapLimited } from './limit.ts';
 export { OpenAICompatibleChatModel } from './openai.ts';
 export {
   createChatModel,
