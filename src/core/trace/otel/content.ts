@@ -4,7 +4,8 @@
  * `openinference.span.kind`, Vercel `ai.operationId`, Traceloop `traceloop.span.kind` /
  * `llm.request.type`); the content from the first reader that finds any: GenAI attributes,
  * GenAI events, OpenInference (or plain `input.value`), Vercel `ai.*`, whole-value inputs and
- * outputs (Traceloop, LangWatch). The graph builder turns the items into variables.
+ * outputs (Traceloop, LangWatch). Whichever reader found them, the span's instructions, tool
+ * definitions and retrieved documents are read too. The graph builder turns the items into variables.
  */
 
 import { SESSION_ID, SemanticConventions } from '@arizeai/openinference-semantic-conventions';
@@ -15,9 +16,10 @@ import {
 import { str } from './attrs.ts';
 import { evaluationFrom } from './evaluation.ts';
 import { GENAI_CATEGORY, MEMORY_OPS, readGenAi, readGenAiEvents } from './genai.ts';
+import { readGiven } from './given.ts';
 import { readIoValues } from './io-values.ts';
-import type { SpanContent } from './items.ts';
-import { OI_CATEGORY, readOpenInference } from './openinference.ts';
+import { GIVEN, type SpanContent } from './items.ts';
+import { OI_CATEGORY, readDocuments, readOpenInference } from './openinference.ts';
 import type { RecordTexts } from './record-texts.ts';
 import type { OtelSpan } from './span.ts';
 import { readVercel, VERCEL_OPERATION, vercelCategory } from './vercel.ts';
@@ -101,6 +103,14 @@ export function spanContent(span: OtelSpan, texts?: RecordTexts): SpanContent {
     if (found(c)) break;
     read(span, c, texts);
   }
+  // What a response echoes of its request (instructions, tools) was given to the span, not made by it.
+  const given = c.outputs.filter((x) => GIVEN.has(x.role));
+  if (given.length) {
+    c.outputs = c.outputs.filter((x) => !GIVEN.has(x.role));
+    c.inputs.unshift(...given.filter((x) => !c.inputs.some((y) => y.text === x.text)));
+  }
+  readGiven(a, c);
+  if (!c.memory) readDocuments(a, c);
   readEvaluations(span, c);
   c.hasContent =
     c.inputs.length > 0 ||

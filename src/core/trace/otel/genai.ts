@@ -27,7 +27,7 @@ import {
 import { type Attrs, asText, indexed, isObject, str } from './attrs.ts';
 import type { SpanContent } from './items.ts';
 import { type ContentItem, type MemoryOp, type MemoryRecordRef, messageItems, roleOf } from './items.ts';
-import { type ChatMessage, chatMessages, roleLines } from './messages.ts';
+import { type ChatMessage, chatMessages, expandToolCalls, roleLines } from './messages.ts';
 import type { RecordTexts } from './record-texts.ts';
 import type { OtelSpan } from './span.ts';
 import { type AttrValue, maybeJson } from './values.ts';
@@ -75,21 +75,31 @@ function promptMessages(v: AttrValue | undefined): ChatMessage[] {
   return chatMessages(v) ?? (v === undefined || v === null ? [] : [{ role: null, text: asText(v) ?? '' }]);
 }
 
-/** System instructions, input and output messages: as span attributes, or as an event's attributes. */
-function readMessageAttributes(a: Attrs, c: SpanContent): void {
-  const instructions = chatMessages(a[ATTR_GEN_AI_SYSTEM_INSTRUCTIONS]) ?? [];
-  for (const m of instructions) c.inputs.push({ text: m.text, role: 'prompt' });
+/**
+ * Input and output messages, as span attributes or as an event's attributes; an event's system
+ * instructions too (a span's are read with the rest it was given, `given.ts`).
+ */
+function readMessageAttributes(a: Attrs, c: SpanContent, instructions = false): void {
+  if (instructions)
+    for (const m of chatMessages(a[ATTR_GEN_AI_SYSTEM_INSTRUCTIONS]) ?? [])
+      c.inputs.push({ text: m.text, role: 'prompt' });
   c.inputs.push(...messageItems(chatMessages(a[ATTR_GEN_AI_INPUT_MESSAGES]) ?? [], false));
   c.outputs.push(...messageItems(chatMessages(a[ATTR_GEN_AI_OUTPUT_MESSAGES]) ?? [], true));
 }
 
 /** OpenLLMetry's flattened `gen_ai.prompt.N.{role,content}` / `gen_ai.completion.N.*` (or one whole text). */
 function readLegacyPrompts(a: Attrs, c: SpanContent): void {
-  const rows = (prefix: string) =>
-    indexed(a, prefix).map((m) => ({
-      role: str(m.role),
-      text: asText(m.content ?? null) ?? toolCallArgs(m) ?? '',
-    }));
+  const rows = (prefix: string): ChatMessage[] =>
+    expandToolCalls(
+      indexed(a, prefix).map((m) => ({
+        role: str(m.role),
+        text: asText(m.content ?? null) ?? '',
+        calls: indexed(m, 'tool_calls').map((t) => ({
+          name: str(t.name),
+          args: asText(t.arguments ?? null),
+        })),
+      })),
+    );
   const prompts =
     typeof a[ATTR_GEN_AI_PROMPT] === 'string'
       ? promptMessages(a[ATTR_GEN_AI_PROMPT])
@@ -110,14 +120,6 @@ function readLegacyPrompts(a: Attrs, c: SpanContent): void {
       true,
     ),
   );
-}
-
-/** `tool_calls.N.arguments` of a flattened completion without content. */
-function toolCallArgs(m: Attrs): string | null {
-  const args = indexed(m, 'tool_calls')
-    .map((t) => asText(t.arguments ?? null))
-    .filter((t): t is string => t !== null);
-  return args.length ? args.join('\n') : null;
 }
 
 function readToolCall(a: Attrs, c: SpanContent): void {
@@ -221,6 +223,6 @@ export function readGenAiEvents(span: OtelSpan, c: SpanContent): void {
     const { inputs, outputs } = eventItems(e.name, e.attributes);
     c.inputs.push(...inputs);
     c.outputs.push(...outputs);
-    readMessageAttributes(e.attributes, c);
+    readMessageAttributes(e.attributes, c, true);
   }
 }
