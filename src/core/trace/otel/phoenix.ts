@@ -6,7 +6,7 @@
 import type { IssueCollector } from '../issues.ts';
 import { flatten } from './attrs.ts';
 import type { OtelSpan } from './span.ts';
-import { type AttrValue, normalizeId, normalizeTime } from './values.ts';
+import { type AttrValue, derivedSpanId, normalizeId, normalizeTime } from './values.ts';
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -25,11 +25,9 @@ export function readPhoenixRow(row: unknown, place: string, issues: IssueCollect
     return null;
   }
   const ctx = isObject(row.context) ? row.context : row;
-  const spanId = normalizeId(ctx.span_id, 8);
-  if (!spanId) {
-    issues.warn('phoenix-span-id', 'context.span_id is missing; row skipped', `${place}.context.span_id`);
-    return null;
-  }
+  const spanId =
+    normalizeId(ctx.span_id, 8) ??
+    derivedSpanId(place, 'context.span_id', issues, `${place}.context.span_id`);
   // Dataframe-style rows flatten attributes into the row (`attributes.input.value`).
   const attributes: Record<string, AttrValue> = isObject(row.attributes)
     ? flatten(row.attributes as Record<string, AttrValue>)
