@@ -289,3 +289,344 @@ describe('spans without ids get ids derived from their place, each said at its p
     expect(l.doc.data.nodes.map((n) => String(n.value))).toContain('What is Langfuse?');
   });
 });
+
+type Attr = { key: string; value: Record<string, unknown> };
+const s = (key: string, v: string): Attr => ({ key, value: { stringValue: v } });
+const n = (key: string, v: number): Attr => ({ key, value: { doubleValue: v } });
+
+function otlp(spans: { id: string; name: string; attributes: Attr[]; events?: object[] }[]) {
+  return JSON.stringify({
+    resourceSpans: [
+      {
+        resource: { attributes: [] },
+        scopeSpans: [
+          {
+            scope: { name: 'x' },
+            spans: spans.map((x, i) => ({
+              traceId: '0af7651916cd43dd8448eb211c80319c',
+              spanId: x.id,
+              name: x.name,
+              startTimeUnixNano: String(1700000000000000000n + BigInt(i) * 1000000n),
+              attributes: x.attributes,
+              events: x.events ?? [],
+            })),
+          },
+        ],
+      },
+    ],
+  });
+}
+
+/** The texts an op read and wrote, with their variables' categories. */
+function opTexts(doc: TraceDocument, opId: string) {
+  const byId = new Map(doc.data.nodes.map((v) => [v.full_node_id, v]));
+  const pick = (ids: string[]) =>
+    [...new Set(ids)]
+      .map((id) => byId.get(id))
+      .filter((v) => v && v.value !== 'NONE')
+      .map((v) => [String(v?.category), String(v?.value)]);
+  const edges = doc.data.edges.filter((e) => e.op_id === opId);
+  return {
+    reads: pick(edges.map((e) => e.source_full_node_id)),
+    writes: pick(edges.map((e) => e.target_full_node_id)),
+  };
+}
+
+const warningsOf = (r: ReturnType<typeof open>, code: string) =>
+  r.issues.filter((i) => i.severity === 'warning' && i.code === code).map((i) => i.message);
+
+describe('each convention: instructions, tool definitions, tool calls, comments and documents are variables', () => {
+  const INSTRUCTIONS = 'You are a careful travel assistant. Answer in one sentence.';
+  const TOOLS = [
+    {
+      type: 'function',
+      name: 'get_weather',
+      description: 'Weather of a city',
+      parameters: { type: 'object' },
+    },
+  ];
+
+  it('GenAI: gen_ai.system_instructions and gen_ai.tool.definitions beside OpenInference messages; a tool_call part', () => {
+    const r = open(
+      'g.json',
+      otlp([
+        {
+          id: 'b7ad6b7169203331',
+          name: 'chat',
+          attributes: [
+            s('gen_ai.operation.name', 'chat'),
+            s('gen_ai.system_instructions', JSON.stringify([{ type: 'text', content: INSTRUCTIONS }])),
+            s('gen_ai.tool.definitions', JSON.stringify(TOOLS)),
+            s(
+              'gen_ai.input.messages',
+              JSON.stringify([{ role: 'user', parts: [{ type: 'text', content: 'Oslo?' }] }]),
+            ),
+            s(
+              'gen_ai.output.messages',
+              JSON.stringify([
+                {
+                  role: 'assistant',
+                  parts: [{ type: 'tool_call', id: 'c1', name: 'get_weather', arguments: { city: 'Oslo' } }],
+                },
+              ]),
+            ),
+          ],
+        },
+      ]),
+    );
+    expect(opTexts(r.doc, 'op-b7ad6b7169203331')).toEqual({
+      reads: [
+        ['prompt', INSTRUCTIONS],
+        ['tool_definition', JSON.stringify(TOOLS[0])],
+        ['message', 'Oslo?'],
+      ],
+      writes: [
+        ['llm_output', '{"city":"Oslo"}'],
+        ['tool_call', 'get_weather'],
+      ],
+    });
+    expect(warningsOf(r, 'unread-text')).toEqual([]);
+  });
+
+  it('GenAI: a system prompt alone does not hide the OpenInference messages of the same span', () => {
+    const r = open(
+      'g2.json',
+      otlp([
+        {
+          id: 'b7ad6b7169203332',
+          name: 'llm',
+          attributes: [
+            s('gen_ai.system_instructions', INSTRUCTIONS),
+            s('openinference.span.kind', 'LLM'),
+            s('llm.input_messages.0.message.role', 'user'),
+            s('llm.input_messages.0.message.content', 'Is it cold in Oslo today?'),
+            s('llm.output_messages.0.message.role', 'assistant'),
+            s('llm.output_messages.0.message.content', 'Yes, it is freezing.'),
+          ],
+        },
+      ]),
+    );
+    const io = opTexts(r.doc, 'op-b7ad6b7169203332');
+    expect(io.reads.map((x) => x[1])).toEqual([INSTRUCTIONS, 'Is it cold in Oslo today?']);
+    expect(io.writes.map((x) => x[1])).toEqual(['Yes, it is freezing.']);
+  });
+
+  it('OpenInference: llm.tools, tool_call.function.name, a TOOL span description, a CHAIN with retrieved documents, an evaluation', () => {
+    const schema = JSON.stringify({
+      type: 'function',
+      function: { name: 'search_docs', description: 'Search the handbook' },
+    });
+    const r = open(
+      'oi.json',
+      otlp([
+        {
+          id: 'b7ad6b7169203341',
+          name: 'llm',
+          attributes: [
+            s('openinference.span.kind', 'LLM'),
+            s('llm.tools.0.tool.json_schema', schema),
+            s('llm.input_messages.0.message.role', 'user'),
+            s('llm.input_messages.0.message.content', 'How many vacation days?'),
+            s('llm.output_messages.0.message.role', 'assistant'),
+            s('llm.output_messages.0.message.tool_calls.0.tool_call.function.name', 'search_docs'),
+            s(
+              'llm.output_messages.0.message.tool_calls.0.tool_call.function.arguments',
+              '{"q": "vacation days"}',
+            ),
+            s('evaluations.0.evaluation.name', 'relevance'),
+            n('evaluations.0.evaluation.score', 0),
+            s('evaluations.0.evaluation.explanation', 'The call searched for the wrong policy.'),
+          ],
+        },
+        {
+          id: 'b7ad6b7169203342',
+          name: 'search_docs',
+          attributes: [
+            s('openinference.span.kind', 'TOOL'),
+            s('tool.name', 'search_docs'),
+            s('tool.description', 'Search the handbook for a policy'),
+            s('input.value', '{"q": "vacation days"}'),
+          ],
+        },
+        {
+          id: 'b7ad6b7169203343',
+          name: 'rag',
+          attributes: [
+            s('openinference.span.kind', 'CHAIN'),
+            s('input.value', 'vacation days'),
+            s('retrieval.documents.0.document.id', 'doc-7'),
+            s('retrieval.documents.0.document.content', 'Employees get 25 vacation days a year.'),
+          ],
+        },
+      ]),
+    );
+    const llm = opTexts(r.doc, 'op-b7ad6b7169203341');
+    expect(llm.reads).toEqual([
+      ['tool_definition', schema],
+      ['message', 'How many vacation days?'],
+    ]);
+    expect(llm.writes).toEqual([
+      ['llm_output', '{"q": "vacation days"}'],
+      ['tool_call', 'search_docs'],
+    ]);
+    expect(opTexts(r.doc, 'op-b7ad6b7169203342').reads).toEqual([
+      ['tool_definition', 'Search the handbook for a policy'],
+      ['llm_output', '{"q": "vacation days"}'],
+    ]);
+    const chain = opTexts(r.doc, 'op-b7ad6b7169203343');
+    expect(chain.reads.map((x) => x[1])).toContain('Employees get 25 vacation days a year.');
+    const score = opTexts(r.doc, 'op-b7ad6b7169203341-eval-0');
+    expect(score.reads).toEqual([['tool_call', 'search_docs']]);
+    expect(score.writes).toEqual([
+      ['evaluator_comment', 'The call searched for the wrong policy.'],
+      ['evaluation_score', '0'],
+    ]);
+    expect(r.doc.data.operations.find((o) => o.op_id === 'op-b7ad6b7169203341-eval-0')?.op_name).toBe(
+      'relevance',
+    );
+  });
+
+  it('Vercel AI SDK ai.prompt.tools and OpenLLMetry llm.request.functions / tool_calls.N.name', () => {
+    const vercelTool = JSON.stringify({
+      type: 'function',
+      name: 'lookup',
+      description: 'Look a word up',
+      parameters: {},
+    });
+    const r = open(
+      'v.json',
+      otlp([
+        {
+          id: 'b7ad6b7169203351',
+          name: 'ai.generateText.doGenerate',
+          attributes: [
+            s('ai.operationId', 'ai.generateText.doGenerate'),
+            { key: 'ai.prompt.tools', value: { arrayValue: { values: [{ stringValue: vercelTool }] } } },
+            s(
+              'ai.prompt.messages',
+              JSON.stringify([{ role: 'user', content: [{ type: 'text', text: 'Define ephemeral.' }] }]),
+            ),
+            s(
+              'ai.response.toolCalls',
+              JSON.stringify([{ toolCallId: 'c', toolName: 'lookup', input: '{"word":"ephemeral"}' }]),
+            ),
+          ],
+        },
+        {
+          id: 'b7ad6b7169203352',
+          name: 'openai.chat',
+          attributes: [
+            s('llm.request.type', 'chat'),
+            s('llm.request.functions.0.name', 'get_time'),
+            s('llm.request.functions.0.description', 'The time in a time zone'),
+            s('gen_ai.prompt.0.role', 'user'),
+            s('gen_ai.prompt.0.content', 'What time is it in Lima?'),
+            s('gen_ai.completion.0.role', 'assistant'),
+            s('gen_ai.completion.0.tool_calls.0.name', 'get_time'),
+            s('gen_ai.completion.0.tool_calls.0.arguments', '{"tz": "America/Lima"}'),
+          ],
+        },
+      ]),
+    );
+    expect(opTexts(r.doc, 'op-b7ad6b7169203351')).toEqual({
+      reads: [
+        ['tool_definition', vercelTool],
+        ['message', 'Define ephemeral.'],
+      ],
+      writes: [
+        ['llm_output', '{"word":"ephemeral"}'],
+        ['tool_call', 'lookup'],
+      ],
+    });
+    const tl = opTexts(r.doc, 'op-b7ad6b7169203352');
+    expect(tl.reads[0][0]).toBe('tool_definition');
+    expect(JSON.parse(tl.reads[0][1])).toEqual({ name: 'get_time', description: 'The time in a time zone' });
+    expect(tl.writes).toEqual([
+      ['llm_output', '{"tz": "America/Lima"}'],
+      ['tool_call', 'get_time'],
+    ]);
+  });
+
+  it('a GenAI evaluation event without a golden answer: its explanation is a variable, and no case', () => {
+    const r = open(
+      'e.json',
+      otlp([
+        {
+          id: 'b7ad6b7169203361',
+          name: 'chat',
+          attributes: [
+            s('gen_ai.operation.name', 'chat'),
+            s('gen_ai.input.messages', JSON.stringify([{ role: 'user', content: 'Capital of Peru?' }])),
+            s('gen_ai.output.messages', JSON.stringify([{ role: 'assistant', content: 'Lima.' }])),
+          ],
+          events: [
+            {
+              name: 'gen_ai.evaluation.result',
+              attributes: [
+                s('gen_ai.evaluation.name', 'faithfulness'),
+                s('gen_ai.evaluation.score.label', 'pass'),
+                s('gen_ai.evaluation.explanation', 'The answer names the capital correctly.'),
+              ],
+            },
+          ],
+        },
+      ]),
+    );
+    expect(r.summary?.otel.cases).toBe(0);
+    expect(opTexts(r.doc, 'op-b7ad6b7169203361-eval-0')).toEqual({
+      reads: [['llm_output', 'Lima.']],
+      writes: [
+        ['evaluator_comment', 'The answer names the capital correctly.'],
+        ['evaluation_score', '1'],
+      ],
+    });
+  });
+
+  it('text beside what a reader took (a request field no reader knows) is an unread-text warning', () => {
+    const r = open(
+      'u.json',
+      otlp([
+        {
+          id: 'b7ad6b7169203371',
+          name: 'llm',
+          attributes: [
+            s('openinference.span.kind', 'LLM'),
+            s('llm.input_messages.0.message.role', 'user'),
+            s('llm.input_messages.0.message.content', 'Summarise my notes.'),
+            s(
+              'input.value',
+              JSON.stringify({
+                messages: [{ role: 'user', content: 'Summarise my notes.' }],
+                persona: 'A terse senior editor',
+              }),
+            ),
+            s('myapp.rubric', 'Grade on brevity and accuracy'),
+          ],
+        },
+      ]),
+    );
+    expect(warningsOf(r, 'unread-text')).toEqual([
+      'text in attributes the importer does not read (kept in no variable): "input.value" (1 span), "myapp.rubric" (1 span)',
+    ]);
+  });
+});
+
+describe('Phoenix span annotations beside a row', () => {
+  it('an LLM annotation of the retriever span: its explanation is a variable of an op of its own', () => {
+    const row = JSON.parse(readFileSync(join(DIR, 'phoenix-span-retriever-single.json'), 'utf8'));
+    row.annotations = [
+      {
+        name: 'relevance',
+        annotator_kind: 'LLM',
+        result: { label: 'relevant', score: 1, explanation: 'Both documents explain ranking models.' },
+      },
+    ];
+    const r = open('annotated.json', JSON.stringify(row));
+    const op = r.doc.data.operations.find((o) => o.op_name === 'relevance');
+    expect(op?.category).toBe('evaluation');
+    expect(op && opTexts(r.doc, op.op_id).writes).toEqual([
+      ['evaluator_comment', 'Both documents explain ranking models.'],
+      ['evaluation_score', '1'],
+    ]);
+  });
+});

@@ -14,7 +14,7 @@ import {
   ATTR_GEN_AI_OPERATION_NAME,
 } from '@opentelemetry/semantic-conventions/incubating';
 import { str } from './attrs.ts';
-import { evaluationFrom } from './evaluation.ts';
+import { evaluationFrom, openInferenceEvaluations } from './evaluation.ts';
 import { GENAI_CATEGORY, MEMORY_OPS, readGenAi, readGenAiEvents } from './genai.ts';
 import { readGiven } from './given.ts';
 import { readIoValues } from './io-values.ts';
@@ -73,6 +73,7 @@ const READERS: ((span: OtelSpan, c: SpanContent, texts?: RecordTexts) => void)[]
 function readEvaluations(span: OtelSpan, c: SpanContent): void {
   for (const e of span.events)
     if (e.name === 'gen_ai.evaluation.result') c.evaluations.push(evaluationFrom(e.attributes, span.name));
+  c.evaluations.push(...openInferenceEvaluations(span.attributes, span.name));
   if (c.kind === 'evaluate' && !c.evaluations.length)
     c.evaluations.push(evaluationFrom(span.attributes, span.name));
   // A judge's question, golden answer and answer may be its own input messages, named by class.

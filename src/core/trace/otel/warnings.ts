@@ -37,24 +37,32 @@ function keptTexts(c: SpanContent): string[] {
   return out;
 }
 
-/** Whether a text is in one of the kept texts, as written or JSON-escaped (inside a kept JSON text). */
-function isKept(text: string, kept: readonly string[]): boolean {
-  const escaped = JSON.stringify(text).slice(1, -1);
-  return kept.some((k) => k.includes(text) || (escaped !== text && k.includes(escaped)));
+/** The texts a span kept: a set for the usual case (a text kept as it is), the list to look inside. */
+interface Kept {
+  set: ReadonlySet<string>;
+  list: readonly string[];
+}
+
+/** Whether a text is one of the kept texts or inside one, as written or JSON-escaped (inside a kept JSON text). */
+function isKept(text: string, kept: Kept): boolean {
+  if (kept.set.has(text)) return true;
+  const escaped = /["\\\u0000-\u001f]/.test(text) ? JSON.stringify(text).slice(1, -1) : null;
+  return kept.list.some((k) => k.includes(text) || (escaped !== null && k.includes(escaped)));
 }
 
 /**
  * Whether a value holds words no kept text has: the value itself, else each of its strings
  * (JSON text looked into) under keys that may hold text.
  */
-function hasUnkeptText(v: AttrValue, kept: readonly string[]): boolean {
+function hasUnkeptText(v: AttrValue, kept: Kept): boolean {
   if (typeof v === 'string') {
-    if (!isProse(v) || isKept(v, kept)) return false;
-    if (v.length > LOOK_INSIDE) return true;
+    if (!isProse(v) || kept.set.has(v)) return false;
     const lines = roleLines(v); // OpenLIT's `role: content` prompt, read message by message
     if (lines) return lines.some((m) => isProse(m.text) && !isKept(m.text, kept));
+    // JSON text is looked into (its own text is rarely kept as written); other text is looked for.
+    if (!/^\s*[[{"]/.test(v) || v.length > LOOK_INSIDE) return !isKept(v, kept);
     const inner = maybeJson(decodeJsonString(v));
-    if (typeof inner === 'string') return inner === v || hasUnkeptText(inner, kept);
+    if (inner === v) return !isKept(v, kept);
     return hasUnkeptText(inner ?? null, kept);
   }
   if (Array.isArray(v)) return v.some((x) => hasUnkeptText(x, kept));
@@ -68,10 +76,15 @@ function hasUnkeptText(v: AttrValue, kept: readonly string[]): boolean {
  * reader took: words that are in none of the texts its content kept (`c`; without it, any text).
  */
 export function unreadTextKeys(span: OtelSpan, c?: SpanContent): string[] {
-  const kept = c ? keptTexts(c) : [];
+  const list = c ? keptTexts(c) : [];
+  const kept: Kept = { set: new Set(list), list };
   const unread = (k: string, v: AttrValue) => !NOT_TEXT.test(k) && isProse(v) && hasUnkeptText(v, kept);
   const keys: string[] = [];
-  for (const k of Object.keys(span.attributes)) if (unread(k, span.attributes[k])) keys.push(k);
+  for (const k of Object.keys(span.attributes)) {
+    // Records a memory span read are taken whole (their other fields are metadata): not parsed again.
+    if (k === 'gen_ai.memory.records' && c?.memory) continue;
+    if (unread(k, span.attributes[k])) keys.push(k);
+  }
   for (const e of span.events) {
     if (e.name === 'exception') continue; // an error, shown as the op's comment
     for (const k of Object.keys(e.attributes))
