@@ -630,3 +630,59 @@ describe('Phoenix span annotations beside a row', () => {
     ]);
   });
 });
+
+describe("Langfuse's SDK and LangSmith over OpenTelemetry", () => {
+  it('langfuse.observation.type / .input / .output: a generation with its messages and answer', () => {
+    const r = open(
+      'lf.json',
+      otlp([
+        {
+          id: 'b7ad6b7169203381',
+          name: 'answer',
+          attributes: [
+            s('langfuse.observation.type', 'generation'),
+            s(
+              'langfuse.observation.input',
+              JSON.stringify([
+                { role: 'system', content: 'Answer from the notes only.' },
+                { role: 'user', content: 'When did Ana move to Lisbon?' },
+              ]),
+            ),
+            s('langfuse.observation.output', JSON.stringify({ role: 'assistant', content: 'In May 2021.' })),
+          ],
+        },
+      ]),
+    );
+    expect(r.doc.data.operations.map((o) => o.category)).toEqual(['llm_call']);
+    expect(opTexts(r.doc, 'op-b7ad6b7169203381')).toEqual({
+      reads: [
+        ['prompt', 'Answer from the notes only.'],
+        ['message', 'When did Ana move to Lisbon?'],
+      ],
+      writes: [['llm_output', 'In May 2021.']],
+    });
+    expect(warningsOf(r, 'unread-text')).toEqual([]);
+  });
+
+  it('langsmith.span.kind with gen_ai.prompt / gen_ai.completion as the run inputs and outputs (JSON)', () => {
+    const r = open(
+      'ls.json',
+      otlp([
+        {
+          id: 'b7ad6b7169203391',
+          name: 'qa_chain',
+          attributes: [
+            s('langsmith.span.kind', 'chain'),
+            s('gen_ai.prompt', JSON.stringify({ question: 'Which city did Ana move to?' })),
+            s('gen_ai.completion', JSON.stringify({ output: 'Lisbon' })),
+          ],
+        },
+      ]),
+    );
+    expect(r.doc.data.operations.map((o) => o.category)).toEqual(['chain']);
+    const io = opTexts(r.doc, 'op-b7ad6b7169203391');
+    expect(io.reads.map((x) => x[1])).toEqual([JSON.stringify({ question: 'Which city did Ana move to?' })]);
+    expect(io.writes.map((x) => x[1])).toEqual(['Lisbon']);
+    expect(warningsOf(r, 'unread-text')).toEqual([]);
+  });
+});

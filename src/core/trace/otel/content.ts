@@ -2,7 +2,7 @@
  * What one span says it read and wrote, in the words of the convention it follows. The kind
  * comes from the first convention that names one (GenAI `gen_ai.operation.name`, OpenInference
  * `openinference.span.kind`, Vercel `ai.operationId`, Traceloop `traceloop.span.kind` /
- * `llm.request.type`); the content from the first reader that finds any: GenAI attributes,
+ * `llm.request.type`, Langfuse `langfuse.observation.type`, LangSmith `langsmith.span.kind`); the content from the first reader that finds any: GenAI attributes,
  * GenAI events, OpenInference (or plain `input.value`), Vercel `ai.*`, whole-value inputs and
  * outputs (Traceloop, LangWatch). Whichever reader found them, the span's instructions, tool
  * definitions and retrieved documents are read too. The graph builder turns the items into variables.
@@ -18,7 +18,7 @@ import { evaluationFrom, openInferenceEvaluations } from './evaluation.ts';
 import { GENAI_CATEGORY, MEMORY_OPS, readGenAi, readGenAiEvents } from './genai.ts';
 import { readGiven } from './given.ts';
 import { readIoValues } from './io-values.ts';
-import { GIVEN, type SpanContent } from './items.ts';
+import { type Convention, GIVEN, type SpanContent } from './items.ts';
 import { OI_CATEGORY, readDocuments, readOpenInference } from './openinference.ts';
 import type { RecordTexts } from './record-texts.ts';
 import type { OtelSpan } from './span.ts';
@@ -38,6 +38,29 @@ const TRACELOOP_CATEGORY: ReadonlyMap<string, string> = new Map([
   ['rerank', 'retrieval'],
 ]);
 
+/** Where Langfuse's SDK and LangSmith's OpenTelemetry export name a span's kind. */
+const FRAMEWORK_KINDS: readonly [Convention, string][] = [
+  ['langfuse', 'langfuse.observation.type'],
+  ['langsmith', 'langsmith.span.kind'],
+];
+
+/** Langfuse observation types and LangSmith run types (lower-cased) → op categories. */
+const FRAMEWORK_CATEGORY: ReadonlyMap<string, string> = new Map([
+  ['generation', 'llm_call'],
+  ['llm', 'llm_call'],
+  ['span', 'chain'],
+  ['event', 'chain'],
+  ['chain', 'chain'],
+  ['parser', 'chain'],
+  ['agent', 'agent'],
+  ['tool', 'tool'],
+  ['retriever', 'retrieval'],
+  ['evaluator', 'evaluation'],
+  ['embedding', 'embedding'],
+  ['guardrail', 'guardrail'],
+  ['prompt', 'prompt'],
+]);
+
 type Kind = Pick<SpanContent, 'convention' | 'kind' | 'category'>;
 
 /** The kind of a span: the first convention that names one. */
@@ -54,6 +77,11 @@ function kindOf(span: OtelSpan): Kind {
   if (vercel) return { convention: 'vercel-ai', kind: vercel, category: vercelCategory(vercel) };
   const tl = str(a['traceloop.span.kind']) ?? str(a['llm.request.type']);
   if (tl) return { convention: 'traceloop', kind: tl, category: TRACELOOP_CATEGORY.get(tl) ?? 'operation' };
+  for (const [convention, key] of FRAMEWORK_KINDS) {
+    const kind = str(a[key]);
+    if (kind)
+      return { convention, kind, category: FRAMEWORK_CATEGORY.get(kind.toLowerCase()) ?? 'operation' };
+  }
   return { convention: 'none', kind: null, category: 'span' };
 }
 

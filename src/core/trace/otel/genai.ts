@@ -25,8 +25,16 @@ import {
   EVENT_GEN_AI_USER_MESSAGE,
 } from '@opentelemetry/semantic-conventions/incubating';
 import { type Attrs, asText, indexed, isObject, str } from './attrs.ts';
+import { unwrap } from './io-values.ts';
 import type { SpanContent } from './items.ts';
-import { type ContentItem, type MemoryOp, type MemoryRecordRef, messageItems, roleOf } from './items.ts';
+import {
+  type ContentItem,
+  type MemoryOp,
+  type MemoryRecordRef,
+  messageItems,
+  roleOf,
+  valueItems,
+} from './items.ts';
 import { type ChatMessage, chatMessages, expandToolCalls, roleLines } from './messages.ts';
 import type { RecordTexts } from './record-texts.ts';
 import type { OtelSpan } from './span.ts';
@@ -76,6 +84,16 @@ function promptMessages(v: AttrValue | undefined): ChatMessage[] {
 }
 
 /**
+ * A whole prompt / completion as items: its messages, else (LangSmith writes its run's inputs
+ * and outputs so: `{"question": …}`) the value inside the usual wrappers, kept as written.
+ */
+function promptItems(v: AttrValue | undefined, output: boolean): ContentItem[] {
+  const messages = promptMessages(v);
+  if (messages.length) return messageItems(messages, output);
+  return valueItems(unwrap(v), output, true);
+}
+
+/**
  * Input and output messages, as span attributes or as an event's attributes; an event's system
  * instructions too (a span's are read with the rest it was given, `given.ts`).
  */
@@ -100,26 +118,15 @@ function readLegacyPrompts(a: Attrs, c: SpanContent): void {
         })),
       })),
     );
-  const prompts =
-    typeof a[ATTR_GEN_AI_PROMPT] === 'string'
-      ? promptMessages(a[ATTR_GEN_AI_PROMPT])
-      : rows(ATTR_GEN_AI_PROMPT);
-  const completions =
-    typeof a[ATTR_GEN_AI_COMPLETION] === 'string'
-      ? promptMessages(a[ATTR_GEN_AI_COMPLETION])
-      : rows(ATTR_GEN_AI_COMPLETION);
-  c.inputs.push(
-    ...messageItems(
-      prompts.filter((m) => m.text !== ''),
-      false,
-    ),
-  );
-  c.outputs.push(
-    ...messageItems(
-      completions.filter((m) => m.text !== ''),
-      true,
-    ),
-  );
+  const read = (key: string, output: boolean) =>
+    typeof a[key] === 'string'
+      ? promptItems(a[key], output)
+      : messageItems(
+          rows(key).filter((m) => m.text !== ''),
+          output,
+        );
+  c.inputs.push(...read(ATTR_GEN_AI_PROMPT, false));
+  c.outputs.push(...read(ATTR_GEN_AI_COMPLETION, true));
 }
 
 function readToolCall(a: Attrs, c: SpanContent): void {
@@ -208,9 +215,9 @@ function eventItems(name: string, e: Attrs): { inputs: ContentItem[]; outputs: C
     return { inputs: [], outputs: messageItems(messages, true) };
   }
   if (name === CONTENT_PROMPT_EVENT)
-    return { inputs: messageItems(promptMessages(e[ATTR_GEN_AI_PROMPT]), false), outputs: [] };
+    return { inputs: promptItems(e[ATTR_GEN_AI_PROMPT], false), outputs: [] };
   if (name === CONTENT_COMPLETION_EVENT)
-    return { inputs: [], outputs: messageItems(promptMessages(e[ATTR_GEN_AI_COMPLETION]), true) };
+    return { inputs: [], outputs: promptItems(e[ATTR_GEN_AI_COMPLETION], true) };
   return { inputs: [], outputs: [] };
 }
 

@@ -115,7 +115,14 @@ export function valueItems(v: AttrValue | undefined, output: boolean, plain = fa
 }
 
 /** The convention a span's kind was read from (`none`: no kind, content read by value alone). */
-export type Convention = 'genai' | 'openinference' | 'vercel-ai' | 'traceloop' | 'none';
+export type Convention =
+  | 'genai'
+  | 'openinference'
+  | 'vercel-ai'
+  | 'traceloop'
+  | 'langfuse'
+  | 'langsmith'
+  | 'none';
 
 export interface SpanContent {
   convention: Convention;
