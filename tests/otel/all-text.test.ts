@@ -476,7 +476,8 @@ describe('each convention: instructions, tool definitions, tool calls, comments 
     const chain = opTexts(r.doc, 'op-b7ad6b7169203343');
     expect(chain.reads.map((x) => x[1])).toContain('Employees get 25 vacation days a year.');
     const score = opTexts(r.doc, 'op-b7ad6b7169203341-eval-0');
-    expect(score.reads).toEqual([['tool_call', 'search_docs']]);
+    // The answer scored is the call's output text (its arguments), not the tool's name.
+    expect(score.reads).toEqual([['llm_output', '{"q": "vacation days"}']]);
     expect(score.writes).toEqual([
       ['evaluator_comment', 'The call searched for the wrong policy.'],
       ['evaluation_score', '0'],

@@ -36,6 +36,13 @@ export class MemoryRecords {
   }
 }
 
+/** A span's answer: its last output text (not a tool call's name), else its last output. */
+function lastAnswer(c: SpanContent): string | null {
+  const answers = c.outputs.filter((x) => x.role === 'output');
+  const list = answers.length ? answers : c.outputs;
+  return list[list.length - 1]?.text ?? null;
+}
+
 export class SpanOp {
   readonly inputs: OpInput[] = [];
   readonly outputs: string[] = [];
@@ -160,7 +167,7 @@ export class SpanOp {
       e.query ??
       c.inputs.find((x) => x.role === 'message' || x.role === 'query' || x.role === 'value')?.text ??
       null;
-    const pred = e.prediction ?? c.outputs[c.outputs.length - 1]?.text ?? null;
+    const pred = e.prediction ?? lastAnswer(c);
     const inputs: OpInput[] = [];
     for (const [text, cls] of [
       [q, 'query'],
@@ -187,7 +194,7 @@ export class SpanOp {
   scoreOp(c: SpanContent, e: SpanEvaluation, index: number, spanId: string, at: string): void {
     const { g, session } = this;
     // The answer scored: the span's last output as read (the evaluation's own copy may be the raw value).
-    const pred = c.outputs[c.outputs.length - 1]?.text ?? e.prediction;
+    const pred = lastAnswer(c) ?? e.prediction;
     const inputs: OpInput[] = [];
     if (pred !== null) inputs.push({ id: g.contentVar({ text: pred, role: 'value' }, session, at).id });
     const outputs: string[] = [];
