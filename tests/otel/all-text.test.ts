@@ -238,6 +238,25 @@ describe("oteltest's wrapped export {trace_requests: [{pbreq}]}", () => {
     expect(summaryOf(r.doc)).toEqual(summaryOf(open('strands-agents-otlp.json').doc));
   });
 
+  it('requests that are not requests are said at their place, never a crash', () => {
+    const bad = parseTraceText(JSON.stringify({ trace_requests: [1, { pbreq: 'x' }, { headers: {} }] }), {
+      file: 'bad.json',
+    });
+    expect(bad.issues.map(formatIssue)).toEqual([
+      'bad.json: trace_requests[0].pbreq: warning: no pbreq object; skipped',
+      'bad.json: trace_requests[1].pbreq: warning: no pbreq object; skipped',
+      'bad.json: trace_requests[2].pbreq: warning: no pbreq object; skipped',
+      'bad.json: error: no spans found in the file',
+    ]);
+    const notList = parseTraceText(JSON.stringify({ trace_requests: [{ pbreq: { resourceSpans: 5 } }] }), {
+      file: 'n.json',
+    });
+    expect(notList.ok).toBe(false);
+    expect(notList.issues.map(formatIssue)).toEqual([
+      'n.json: trace_requests[0].pbreq.resourceSpans: error: resourceSpans is not a list',
+    ]);
+  });
+
   it('a capture with no trace request is said, naming the file', () => {
     const r = parseTraceText(JSON.stringify({ metric_requests: [], trace_requests: [], log_requests: [] }), {
       file: 'empty.json',

@@ -69,7 +69,7 @@ export function readWrappedRequests(
     if (!isObject(req)) issues.warn('otlp-shape', 'no pbreq object; skipped', at(place));
     else if (Object.keys(req).length) {
       const snake = Object.hasOwn(req, 'resource_spans');
-      readOtlpRequest(snake ? camelKeys(req) : req, at(place), issues, out);
+      readOtlpRequest(snake ? camelKeys(req) : req, at(place), issues, out, '.');
     }
   });
 }
@@ -89,12 +89,14 @@ export function readOtlpRequest(
   prefix: string,
   issues: IssueCollector,
   out: OtelSpan[],
+  /** Between `prefix` and a place in the request: `line 3: resourceSpans…`, `…pbreq.resourceSpans…`. */
+  joiner = ': ',
 ): void {
   if (!isOtlpRequest(value)) {
     issues.error('otlp-shape', 'expected an object with "resourceSpans"', prefix || undefined);
     return;
   }
-  const at = (p: string) => (prefix ? `${prefix}: ${p}` : p);
+  const at = (p: string) => (prefix ? `${prefix}${joiner}${p}` : p);
   if (!Array.isArray(value.resourceSpans)) {
     issues.error('otlp-shape', 'resourceSpans is not a list', at('resourceSpans'));
     return;
