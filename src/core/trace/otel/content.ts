@@ -2,10 +2,12 @@
  * What one span says it read and wrote, in the words of the convention it follows. The kind
  * comes from the first convention that names one (GenAI `gen_ai.operation.name`, OpenInference
  * `openinference.span.kind`, Vercel `ai.operationId`, Traceloop `traceloop.span.kind` /
- * `llm.request.type`, Langfuse `langfuse.observation.type`, LangSmith `langsmith.span.kind`); the content from the first reader that finds any: GenAI attributes,
- * GenAI events, OpenInference (or plain `input.value`), Vercel `ai.*`, whole-value inputs and
- * outputs (Traceloop, LangWatch). Whichever reader found them, the span's instructions, tool
- * definitions and retrieved documents are read too. The graph builder turns the items into variables.
+ * `llm.request.type`, Langfuse `langfuse.observation.type`, LangSmith `langsmith.span.kind`);
+ * the content from the first reader that finds any: GenAI attributes, GenAI events,
+ * OpenInference (or plain `input.value`), Vercel `ai.*`, whole-value inputs and outputs
+ * (Traceloop, LangWatch, Langfuse). Whichever reader found them, the span's instructions, tool
+ * definitions and retrieved documents are read too. The graph builder turns the items into
+ * variables.
  */
 
 import { SESSION_ID, SemanticConventions } from '@arizeai/openinference-semantic-conventions';
@@ -113,6 +115,14 @@ function readEvaluations(span: OtelSpan, c: SpanContent): void {
   }
 }
 
+/** What a response echoes of its request (instructions, tools) was given to the span, not made by it. */
+function givenFromOutputs(c: SpanContent): void {
+  const given = c.outputs.filter((x) => GIVEN.has(x.role));
+  if (!given.length) return;
+  c.outputs = c.outputs.filter((x) => !GIVEN.has(x.role));
+  c.inputs.unshift(...given.filter((x) => !c.inputs.some((y) => y.text === x.text)));
+}
+
 /**
  * Reads one span's content. With `texts`, memory records are read through it (the contents
  * then arrive at `texts.flush()`).
@@ -132,12 +142,7 @@ export function spanContent(span: OtelSpan, texts?: RecordTexts): SpanContent {
     if (found(c)) break;
     read(span, c, texts);
   }
-  // What a response echoes of its request (instructions, tools) was given to the span, not made by it.
-  const given = c.outputs.filter((x) => GIVEN.has(x.role));
-  if (given.length) {
-    c.outputs = c.outputs.filter((x) => !GIVEN.has(x.role));
-    c.inputs.unshift(...given.filter((x) => !c.inputs.some((y) => y.text === x.text)));
-  }
+  givenFromOutputs(c);
   readGiven(a, c);
   if (!c.memory) readDocuments(a, c);
   readEvaluations(span, c);
