@@ -706,3 +706,56 @@ describe("Langfuse's SDK and LangSmith over OpenTelemetry", () => {
     expect(warningsOf(r, 'unread-text')).toEqual([]);
   });
 });
+
+describe('a long system prompt is kept wherever the span puts it', () => {
+  const prompt = `You are the memory assistant of a travel agency. ${'Keep every booking detail exact. '.repeat(160)}`;
+  const details = 'gen_ai.client.inference.operation.details';
+  const question = JSON.stringify([
+    { role: 'user', parts: [{ type: 'text', content: 'Where is my hotel?' }] },
+  ]);
+
+  it('as an attribute beside messages carried by an event', () => {
+    expect(prompt.length).toBeGreaterThan(5000);
+    const r = open(
+      'p1.json',
+      otlp([
+        {
+          id: 'b7ad6b71692033a1',
+          name: 'chat',
+          attributes: [s('gen_ai.operation.name', 'chat'), s('gen_ai.system_instructions', prompt)],
+          events: [{ name: details, attributes: [s('gen_ai.input.messages', question)] }],
+        },
+      ]),
+    );
+    expect(opTexts(r.doc, 'op-b7ad6b71692033a1').reads).toEqual([
+      ['prompt', prompt],
+      ['message', 'Where is my hotel?'],
+    ]);
+  });
+
+  it('in an event beside messages carried as attributes', () => {
+    const r = open(
+      'p2.json',
+      otlp([
+        {
+          id: 'b7ad6b71692033a2',
+          name: 'chat',
+          attributes: [s('gen_ai.operation.name', 'chat'), s('gen_ai.input.messages', question)],
+          events: [
+            {
+              name: details,
+              attributes: [
+                s('gen_ai.system_instructions', JSON.stringify([{ type: 'text', content: prompt }])),
+              ],
+            },
+          ],
+        },
+      ]),
+    );
+    expect(opTexts(r.doc, 'op-b7ad6b71692033a2').reads).toEqual([
+      ['prompt', prompt],
+      ['message', 'Where is my hotel?'],
+    ]);
+    expect(warningsOf(r, 'unread-text')).toEqual([]);
+  });
+});

@@ -144,6 +144,8 @@ export function spanContent(span: OtelSpan, texts?: RecordTexts): SpanContent {
   }
   givenFromOutputs(c);
   readGiven(a, c);
+  // An event may carry them too (`gen_ai.client.inference.operation.details`), messages read or not.
+  for (const e of span.events) readGiven(e.attributes, c);
   if (!c.memory) readDocuments(a, c);
   readEvaluations(span, c);
   c.hasContent =
