@@ -14,7 +14,7 @@
 import { appendAll } from '../../arrays.ts';
 import type { IssueCollector } from '../issues.ts';
 import type { OtelSpan, SpanEvent } from './span.ts';
-import { type AttrValue, decodeJsonString, maybeJson, normalizeTime } from './values.ts';
+import { type AttrValue, decodeJsonString, derivedSpanId, maybeJson, normalizeTime } from './values.ts';
 
 type Obj = Record<string, unknown>;
 
@@ -161,11 +161,11 @@ function observationSpans(t: Located, traceId: string, issues: IssueCollector): 
   observations.forEach((o, i) => {
     const p = `${t.observationsAt}[${i}]`;
     if (typeof o === 'string') idsOnly++;
-    else if (!isObject(o) || typeof o.id !== 'string')
-      issues.warn('langfuse-shape', 'observation without an id; skipped', p);
+    else if (!isObject(o)) issues.warn('langfuse-shape', 'observation is not an object; skipped', p);
     else {
+      const id = typeof o.id === 'string' && o.id ? o.id : derivedSpanId(p, 'id', issues, `${p}.id`);
       const parent = typeof o.parentObservationId === 'string' ? o.parentObservationId : null;
-      spans.push(langfuseSpan(o, traceId, parent, p));
+      spans.push(langfuseSpan({ ...o, id }, traceId, parent, p));
     }
   });
   const objects = observations.filter(isObject);
