@@ -15,6 +15,7 @@ import {
   ATTR_GEN_AI_CONVERSATION_ID,
   ATTR_GEN_AI_OPERATION_NAME,
 } from '@opentelemetry/semantic-conventions/incubating';
+import { appendAll } from '../../arrays.ts';
 import { str } from './attrs.ts';
 import { evaluationFrom, openInferenceEvaluations } from './evaluation.ts';
 import { GENAI_CATEGORY, MEMORY_OPS, readGenAi, readGenAiEvents } from './genai.ts';
@@ -103,7 +104,7 @@ const READERS: ((span: OtelSpan, c: SpanContent, texts?: RecordTexts) => void)[]
 function readEvaluations(span: OtelSpan, c: SpanContent): void {
   for (const e of span.events)
     if (e.name === 'gen_ai.evaluation.result') c.evaluations.push(evaluationFrom(e.attributes, span.name));
-  c.evaluations.push(...openInferenceEvaluations(span.attributes, span.name));
+  appendAll(c.evaluations, openInferenceEvaluations(span.attributes, span.name));
   if (c.kind === 'evaluate' && !c.evaluations.length)
     c.evaluations.push(evaluationFrom(span.attributes, span.name));
   // A judge's question, golden answer and answer may be its own input messages, named by class.
@@ -120,7 +121,7 @@ function givenFromOutputs(c: SpanContent): void {
   const given = c.outputs.filter((x) => GIVEN.has(x.role));
   if (!given.length) return;
   c.outputs = c.outputs.filter((x) => !GIVEN.has(x.role));
-  c.inputs.unshift(...given.filter((x) => !c.inputs.some((y) => y.text === x.text)));
+  c.inputs = [...given.filter((x) => !c.inputs.some((y) => y.text === x.text)), ...c.inputs];
 }
 
 /**

@@ -86,5 +86,5 @@ export function readGiven(a: Attrs, c: SpanContent): void {
     seen.add(it.text);
     given.push(it);
   }
-  if (given.length) c.inputs.unshift(...given);
+  if (given.length) c.inputs = [...given, ...c.inputs];
 }

@@ -5,6 +5,7 @@
  * annotations beside a row (`annotations: [{name, result: {label, score, explanation}}]`) are
  * read as evaluations.
  */
+import { appendAll } from '../../arrays.ts';
 import type { IssueCollector } from '../issues.ts';
 import { flatten } from './attrs.ts';
 import type { OtelSpan, SpanEvent } from './span.ts';
@@ -62,7 +63,8 @@ export function readPhoenixRow(row: unknown, place: string, issues: IssueCollect
         attributes: isObject(e.attributes) ? flatten(e.attributes as Record<string, AttrValue>) : {},
       }))
     : [];
-  if (Array.isArray(row.annotations)) events.push(...row.annotations.filter(isObject).map(annotationEvent));
+  if (Array.isArray(row.annotations))
+    appendAll(events, row.annotations.filter(isObject).map(annotationEvent));
   return {
     traceId: normalizeId(ctx.trace_id, 16) ?? '',
     spanId,

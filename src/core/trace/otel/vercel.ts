@@ -62,7 +62,7 @@ function readVercelOutputs(a: Attrs, c: SpanContent): void {
     const t = asText(a[key] ?? null);
     if (t) c.outputs.push({ text: t, role: 'output' });
   }
-  c.outputs.push(...toolCallItems(a['ai.response.toolCalls']));
+  appendAll(c.outputs, toolCallItems(a['ai.response.toolCalls']));
 }
 
 /** What a span's Vercel AI SDK attributes say it read and wrote. */
