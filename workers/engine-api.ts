@@ -60,6 +60,15 @@ export type {
 
 // ---------- import ----------
 
+/** A case's verdict as the workspace gets it (`caseVerdict`). */
+export interface CaseVerdict {
+  verdict: EvaluatedCase;
+  /** The attributor version of the stored verdict this one replaced ('unversioned': made before versions); null when none was. */
+  replaced: string | null;
+  /** Why the new verdict could not be stored (it is shown all the same); null when stored or reused. */
+  saveError: string | null;
+}
+
 export interface ImportInput {
   /** The file's bytes (a File or Blob; crosses to the worker by reference). */
   blob: Blob;
@@ -354,6 +363,12 @@ export interface AnalysisApi {
    * the op, the type (null: no decisive memory error), the reason and the path.
    */
   attributeCase(traceId: string, queryId: string): Promise<EvaluatedCase>;
+  /**
+   * The case's evidence-flow verdict for the workspace: the stored one when this attributor
+   * made it, else attributed now and stored by the engine (a verdict of an older attributor is
+   * re-computed). `fresh`: attribute again regardless.
+   */
+  caseVerdict(traceId: string, queryId: string, fresh?: boolean): Promise<CaseVerdict>;
   /**
    * Runs the evidence-flow attributor over every case of these traces that has a label under
    * `labelChoice` (core/labels: `file` — the default, the file's own — `source:<s>` or

@@ -21,13 +21,14 @@ import type {
 } from '../src/core/retrieval/index.ts';
 import type { AgentRunRow } from '../src/db/agent-runs.ts';
 import { getOriginal, listTraces } from '../src/db/repo.ts';
-import { latestCaseRun, listEvaluationRuns } from '../src/db/runs.ts';
+import { isStaleVerdict, latestCaseRun, listEvaluationRuns, saveCaseRun } from '../src/db/runs.ts';
 import type { MemtraceDb } from '../src/db/schema.ts';
 import { yieldToMessages } from './abort-transfer.ts';
 import { AgentRunner } from './agent-runs.ts';
 import type {
   AgentRunEvent,
   CaseOverview,
+  CaseVerdict,
   EmbedderApi,
   EngineApi,
   FileResult,
@@ -255,12 +256,13 @@ export class EngineService implements EngineApi {
     // Attributions: each case's newest one-case run, else the newest evaluation's result.
     const attributed = new Map<string, { op: string; type: string | null }>();
     const evaluation = (await listEvaluationRuns(this.db)).find((r) => r.result);
+    // A verdict of an older attributor is no mark of this one.
     for (const e of evaluation?.result?.cases ?? [])
-      if (e.trace_id === traceId && e.predicted_op)
+      if (e.trace_id === traceId && e.predicted_op && !isStaleVerdict(e))
         attributed.set(e.query_id, { op: e.predicted_op, type: e.predicted_type });
     for (const r of rows) {
       const run = await latestCaseRun(this.db, traceId, r.queryId);
-      if (run?.result.predicted_op)
+      if (run?.result.predicted_op && !isStaleVerdict(run.result))
         attributed.set(r.queryId, { op: run.result.predicted_op, type: run.result.predicted_type });
     }
     for (const [queryId, a] of attributed)
@@ -395,6 +397,27 @@ export class EngineService implements EngineApi {
     const row = await this.db.cases.get([traceId, queryId]);
     const label = row?.errorType ? { type: row.errorType, op: row.labelOpId } : null;
     return attributeOne(traceId, g, c, row?.system ?? null, label, this.#matching);
+  }
+
+  /**
+   * A case's evidence-flow verdict as the workspace shows it: the stored one when this
+   * attributor made it, else attributed now and stored (this worker writes `runs`). A verdict
+   * stored by an older attributor (or before verdicts carried their version or grounds) is
+   * re-computed, never shown as current. `fresh`: attribute again regardless ("Run again").
+   */
+  async caseVerdict(traceId: string, queryId: string, fresh = false): Promise<CaseVerdict> {
+    const stored = fresh ? undefined : await latestCaseRun(this.db, traceId, queryId);
+    if (stored && stored.result.grounds !== undefined && !isStaleVerdict(stored.result))
+      return { verdict: stored.result, replaced: null, saveError: null };
+    const verdict = await this.attributeCase(traceId, queryId);
+    const replaced = stored ? (stored.result.attributor_version ?? 'unversioned') : null;
+    try {
+      await saveCaseRun(this.db, verdict);
+      return { verdict, replaced, saveError: null };
+    } catch (e) {
+      // Shown all the same; the workspace says it was not kept.
+      return { verdict, replaced, saveError: e instanceof Error ? e.message : String(e) };
+    }
   }
 
   evaluate(

@@ -28,6 +28,7 @@ const api = {
   neighbourhood: service.neighbourhood.bind(service),
   forget: service.forget.bind(service),
   attributeCase: service.attributeCase.bind(service),
+  caseVerdict: service.caseVerdict.bind(service),
   evaluate: service.evaluate.bind(service),
   runAgent: service.runAgent.bind(service),
   buildReport: service.buildReport.bind(service),

@@ -7,6 +7,7 @@ import {
   ADJUDICATED_SOURCE,
   type AnnotationsFile,
   annotatorOf,
+  caseKey,
   causeRefusal,
   classifyIncoming,
   ENGINE_SOURCE,
@@ -142,6 +143,20 @@ export async function listLabels(db: MemtraceDb, graphIds?: readonly string[]): 
         .toArray()
     : await db.labels.toArray();
   return rows.filter((r) => r.deletedAt === null).sort((a, b) => (a.id ?? 0) - (b.id ?? 0));
+}
+
+/**
+ * Per case (`caseKey`), the newest live label besides the file's own (a person's, an agent's,
+ * imported, adjudicated): what the Cases list shows next to the file's label and what the report
+ * takes as a case's verdict — one reading of "the label people gave".
+ */
+export async function latestOtherLabels(
+  db: MemtraceDb,
+  graphIds?: readonly string[],
+): Promise<Map<string, LabelRow>> {
+  const out = new Map<string, LabelRow>();
+  for (const r of await listLabels(db, graphIds)) if (r.origin !== 'file') out.set(caseKey(r), r);
+  return out;
 }
 
 /** Deletes a person's (or an imported) label; the file's own labels cannot be deleted. Undo with `restoreLabel`. */

@@ -314,7 +314,7 @@ describe('the v1 → v3 upgrade', () => {
     const db = openDb(name);
     opened.push(db);
     await db.open();
-    expect(db.verno).toBe(3);
+    expect(db.verno).toBe(4);
     expect(db.tables.map((t) => t.name)).not.toContain('annotations');
     const moved = (await db.labels.toArray()).filter((l) => l.origin === 'workbench');
     expect(moved).toEqual([

@@ -5,25 +5,19 @@
  * op come from the file, read in Node.
  */
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { appPerFile } from './app-per-file.ts';
+import { describe, expect, it } from 'vitest';
+import { appPerFile, demoRunPerFile } from './app-per-file.ts';
 import { importTraces } from './harness.ts';
-import { tempDir, writeDemoRun } from './project-data.ts';
 
-const tmp = tempDir();
-let file: string;
+const run = demoRunPerFile('mem0', { topK: 2 });
 const s = appPerFile();
-beforeAll(async () => {
-  file = await writeDemoRun(tmp.dir, 'mem0', { topK: 2 });
-}, 120_000);
-afterAll(() => tmp.remove());
 
 describe('labels in the Cases list', () => {
   it('a label saved in the queue shows in the list and passes "labelled only", without a reload', async () => {
     const { page, url } = s;
-    const doc = JSON.parse(readFileSync(file, 'utf8'));
+    const doc = JSON.parse(readFileSync(run.path, 'utf8'));
     expect(doc.data.annotations ?? []).toEqual([]); // nothing labelled in the file
-    await importTraces(page, [file]);
+    await importTraces(page, [run.path]);
     await page.goto(`${url}#/settings`);
     await page.getByTestId('annotator-name').fill('ann');
     await page.getByTestId('annotator-save').click();
