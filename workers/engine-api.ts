@@ -1,5 +1,6 @@
 /** The engine worker's API: import, the open traces' analyses, ranked retrieval (`EngineApi`). */
 import type { OpSummary } from '../src/core/graph/index.ts';
+import type { LabelRecord } from '../src/core/labels/index.ts';
 import type {
   LaneLayout,
   LaneLayoutOptions,
@@ -18,7 +19,8 @@ import type {
 import type { DiffLine } from '../src/core/text/index.ts';
 import type { TraceIssue } from '../src/core/trace/index.ts';
 import type { AgentRunRow } from '../src/db/agent-runs.ts';
-import type { ReattachReport } from '../src/db/labels.ts';
+import type { AdjudicationInput, LabelInput, ReattachReport } from '../src/db/labels.ts';
+import type { LabelRow } from '../src/db/schema.ts';
 import type { AgentRunEvent } from './agent-runs.ts';
 import type {
   CompareProgress,
@@ -456,8 +458,25 @@ export interface RankedApi {
   ): Promise<ServiceHit[]>;
 }
 
-/** The engine worker: one engine per open trace, and everything asked of a trace. */
-export interface EngineApi extends ImportApi, AnalysisApi, RankedApi {}
+/**
+ * Label writes: the engine is the one writer of `labels` (src/db/labels.ts does the writing);
+ * the page reads them, and its views follow them with a live query.
+ */
+export interface LabelsApi {
+  /** Stores a label of a stored case (a person's, an agent's accepted / corrected); refused when its op cannot cause its type. */
+  saveLabel(input: LabelInput): Promise<LabelRow>;
+  /** Stores an adjudicated final label of a case. */
+  saveAdjudication(input: AdjudicationInput): Promise<LabelRow>;
+  /** Deletes a person's or an imported label (kept for undo). */
+  deleteLabel(id: number): Promise<void>;
+  /** Undoes a deletion. */
+  restoreLabel(id: number): Promise<void>;
+  /** Stores labels of an annotations file a person chose to keep, as imported records; returns how many. */
+  storeImportedLabels(labels: LabelRecord[], file: string): Promise<number>;
+}
+
+/** The engine worker: one engine per open trace, everything asked of a trace, and the label writes. */
+export interface EngineApi extends ImportApi, AnalysisApi, RankedApi, LabelsApi {}
 
 export type {
   DocScope,

@@ -9,6 +9,7 @@
 import * as Comlink from 'comlink';
 import { answerOpOf } from '../src/core/cases/index.ts';
 import { openTrace, type TraceGraph } from '../src/core/graph/index.ts';
+import type { LabelRecord } from '../src/core/labels/index.ts';
 import type { LaneLayout, LaneLayoutOptions, NeighbourhoodDrawingOptions } from '../src/core/layout/index.ts';
 import type {
   DocScope,
@@ -20,9 +21,18 @@ import type {
   ServiceProgress,
 } from '../src/core/retrieval/index.ts';
 import type { AgentRunRow } from '../src/db/agent-runs.ts';
+import {
+  type AdjudicationInput,
+  deleteLabel,
+  type LabelInput,
+  restoreLabel,
+  saveAdjudication,
+  saveLabel,
+  storeImported,
+} from '../src/db/labels.ts';
 import { getOriginal, listTraces } from '../src/db/repo.ts';
 import { isStaleVerdict, latestCaseRun, listEvaluationRuns, saveCaseRun } from '../src/db/runs.ts';
-import type { MemtraceDb } from '../src/db/schema.ts';
+import type { LabelRow, MemtraceDb } from '../src/db/schema.ts';
 import { yieldToMessages } from './abort-transfer.ts';
 import { AgentRunner } from './agent-runs.ts';
 import type {
@@ -418,6 +428,28 @@ export class EngineService implements EngineApi {
       // Shown all the same; the workspace says it was not kept.
       return { verdict, replaced, saveError: e instanceof Error ? e.message : String(e) };
     }
+  }
+
+  // ---------- label writes (this worker is their one writer) ----------
+
+  saveLabel(input: LabelInput): Promise<LabelRow> {
+    return saveLabel(this.db, input);
+  }
+
+  saveAdjudication(input: AdjudicationInput): Promise<LabelRow> {
+    return saveAdjudication(this.db, input);
+  }
+
+  deleteLabel(id: number): Promise<void> {
+    return deleteLabel(this.db, id);
+  }
+
+  restoreLabel(id: number): Promise<void> {
+    return restoreLabel(this.db, id);
+  }
+
+  storeImportedLabels(labels: LabelRecord[], file: string): Promise<number> {
+    return storeImported(this.db, labels, file);
   }
 
   evaluate(

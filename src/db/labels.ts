@@ -88,19 +88,22 @@ export async function saveLabel(
   });
 }
 
+/** An adjudicated final label of a case. */
+export interface AdjudicationInput {
+  graphId: string;
+  queryId: string;
+  errorType: string;
+  opId: string | null;
+  reason: string;
+  annotator: string;
+  /** The op's name and kind, when known: a type it cannot cause is refused. */
+  opKind?: OpKind;
+}
+
 /** An adjudicated final label (source `adjudicated`) of a case, stored case or not. */
 export async function saveAdjudication(
   db: MemtraceDb,
-  input: {
-    graphId: string;
-    queryId: string;
-    errorType: string;
-    opId: string | null;
-    reason: string;
-    annotator: string;
-    /** The op's name and kind, when known: a type it cannot cause is refused. */
-    opKind?: OpKind;
-  },
+  input: AdjudicationInput,
   now: () => number = Date.now,
 ): Promise<LabelRow> {
   const refusal = input.opKind ? causeRefusal(input.errorType, input.opKind) : null;

@@ -1,8 +1,8 @@
 /**
  * People's labels reach the Cases list (issue 24, item 3): a case of a trace without labels is
  * labelled in the annotation queue; the Cases list, opened right after without a reload, shows
- * the label and the "labelled only" filter keeps the case. The case's question and the answer
- * op come from the file, read in Node.
+ * the label and the "labelled only" filter keeps the case, and the Traces list counts it. The
+ * case's question and the answer op come from the file, read in Node.
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
@@ -61,6 +61,13 @@ describe('labels in the Cases list', () => {
     await expect.poll(() => row.count()).toBe(1);
     await page.getByTestId('filter-labelled').selectOption('unlabelled');
     await expect.poll(() => row.count()).toBe(0);
+    // …and the Traces list counts it (issue 33: one truth for labels).
+    await page.getByRole('link', { name: 'Traces', exact: true }).first().click();
+    await expect
+      .poll(async () =>
+        (await page.getByTestId('trace-row').first().getByTestId('trace-labelled').innerText()).trim(),
+      )
+      .toBe('1');
     expect(s.errors).toEqual([]);
   }, 300_000);
 });

@@ -20,7 +20,6 @@ import {
   listAgentRuns,
   reopenAgentRun,
 } from '../../db/agent-runs.ts';
-import { saveLabel } from '../../db/labels.ts';
 import type { LabelRow } from '../../db/schema.ts';
 import { useLlm } from '../llm/context.ts';
 import type { LlmSettings } from '../llm/settings.svelte.ts';
@@ -178,22 +177,25 @@ class AgentRuns {
     const errorType = decision === 'accepted' ? r.predicted_type : correction?.errorType;
     const opId = decision === 'accepted' ? r.predicted_op : correction?.opId;
     if (!errorType || !opId) throw new Error('nothing to store: pick an error type and an op');
-    return saveLabel(this.services.db, {
-      traceId: v.row.traceId,
-      queryId: v.row.queryId,
-      errorType,
-      opId,
-      reason:
-        decision === 'accepted'
-          ? r.reason
-          : correction?.reason ||
-            `Corrected from ${r.predicted_type ?? 'none'} at ${r.predicted_op ?? '—'} (${r.method}).`,
-      decision,
-      method: r.method,
-      source: AGENT_LABEL_SOURCE,
-      annotator,
-      opKind,
-    });
+    // A plain copy crosses to the worker (state proxies cannot be cloned).
+    return this.services.engine.saveLabel(
+      $state.snapshot({
+        traceId: v.row.traceId,
+        queryId: v.row.queryId,
+        errorType,
+        opId,
+        reason:
+          decision === 'accepted'
+            ? r.reason
+            : correction?.reason ||
+              `Corrected from ${r.predicted_type ?? 'none'} at ${r.predicted_op ?? '—'} (${r.method}).`,
+        decision,
+        method: r.method,
+        source: AGENT_LABEL_SOURCE,
+        annotator,
+        opKind,
+      }),
+    );
   }
 
   #describe(profileId: string | undefined, provider: string, model: string): AgentModelInfo {
