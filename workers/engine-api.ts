@@ -18,8 +18,9 @@ import type {
 } from '../src/core/retrieval/index.ts';
 import type { DiffLine } from '../src/core/text/index.ts';
 import type { TraceIssue } from '../src/core/trace/index.ts';
-import type { AgentRunRow } from '../src/db/agent-runs.ts';
+import type { AgentModelInfo, AgentRunInit, AgentRunRow } from '../src/db/agent-runs.ts';
 import type { AdjudicationInput, LabelInput, ReattachReport } from '../src/db/labels.ts';
+import type { EvaluationRun } from '../src/db/runs.ts';
 import type { LabelRow } from '../src/db/schema.ts';
 import type { AgentRunEvent } from './agent-runs.ts';
 import type {
@@ -385,6 +386,18 @@ export interface AnalysisApi {
     signal?: AbortSignal,
   ): Promise<EvalResult>;
   /**
+   * `evaluate` as the Evaluation view runs it, stored by the engine: the run row is added
+   * (`onStarted` gets it at once), the cases attributed, and the row finished — done or
+   * cancelled with its result and summary, or failed with the error (then thrown). Resolves with
+   * the finished row.
+   */
+  runEvaluation(
+    parameters: EvaluationRun['parameters'],
+    onStarted: (row: EvaluationRun) => void,
+    onProgress: (p: EvalProgress) => void,
+    signal?: AbortSignal,
+  ): Promise<EvaluationRun>;
+  /**
    * Runs (or resumes, from its stored checkpoint) the LLM agent of a stored `runs` row of
    * kind `agent` (src/db/agent-runs.ts): checkpoints and progress are written to the row
    * after every step, events are reported as they happen, and the row is finished as
@@ -475,8 +488,23 @@ export interface LabelsApi {
   storeImportedLabels(labels: LabelRecord[], file: string): Promise<number>;
 }
 
-/** The engine worker: one engine per open trace, everything asked of a trace, and the label writes. */
-export interface EngineApi extends ImportApi, AnalysisApi, RankedApi, LabelsApi {}
+/**
+ * The page's other writes, made here so the engine is the one writer of the database (the
+ * systems worker's traces and optimisation runs aside).
+ */
+export interface StorageApi {
+  /** Deletes a stored trace and everything stored for it, and drops its open engine. */
+  deleteTrace(traceId: string): Promise<void>;
+  /** Stores a new agent run (status `running`); returns its id (`runAgent` then runs it). */
+  addAgentRun(init: AgentRunInit): Promise<number>;
+  /** Opens a new segment of an interrupted or failed agent run (optionally with another model). */
+  reopenAgentRun(id: number, model?: AgentModelInfo): Promise<number>;
+  /** Stores a small setting (annotator name, annotation queue, demo offered). */
+  setSetting(key: string, value: unknown): Promise<void>;
+}
+
+/** The engine worker: one engine per open trace, everything asked of a trace, and the database's writes. */
+export interface EngineApi extends ImportApi, AnalysisApi, RankedApi, LabelsApi, StorageApi {}
 
 export type {
   DocScope,

@@ -7,6 +7,7 @@
  * take an `AbortSignal` (the page aborts the older of two requests of one view).
  */
 import * as Comlink from 'comlink';
+import { summarize } from '../src/core/bench/index.ts';
 import { answerOpOf } from '../src/core/cases/index.ts';
 import { openTrace, type TraceGraph } from '../src/core/graph/index.ts';
 import type { LabelRecord } from '../src/core/labels/index.ts';
@@ -20,7 +21,13 @@ import type {
   ServiceHit,
   ServiceProgress,
 } from '../src/core/retrieval/index.ts';
-import type { AgentRunRow } from '../src/db/agent-runs.ts';
+import {
+  type AgentModelInfo,
+  type AgentRunInit,
+  type AgentRunRow,
+  addAgentRun,
+  reopenAgentRun,
+} from '../src/db/agent-runs.ts';
 import {
   type AdjudicationInput,
   deleteLabel,
@@ -30,8 +37,16 @@ import {
   saveLabel,
   storeImported,
 } from '../src/db/labels.ts';
-import { getOriginal, listTraces } from '../src/db/repo.ts';
-import { isStaleVerdict, latestCaseRun, listEvaluationRuns, saveCaseRun } from '../src/db/runs.ts';
+import { deleteTrace, getOriginal, listTraces, setSetting } from '../src/db/repo.ts';
+import {
+  addEvaluationRun,
+  type EvaluationRun,
+  finishEvaluationRun,
+  isStaleVerdict,
+  latestCaseRun,
+  listEvaluationRuns,
+  saveCaseRun,
+} from '../src/db/runs.ts';
 import type { LabelRow, MemtraceDb } from '../src/db/schema.ts';
 import { yieldToMessages } from './abort-transfer.ts';
 import { AgentRunner } from './agent-runs.ts';
@@ -430,7 +445,24 @@ export class EngineService implements EngineApi {
     }
   }
 
-  // ---------- label writes (this worker is their one writer) ----------
+  // ---------- the page's writes (this worker is the database's writer) ----------
+
+  async deleteTrace(traceId: string): Promise<void> {
+    await deleteTrace(this.db, traceId);
+    this.forget(traceId);
+  }
+
+  addAgentRun(init: AgentRunInit): Promise<number> {
+    return addAgentRun(this.db, init);
+  }
+
+  reopenAgentRun(id: number, model?: AgentModelInfo): Promise<number> {
+    return reopenAgentRun(this.db, id, model);
+  }
+
+  setSetting(key: string, value: unknown): Promise<void> {
+    return setSetting(this.db, key, value);
+  }
 
   saveLabel(input: LabelInput): Promise<LabelRow> {
     return saveLabel(this.db, input);
@@ -459,6 +491,31 @@ export class EngineService implements EngineApi {
     signal?: AbortSignal,
   ): Promise<EvalResult> {
     return this.#evaluator.evaluate(traceIds, onProgress, labelChoice, signal);
+  }
+
+  async runEvaluation(
+    parameters: EvaluationRun['parameters'],
+    onStarted: (row: EvaluationRun) => void,
+    onProgress: (p: EvalProgress) => void,
+    signal?: AbortSignal,
+  ): Promise<EvaluationRun> {
+    const id = await addEvaluationRun(this.db, parameters);
+    void onStarted((await this.db.runs.get(id)) as EvaluationRun);
+    try {
+      const out = await this.#evaluator.evaluate(
+        parameters.traceIds,
+        onProgress,
+        parameters.labelChoice,
+        signal,
+      );
+      const result = { summary: summarize(out.cases), cases: out.cases, missing: out.missing };
+      await finishEvaluationRun(this.db, id, { status: out.status, result, error: null });
+    } catch (e) {
+      const error = e instanceof Error ? e.message : String(e);
+      await finishEvaluationRun(this.db, id, { status: 'failed', result: null, error });
+      throw e;
+    }
+    return (await this.db.runs.get(id)) as EvaluationRun;
   }
 
   runAgent(

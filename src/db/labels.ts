@@ -18,7 +18,7 @@ import {
   PERSON_SOURCE,
   toAnnotationsFile,
 } from '../core/labels/index.ts';
-import type { CaseRun, EvaluationRun } from './runs.ts';
+import { type CaseRun, type EvaluatedCase, type EvaluationRun, isStaleVerdict } from './runs.ts';
 import type { CaseRow, LabelRow, MemtraceDb } from './schema.ts';
 
 /** A label made in the workbench. */
@@ -254,19 +254,22 @@ export const engineAnnotator = (method: string) => `engine:${method}`;
 /**
  * The attribution engines' stored answers as label records (source `engine`), so agreement
  * between an engine and people is the same computation: per case, the newest one-case run of
- * each method, else the case's result in the newest evaluation run.
+ * each method, else the case's result in the newest evaluation run. Verdicts an older
+ * attributor made are left out (they are not this engine's answers).
  */
 export async function engineLabels(db: MemtraceDb): Promise<LabelRecord[]> {
   const rows = (await db.runs.toArray()).sort((a, b) => (a.id ?? 0) - (b.id ?? 0));
   const out = new Map<string, LabelRecord>();
-  const put = (
-    graphId: string,
-    queryId: string,
-    method: string,
-    type: string | null,
-    op: string | null,
-    reason: string,
-  ) => {
+  const put = (verdict: EvaluatedCase) => {
+    if (isStaleVerdict(verdict)) return;
+    const {
+      trace_id: graphId,
+      query_id: queryId,
+      method,
+      predicted_type: type,
+      predicted_op: op,
+      reason,
+    } = verdict;
     out.set(JSON.stringify([graphId, queryId, method]), {
       graphId,
       queryId,
@@ -282,12 +285,7 @@ export async function engineLabels(db: MemtraceDb): Promise<LabelRecord[]> {
   const evaluation = rows.filter((r) => r.kind === 'evaluation' && r.status !== 'running').at(-1) as
     | EvaluationRun
     | undefined;
-  for (const c of evaluation?.result?.cases ?? [])
-    put(c.trace_id, c.query_id, c.method, c.predicted_type, c.predicted_op, c.reason);
-  for (const r of rows)
-    if (r.kind === 'attribution' && r.status === 'done') {
-      const c = (r as CaseRun).result;
-      put(c.trace_id, c.query_id, c.method, c.predicted_type, c.predicted_op, c.reason);
-    }
+  for (const c of evaluation?.result?.cases ?? []) put(c);
+  for (const r of rows) if (r.kind === 'attribution' && r.status === 'done') put((r as CaseRun).result);
   return [...out.values()];
 }

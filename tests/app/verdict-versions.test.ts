@@ -4,7 +4,8 @@
  * of an older database an unknown (null) version, so evaluation runs and reports made before
  * count as stale; the engine re-attributes a case whose stored verdict an older attributor made
  * (and says which), instead of showing it as current. The database records its record types'
- * versions. A report takes the label a person gave a case instead of the attributor's.
+ * versions. A report takes the label a person gave a case instead of the attributor's, and
+ * agreement leaves an older attributor's answers out.
  */
 import 'fake-indexeddb/auto';
 import { readFileSync } from 'node:fs';
@@ -14,6 +15,7 @@ import { ATTRIBUTOR_VERSION } from '../../src/core/attribution/index.ts';
 import { listCases } from '../../src/core/cases/index.ts';
 import { openTrace } from '../../src/core/graph/index.ts';
 import {
+  engineLabels,
   getSetting,
   type MemtraceDb,
   openDb,
@@ -119,6 +121,8 @@ describe('the version-4 upgrade', () => {
     const [evaluation] = await listEvaluationRuns(db);
     expect(evaluation.result!.cases.map((c) => c.attributor_version)).toEqual([null, null]);
     expect(staleCases(evaluation as EvaluationRun)).toBe(2);
+    // Agreement counts no older attributor's answers as the engine's.
+    expect(await engineLabels(db)).toEqual([]);
     const reports = rows.filter((r) => r.kind === 'report');
     expect(reports.map((r) => r.attributorVersion)).toEqual([null, null]);
     // An imported file's verdicts are not the attributor's: never stale.
@@ -175,6 +179,7 @@ describe("the engine's verdict of a case", () => {
       expect(redone.verdict.attributor_version).toBe(ATTRIBUTOR_VERSION);
       expect((await latestCaseRun(db, traceId, q))?.result.attributor_version).toBe(ATTRIBUTOR_VERSION);
     }
+    expect((await engineLabels(db)).map((l) => [l.queryId, l.reason])).toEqual([[q, first.verdict.reason]]);
   }, 60_000);
 
   it("makes a report that takes a person's correction as the case's verdict, stamped with the attributor's version", async () => {

@@ -15,10 +15,8 @@ import {
   type AgentModelInfo,
   type AgentProgress,
   type AgentRunRow,
-  addAgentRun,
   getAgentRun,
   listAgentRuns,
-  reopenAgentRun,
 } from '../../db/agent-runs.ts';
 import type { LabelRow } from '../../db/schema.ts';
 import { useLlm } from '../llm/context.ts';
@@ -131,13 +129,15 @@ class AgentRuns {
   /** Starts a run: stores its row, then runs it in the worker. Returns its view at once. */
   async start(o: StartOptions): Promise<AgentRunView> {
     const model = this.settings.chatModel(o.profileId, `${o.method} ${o.queryId}`);
-    const id = await addAgentRun(this.services.db, {
-      traceId: o.traceId,
-      queryId: o.queryId,
-      method: o.method,
-      parameters: { prior: o.prior, maxSteps: o.maxSteps },
-      model: this.#describe(o.profileId, model.provider, model.model),
-    });
+    const id = await this.services.engine.addAgentRun(
+      $state.snapshot({
+        traceId: o.traceId,
+        queryId: o.queryId,
+        method: o.method,
+        parameters: { prior: o.prior, maxSteps: o.maxSteps },
+        model: this.#describe(o.profileId, model.provider, model.model),
+      }),
+    );
     const row = await getAgentRun(this.services.db, id);
     if (!row) throw new Error('the run was not stored');
     const v = this.#view(row);
@@ -151,7 +151,10 @@ class AgentRuns {
     const known = this.settings.profiles.some((p) => p.id === v.row.model.profileId);
     const pid = profileId ?? (known ? v.row.model.profileId : undefined);
     const model = this.settings.chatModel(pid, `${v.row.method} ${v.row.queryId} (resumed)`);
-    await reopenAgentRun(this.services.db, v.id, this.#describe(pid, model.provider, model.model));
+    await this.services.engine.reopenAgentRun(
+      v.id,
+      $state.snapshot(this.#describe(pid, model.provider, model.model)),
+    );
     const row = await getAgentRun(this.services.db, v.id);
     if (row) v.update(row);
     void this.#drive(v, model);

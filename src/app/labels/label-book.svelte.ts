@@ -6,7 +6,7 @@
 import { getContext, setContext } from 'svelte';
 import type { OpKind } from '../../core/labels/index.ts';
 import type { LabelInput } from '../../db/labels.ts';
-import { getSetting, setSetting } from '../../db/repo.ts';
+import { getSetting } from '../../db/repo.ts';
 import type { LabelRow } from '../../db/schema.ts';
 import type { Services } from '../state/services.ts';
 
@@ -38,7 +38,7 @@ class LabelBook {
 
   async setAnnotator(name: string): Promise<void> {
     const clean = name.trim().slice(0, 80);
-    await setSetting(this.services.db, ANNOTATOR_KEY, clean);
+    await this.services.engine.setSetting(ANNOTATOR_KEY, clean);
     this.#annotator = clean;
   }
 

@@ -6,7 +6,7 @@
  */
 import { liveQuery } from 'dexie';
 import { getContext, setContext } from 'svelte';
-import { deleteTrace, labelledCounts, listTraces } from '../../db/repo.ts';
+import { labelledCounts, listTraces } from '../../db/repo.ts';
 import type { TraceMeta } from '../../db/schema.ts';
 import type { Services } from './services.ts';
 
@@ -70,8 +70,7 @@ export class Library {
   }
 
   async remove(id: string): Promise<void> {
-    await deleteTrace(this.services.db, id);
-    await this.services.analysis.forget(id);
+    await this.services.engine.deleteTrace(id);
     await this.refresh();
   }
 }
