@@ -3,9 +3,12 @@
  * attributor's verdict — shows at once, without a reload, in the Traces list's labelled count,
  * on the trace page (its count and its case list) and in the Report (the case counted under the
  * corrected type, as a label people gave). The trace is a reference-system run whose file has no
- * labels (checked in Node), so every labelled count starts at 0.
+ * labels (checked in Node), so every labelled count starts at 0. Then (issue 31 item 8) a verdict
+ * stored as an older attributor's is re-attributed when its case opens, and an older report is
+ * marked stale.
  */
 import { readFileSync } from 'node:fs';
+import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { ERROR_TYPES } from '../../src/core/trace/index.ts';
 import { appPerFile, demoRunPerFile } from './app-per-file.ts';
@@ -13,6 +16,43 @@ import { importTraces } from './harness.ts';
 
 const run = demoRunPerFile('mem0', { topK: 2 });
 const s = appPerFile();
+/** The case the first test labelled (the second reopens it). */
+let caseUrl = '';
+
+/**
+ * Stores, in the page's IndexedDB, a copy of the newest `runs` row of `kind` as made by an older
+ * attributor (a newer row, as a stored verdict of an earlier build would be).
+ */
+function storeAsOlder(page: Page, kind: 'attribution' | 'report', older: string): Promise<void> {
+  return page.evaluate(
+    ({ kind, older }) =>
+      new Promise<void>((resolve, reject) => {
+        const open = indexedDB.open('memtrace-workbench');
+        open.onerror = () => reject(open.error);
+        open.onsuccess = () => {
+          const store = open.result.transaction('runs', 'readwrite').objectStore('runs');
+          const all = store.getAll();
+          all.onsuccess = () => {
+            const rows = (all.result as { id: number; kind: string; [k: string]: unknown }[]).filter(
+              (r) => r.kind === kind,
+            );
+            const { id: _id, ...row } = rows.sort((a, b) => b.id - a.id)[0];
+            if (kind === 'report') row.attributorVersion = older;
+            else
+              row.result = {
+                ...(row.result as object),
+                attributor_version: older,
+                reason: 'made by an older attributor (test)',
+              };
+            const put = store.add(row);
+            put.onsuccess = () => resolve();
+            put.onerror = () => reject(put.error);
+          };
+        };
+      }),
+    { kind, older },
+  );
+}
 
 describe('a label saved in a case', () => {
   it('counts at once in the Traces list, on the trace page and in the Report', async () => {
@@ -28,6 +68,7 @@ describe('a label saved in a case', () => {
     const firstCase = page.getByTestId('case-row').first().locator('td.q a');
     const question = (await firstCase.innerText()).trim();
     await firstCase.click();
+    caseUrl = page.url();
     const panel = page.getByTestId('attribution');
     await panel.getByTestId('attribution-type').waitFor({ timeout: 60_000 });
     const predicted = (await panel.getByTestId('attribution-type').innerText()).trim();
@@ -75,6 +116,32 @@ describe('a label saved in a case', () => {
     const cluster = page.getByTestId('report-cluster').filter({ hasText: question.slice(0, 40) });
     expect(await cluster.count()).toBe(1);
     expect(await cluster.locator('h3').innerText()).toMatch(new RegExp(`^\\d+\\. ${chosen} at `));
+    expect(s.errors).toEqual([]);
+  }, 300_000);
+});
+
+describe('a stored verdict of an older attributor', () => {
+  it('is re-attributed when its case opens (and said so); an older report is marked stale', async () => {
+    const { page, url } = s;
+    expect(caseUrl).toContain('/case/');
+    await page.goto(`${url}#/traces`);
+    await storeAsOlder(page, 'attribution', 'evidence-flow@0');
+    await page.goto(caseUrl);
+    const panel = page.getByTestId('attribution');
+    await panel.getByTestId('attribution-reattributed').waitFor({ timeout: 60_000 });
+    expect(await panel.getByTestId('attribution-reattributed').innerText()).toContain('evidence-flow@0');
+    expect(await panel.getByTestId('attribution-reason').innerText()).not.toContain(
+      'older attributor (test)',
+    );
+
+    await page.getByTestId('nav-report').click();
+    await page.getByTestId('report-summary').waitFor();
+    expect(await page.getByTestId('report-stale').count()).toBe(0); // the report built above is current
+    await page.goto(`${url}#/traces`);
+    await storeAsOlder(page, 'report', 'evidence-flow@0');
+    await page.getByTestId('nav-report').click();
+    await page.getByTestId('report-stale').waitFor();
+    expect(await page.getByTestId('report-stale').innerText()).toContain('made by an older attributor');
     expect(s.errors).toEqual([]);
   }, 300_000);
 });
