@@ -42,6 +42,7 @@ export interface TraceMeta {
   bytes: number;
   stats: TraceStats;
   caseCount: number;
+  /** Cases the file labels, as imported; the views count every live label (`labelledCounts`). */
   labelledCount: number;
   /** Warnings found at import (capped like the importer's list). */
   warnings: TraceIssue[];
