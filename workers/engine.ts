@@ -7,8 +7,10 @@
  * take an `AbortSignal` (the page aborts the older of two requests of one view).
  */
 import * as Comlink from 'comlink';
+import { summarize } from '../src/core/bench/index.ts';
 import { answerOpOf } from '../src/core/cases/index.ts';
 import { openTrace, type TraceGraph } from '../src/core/graph/index.ts';
+import type { LabelRecord } from '../src/core/labels/index.ts';
 import type { LaneLayout, LaneLayoutOptions, NeighbourhoodDrawingOptions } from '../src/core/layout/index.ts';
 import type {
   DocScope,
@@ -19,15 +21,39 @@ import type {
   ServiceHit,
   ServiceProgress,
 } from '../src/core/retrieval/index.ts';
-import type { AgentRunRow } from '../src/db/agent-runs.ts';
-import { getOriginal, listTraces } from '../src/db/repo.ts';
-import { latestCaseRun, listEvaluationRuns } from '../src/db/runs.ts';
-import type { MemtraceDb } from '../src/db/schema.ts';
+import {
+  type AgentModelInfo,
+  type AgentRunInit,
+  type AgentRunRow,
+  addAgentRun,
+  reopenAgentRun,
+} from '../src/db/agent-runs.ts';
+import {
+  type AdjudicationInput,
+  deleteLabel,
+  type LabelInput,
+  restoreLabel,
+  saveAdjudication,
+  saveLabel,
+  storeImported,
+} from '../src/db/labels.ts';
+import { deleteTrace, getOriginal, listTraces, setSetting } from '../src/db/repo.ts';
+import {
+  addEvaluationRun,
+  type EvaluationRun,
+  finishEvaluationRun,
+  isStaleVerdict,
+  latestCaseRun,
+  listEvaluationRuns,
+  saveCaseRun,
+} from '../src/db/runs.ts';
+import type { LabelRow, MemtraceDb } from '../src/db/schema.ts';
 import { yieldToMessages } from './abort-transfer.ts';
 import { AgentRunner } from './agent-runs.ts';
 import type {
   AgentRunEvent,
   CaseOverview,
+  CaseVerdict,
   EmbedderApi,
   EngineApi,
   FileResult,
@@ -255,12 +281,13 @@ export class EngineService implements EngineApi {
     // Attributions: each case's newest one-case run, else the newest evaluation's result.
     const attributed = new Map<string, { op: string; type: string | null }>();
     const evaluation = (await listEvaluationRuns(this.db)).find((r) => r.result);
+    // A verdict of an older attributor is no mark of this one.
     for (const e of evaluation?.result?.cases ?? [])
-      if (e.trace_id === traceId && e.predicted_op)
+      if (e.trace_id === traceId && e.predicted_op && !isStaleVerdict(e))
         attributed.set(e.query_id, { op: e.predicted_op, type: e.predicted_type });
     for (const r of rows) {
       const run = await latestCaseRun(this.db, traceId, r.queryId);
-      if (run?.result.predicted_op)
+      if (run?.result.predicted_op && !isStaleVerdict(run.result))
         attributed.set(r.queryId, { op: run.result.predicted_op, type: run.result.predicted_type });
     }
     for (const [queryId, a] of attributed)
@@ -397,6 +424,66 @@ export class EngineService implements EngineApi {
     return attributeOne(traceId, g, c, row?.system ?? null, label, this.#matching);
   }
 
+  /**
+   * A case's evidence-flow verdict as the workspace shows it: the stored one when this
+   * attributor made it, else attributed now and stored (this worker writes `runs`). A verdict
+   * stored by an older attributor (or before verdicts carried their version or grounds) is
+   * re-computed, never shown as current. `fresh`: attribute again regardless ("Run again").
+   */
+  async caseVerdict(traceId: string, queryId: string, fresh = false): Promise<CaseVerdict> {
+    const stored = fresh ? undefined : await latestCaseRun(this.db, traceId, queryId);
+    if (stored && stored.result.grounds !== undefined && !isStaleVerdict(stored.result))
+      return { verdict: stored.result, replaced: null, saveError: null };
+    const verdict = await this.attributeCase(traceId, queryId);
+    const replaced = stored ? (stored.result.attributor_version ?? 'unversioned') : null;
+    try {
+      await saveCaseRun(this.db, verdict);
+      return { verdict, replaced, saveError: null };
+    } catch (e) {
+      // Shown all the same; the workspace says it was not kept.
+      return { verdict, replaced, saveError: e instanceof Error ? e.message : String(e) };
+    }
+  }
+
+  // ---------- the page's writes (this worker is the database's writer) ----------
+
+  async deleteTrace(traceId: string): Promise<void> {
+    await deleteTrace(this.db, traceId);
+    this.forget(traceId);
+  }
+
+  addAgentRun(init: AgentRunInit): Promise<number> {
+    return addAgentRun(this.db, init);
+  }
+
+  reopenAgentRun(id: number, model?: AgentModelInfo): Promise<number> {
+    return reopenAgentRun(this.db, id, model);
+  }
+
+  setSetting(key: string, value: unknown): Promise<void> {
+    return setSetting(this.db, key, value);
+  }
+
+  saveLabel(input: LabelInput): Promise<LabelRow> {
+    return saveLabel(this.db, input);
+  }
+
+  saveAdjudication(input: AdjudicationInput): Promise<LabelRow> {
+    return saveAdjudication(this.db, input);
+  }
+
+  deleteLabel(id: number): Promise<void> {
+    return deleteLabel(this.db, id);
+  }
+
+  restoreLabel(id: number): Promise<void> {
+    return restoreLabel(this.db, id);
+  }
+
+  storeImportedLabels(labels: LabelRecord[], file: string): Promise<number> {
+    return storeImported(this.db, labels, file);
+  }
+
   evaluate(
     traceIds: string[],
     onProgress: (p: EvalProgress) => void,
@@ -404,6 +491,31 @@ export class EngineService implements EngineApi {
     signal?: AbortSignal,
   ): Promise<EvalResult> {
     return this.#evaluator.evaluate(traceIds, onProgress, labelChoice, signal);
+  }
+
+  async runEvaluation(
+    parameters: EvaluationRun['parameters'],
+    onStarted: (row: EvaluationRun) => void,
+    onProgress: (p: EvalProgress) => void,
+    signal?: AbortSignal,
+  ): Promise<EvaluationRun> {
+    const id = await addEvaluationRun(this.db, parameters);
+    void onStarted((await this.db.runs.get(id)) as EvaluationRun);
+    try {
+      const out = await this.#evaluator.evaluate(
+        parameters.traceIds,
+        onProgress,
+        parameters.labelChoice,
+        signal,
+      );
+      const result = { summary: summarize(out.cases), cases: out.cases, missing: out.missing };
+      await finishEvaluationRun(this.db, id, { status: out.status, result, error: null });
+    } catch (e) {
+      const error = e instanceof Error ? e.message : String(e);
+      await finishEvaluationRun(this.db, id, { status: 'failed', result: null, error });
+      throw e;
+    }
+    return (await this.db.runs.get(id)) as EvaluationRun;
   }
 
   runAgent(

@@ -5,3 +5,4 @@
 
 export { MAX_STEPS } from './agents/budgets.ts';
 export { AGENT_METHODS, type AgentMethod } from './types.ts';
+export { ATTRIBUTOR_VERSION } from './version.ts';

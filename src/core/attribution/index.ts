@@ -19,3 +19,4 @@ export {
 } from './judge-fit.ts';
 export * from './locate.ts';
 export * from './types.ts';
+export { ATTRIBUTOR_VERSION } from './version.ts';
