@@ -28,6 +28,7 @@ import { AgentRunner } from './agent-runs.ts';
 import type {
   AgentRunEvent,
   CaseOverview,
+  CaseThrough,
   EmbedderApi,
   EngineApi,
   FileResult,
@@ -45,6 +46,7 @@ import type {
   OpSummary,
   SearchQuery,
   SearchResult,
+  SpanTable,
   VarDetail,
   VersionDiff,
 } from './api.ts';
@@ -206,6 +208,18 @@ export class EngineService implements EngineApi {
     const engine = await this.#get(traceId);
     signal?.throwIfAborted();
     return engine.diffVersions(from, to);
+  }
+
+  async spanTable(traceId: string, signal?: AbortSignal): Promise<SpanTable> {
+    const engine = await this.#get(traceId);
+    signal?.throwIfAborted();
+    return engine.spanTable;
+  }
+
+  async casesThroughOp(traceId: string, opId: string, signal?: AbortSignal): Promise<CaseThrough[]> {
+    const engine = await this.#get(traceId);
+    signal?.throwIfAborted();
+    return engine.casesThroughOp(opId);
   }
 
   async laneLayout(
