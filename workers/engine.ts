@@ -136,7 +136,7 @@ export class EngineService implements EngineApi {
 
   /** A trace just imported: its graph becomes the open engine (the file is not parsed again). */
   #adopt(traceId: string, graph: TraceGraph): void {
-    this.#keep(traceId, Promise.resolve(new TraceEngine(traceId, graph, this.#store)));
+    this.#keep(traceId, Promise.resolve(withSpanRows(new TraceEngine(traceId, graph, this.#store))));
   }
 
   async #load(traceId: string): Promise<TraceEngine> {
@@ -144,7 +144,7 @@ export class EngineService implements EngineApi {
     if (!blob) throw new Error(`trace ${traceId} is not stored`);
     const opened = openTrace(await blob.text(), { file: traceId });
     if (!opened.ok) throw new Error(`trace ${traceId} no longer parses: ${opened.issues[0]?.message ?? ''}`);
-    return new TraceEngine(traceId, opened.graph, this.#store);
+    return withSpanRows(new TraceEngine(traceId, opened.graph, this.#store));
   }
 
   forget(traceId: string): void {
@@ -468,4 +468,10 @@ export class EngineService implements EngineApi {
   ): Promise<MemoryComparison> {
     return this.#comparer.memoryAt(traceA, traceB, queryA, queryB);
   }
+}
+
+/** An engine just opened: a span trace's rows are built now (a few hundred ms for 100k spans), so its span view opens at once. */
+function withSpanRows(engine: TraceEngine): TraceEngine {
+  void engine.spanTable;
+  return engine;
 }

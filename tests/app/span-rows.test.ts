@@ -16,6 +16,7 @@ import {
   tokens,
   visibleRows,
 } from '../../src/app/spans/rows.ts';
+import { packStrings } from '../../src/core/spans/index.ts';
 
 const T = {
   count: 7,
@@ -86,7 +87,7 @@ describe('formatting', () => {
     expect(spanIdOf('{"span_id":"ab12","trace_id":"t"}')).toBe('ab12');
     expect(spanIdOf('{"x":1}')).toBeNull();
     expect(spanIdOf('not json')).toBeNull();
-    const t = { opId: ['', 'op-b'], spanId: ['a', 'b'] };
+    const t = { opId: packStrings(['', 'op-b']), spanId: packStrings(['a', 'b']) };
     expect(rowOf(t, 'op-b', null)).toBe(1);
     expect(rowOf(t, 'op-zz', 'a')).toBe(0);
     expect(rowOf(t, null, null)).toBe(-1);

@@ -8,11 +8,18 @@ import { openTrace } from '../../src/core/graph/index.ts';
 import {
   buildSpanTable,
   CYCLE,
+  cell,
+  findCell,
   ORPHAN,
+  type PackedStrings,
+  packStrings,
   type SpanInput,
   STATUS,
   spanInputs,
 } from '../../src/core/spans/index.ts';
+
+/** A packed column as a list. */
+const list = (p: PackedStrings) => Array.from({ length: p.at.length - 1 }, (_, i) => cell(p, i));
 
 /** A span with defaults; `start` / `end` in ms (turned to ns). */
 function sp(
@@ -47,7 +54,7 @@ describe('buildSpanTable', () => {
       sp('A1', 'A', 12, 14),
       sp('A', 'R', 10, 15),
     ]);
-    expect(t.spanId).toEqual(['R', 'A', 'A1', 'B', 'C']);
+    expect(list(t.spanId)).toEqual(['R', 'A', 'A1', 'B', 'C']);
     expect([...t.depth]).toEqual([0, 1, 2, 1, 1]);
     expect([...t.parent]).toEqual([-1, 0, 1, 0, 0]);
     expect([...t.end]).toEqual([5, 3, 3, 4, 5]);
@@ -57,18 +64,18 @@ describe('buildSpanTable', () => {
     expect(Number.isNaN(t.startMs[4])).toBe(true);
     expect([...t.durMs.slice(0, 4)]).toEqual([100, 5, 2, 10]);
     expect(t.totalMs).toBe(100);
-    expect(t.opId).toEqual(['op-R', 'op-A', 'op-A1', 'op-B', 'op-C']);
+    expect(list(t.opId)).toEqual(['op-R', 'op-A', 'op-A1', 'op-B', 'op-C']);
     expect([...t.flags]).toEqual([0, 0, 0, 0, 0]);
   });
 
   it('breaks equal start times by file order', () => {
     const t = buildSpanTable([sp('R', null, 0), sp('y', 'R', 5), sp('x', 'R', 5), sp('w', 'R', 5)]);
-    expect(t.spanId).toEqual(['R', 'y', 'x', 'w']);
+    expect(list(t.spanId)).toEqual(['R', 'y', 'x', 'w']);
   });
 
   it('makes a span whose parent is not in the file a root marked orphan', () => {
     const t = buildSpanTable([sp('R', null, 10), sp('O', 'gone', 5), sp('K', 'O', 6)]);
-    expect(t.spanId).toEqual(['O', 'K', 'R']);
+    expect(list(t.spanId)).toEqual(['O', 'K', 'R']);
     expect([...t.flags]).toEqual([ORPHAN, 0, 0]);
     expect([...t.depth]).toEqual([0, 1, 0]);
   });
@@ -76,7 +83,7 @@ describe('buildSpanTable', () => {
   it('refuses parent links that close a cycle: the earliest span of the cycle becomes a root', () => {
     // P's parent is Q and Q's parent is P; S is its own parent; K hangs under Q.
     const t = buildSpanTable([sp('P', 'Q', 3), sp('Q', 'P', 1), sp('K', 'Q', 4), sp('S', 'S', 0)]);
-    expect(t.spanId).toEqual(['S', 'Q', 'P', 'K']);
+    expect(list(t.spanId)).toEqual(['S', 'Q', 'P', 'K']);
     expect([...t.depth]).toEqual([0, 0, 1, 1]);
     expect([...t.flags]).toEqual([CYCLE, CYCLE, 0, 0]);
     expect([...t.parent]).toEqual([-1, -1, 1, 1]);
@@ -87,7 +94,7 @@ describe('buildSpanTable', () => {
     const b = { ...sp('root', null, 1), traceId: 'b' };
     const kb = { ...sp('kid', 'root', 2), traceId: 'b' };
     const t = buildSpanTable([a, b, kb]);
-    expect(t.spanId).toEqual(['root', 'root', 'kid']);
+    expect(list(t.spanId)).toEqual(['root', 'root', 'kid']);
     expect([...t.parent]).toEqual([-1, -1, 1]);
   });
 
@@ -158,16 +165,16 @@ describe('spanInputs (spans read back from an imported graph)', () => {
     const opened = openTrace(JSON.stringify(OTLP), { file: 'otlp.json' });
     if (!opened.ok) throw new Error(opened.issues[0]?.message);
     const t = buildSpanTable(spanInputs(opened.graph));
-    expect(t.name).toEqual(['agent turn', 'retrieve', 'chat gpt-4o']);
+    expect(list(t.name)).toEqual(['agent turn', 'retrieve', 'chat gpt-4o']);
     expect([...t.depth]).toEqual([0, 1, 1]);
-    expect(t.opId).toEqual(['', 'op-aaaaaaaaaaaaaaa2', 'op-aaaaaaaaaaaaaaa3']);
+    expect(list(t.opId)).toEqual(['', 'op-aaaaaaaaaaaaaaa2', 'op-aaaaaaaaaaaaaaa3']);
     expect([...t.startMs]).toEqual([0, 100, 300]);
     expect([...t.durMs]).toEqual([900, 100, 500]);
     expect([...t.status]).toEqual([STATUS.unset, STATUS.unset, STATUS.error]);
-    expect(t.error[2]).toBe('rate limited');
-    expect(t.model[2]).toBe('gpt-4o');
+    expect(cell(t.error, 2)).toBe('rate limited');
+    expect(cell(t.model, 2)).toBe('gpt-4o');
     expect([t.tokensIn[2], t.tokensOut[2]]).toEqual([42, 7]);
-    expect(t.kind.slice(1)).toEqual(['RETRIEVER', 'chat']);
+    expect(list(t.kind).slice(1)).toEqual(['RETRIEVER', 'chat']);
   });
 
   it('is empty for a trace of no spans', () => {
@@ -180,5 +187,16 @@ describe('spanInputs (spans read back from an imported graph)', () => {
     const opened = openTrace(JSON.stringify(doc), { file: 'g.json' });
     if (!opened.ok) throw new Error(opened.issues[0]?.message);
     expect(spanInputs(opened.graph)).toEqual([]);
+  });
+});
+
+describe('packed string columns', () => {
+  it('give back each string, empty ones and non-ASCII too, and find one', () => {
+    const p = packStrings(['chat', '', 'récupérer ✓', 'chat']);
+    expect([0, 1, 2, 3].map((i) => cell(p, i))).toEqual(['chat', '', 'récupérer ✓', 'chat']);
+    expect(findCell(p, 'chat')).toBe(0);
+    expect(findCell(p, 'récupérer ✓')).toBe(2);
+    expect(findCell(p, 'cha')).toBe(-1);
+    expect(findCell(p, '')).toBe(1);
   });
 });

@@ -3,7 +3,9 @@
  * `SpanTable` columns: a collapsed row hides its subtree (`end` is one past it), so the
  * visible rows are one sweep, increasing, and a row's place among them a binary search.
  */
+
 import type { SpanTable } from '../../../workers/api.ts';
+import { findCell } from '../../core/spans/index.ts';
 
 /** What the moves need of the table. */
 export type TreeShape = Pick<SpanTable, 'count' | 'end' | 'parent'>;
@@ -115,6 +117,6 @@ export function spanIdOf(metadata: string): string | null {
 
 /** The row a selection names: by op id first, else by span id; -1 when neither is there. */
 export function rowOf(t: Pick<SpanTable, 'opId' | 'spanId'>, op: string | null, span: string | null): number {
-  const byOp = op ? t.opId.indexOf(op) : -1;
-  return byOp >= 0 || !span ? byOp : t.spanId.indexOf(span);
+  const byOp = op ? findCell(t.opId, op) : -1;
+  return byOp >= 0 || !span ? byOp : findCell(t.spanId, span);
 }

@@ -2,6 +2,7 @@
  * Span traces as a tree / waterfall: the spans a stored graph holds (`spanInputs`) and the
  * tree's rows built from them (`buildSpanTable`).
  */
+export { cell, findCell, type PackedStrings, packStrings } from './packed.ts';
 export { spanInputs, statusOf } from './read.ts';
 export {
   buildSpanTable,

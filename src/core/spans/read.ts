@@ -53,6 +53,13 @@ function nanos(v: unknown): bigint | null {
   return typeof v === 'string' && /^\d{1,30}$/.test(v) ? BigInt(v) : null;
 }
 
+/** The error said: status message, exception, `error.type` (each once). */
+function errorText(message: string, exception: string, type: string): string {
+  let out = message;
+  for (const t of [exception, type]) if (t && !out.includes(t)) out = out ? `${out} · ${t}` : t;
+  return out;
+}
+
 /** One span from its shape (`otel_span` fields), its ids, name and kind, attributes and status message. */
 function spanOf(
   shape: JsonObject,
@@ -60,18 +67,23 @@ function spanOf(
   attrs: JsonObject,
   message: string,
 ): SpanInput {
+  const exception = str(shape.exception);
   const status = statusOf(shape.status_code);
-  const error = [message, str(shape.exception), str(attrs['error.type'])].filter(Boolean);
   return {
-    ...ids,
+    traceId: ids.traceId,
+    spanId: ids.spanId,
     parentSpanId: str(shape.parent_span_id) || null,
+    name: ids.name,
+    kind: ids.kind,
     start: nanos(shape.start_ns),
     end: nanos(shape.end_ns),
-    status: error.length && status === STATUS.unset && str(shape.exception) ? STATUS.error : status,
-    error: [...new Set(error)].join(' · '),
+    // An exception event marks an error even when the status was left unset.
+    status: exception && status === STATUS.unset ? STATUS.error : status,
+    error: errorText(message, exception, str(attrs['error.type'])),
     model: firstText(attrs, MODEL_KEYS),
     tokensIn: firstCount(attrs, IN_KEYS),
     tokensOut: firstCount(attrs, OUT_KEYS),
+    opId: ids.opId,
   };
 }
 

@@ -6,6 +6,8 @@
  * refused: the cycle is cut at its earliest span, which becomes a root marked `CYCLE`.
  */
 
+import { type PackedStrings, packStrings } from './packed.ts';
+
 /** One span as the tree needs it (read from a graph by `spanInputs`, or built by hand in tests). */
 export interface SpanInput {
   traceId: string;
@@ -41,12 +43,14 @@ export const CYCLE = 2;
 /** The tree's rows in display order (depth-first), column by column. */
 export interface SpanTable {
   count: number;
-  spanId: string[];
-  name: string[];
-  kind: string[];
-  model: string[];
-  error: string[];
-  opId: string[];
+  /** String columns, packed (read a row's with `cell`). */
+  spanId: PackedStrings;
+  name: PackedStrings;
+  kind: PackedStrings;
+  model: PackedStrings;
+  error: PackedStrings;
+  /** The op of each span ('' for a container span). */
+  opId: PackedStrings;
   /** Depth (0 for roots). */
   depth: Int32Array;
   /** The parent's row, -1 for a root. */
@@ -70,40 +74,46 @@ export interface SpanTable {
 
 /** Parent index per span (-1: root), flags for orphans; a repeated span key resolves to its last span. */
 function parentLinks(spans: SpanInput[], flags: Uint8Array): Int32Array {
-  const byKey = new Map<string, number>();
-  spans.forEach((s, i) => {
-    byKey.set(`${s.traceId}/${s.spanId}`, i);
-  });
+  // Span ids by trace id (no joined keys to build and hash: one trace is the common case).
+  const byTrace = new Map<string, Map<string, number>>();
+  for (let i = 0; i < spans.length; i++) {
+    const s = spans[i];
+    let ids = byTrace.get(s.traceId);
+    if (!ids) {
+      ids = new Map();
+      byTrace.set(s.traceId, ids);
+    }
+    ids.set(s.spanId, i);
+  }
   const parent = new Int32Array(spans.length).fill(-1);
-  spans.forEach((s, i) => {
-    if (!s.parentSpanId) return;
-    const p = byKey.get(`${s.traceId}/${s.parentSpanId}`);
+  for (let i = 0; i < spans.length; i++) {
+    const s = spans[i];
+    if (!s.parentSpanId) continue;
+    const p = byTrace.get(s.traceId)?.get(s.parentSpanId);
     if (p === undefined) flags[i] |= ORPHAN;
     else parent[i] = p;
-  });
+  }
   return parent;
 }
 
-/** Sibling order: start time, untimed spans last, file order breaking ties. */
-function before(spans: SpanInput[]): (a: number, b: number) => number {
+/** Sibling order: start time (`at`, NaN when unknown: last), file order breaking ties. */
+function before(at: Float64Array): (a: number, b: number) => number {
   return (a, b) => {
-    const x = spans[a].start;
-    const y = spans[b].start;
-    if (x !== y) {
-      if (x === null) return 1;
-      if (y === null) return -1;
-      return x < y ? -1 : 1;
-    }
-    return a - b;
+    const x = at[a];
+    const y = at[b];
+    if (x === y) return a - b;
+    if (Number.isNaN(x)) return Number.isNaN(y) ? a - b : 1;
+    if (Number.isNaN(y)) return -1;
+    return x < y ? -1 : 1;
   };
 }
 
 /** Cuts every cycle of parent links at its earliest span (which becomes a root flagged `CYCLE`). */
-function cutCycles(spans: SpanInput[], parent: Int32Array, flags: Uint8Array): void {
-  const state = new Uint8Array(spans.length); // 0 new, 1 on the current walk, 2 done
-  const order = before(spans);
+function cutCycles(at: Float64Array, parent: Int32Array, flags: Uint8Array): void {
+  const state = new Uint8Array(at.length); // 0 new, 1 on the current walk, 2 done
+  const order = before(at);
   const walk: number[] = [];
-  for (let i = 0; i < spans.length; i++) {
+  for (let i = 0; i < at.length; i++) {
     walk.length = 0;
     let p = i;
     while (p >= 0 && state[p] === 0) {
@@ -122,13 +132,11 @@ function cutCycles(spans: SpanInput[], parent: Int32Array, flags: Uint8Array): v
 }
 
 /** Children lists (sorted) and the sorted roots. */
-function childrenOf(spans: SpanInput[], parent: Int32Array): { kids: number[][]; roots: number[] } {
-  const kids: number[][] = spans.map(() => []);
+function childrenOf(at: Float64Array, parent: Int32Array): { kids: number[][]; roots: number[] } {
+  const kids: number[][] = Array.from({ length: at.length }, () => []);
   const roots: number[] = [];
-  parent.forEach((p, i) => {
-    (p < 0 ? roots : kids[p]).push(i);
-  });
-  const order = before(spans);
+  for (let i = 0; i < parent.length; i++) (parent[i] < 0 ? roots : kids[parent[i]]).push(i);
+  const order = before(at);
   for (const k of kids) if (k.length > 1) k.sort(order);
   roots.sort(order);
   return { kids, roots };
@@ -164,42 +172,65 @@ function depthFirst(kids: number[][], roots: number[], n: number) {
   return { order, depth, parentRow, end, pos, size };
 }
 
+/** Milliseconds after the earliest start (NaN when unknown); exact to the nanosecond for spans within 100 days. */
+function relativeMs(times: (bigint | null)[], t0: bigint | null): Float64Array {
+  const out = new Float64Array(times.length);
+  for (let i = 0; i < times.length; i++) {
+    const t = times[i];
+    out[i] = t === null || t0 === null ? Number.NaN : Number(t - t0) / 1e6;
+  }
+  return out;
+}
+
+/** `column(order[r])` for each row r, packed. */
+function permute(order: Int32Array, column: (i: number) => string): PackedStrings {
+  const out: string[] = new Array(order.length);
+  for (let r = 0; r < order.length; r++) out[r] = column(order[r]);
+  return packStrings(out);
+}
+
 /** Builds the tree's rows (see the module comment). */
 export function buildSpanTable(spans: SpanInput[]): SpanTable {
   const n = spans.length;
-  const flags0 = new Uint8Array(n);
-  const parent = parentLinks(spans, flags0);
-  cutCycles(spans, parent, flags0);
-  const { kids, roots } = childrenOf(spans, parent);
-  const dfs = depthFirst(kids, roots, n);
   let t0: bigint | null = null;
   for (const s of spans) if (s.start !== null && (t0 === null || s.start < t0)) t0 = s.start;
-  const ms = (t: bigint | null) => (t === null || t0 === null ? Number.NaN : Number(t - t0) / 1e6);
-  const pick = <T>(f: (s: SpanInput) => T) => Array.from(dfs.order, (i) => f(spans[i]));
-  const startMs = Float64Array.from(dfs.order, (i) => ms(spans[i].start));
-  const endMs = Float64Array.from(dfs.order, (i) => ms(spans[i].end));
+  const startAt = relativeMs(
+    spans.map((s) => s.start),
+    t0,
+  );
+  const endAt = relativeMs(
+    spans.map((s) => s.end),
+    t0,
+  );
+  const flags0 = new Uint8Array(n);
+  const parent = parentLinks(spans, flags0);
+  cutCycles(startAt, parent, flags0);
+  const { kids, roots } = childrenOf(startAt, parent);
+  const dfs = depthFirst(kids, roots, n);
+  const o = dfs.order;
+  const startMs = Float64Array.from(o, (i) => startAt[i]);
+  const durMs = Float64Array.from(o, (i) => endAt[i] - startAt[i]);
   let totalMs = 0;
-  for (let r = 0; r < n; r++) totalMs = Math.max(totalMs, endMs[r] || 0, startMs[r] || 0);
-  const num = (v: number | null) => (v === null ? Number.NaN : v);
+  for (let i = 0; i < n; i++) totalMs = Math.max(totalMs, endAt[i] || 0, startAt[i] || 0);
   return {
     count: n,
-    spanId: pick((s) => s.spanId),
-    name: pick((s) => s.name),
-    kind: pick((s) => s.kind),
-    model: pick((s) => s.model),
-    error: pick((s) => s.error),
-    opId: pick((s) => s.opId),
+    spanId: permute(o, (i) => spans[i].spanId),
+    name: permute(o, (i) => spans[i].name),
+    kind: permute(o, (i) => spans[i].kind),
+    model: permute(o, (i) => spans[i].model),
+    error: permute(o, (i) => spans[i].error),
+    opId: permute(o, (i) => spans[i].opId),
     depth: dfs.depth,
     parent: dfs.parentRow,
     end: dfs.end,
     pos: dfs.pos,
     size: dfs.size,
     startMs,
-    durMs: Float64Array.from(startMs, (s, r) => endMs[r] - s),
+    durMs,
     totalMs,
-    status: Uint8Array.from(dfs.order, (i) => spans[i].status),
-    flags: Uint8Array.from(dfs.order, (i) => flags0[i]),
-    tokensIn: Float64Array.from(dfs.order, (i) => num(spans[i].tokensIn)),
-    tokensOut: Float64Array.from(dfs.order, (i) => num(spans[i].tokensOut)),
+    status: Uint8Array.from(o, (i) => spans[i].status),
+    flags: Uint8Array.from(o, (i) => flags0[i]),
+    tokensIn: Float64Array.from(o, (i) => spans[i].tokensIn ?? Number.NaN),
+    tokensOut: Float64Array.from(o, (i) => spans[i].tokensOut ?? Number.NaN),
   };
 }
