@@ -7,12 +7,14 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { AxeBuilder } from '@axe-core/playwright';
 import { describe, expect, it } from 'vitest';
 import { SHARED_DATA } from '../helpers/shared-data.ts';
 import { appPerFile } from './app-per-file.ts';
 import { dropFile } from './harness.ts';
 
-const s = appPerFile();
+// bypassCSP: axe-core is injected into the page (the built app sends a CSP).
+const s = appPerFile({ bypassCSP: true });
 
 /** The rows shown, as `level name` lines (the name cell only). */
 async function rows(): Promise<string[]> {
@@ -96,4 +98,25 @@ describe('span view in Chromium', () => {
     expect(await page.getByTestId('span-inputs').innerText()).toContain('testing');
     expect(s.errors).toEqual([]);
   }, 240_000);
+
+  it('has no serious or critical axe-core violation (WCAG 2.1 A / AA), in either theme', async () => {
+    const { page } = s;
+    await page.locator('[data-testid=span-row][aria-selected=true]').waitFor();
+    const found: string[] = [];
+    for (const theme of ['light', 'dark']) {
+      if (theme === 'dark') await page.getByRole('button', { name: 'Dark' }).click();
+      const r = await new AxeBuilder({ page })
+        .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'])
+        .analyze();
+      for (const v of r.violations)
+        if (v.impact === 'serious' || v.impact === 'critical')
+          found.push(
+            `${theme} ${v.id}: ${v.nodes
+              .map((n) => n.target.join(' '))
+              .slice(0, 3)
+              .join(' | ')}`,
+          );
+    }
+    expect(found).toEqual([]);
+  }, 120_000);
 });
