@@ -16,6 +16,7 @@ import type {
   ServiceHit,
   ServiceProgress,
 } from '../src/core/retrieval/index.ts';
+import type { SpanTable } from '../src/core/spans/index.ts';
 import type { DiffLine } from '../src/core/text/index.ts';
 import type { TraceIssue } from '../src/core/trace/index.ts';
 import type { AgentModelInfo, AgentRunInit, AgentRunRow } from '../src/db/agent-runs.ts';
@@ -190,6 +191,14 @@ export interface VarDetail {
 }
 
 export type { OptimizeState } from '../src/systems/optimize/types.ts';
+export type { SpanTable };
+
+/** A case whose path (core/cases `casePath`) passes through an op (`AnalysisApi.casesThroughOp`). */
+export interface CaseThrough {
+  queryId: string;
+  question: string;
+  failed: boolean;
+}
 export type { DiffLine };
 
 /** Where the app serves the evidence-flow matcher's word vectors, relative to its base URL (emitted by the build). */
@@ -361,6 +370,14 @@ export interface AnalysisApi {
   ): Promise<NeighbourhoodData>;
   /** Drops a trace's open engine (after deletion). */
   forget(traceId: string): void;
+  /**
+   * The span tree / waterfall rows of a span-based trace (OTLP, OpenInference / Phoenix,
+   * Langfuse; core/spans `buildSpanTable`), built once per open trace; no rows for a trace
+   * of no spans.
+   */
+  spanTable(traceId: string, signal?: AbortSignal): Promise<SpanTable>;
+  /** The cases (passed ones too) whose path passes through an op, in the trace's case order. */
+  casesThroughOp(traceId: string, opId: string, signal?: AbortSignal): Promise<CaseThrough[]>;
   /**
    * Runs the evidence-flow attributor on one case (labelled or not); the result names
    * the op, the type (null: no decisive memory error), the reason and the path.

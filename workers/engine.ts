@@ -53,6 +53,7 @@ import { AgentRunner } from './agent-runs.ts';
 import type {
   AgentRunEvent,
   CaseOverview,
+  CaseThrough,
   CaseVerdict,
   EmbedderApi,
   EngineApi,
@@ -71,6 +72,7 @@ import type {
   OpSummary,
   SearchQuery,
   SearchResult,
+  SpanTable,
   VarDetail,
   VersionDiff,
 } from './api.ts';
@@ -160,7 +162,7 @@ export class EngineService implements EngineApi {
 
   /** A trace just imported: its graph becomes the open engine (the file is not parsed again). */
   #adopt(traceId: string, graph: TraceGraph): void {
-    this.#keep(traceId, Promise.resolve(new TraceEngine(traceId, graph, this.#store)));
+    this.#keep(traceId, Promise.resolve(withSpanRows(new TraceEngine(traceId, graph, this.#store))));
   }
 
   async #load(traceId: string): Promise<TraceEngine> {
@@ -168,7 +170,7 @@ export class EngineService implements EngineApi {
     if (!blob) throw new Error(`trace ${traceId} is not stored`);
     const opened = openTrace(await blob.text(), { file: traceId });
     if (!opened.ok) throw new Error(`trace ${traceId} no longer parses: ${opened.issues[0]?.message ?? ''}`);
-    return new TraceEngine(traceId, opened.graph, this.#store);
+    return withSpanRows(new TraceEngine(traceId, opened.graph, this.#store));
   }
 
   forget(traceId: string): void {
@@ -232,6 +234,18 @@ export class EngineService implements EngineApi {
     const engine = await this.#get(traceId);
     signal?.throwIfAborted();
     return engine.diffVersions(from, to);
+  }
+
+  async spanTable(traceId: string, signal?: AbortSignal): Promise<SpanTable> {
+    const engine = await this.#get(traceId);
+    signal?.throwIfAborted();
+    return engine.spanTable;
+  }
+
+  async casesThroughOp(traceId: string, opId: string, signal?: AbortSignal): Promise<CaseThrough[]> {
+    const engine = await this.#get(traceId);
+    signal?.throwIfAborted();
+    return engine.casesThroughOp(opId);
   }
 
   async laneLayout(
@@ -566,4 +580,10 @@ export class EngineService implements EngineApi {
   ): Promise<MemoryComparison> {
     return this.#comparer.memoryAt(traceA, traceB, queryA, queryB);
   }
+}
+
+/** An engine just opened: a span trace's rows are built now (a few hundred ms for 100k spans), so its span view opens at once. */
+function withSpanRows(engine: TraceEngine): TraceEngine {
+  void engine.spanTable;
+  return engine;
 }

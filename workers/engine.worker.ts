@@ -50,6 +50,9 @@ const api = {
   connectEmbedder: service.connectEmbedder.bind(service),
   buildIndex: service.buildIndex.bind(service),
   rankedSearch: service.rankedSearch.bind(service),
+  // Copied, not transferred: the engine keeps the table for the next visit.
+  spanTable: service.spanTable.bind(service),
+  casesThroughOp: service.casesThroughOp.bind(service),
   async laneLayout(
     traceId: string,
     options?: LaneLayoutOptions,

@@ -18,6 +18,7 @@ import { GraphWriter, slotOf } from './graph-writer.ts';
 import { RecordTexts } from './record-texts.ts';
 import type { OtelSpan, SpanFile } from './span.ts';
 import { MemoryRecords, SpanOp } from './span-op.ts';
+import { containerShape, spanShape } from './span-shape.ts';
 import { TextMap } from './text-map.ts';
 import { type AttrValue, formatNanos } from './values.ts';
 import { NameCounter, type NamedCount, unreadTextKeys } from './warnings.ts';
@@ -129,6 +130,8 @@ interface Build {
   sessionOfSpan: (string | undefined)[];
   /** Score ops, written after every span: they read answers that later spans may write. */
   scores: (() => void)[];
+  /** Container spans (not ops), kept for the span view. */
+  containers: JsonObject[];
 }
 
 /** Counts a span's convention, and what it could not give (no content, text not read): false when it is no op. */
@@ -153,7 +156,10 @@ function addSpan(b: Build, span: OtelSpan, c: SpanContent, i: number): void {
   const session =
     c.session ?? (parent >= 0 ? b.sessionOfSpan[parent] : undefined) ?? `trace-${span.traceId || 'unknown'}`;
   b.sessionOfSpan[k] = session;
-  if (!countSpan(b, span, c, k)) return;
+  if (!countSpan(b, span, c, k)) {
+    b.containers.push(containerShape(span, c.kind));
+    return;
+  }
   const at = formatNanos(span.start ?? 0n);
   b.g.ensureSession(session, at);
   const op = new SpanOp(b.g, b.records, uniqueOpId(span, b.usedOpIds), session, at, b.skips.get(k));
@@ -161,6 +167,7 @@ function addSpan(b: Build, span: OtelSpan, c: SpanContent, i: number): void {
   if (c.memory?.op === 'search') op.readSearch(c.memory, c.outputs.length > 0);
   else if (c.memory) op.writeRecords(c.memory);
   const metadata: JsonObject = { span_id: span.spanId, trace_id: span.traceId, ...spanMetadata(span, c) };
+  metadata.otel_span = spanShape(span);
   const judge = judgeOf(c, op.inputs.length > 0 || op.outputs.length > 0 || c.outputs.length > 0);
   // A judge's own output messages are its verdict, written below as judge variables.
   if (!judge?.inline) for (const it of c.outputs) op.writeItem(it);
@@ -218,6 +225,7 @@ export function spansToDocument(file: SpanFile): { doc: TraceDocument; summary: 
     usedOpIds: new Set(),
     scores: [],
     sessionOfSpan: [],
+    containers: [],
   };
   for (const [i, span] of spans.entries()) addSpan(b, span, contents[i], i);
   for (const write of b.scores) write();
@@ -231,7 +239,7 @@ export function spansToDocument(file: SpanFile): { doc: TraceDocument; summary: 
     strict: false,
     driver_type: 'in_memory',
     created_at: formatNanos(first),
-    metadata: { source_format: file.format, service: serviceName(spans) },
+    metadata: { source_format: file.format, service: serviceName(spans), otel_containers: b.containers },
   });
   Object.assign(summary, {
     operations: g.operations.length,
