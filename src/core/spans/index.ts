@@ -3,13 +3,12 @@
  * tree's rows built from them (`buildSpanTable`).
  */
 export { cell, findCell, type PackedStrings, packStrings } from './packed.ts';
-export { spanInputs, statusOf } from './read.ts';
+export { spanInputs } from './read.ts';
 export {
   buildSpanTable,
   CYCLE,
   ORPHAN,
   type SpanInput,
-  type SpanStatus,
   type SpanTable,
   STATUS,
 } from './tree.ts';
