@@ -88,6 +88,12 @@ function procMemory(pid: number) {
   return { rss: kb('VmRSS'), peak: kb('VmHWM') };
 }
 
+/** CPU seconds the process used so far (user + system, from /proc; clock ticks of 1/100 s). */
+function procCpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime (fields 14, 15 of stat)
+}
+
 const mb = (n: number) => `${(n / 2 ** 20).toFixed(0)} MB`;
 
 async function run(
@@ -101,6 +107,7 @@ async function run(
   const serve = await startServe(['--dir', join(dir, 'traces'), '--app', dir, '--max-body', '64MiB']);
   const pid = serve.child.pid!;
   const before = procMemory(pid);
+  const cpuBefore = procCpuSeconds(pid);
   const type = kind === 'proto' ? 'application/x-protobuf' : 'application/json';
   let next = 0;
   const latencies: number[] = [];
@@ -123,6 +130,7 @@ async function run(
   const seconds = (performance.now() - t0) / 1000;
   const list = (await (await fetch(`${serve.base}/api/received/`)).json()) as ReceivedList;
   const after = procMemory(pid);
+  const cpuSeconds = procCpuSeconds(pid) - cpuBefore;
   const received = list.traces.reduce((n, t) => n + t.spans, 0);
   if (received !== BATCHES * SPANS) throw new Error(`received ${received} spans, sent ${BATCHES * SPANS}`);
   const files = readdirSync(join(dir, 'traces')).filter((f) => f.endsWith('.jsonl'));
@@ -133,6 +141,7 @@ async function run(
     kind,
     clients,
     spansPerSecond: received / seconds,
+    spansPerCpuSecond: received / cpuSeconds,
     requestBytes: batches[0][kind].length,
     medianMs: median(latencies),
     rssBefore: before.rss,
@@ -142,6 +151,56 @@ async function run(
     disk,
     files: files.length,
   };
+}
+
+/** Trace ids of the many-traces run: 70 requests of 1,000 traces with one span each. */
+const MANY = { requests: 70, traces: 1000 };
+
+/** Many small traces (each its own file): the server's memory after them, and the size of the list's default page. */
+async function runMany() {
+  const dir = await mkdtemp(join(tmpdir(), 'memtrace-bench-many-'));
+  writeFileSync(join(dir, 'index.html'), '<!doctype html><title>bench</title>');
+  const serve = await startServe(['--dir', join(dir, 'traces'), '--app', dir]);
+  const before = procMemory(serve.child.pid!);
+  for (let b = 0; b < MANY.requests; b++) {
+    const spans = Array.from({ length: MANY.traces }, (_, i) => {
+      const n = b * MANY.traces + i + 1;
+      return {
+        traceId: `b${n.toString(16).padStart(31, '0')}`,
+        spanId: n.toString(16).padStart(16, '0'),
+        name: 'turn',
+      };
+    });
+    const res = await fetch(`${serve.base}/v1/traces`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ resourceSpans: [{ scopeSpans: [{ spans }] }] }),
+    });
+    if (res.status !== 200)
+      throw new Error(`many traces, request ${b}: HTTP ${res.status} ${await res.text()}`);
+  }
+  const listText = await (await fetch(`${serve.base}/api/received/`)).text();
+  const list = JSON.parse(listText) as ReceivedList;
+  const after = procMemory(serve.child.pid!);
+  await serve.stop();
+  rmSync(dir, { recursive: true, force: true });
+  return {
+    total: list.total,
+    listBytes: listText.length,
+    shown: list.traces.length,
+    before,
+    after,
+    heap: list.memory.heapUsed,
+  };
+}
+
+/** Issue 32's goal, ≥ 50k spans/s protobuf, said against the best protobuf row. */
+function goalLine(rows: Awaited<ReturnType<typeof run>>[]): string {
+  const proto = rows.filter((r) => r.kind === 'proto');
+  const best = Math.max(...proto.map((r) => r.spansPerSecond));
+  const cpu = Math.max(...proto.map((r) => r.spansPerCpuSecond));
+  const n = (x: number) => Math.round(x).toLocaleString('en');
+  return `Goal: ≥ 50,000 spans/s protobuf: ${n(best)} spans/s (${best >= 50_000 ? 'met' : 'not met'} at this load); ${n(cpu)} spans per CPU-second of the server.`;
 }
 
 const facts = machineFacts();
@@ -155,11 +214,15 @@ for (const [kind, clients] of [
 ] as const) {
   const r = await run(kind, clients, batches);
   console.log(
-    `${kind} ×${clients}: ${Math.round(r.spansPerSecond)} spans/s, median ${r.medianMs.toFixed(0)} ms per ${SPANS}-span request, ` +
+    `${kind} ×${clients}: ${Math.round(r.spansPerSecond)} spans/s (${Math.round(r.spansPerCpuSecond)} per CPU-second of the server), median ${r.medianMs.toFixed(0)} ms per ${SPANS}-span request, ` +
       `RSS ${mb(r.rssBefore)} → ${mb(r.rssAfter)} (peak ${mb(r.peakRss)}), heap ${mb(r.heapUsed)}`,
   );
   rows.push(r);
 }
+const many = await runMany();
+console.log(
+  `${many.total} traces: RSS ${mb(many.before.rss)} → ${mb(many.after.rss)} (peak ${mb(many.after.peak)}), heap ${mb(many.heap)}, list page ${many.listBytes} bytes`,
+);
 const loadEnd = loadavg()[0].toFixed(1);
 writeResultsSection(
   'Live OTLP receiver (memtrace serve)',
@@ -168,14 +231,21 @@ writeResultsSection(
     `(${TRACES} traces × ${SPANS / TRACES} spans each, GenAI attributes; made by the OpenTelemetry JS SDK 2.12.1 and serialised by`,
     'otlp-transformer 0.223.1), posted back to back; a request counts once its reply came (decoded, split by trace, appended to',
     `DIR/<trace id>.jsonl). Memory: the server's RSS before the load → after it (peak = VmHWM) and its V8 heap after the load.`,
+    'Spans per CPU-second: spans received over the CPU time (user + system, /proc) the server process used during the load,',
+    'which the other jobs sharing the cores do not take from it.',
     '',
-    '| encoding | clients at once | request size | spans / s | median time per request | RSS before → after (peak) | heap after | written to disk |',
-    '| --- | --- | --- | --- | --- | --- | --- | --- |',
+    '| encoding | clients at once | request size | spans / s | spans / CPU-second of the server | median time per request | RSS before → after (peak) | heap after | written to disk |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
     ...rows.map(
       (r) =>
-        `| ${r.kind === 'proto' ? 'protobuf' : 'JSON'} | ${r.clients} | ${mb(r.requestBytes)} | ${Math.round(r.spansPerSecond).toLocaleString('en')} | ${r.medianMs.toFixed(0)} ms | ${mb(r.rssBefore)} → ${mb(r.rssAfter)} (${mb(r.peakRss)}) | ${mb(r.heapUsed)} | ${mb(r.disk)} in ${r.files} files |`,
+        `| ${r.kind === 'proto' ? 'protobuf' : 'JSON'} | ${r.clients} | ${mb(r.requestBytes)} | ${Math.round(r.spansPerSecond).toLocaleString('en')} | ${Math.round(r.spansPerCpuSecond).toLocaleString('en')} | ${r.medianMs.toFixed(0)} ms | ${mb(r.rssBefore)} → ${mb(r.rssAfter)} (${mb(r.peakRss)}) | ${mb(r.heapUsed)} | ${mb(r.disk)} in ${r.files} files |`,
     ),
     '',
+    `Many traces: ${(MANY.requests * MANY.traces).toLocaleString('en')} trace ids (${MANY.requests} JSON requests of ${MANY.traces.toLocaleString('en')} one-span traces, a file each) →`,
+    `the server's RSS ${mb(many.before.rss)} → ${mb(many.after.rss)} (peak ${mb(many.after.peak)}), heap ${mb(many.heap)} after; \`GET api/received/\` then gives`,
+    `${many.shown.toLocaleString('en')} of ${many.total.toLocaleString('en')} traces in ${(many.listBytes / 1024).toFixed(0)} KiB (a page; \`?offset&limit\` for the rest).`,
+    '',
     `Machine: ${facts}; load average ${loadEnd} at the end.`,
+    goalLine(rows),
   ].join('\n'),
 );

@@ -33,10 +33,13 @@ const mtime = (path) => {
 };
 
 /**
- * True when the bundle exists and no file it was built from (nor this builder) changed
- * since. Costs one stat per input (a few milliseconds).
+ * True when the bundle exists and no file that the code a run of `command` loads was built
+ * from (nor this builder, nor the installed packages) changed since: the entry's own sources
+ * always, a command's only when it runs (`--help` checks a dozen files, `validate` about sixty),
+ * every command's when `command` is not given. One stat per file, no more: a file changed
+ * under a command that is not run is caught when that command runs.
  */
-export function isFresh(root = ROOT) {
+export function isFresh(root = ROOT, command = undefined) {
   const { bundle, inputs } = bundlePaths(root);
   let built;
   let list;
@@ -46,9 +49,55 @@ export function isFresh(root = ROOT) {
   } catch {
     return false;
   }
-  if (!Array.isArray(list)) return false;
-  for (const file of list) if (mtime(join(root, file)) > built) return false;
+  if (!Array.isArray(list?.always) || typeof list.commands !== 'object') return false;
+  const files = command === undefined ? Object.values(list.commands).flat() : (list.commands[command] ?? []);
+  for (const file of new Set([...list.always, ...files])) if (mtime(join(root, file)) > built) return false;
   return true;
+}
+
+/**
+ * npm rewrites `node_modules/.package-lock.json` on every install, update or removal: one
+ * stat of it stands for the hundreds of package files a bundle inlines (package-lock.json
+ * where npm's hidden record is missing).
+ */
+function packagesManifest(root) {
+  const hidden = 'node_modules/.package-lock.json';
+  return mtime(join(root, hidden)) === Number.POSITIVE_INFINITY ? 'package-lock.json' : hidden;
+}
+
+const isPackage = (f) => f.split(/[\\/]/).includes('node_modules');
+
+/** The project sources of the outputs reachable from `start` (static imports; dynamic ones too if `dynamic`). */
+function sourcesFrom(outputs, start, dynamic) {
+  const seen = new Set();
+  const sources = new Set();
+  const visit = (path) => {
+    if (seen.has(path) || !outputs[path]) return;
+    seen.add(path);
+    for (const f of Object.keys(outputs[path].inputs)) if (!isPackage(f)) sources.add(f);
+    for (const i of outputs[path].imports)
+      if (i.kind === 'import-statement' || (dynamic && i.kind === 'dynamic-import')) visit(i.path);
+  };
+  visit(start);
+  return sources;
+}
+
+/**
+ * What makes a bundle stale, from esbuild's metafile: `always`, the entry's own sources (what
+ * `--help` loads), this builder and the packages' manifest; `commands`, by command module name
+ * (`src/cli/commands/NAME.ts`), the other sources its run may load, lazy imports included.
+ */
+function staleness(root, metafile) {
+  const outputs = metafile.outputs;
+  const entry = Object.keys(outputs).find((o) => outputs[o].entryPoint === ENTRY);
+  const always = sourcesFrom(outputs, entry, false);
+  const commands = {};
+  for (const [path, o] of Object.entries(outputs)) {
+    const name = /^src\/cli\/commands\/([\w-]+)\.ts$/.exec(o.entryPoint ?? '')?.[1];
+    if (name) commands[name] = [...sourcesFrom(outputs, path, true)].filter((f) => !always.has(f)).sort();
+  }
+  const packages = Object.keys(metafile.inputs).some(isPackage) ? [packagesManifest(root)] : [];
+  return { always: [...always, SELF, ...packages].sort(), commands };
 }
 
 /** Chunks no current entry names and older than this are removed (a running CLI may still load older ones). */
@@ -90,10 +139,9 @@ export async function buildBundle(root = ROOT) {
       ].join('\n'),
     },
   });
-  const files = [...Object.keys(result.metafile.inputs), SELF];
   const chunks = readdirSync(out).filter((f) => f !== 'memtrace.mjs');
   for (const c of chunks) renameSync(join(out, c), join(dir, c));
-  writeFileSync(inputs + tmp, JSON.stringify(files));
+  writeFileSync(inputs + tmp, JSON.stringify(staleness(root, result.metafile)));
   renameSync(inputs + tmp, inputs);
   renameSync(join(out, 'memtrace.mjs'), bundle);
   rmSync(out, { recursive: true, force: true });
@@ -104,9 +152,9 @@ export async function buildBundle(root = ROOT) {
   return bundle;
 }
 
-/** The bundle's path, built first when missing or stale; null when it cannot be built. */
-export async function currentBundle(root = ROOT) {
-  if (isFresh(root)) return bundlePaths(root).bundle;
+/** The bundle's path, built first when missing or stale for `command` (as isFresh); null when it cannot be built. */
+export async function currentBundle(root = ROOT, command = undefined) {
+  if (isFresh(root, command)) return bundlePaths(root).bundle;
   try {
     return await buildBundle(root);
   } catch {

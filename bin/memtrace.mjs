@@ -14,7 +14,8 @@ for (const stream of [process.stdout, process.stderr])
 
 const mode = process.env.MEMTRACE_CLI ?? 'auto';
 let main;
-const bundle = mode === 'tsx' ? null : await currentBundle();
+// Freshness is checked for what this run loads: the entry, and the named command's code.
+const bundle = mode === 'tsx' ? null : await currentBundle(undefined, process.argv[2]);
 if (bundle) ({ main } = await import(pathToFileURL(bundle).href));
 else if (mode === 'bundle') {
   process.stderr.write('memtrace: the CLI bundle could not be built (run `npm run build:cli` to see why)\n');

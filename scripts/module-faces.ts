@@ -17,17 +17,12 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { relativeResolver, sourceFiles } from './layers/check.ts';
 import { coreModuleOf, isModuleFace } from './layers/rules.ts';
 import { scriptsOf } from './layers/source.ts';
-import ts, { type TS } from './layers/typescript.ts';
+import { specifierOf, type Taken, takenBy } from './layers/taken.ts';
+import ts, { sourceProgram, type TS } from './layers/typescript.ts';
 
 const FOLDERS = ['src', 'workers', 'bench', 'scripts', 'bin', 'tests'];
 /** The layer checker's violating samples and other fixtures keep their imports as written. */
 const SKIP = ['tests/fixtures'];
-
-/** A name an import takes from a module. */
-interface Taken {
-  name: string;
-  typeOnly: boolean;
-}
 
 /** One import of an inner file of another core module. */
 interface Site {
@@ -54,49 +49,6 @@ function groupBy<T, K>(items: readonly T[], key: (t: T) => K): Map<K, T[]> {
 
 const posix = (p: string) => p.split('\\').join('/');
 const dotted = (p: string) => (p.startsWith('.') ? p : `./${p}`);
-
-function takenBy(node: TS.Node): Site['takes'] {
-  if (ts.isImportDeclaration(node)) {
-    const clause = node.importClause;
-    if (!clause) return 'side-effect';
-    if (clause.name) return 'default';
-    const bindings = clause.namedBindings;
-    if (!bindings || ts.isNamespaceImport(bindings)) return 'whole';
-    return bindings.elements.map((e) => ({
-      name: (e.propertyName ?? e.name).text,
-      typeOnly: clause.isTypeOnly || e.isTypeOnly,
-    }));
-  }
-  if (ts.isExportDeclaration(node)) {
-    const clause = node.exportClause;
-    if (!clause || !ts.isNamedExports(clause)) return 'whole';
-    return clause.elements.map((e) => ({
-      name: (e.propertyName ?? e.name).text,
-      typeOnly: node.isTypeOnly || e.isTypeOnly,
-    }));
-  }
-  if (ts.isImportTypeNode(node)) {
-    let q = node.qualifier;
-    while (q && ts.isQualifiedName(q)) q = q.left;
-    return q ? [{ name: q.text, typeOnly: true }] : 'whole';
-  }
-  // `const { a, b } = await import('…')`: the names destructured; anything else takes the whole module.
-  const parent = ts.isAwaitExpression(node.parent) ? node.parent.parent : undefined;
-  if (parent && ts.isVariableDeclaration(parent) && ts.isObjectBindingPattern(parent.name)) {
-    const names = parent.name.elements.map((e) => e.propertyName ?? e.name);
-    if (names.every(ts.isIdentifier)) return names.map((n) => ({ name: n.text, typeOnly: false }));
-  }
-  return 'whole';
-}
-
-/** The module specifier node of an import-like node, when it is a plain string. */
-function specifierOf(n: TS.Node): TS.StringLiteralLike | undefined {
-  let s: TS.Node | undefined;
-  if (ts.isImportDeclaration(n) || ts.isExportDeclaration(n)) s = n.moduleSpecifier;
-  else if (ts.isImportTypeNode(n) && ts.isLiteralTypeNode(n.argument)) s = n.argument.literal;
-  else if (ts.isCallExpression(n) && n.expression.kind === ts.SyntaxKind.ImportKeyword) s = n.arguments[0];
-  return s && ts.isStringLiteralLike(s) ? s : undefined;
-}
 
 /** Every import of an inner file of another core module, in every checked file. */
 function findSites(root: string): Site[] {
@@ -153,18 +105,7 @@ function exportTables(root: string, sites: readonly Site[]) {
     existsSync(join(root, f)),
   );
   const targets = [...new Set(sites.map((s) => s.target))];
-  const program = ts.createProgram(
-    [...faces, ...targets].map((f) => join(root, f)),
-    {
-      allowImportingTsExtensions: true,
-      moduleResolution: ts.ModuleResolutionKind.Bundler,
-      module: ts.ModuleKind.ESNext,
-      target: ts.ScriptTarget.ES2022,
-      noEmit: true,
-      skipLibCheck: true,
-      types: [],
-    },
-  );
+  const program = sourceProgram([...faces, ...targets].map((f) => join(root, f)));
   const checker = program.getTypeChecker();
   const exportsOf = (file: string): Map<string, TS.Symbol> => {
     const source = program.getSourceFile(join(root, file));

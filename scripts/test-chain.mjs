@@ -6,7 +6,15 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 
 /** The steps, as npm script names of the package in the working directory. */
-const STEPS = ['lint', 'typecheck', 'check:layers', 'check:tsdoc', 'check:function-length', 'test:vitest'];
+const STEPS = [
+  'lint',
+  'typecheck',
+  'check:layers',
+  'check:faces',
+  'check:tsdoc',
+  'check:function-length',
+  'test:vitest',
+];
 /** Where the `test:vitest` script writes vitest's JSON report. */
 const REPORT = 'test-results/vitest.json';
 

@@ -1,5 +1,6 @@
 /** The engine worker's API: import, the open traces' analyses, ranked retrieval (`EngineApi`). */
 import type { OpSummary } from '../src/core/graph/index.ts';
+import type { LabelRecord } from '../src/core/labels/index.ts';
 import type {
   LaneLayout,
   LaneLayoutOptions,
@@ -15,10 +16,13 @@ import type {
   ServiceHit,
   ServiceProgress,
 } from '../src/core/retrieval/index.ts';
+import type { SpanTable } from '../src/core/spans/index.ts';
 import type { DiffLine } from '../src/core/text/index.ts';
 import type { TraceIssue } from '../src/core/trace/index.ts';
-import type { AgentRunRow } from '../src/db/agent-runs.ts';
-import type { ReattachReport } from '../src/db/labels.ts';
+import type { AgentModelInfo, AgentRunInit, AgentRunRow } from '../src/db/agent-runs.ts';
+import type { AdjudicationInput, LabelInput, ReattachReport } from '../src/db/labels.ts';
+import type { EvaluationRun } from '../src/db/runs.ts';
+import type { LabelRow } from '../src/db/schema.ts';
 import type { AgentRunEvent } from './agent-runs.ts';
 import type {
   CompareProgress,
@@ -59,6 +63,15 @@ export type {
 };
 
 // ---------- import ----------
+
+/** A case's verdict as the workspace gets it (`caseVerdict`). */
+export interface CaseVerdict {
+  verdict: EvaluatedCase;
+  /** The attributor version of the stored verdict this one replaced ('unversioned': made before versions); null when none was. */
+  replaced: string | null;
+  /** Why the new verdict could not be stored (it is shown all the same); null when stored or reused. */
+  saveError: string | null;
+}
 
 export interface ImportInput {
   /** The file's bytes (a File or Blob; crosses to the worker by reference). */
@@ -178,6 +191,14 @@ export interface VarDetail {
 }
 
 export type { OptimizeState } from '../src/systems/optimize/types.ts';
+export type { SpanTable };
+
+/** A case whose path (core/cases `casePath`) passes through an op (`AnalysisApi.casesThroughOp`). */
+export interface CaseThrough {
+  queryId: string;
+  question: string;
+  failed: boolean;
+}
 export type { DiffLine };
 
 /** Where the app serves the evidence-flow matcher's word vectors, relative to its base URL (emitted by the build). */
@@ -350,10 +371,24 @@ export interface AnalysisApi {
   /** Drops a trace's open engine (after deletion). */
   forget(traceId: string): void;
   /**
+   * The span tree / waterfall rows of a span-based trace (OTLP, OpenInference / Phoenix,
+   * Langfuse; core/spans `buildSpanTable`), built once per open trace; no rows for a trace
+   * of no spans.
+   */
+  spanTable(traceId: string, signal?: AbortSignal): Promise<SpanTable>;
+  /** The cases (passed ones too) whose path passes through an op, in the trace's case order. */
+  casesThroughOp(traceId: string, opId: string, signal?: AbortSignal): Promise<CaseThrough[]>;
+  /**
    * Runs the evidence-flow attributor on one case (labelled or not); the result names
    * the op, the type (null: no decisive memory error), the reason and the path.
    */
   attributeCase(traceId: string, queryId: string): Promise<EvaluatedCase>;
+  /**
+   * The case's evidence-flow verdict for the workspace: the stored one when this attributor
+   * made it, else attributed now and stored by the engine (a verdict of an older attributor is
+   * re-computed). `fresh`: attribute again regardless.
+   */
+  caseVerdict(traceId: string, queryId: string, fresh?: boolean): Promise<CaseVerdict>;
   /**
    * Runs the evidence-flow attributor over every case of these traces that has a label under
    * `labelChoice` (core/labels: `file` — the default, the file's own — `source:<s>` or
@@ -367,6 +402,18 @@ export interface AnalysisApi {
     labelChoice?: string,
     signal?: AbortSignal,
   ): Promise<EvalResult>;
+  /**
+   * `evaluate` as the Evaluation view runs it, stored by the engine: the run row is added
+   * (`onStarted` gets it at once), the cases attributed, and the row finished — done or
+   * cancelled with its result and summary, or failed with the error (then thrown). Resolves with
+   * the finished row.
+   */
+  runEvaluation(
+    parameters: EvaluationRun['parameters'],
+    onStarted: (row: EvaluationRun) => void,
+    onProgress: (p: EvalProgress) => void,
+    signal?: AbortSignal,
+  ): Promise<EvaluationRun>;
   /**
    * Runs (or resumes, from its stored checkpoint) the LLM agent of a stored `runs` row of
    * kind `agent` (src/db/agent-runs.ts): checkpoints and progress are written to the row
@@ -441,8 +488,40 @@ export interface RankedApi {
   ): Promise<ServiceHit[]>;
 }
 
-/** The engine worker: one engine per open trace, and everything asked of a trace. */
-export interface EngineApi extends ImportApi, AnalysisApi, RankedApi {}
+/**
+ * Label writes: the engine is the one writer of `labels` (src/db/labels.ts does the writing);
+ * the page reads them, and its views follow them with a live query.
+ */
+export interface LabelsApi {
+  /** Stores a label of a stored case (a person's, an agent's accepted / corrected); refused when its op cannot cause its type. */
+  saveLabel(input: LabelInput): Promise<LabelRow>;
+  /** Stores an adjudicated final label of a case. */
+  saveAdjudication(input: AdjudicationInput): Promise<LabelRow>;
+  /** Deletes a person's or an imported label (kept for undo). */
+  deleteLabel(id: number): Promise<void>;
+  /** Undoes a deletion. */
+  restoreLabel(id: number): Promise<void>;
+  /** Stores labels of an annotations file a person chose to keep, as imported records; returns how many. */
+  storeImportedLabels(labels: LabelRecord[], file: string): Promise<number>;
+}
+
+/**
+ * The page's other writes, made here so the engine is the one writer of the database (the
+ * systems worker's traces and optimisation runs aside).
+ */
+export interface StorageApi {
+  /** Deletes a stored trace and everything stored for it, and drops its open engine. */
+  deleteTrace(traceId: string): Promise<void>;
+  /** Stores a new agent run (status `running`); returns its id (`runAgent` then runs it). */
+  addAgentRun(init: AgentRunInit): Promise<number>;
+  /** Opens a new segment of an interrupted or failed agent run (optionally with another model). */
+  reopenAgentRun(id: number, model?: AgentModelInfo): Promise<number>;
+  /** Stores a small setting (annotator name, annotation queue, demo offered). */
+  setSetting(key: string, value: unknown): Promise<void>;
+}
+
+/** The engine worker: one engine per open trace, everything asked of a trace, and the database's writes. */
+export interface EngineApi extends ImportApi, AnalysisApi, RankedApi, LabelsApi, StorageApi {}
 
 export type {
   DocScope,

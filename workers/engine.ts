@@ -7,8 +7,10 @@
  * take an `AbortSignal` (the page aborts the older of two requests of one view).
  */
 import * as Comlink from 'comlink';
+import { summarize } from '../src/core/bench/index.ts';
 import { answerOpOf } from '../src/core/cases/index.ts';
 import { openTrace, type TraceGraph } from '../src/core/graph/index.ts';
+import type { LabelRecord } from '../src/core/labels/index.ts';
 import type { LaneLayout, LaneLayoutOptions, NeighbourhoodDrawingOptions } from '../src/core/layout/index.ts';
 import type {
   DocScope,
@@ -19,15 +21,40 @@ import type {
   ServiceHit,
   ServiceProgress,
 } from '../src/core/retrieval/index.ts';
-import type { AgentRunRow } from '../src/db/agent-runs.ts';
-import { getOriginal, listTraces } from '../src/db/repo.ts';
-import { latestCaseRun, listEvaluationRuns } from '../src/db/runs.ts';
-import type { MemtraceDb } from '../src/db/schema.ts';
+import {
+  type AgentModelInfo,
+  type AgentRunInit,
+  type AgentRunRow,
+  addAgentRun,
+  reopenAgentRun,
+} from '../src/db/agent-runs.ts';
+import {
+  type AdjudicationInput,
+  deleteLabel,
+  type LabelInput,
+  restoreLabel,
+  saveAdjudication,
+  saveLabel,
+  storeImported,
+} from '../src/db/labels.ts';
+import { deleteTrace, getOriginal, listTraces, setSetting } from '../src/db/repo.ts';
+import {
+  addEvaluationRun,
+  type EvaluationRun,
+  finishEvaluationRun,
+  isStaleVerdict,
+  latestCaseRun,
+  listEvaluationRuns,
+  saveCaseRun,
+} from '../src/db/runs.ts';
+import type { LabelRow, MemtraceDb } from '../src/db/schema.ts';
 import { yieldToMessages } from './abort-transfer.ts';
 import { AgentRunner } from './agent-runs.ts';
 import type {
   AgentRunEvent,
   CaseOverview,
+  CaseThrough,
+  CaseVerdict,
   EmbedderApi,
   EngineApi,
   FileResult,
@@ -45,6 +72,7 @@ import type {
   OpSummary,
   SearchQuery,
   SearchResult,
+  SpanTable,
   VarDetail,
   VersionDiff,
 } from './api.ts';
@@ -134,7 +162,7 @@ export class EngineService implements EngineApi {
 
   /** A trace just imported: its graph becomes the open engine (the file is not parsed again). */
   #adopt(traceId: string, graph: TraceGraph): void {
-    this.#keep(traceId, Promise.resolve(new TraceEngine(traceId, graph, this.#store)));
+    this.#keep(traceId, Promise.resolve(withSpanRows(new TraceEngine(traceId, graph, this.#store))));
   }
 
   async #load(traceId: string): Promise<TraceEngine> {
@@ -142,7 +170,7 @@ export class EngineService implements EngineApi {
     if (!blob) throw new Error(`trace ${traceId} is not stored`);
     const opened = openTrace(await blob.text(), { file: traceId });
     if (!opened.ok) throw new Error(`trace ${traceId} no longer parses: ${opened.issues[0]?.message ?? ''}`);
-    return new TraceEngine(traceId, opened.graph, this.#store);
+    return withSpanRows(new TraceEngine(traceId, opened.graph, this.#store));
   }
 
   forget(traceId: string): void {
@@ -208,6 +236,18 @@ export class EngineService implements EngineApi {
     return engine.diffVersions(from, to);
   }
 
+  async spanTable(traceId: string, signal?: AbortSignal): Promise<SpanTable> {
+    const engine = await this.#get(traceId);
+    signal?.throwIfAborted();
+    return engine.spanTable;
+  }
+
+  async casesThroughOp(traceId: string, opId: string, signal?: AbortSignal): Promise<CaseThrough[]> {
+    const engine = await this.#get(traceId);
+    signal?.throwIfAborted();
+    return engine.casesThroughOp(opId);
+  }
+
   async laneLayout(
     traceId: string,
     options: LaneLayoutOptions = {},
@@ -255,12 +295,13 @@ export class EngineService implements EngineApi {
     // Attributions: each case's newest one-case run, else the newest evaluation's result.
     const attributed = new Map<string, { op: string; type: string | null }>();
     const evaluation = (await listEvaluationRuns(this.db)).find((r) => r.result);
+    // A verdict of an older attributor is no mark of this one.
     for (const e of evaluation?.result?.cases ?? [])
-      if (e.trace_id === traceId && e.predicted_op)
+      if (e.trace_id === traceId && e.predicted_op && !isStaleVerdict(e))
         attributed.set(e.query_id, { op: e.predicted_op, type: e.predicted_type });
     for (const r of rows) {
       const run = await latestCaseRun(this.db, traceId, r.queryId);
-      if (run?.result.predicted_op)
+      if (run?.result.predicted_op && !isStaleVerdict(run.result))
         attributed.set(r.queryId, { op: run.result.predicted_op, type: run.result.predicted_type });
     }
     for (const [queryId, a] of attributed)
@@ -397,6 +438,66 @@ export class EngineService implements EngineApi {
     return attributeOne(traceId, g, c, row?.system ?? null, label, this.#matching);
   }
 
+  /**
+   * A case's evidence-flow verdict as the workspace shows it: the stored one when this
+   * attributor made it, else attributed now and stored (this worker writes `runs`). A verdict
+   * stored by an older attributor (or before verdicts carried their version or grounds) is
+   * re-computed, never shown as current. `fresh`: attribute again regardless ("Run again").
+   */
+  async caseVerdict(traceId: string, queryId: string, fresh = false): Promise<CaseVerdict> {
+    const stored = fresh ? undefined : await latestCaseRun(this.db, traceId, queryId);
+    if (stored && stored.result.grounds !== undefined && !isStaleVerdict(stored.result))
+      return { verdict: stored.result, replaced: null, saveError: null };
+    const verdict = await this.attributeCase(traceId, queryId);
+    const replaced = stored ? (stored.result.attributor_version ?? 'unversioned') : null;
+    try {
+      await saveCaseRun(this.db, verdict);
+      return { verdict, replaced, saveError: null };
+    } catch (e) {
+      // Shown all the same; the workspace says it was not kept.
+      return { verdict, replaced, saveError: e instanceof Error ? e.message : String(e) };
+    }
+  }
+
+  // ---------- the page's writes (this worker is the database's writer) ----------
+
+  async deleteTrace(traceId: string): Promise<void> {
+    await deleteTrace(this.db, traceId);
+    this.forget(traceId);
+  }
+
+  addAgentRun(init: AgentRunInit): Promise<number> {
+    return addAgentRun(this.db, init);
+  }
+
+  reopenAgentRun(id: number, model?: AgentModelInfo): Promise<number> {
+    return reopenAgentRun(this.db, id, model);
+  }
+
+  setSetting(key: string, value: unknown): Promise<void> {
+    return setSetting(this.db, key, value);
+  }
+
+  saveLabel(input: LabelInput): Promise<LabelRow> {
+    return saveLabel(this.db, input);
+  }
+
+  saveAdjudication(input: AdjudicationInput): Promise<LabelRow> {
+    return saveAdjudication(this.db, input);
+  }
+
+  deleteLabel(id: number): Promise<void> {
+    return deleteLabel(this.db, id);
+  }
+
+  restoreLabel(id: number): Promise<void> {
+    return restoreLabel(this.db, id);
+  }
+
+  storeImportedLabels(labels: LabelRecord[], file: string): Promise<number> {
+    return storeImported(this.db, labels, file);
+  }
+
   evaluate(
     traceIds: string[],
     onProgress: (p: EvalProgress) => void,
@@ -404,6 +505,31 @@ export class EngineService implements EngineApi {
     signal?: AbortSignal,
   ): Promise<EvalResult> {
     return this.#evaluator.evaluate(traceIds, onProgress, labelChoice, signal);
+  }
+
+  async runEvaluation(
+    parameters: EvaluationRun['parameters'],
+    onStarted: (row: EvaluationRun) => void,
+    onProgress: (p: EvalProgress) => void,
+    signal?: AbortSignal,
+  ): Promise<EvaluationRun> {
+    const id = await addEvaluationRun(this.db, parameters);
+    void onStarted((await this.db.runs.get(id)) as EvaluationRun);
+    try {
+      const out = await this.#evaluator.evaluate(
+        parameters.traceIds,
+        onProgress,
+        parameters.labelChoice,
+        signal,
+      );
+      const result = { summary: summarize(out.cases), cases: out.cases, missing: out.missing };
+      await finishEvaluationRun(this.db, id, { status: out.status, result, error: null });
+    } catch (e) {
+      const error = e instanceof Error ? e.message : String(e);
+      await finishEvaluationRun(this.db, id, { status: 'failed', result: null, error });
+      throw e;
+    }
+    return (await this.db.runs.get(id)) as EvaluationRun;
   }
 
   runAgent(
@@ -454,4 +580,10 @@ export class EngineService implements EngineApi {
   ): Promise<MemoryComparison> {
     return this.#comparer.memoryAt(traceA, traceB, queryA, queryB);
   }
+}
+
+/** An engine just opened: a span trace's rows are built now (a few hundred ms for 100k spans), so its span view opens at once. */
+function withSpanRows(engine: TraceEngine): TraceEngine {
+  void engine.spanTable;
+  return engine;
 }

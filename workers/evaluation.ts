@@ -6,6 +6,7 @@
  */
 import {
   type AnswerRuleFit,
+  ATTRIBUTOR_VERSION,
   type Attribution,
   type EngineDeps,
   evidenceFlowEngine,
@@ -116,6 +117,8 @@ export function evaluatedCase(
     path: a.path,
     ops,
     grounds: verdictGrounds(g, a),
+    // Evidence-flow's verdicts carry its version: a later attributor re-attributes them or marks them stale.
+    ...(a.method === 'evidence' ? { attributor_version: ATTRIBUTOR_VERSION } : {}),
   };
 }
 

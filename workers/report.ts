@@ -7,8 +7,10 @@
  * signal stops it after the current case (nothing is stored).
  */
 
-import { listCases } from '../src/core/cases/index.ts';
+import { ATTRIBUTOR_VERSION } from '../src/core/attribution/index.ts';
+import { listCases, type TraceCase } from '../src/core/cases/index.ts';
 import type { TraceGraph } from '../src/core/graph/index.ts';
+import { caseKey } from '../src/core/labels/index.ts';
 import {
   type AttributedInput,
   type AttributionRecord,
@@ -24,7 +26,8 @@ import {
   writeNarrative,
 } from '../src/core/report/index.ts';
 import { isErrorType } from '../src/core/trace/index.ts';
-import type { MemtraceDb, RunRow } from '../src/db/schema.ts';
+import { latestOtherLabels } from '../src/db/labels.ts';
+import type { LabelRow, MemtraceDb, RunRow } from '../src/db/schema.ts';
 import { yieldToMessages } from './abort-transfer.ts';
 import { attributeOne } from './evaluation.ts';
 import type { Matching } from './matcher.ts';
@@ -60,6 +63,21 @@ export interface StoredReport extends RunRow {
   kind: 'report';
   parameters: ReportRequest;
   result: ErrorReport;
+  /**
+   * The evidence-flow attributor that made its verdicts (`ATTRIBUTOR_VERSION`); null for an
+   * imported file's verdicts and for reports stored before versions (database upgrade 4).
+   */
+  attributorVersion: string | null;
+}
+
+/** The verdict a label people gave stands for in the report (instead of the attributor's). */
+function labelVerdict(l: LabelRow): AttributedInput {
+  return {
+    error_type: isErrorType(l.errorType) ? l.errorType : null,
+    op_id: l.opId,
+    reason: l.reason,
+    method: `label:${l.source}`,
+  };
 }
 
 export class ReportRunner {
@@ -131,9 +149,7 @@ export class ReportRunner {
       for (const traceId of request.traceIds) {
         const n = imported
           ? imported.records.filter((r) => r.trace_id === traceId).length
-          : (await this.db.cases.where('traceId').equals(traceId).toArray()).filter(
-              (r) => r.failed || r.errorType,
-            ).length;
+          : await this.#evidenceCaseCount(traceId);
         if (n > 0) work.push({ traceId, total: n });
       }
       const total = work.reduce((s, w) => s + w.total, 0);
@@ -143,29 +159,11 @@ export class ReportRunner {
       for (const { traceId } of work) {
         const g = await this.open(traceId);
         const meta = await this.db.traces.get(traceId);
-        const all = listCases(g, { includePassed: true });
-        const jobs: { c: (typeof all)[number]; a: AttributedInput | null }[] = imported
-          ? imported.records
-              .filter((r) => r.trace_id === traceId)
-              .map((r) => ({ c: all.find((x) => x.queryId === r.query_id)!, a: r }))
-              .filter((j) => j.c)
-          : listCases(g)
-              .filter((c) => c.failed || c.label)
-              .map((c) => ({ c, a: null }));
+        const jobs = await this.#jobs(traceId, g, imported);
         for (const j of jobs) {
           await yieldToMessages();
           if (signal?.aborted) return null;
-          let a = j.a;
-          if (!a) {
-            const e = await attributeOne(traceId, g, j.c, meta?.system ?? null, null, this.matching);
-            a = {
-              error_type: isErrorType(e.predicted_type) ? e.predicted_type : null,
-              op_id: e.predicted_op,
-              reason: e.reason,
-              method: e.method,
-              grounds: e.grounds,
-            };
-          }
+          const a = j.a ?? (await this.#attribute(traceId, g, j.c, meta?.system ?? null));
           const rc = reportCase(g, j.c, a, { system: meta?.system ?? null });
           cases.push(rc);
           narrative.push(narrativeCase(g, j.c, rc));
@@ -182,6 +180,7 @@ export class ReportRunner {
         status: 'done',
         createdAt: Date.now(),
         parameters: request,
+        attributorVersion: request.source.kind === 'imported' ? null : ATTRIBUTOR_VERSION,
         result: buildReport(cases, { generatedAt: new Date().toISOString() }),
       };
       row.id = (await this.db.runs.add(row)) as number;
@@ -189,6 +188,56 @@ export class ReportRunner {
     } finally {
       this.#running = false;
     }
+  }
+
+  /**
+   * A trace's cases in the report and their verdicts when already known: an imported file's,
+   * else the newest label people gave (a person's, a correction, the queue, an imported
+   * annotations file, adjudicated — as the Cases list shows it), null: attributed by evidence-flow.
+   * Evidence-flow reports the failed cases, the file's labelled ones and those people labelled.
+   */
+  async #jobs(
+    traceId: string,
+    g: TraceGraph,
+    imported: ImportedAttributions | undefined,
+  ): Promise<{ c: TraceCase; a: AttributedInput | null }[]> {
+    const all = listCases(g, { includePassed: true });
+    if (imported)
+      return imported.records
+        .filter((r) => r.trace_id === traceId)
+        .map((r) => ({ c: all.find((x) => x.queryId === r.query_id)!, a: r }))
+        .filter((j) => j.c);
+    const people = await latestOtherLabels(this.db, [traceId]);
+    return all
+      .map((c) => ({ c, l: people.get(caseKey({ graphId: traceId, queryId: c.queryId })) }))
+      .filter(({ c, l }) => c.failed || c.label || l)
+      .map(({ c, l }) => ({ c, a: l ? labelVerdict(l) : null }));
+  }
+
+  /** How many cases an evidence-flow report of a stored trace covers (as `#jobs` picks them). */
+  async #evidenceCaseCount(traceId: string): Promise<number> {
+    const people = await latestOtherLabels(this.db, [traceId]);
+    const rows = await this.db.cases.where('traceId').equals(traceId).toArray();
+    return rows.filter(
+      (r) => r.failed || r.errorType || people.has(caseKey({ graphId: traceId, queryId: r.queryId })),
+    ).length;
+  }
+
+  /** Evidence-flow's verdict of one case, as the report reads it. */
+  async #attribute(
+    traceId: string,
+    g: TraceGraph,
+    c: TraceCase,
+    system: string | null,
+  ): Promise<AttributedInput> {
+    const e = await attributeOne(traceId, g, c, system, null, this.matching);
+    return {
+      error_type: isErrorType(e.predicted_type) ? e.predicted_type : null,
+      op_id: e.predicted_op,
+      reason: e.reason,
+      method: e.method,
+      grounds: e.grounds,
+    };
   }
 
   /** Writes the narrative of a stored report with the page's model (after `build` in this worker). */

@@ -30,10 +30,12 @@ import {
   previewText,
 } from '../src/core/layout/index.ts';
 import { type IndexStore, TraceRetrieval } from '../src/core/retrieval/index.ts';
+import { buildSpanTable, type SpanTable, spanInputs } from '../src/core/spans/index.ts';
 import { diffLines } from '../src/core/text/index.ts';
 import { readableValue } from '../src/core/trace/index.ts';
 import type {
   CaseOverview,
+  CaseThrough,
   NeighbourhoodData,
   NeighbourhoodSeedIds,
   OpDetail,
@@ -61,6 +63,8 @@ export class TraceEngine {
   #evidence?: Map<number, string[]>;
   #text?: Index;
   #retrieval?: TraceRetrieval;
+  #spans?: SpanTable;
+  #casesByOp?: Map<number, number[]>;
 
   constructor(
     readonly traceId: string,
@@ -81,6 +85,33 @@ export class TraceEngine {
       now: () => performance.now(),
     });
     return this.#retrieval;
+  }
+
+  /** The span tree's rows (empty for a trace of no spans), built once. */
+  get spanTable(): SpanTable {
+    this.#spans ??= buildSpanTable(spanInputs(this.graph));
+    return this.#spans;
+  }
+
+  /** The cases whose path passes through an op (every case's path walked once, on first use). */
+  casesThroughOp(opId: string): CaseThrough[] {
+    const o = this.graph.opIndex.get(opId);
+    if (o === undefined) return [];
+    if (!this.#casesByOp) {
+      const map = new Map<number, number[]>();
+      this.cases.forEach((c, i) => {
+        for (const p of casePath(this.graph, c).ops) {
+          const list = map.get(p);
+          if (list) list.push(i);
+          else map.set(p, [i]);
+        }
+      });
+      this.#casesByOp = map;
+    }
+    return (this.#casesByOp.get(o) ?? []).map((i) => {
+      const c = this.cases[i];
+      return { queryId: c.queryId, question: c.question, failed: c.failed };
+    });
   }
 
   /** Evidence variable → the questions naming it. */

@@ -3,6 +3,8 @@
  * every command shares (flags, argument counts, `--help`, one-line errors), so a command
  * added later gets them by declaring its flags and arguments here.
  */
+
+import { maxOf } from '../core/arrays.ts';
 import { CliError, type CliIO } from './io.ts';
 
 /**
@@ -61,9 +63,9 @@ interface Args {
   name: string;
 }
 
+/** A command's module: its name (as in the command table, which holds its summary), usage, arguments and flags. */
 export interface Command<O extends Options = Options> {
   name: string;
-  summary: string;
   usage: string;
   args: Args;
   options: O;
@@ -150,7 +152,10 @@ export function commandHelp(c: { usage: string; summary: string; args: Args; opt
     const dflt = f.default !== undefined && f.default !== false ? ` (default: ${String(f.default)})` : '';
     return [left, `${f.help}${dflt}`] as const;
   });
-  const width = Math.max(...rows.map(([l]) => l.length), 10);
+  const width = maxOf(
+    rows.map(([l]) => l.length),
+    10,
+  );
   return [
     `usage: ${c.usage}`,
     c.summary,

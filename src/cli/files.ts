@@ -1,8 +1,9 @@
 /** Finding and reading trace files from paths given on the command line. */
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
+import { appendAll } from '../core/arrays.ts';
 import { type OpenResult, openTrace, type TraceGraph } from '../core/graph/index.ts';
-import { decodeUtf8, formatIssue, type TraceIssue } from '../core/trace/index.ts';
+import { decodeUtf8, formatIssue, parseTraceText, type TraceIssue } from '../core/trace/index.ts';
 import { CliError, type CliIO } from './io.ts';
 import { progressReporter } from './progress.ts';
 
@@ -16,7 +17,7 @@ export async function collectTraceFiles(paths: string[]): Promise<string[]> {
     } catch {
       throw new CliError(`${p}: no such file or folder`);
     }
-    if (s.isDirectory()) out.push(...(await walk(p)));
+    if (s.isDirectory()) appendAll(out, await walk(p));
     else out.push(p);
   }
   return out;
@@ -36,7 +37,7 @@ async function walk(dir: string): Promise<string[]> {
   for (const e of entries) {
     if (e.name.startsWith('.')) continue;
     const p = join(dir, e.name);
-    if (e.isDirectory()) out.push(...(await walk(p)));
+    if (e.isDirectory()) appendAll(out, await walk(p));
     else if (e.isFile() && /\.jsonl?$/.test(e.name.toLowerCase())) out.push(p);
   }
   return out;
@@ -109,6 +110,15 @@ export async function openTraceFile(file: string): Promise<OpenResult> {
 }
 
 /**
+ * A trace file read and checked — parsed and validated, no graph indexed (the index adds no
+ * issue) — for `validate`; unreadable and undecodable files included, never thrown.
+ */
+export async function checkTraceFile(file: string): Promise<{ ok: boolean; issues: TraceIssue[] }> {
+  const r = await readFileText(file);
+  return r.ok ? parseTraceText(r.text, { file }) : { ok: false, issues: [r.issue] };
+}
+
+/**
  * One of a command's `count` trace files, opened. When it cannot be: alone, the command
  * fails with its problem; among several, the problem goes to stderr and null comes back, so
  * the command goes on with the others (and says in its exit code that one was unreadable).
@@ -132,6 +142,22 @@ export interface EachFileOptions {
   only?: (index: number) => boolean;
 }
 
+/** Each of `files` through `open`, one at a time, with progress on stderr (several files), to `each`. */
+async function eachResult<R>(
+  files: readonly string[],
+  io: CliIO,
+  open: (file: string) => Promise<R>,
+  each: (r: R, file: string, index: number) => void | Promise<void>,
+  options: EachFileOptions,
+): Promise<void> {
+  const progress = progressReporter(io, options.progress === false ? 0 : files.length);
+  for (const [i, file] of files.entries()) {
+    if (options.only && !options.only(i)) continue;
+    progress(i + 1, file);
+    await each(await open(file), file, i);
+  }
+}
+
 /**
  * Opens a command's trace files one by one (one graph in memory at a time), with progress on
  * stderr, and hands each open result, loaded or not, to `each`.
@@ -142,12 +168,17 @@ export async function eachOpenResult(
   each: (r: OpenResult, file: string, index: number) => void | Promise<void>,
   options: EachFileOptions = {},
 ): Promise<void> {
-  const progress = progressReporter(io, options.progress === false ? 0 : files.length);
-  for (const [i, file] of files.entries()) {
-    if (options.only && !options.only(i)) continue;
-    progress(i + 1, file);
-    await each(await openTraceFile(file), file, i);
-  }
+  await eachResult(files, io, openTraceFile, each, options);
+}
+
+/** As `eachOpenResult`, with each file only checked (`checkTraceFile`: no graph), for `validate`. */
+export async function eachCheckedFile(
+  files: readonly string[],
+  io: CliIO,
+  each: (r: { ok: boolean; issues: TraceIssue[] }, file: string, index: number) => void | Promise<void>,
+  options: EachFileOptions = {},
+): Promise<void> {
+  await eachResult(files, io, checkTraceFile, each, options);
 }
 
 /**

@@ -1,4 +1,4 @@
-import { escapeControls, oneLine } from '../core/text/index.ts';
+import { escapeControls, oneLine } from '../core/text/index.light.ts';
 
 /** What a CLI command may touch: its streams and environment (injected, so tests run commands in-process). */
 interface Writable {
@@ -39,6 +39,15 @@ export function terminalSafe(io: CliIO): CliIO {
 /** One line of human output on stdout: a line break, tab or other control character inside it (from a trace) escaped. */
 export function printLine(io: CliIO, line: string) {
   io.stdout.write(`${oneLine(line)}\n`);
+}
+
+/**
+ * One row of tab-separated human output: the separators are real tabs, and each field has its
+ * own control characters (a tab or line break from a trace among them) escaped, so every row
+ * splits into the same fields.
+ */
+export function printRow(io: CliIO, fields: readonly string[]) {
+  io.stdout.write(`${fields.map(oneLine).join('\t')}\n`);
 }
 
 /** Prints `value` as indented JSON on stdout. */

@@ -1,4 +1,6 @@
 /** Reading label files (annotations files and graph files) and the label-source flags, for `agreement` and `bench`. */
+
+import { appendAll } from '../core/arrays.ts';
 import {
   FILE_CHOICE,
   isLabelChoice,
@@ -34,7 +36,7 @@ export async function readLabelPaths(
       unreadable++;
       continue;
     }
-    labels.push(...r.labels);
+    appendAll(labels, r.labels);
     if (r.kind === 'graph') graphFiles.push(file);
   }
   return { labels, files: files.length, graphFiles, unreadable };

@@ -1,61 +1,37 @@
 /** `memtrace` — the workbench's core from the command line. */
 import { parseArgs } from 'node:util';
-import { isLlmError } from '../core/llm/index.ts';
+import { maxOf } from '../core/arrays.ts';
 import { type AnyCommand, commandHelp, parseArgsOptions, readFlags } from './command.ts';
-import { agreement } from './commands/agreement.ts';
-import { attribute } from './commands/attribute.ts';
-import { bench } from './commands/bench.ts';
-import { cases } from './commands/cases.ts';
-import { chat } from './commands/chat.ts';
-import { compare } from './commands/compare.ts';
-import { exportCommand } from './commands/export.ts';
-import { inject } from './commands/inject.ts';
-import { judge } from './commands/judge.ts';
-import { makeBench } from './commands/make-bench.ts';
-import { optimize } from './commands/optimize.ts';
-import { report } from './commands/report.ts';
-import { run } from './commands/run.ts';
-import { search } from './commands/search.ts';
-import { serve } from './commands/serve.ts';
-import { stats } from './commands/stats.ts';
-import { validate } from './commands/validate.ts';
+import { COMMAND_TABLE } from './command-table.ts';
 import { CliError, type CliIO, terminalSafe } from './io.ts';
 
-export const COMMANDS: AnyCommand[] = [
-  validate,
-  stats,
-  cases,
-  exportCommand,
-  search,
-  chat,
-  attribute,
-  judge,
-  bench,
-  report,
-  optimize,
-  run,
-  inject,
-  makeBench,
-  agreement,
-  compare,
-  serve,
-];
+/** A command's module with its summary from the table. */
+export type LoadedCommand = AnyCommand & { summary: string };
 
+/** Every command, loaded (tests and tools that read every command's flags; a run loads only its own). */
+export async function loadCommands(): Promise<LoadedCommand[]> {
+  return Promise.all(COMMAND_TABLE.map(async (e) => ({ ...(await e.load()), summary: e.summary })));
+}
+
+/** `memtrace --help`: the table of names and summaries (no command module is loaded for it). */
 function help(): string {
-  const width = Math.max(...COMMANDS.map((c) => c.name.length));
+  const width = maxOf(COMMAND_TABLE.map((c) => c.name.length));
   return [
     'memtrace — trace and attribute errors in LLM memory systems',
     '',
     'Commands:',
-    ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}\n  ${' '.repeat(width)}  ${c.usage}`),
+    ...COMMAND_TABLE.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
     '',
+    '`memtrace <command> --help` shows its usage and every flag with its default.',
     'Exit codes: 0 success, 1 invalid input or failure, 2 usage error.',
   ].join('\n');
 }
 
 /** Why a command failed, in one line (no stack trace; MEMTRACE_DEBUG=1 adds it). */
-function failureLine(e: unknown, debug: boolean): string {
+async function failureLine(e: unknown, debug: boolean): Promise<string> {
   if (e instanceof CliError) return e.message;
+  // Loaded here: only the commands that call a model load core/llm, and they have it already.
+  const { isLlmError } = await import('../core/llm/index.ts');
   if (isLlmError(e)) return `${e.kind}: ${e.message}`;
   const what = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
   const stack = debug && e instanceof Error && e.stack ? `\n${e.stack}` : '';
@@ -69,10 +45,17 @@ export async function main(argv: string[], given: CliIO): Promise<number> {
     io.stdout.write(`${help()}\n`);
     return name ? 0 : 2;
   }
-  const command = COMMANDS.find((c) => c.name === name);
-  if (!command) {
+  const entry = COMMAND_TABLE.find((c) => c.name === name);
+  if (!entry) {
     io.stderr.write(`memtrace: unknown command "${name}"\n\n${help()}\n`);
     return 2;
+  }
+  let command: LoadedCommand;
+  try {
+    command = { ...(await entry.load()), summary: entry.summary };
+  } catch (e) {
+    io.stderr.write(`memtrace ${name}: ${await failureLine(e, !!io.env.MEMTRACE_DEBUG)}\n`);
+    return 1;
   }
   const usage = (message: string) => {
     io.stderr.write(`memtrace ${name}: ${message}\nusage: ${command.usage}\n`);
@@ -110,7 +93,7 @@ export async function main(argv: string[], given: CliIO): Promise<number> {
   try {
     return await command.run({ positionals: parsed.positionals, values }, io);
   } catch (e) {
-    io.stderr.write(`memtrace ${name}: ${failureLine(e, !!io.env.MEMTRACE_DEBUG)}\n`);
+    io.stderr.write(`memtrace ${name}: ${await failureLine(e, !!io.env.MEMTRACE_DEBUG)}\n`);
     return e instanceof CliError ? e.exitCode : 1;
   }
 }

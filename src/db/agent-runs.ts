@@ -103,16 +103,16 @@ function isAgentRun(r: RunRow | undefined): r is AgentRunRow {
   return !!r && r.kind === 'agent';
 }
 
-export async function addAgentRun(
-  db: MemtraceDb,
-  init: {
-    traceId: string;
-    queryId: string;
-    method: AgentMethod;
-    parameters: AgentParameters;
-    model: AgentModelInfo;
-  },
-): Promise<number> {
+/** What a new agent run is started with. */
+export interface AgentRunInit {
+  traceId: string;
+  queryId: string;
+  method: AgentMethod;
+  parameters: AgentParameters;
+  model: AgentModelInfo;
+}
+
+export async function addAgentRun(db: MemtraceDb, init: AgentRunInit): Promise<number> {
   const now = Date.now();
   const row: AgentRunRow = {
     traceId: init.traceId,

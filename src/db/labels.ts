@@ -7,6 +7,7 @@ import {
   ADJUDICATED_SOURCE,
   type AnnotationsFile,
   annotatorOf,
+  caseKey,
   causeRefusal,
   classifyIncoming,
   ENGINE_SOURCE,
@@ -17,7 +18,7 @@ import {
   PERSON_SOURCE,
   toAnnotationsFile,
 } from '../core/labels/index.ts';
-import type { CaseRun, EvaluationRun } from './runs.ts';
+import { type CaseRun, type EvaluatedCase, type EvaluationRun, isStaleVerdict } from './runs.ts';
 import type { CaseRow, LabelRow, MemtraceDb } from './schema.ts';
 
 /** A label made in the workbench. */
@@ -87,19 +88,22 @@ export async function saveLabel(
   });
 }
 
+/** An adjudicated final label of a case. */
+export interface AdjudicationInput {
+  graphId: string;
+  queryId: string;
+  errorType: string;
+  opId: string | null;
+  reason: string;
+  annotator: string;
+  /** The op's name and kind, when known: a type it cannot cause is refused. */
+  opKind?: OpKind;
+}
+
 /** An adjudicated final label (source `adjudicated`) of a case, stored case or not. */
 export async function saveAdjudication(
   db: MemtraceDb,
-  input: {
-    graphId: string;
-    queryId: string;
-    errorType: string;
-    opId: string | null;
-    reason: string;
-    annotator: string;
-    /** The op's name and kind, when known: a type it cannot cause is refused. */
-    opKind?: OpKind;
-  },
+  input: AdjudicationInput,
   now: () => number = Date.now,
 ): Promise<LabelRow> {
   const refusal = input.opKind ? causeRefusal(input.errorType, input.opKind) : null;
@@ -142,6 +146,20 @@ export async function listLabels(db: MemtraceDb, graphIds?: readonly string[]): 
         .toArray()
     : await db.labels.toArray();
   return rows.filter((r) => r.deletedAt === null).sort((a, b) => (a.id ?? 0) - (b.id ?? 0));
+}
+
+/**
+ * Per case (`caseKey`), the newest live label besides the file's own (a person's, an agent's,
+ * imported, adjudicated): what the Cases list shows next to the file's label and what the report
+ * takes as a case's verdict — one reading of "the label people gave".
+ */
+export async function latestOtherLabels(
+  db: MemtraceDb,
+  graphIds?: readonly string[],
+): Promise<Map<string, LabelRow>> {
+  const out = new Map<string, LabelRow>();
+  for (const r of await listLabels(db, graphIds)) if (r.origin !== 'file') out.set(caseKey(r), r);
+  return out;
 }
 
 /** Deletes a person's (or an imported) label; the file's own labels cannot be deleted. Undo with `restoreLabel`. */
@@ -236,19 +254,22 @@ export const engineAnnotator = (method: string) => `engine:${method}`;
 /**
  * The attribution engines' stored answers as label records (source `engine`), so agreement
  * between an engine and people is the same computation: per case, the newest one-case run of
- * each method, else the case's result in the newest evaluation run.
+ * each method, else the case's result in the newest evaluation run. Verdicts an older
+ * attributor made are left out (they are not this engine's answers).
  */
 export async function engineLabels(db: MemtraceDb): Promise<LabelRecord[]> {
   const rows = (await db.runs.toArray()).sort((a, b) => (a.id ?? 0) - (b.id ?? 0));
   const out = new Map<string, LabelRecord>();
-  const put = (
-    graphId: string,
-    queryId: string,
-    method: string,
-    type: string | null,
-    op: string | null,
-    reason: string,
-  ) => {
+  const put = (verdict: EvaluatedCase) => {
+    if (isStaleVerdict(verdict)) return;
+    const {
+      trace_id: graphId,
+      query_id: queryId,
+      method,
+      predicted_type: type,
+      predicted_op: op,
+      reason,
+    } = verdict;
     out.set(JSON.stringify([graphId, queryId, method]), {
       graphId,
       queryId,
@@ -264,12 +285,7 @@ export async function engineLabels(db: MemtraceDb): Promise<LabelRecord[]> {
   const evaluation = rows.filter((r) => r.kind === 'evaluation' && r.status !== 'running').at(-1) as
     | EvaluationRun
     | undefined;
-  for (const c of evaluation?.result?.cases ?? [])
-    put(c.trace_id, c.query_id, c.method, c.predicted_type, c.predicted_op, c.reason);
-  for (const r of rows)
-    if (r.kind === 'attribution' && r.status === 'done') {
-      const c = (r as CaseRun).result;
-      put(c.trace_id, c.query_id, c.method, c.predicted_type, c.predicted_op, c.reason);
-    }
+  for (const c of evaluation?.result?.cases ?? []) put(c);
+  for (const r of rows) if (r.kind === 'attribution' && r.status === 'done') put((r as CaseRun).result);
   return [...out.values()];
 }

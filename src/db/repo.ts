@@ -1,6 +1,6 @@
 /** Repository functions over the workbench database. Writes of one trace are one transaction. */
 import { caseKey, type LabelRecord } from '../core/labels/index.ts';
-import { type ReattachReport, replaceFileLabels } from './labels.ts';
+import { latestOtherLabels, type ReattachReport, replaceFileLabels } from './labels.ts';
 import type { BlobRow, CaseRow, MemtraceDb, TraceMeta } from './schema.ts';
 
 export interface StoredTrace {
@@ -103,18 +103,9 @@ export interface ListedCase extends CaseRow {
 
 /** Newest live label per case (`caseKey`) that is not the file's own. */
 async function otherLabels(db: MemtraceDb, traceId?: string): Promise<Map<string, OtherLabel>> {
-  const rows = traceId
-    ? await db.labels.where('graphId').equals(traceId).toArray()
-    : await db.labels.toArray();
   const out = new Map<string, OtherLabel>();
-  for (const r of rows.sort((a, b) => (a.id ?? 0) - (b.id ?? 0)))
-    if (r.deletedAt === null && r.origin !== 'file')
-      out.set(caseKey(r), {
-        errorType: r.errorType,
-        source: r.source,
-        annotator: r.annotator,
-        opId: r.opId,
-      });
+  for (const [key, r] of await latestOtherLabels(db, traceId === undefined ? undefined : [traceId]))
+    out.set(key, { errorType: r.errorType, source: r.source, annotator: r.annotator, opId: r.opId });
   return out;
 }
 
@@ -140,6 +131,18 @@ export async function listCaseRows(db: MemtraceDb, f: CaseFilter = {}): Promise<
       return f.labelled === 'labelled' ? labelled : f.labelled === 'unlabelled' ? !labelled : true;
     })
     .sort((a, b) => (a.traceId < b.traceId ? -1 : a.traceId > b.traceId ? 1 : a.order - b.order));
+}
+
+/**
+ * Labelled cases per trace — by the file or by any live label record, as the Cases list's
+ * "labelled only" counts them: the one count every list, page and view shows (the trace row's
+ * `labelledCount` is the file's alone, as imported).
+ */
+export async function labelledCounts(db: MemtraceDb): Promise<Map<string, number>> {
+  const counts = new Map<string, number>();
+  for (const c of await listCaseRows(db, { labelled: 'labelled' }))
+    counts.set(c.traceId, (counts.get(c.traceId) ?? 0) + 1);
+  return counts;
 }
 
 export function getCase(db: MemtraceDb, traceId: string, queryId: string): Promise<CaseRow | undefined> {

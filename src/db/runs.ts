@@ -5,6 +5,8 @@
  * - A one-case run is a `runs` row of its trace and question (kind `attribution`).
  * Accepting or correcting a result stores a label record (src/db/labels.ts).
  */
+
+import { ATTRIBUTOR_VERSION } from '../core/attribution/index.light.ts';
 import type { PathStep } from '../core/attribution/index.ts';
 import type { BenchSummary, ScoredCase } from '../core/bench/index.ts';
 import type { OpSummary } from '../core/graph/index.ts';
@@ -26,6 +28,26 @@ export interface EvaluatedCase extends ScoredCase {
   ops?: OpSummary[];
   /** What the verdict rests on (evidence-flow; absent in older rows and other engines' results). */
   grounds?: VerdictGrounds | null;
+  /**
+   * The evidence-flow attributor's version that made the verdict (`ATTRIBUTOR_VERSION`); null in
+   * rows stored before versions (database upgrade 4); absent for other engines' verdicts.
+   */
+  attributor_version?: string | null;
+}
+
+/** Whether a stored evidence-flow verdict was made by another (older) attributor than this code's. */
+export function isStaleVerdict(c: Pick<EvaluatedCase, 'method' | 'attributor_version'>): boolean {
+  return c.method === 'evidence' && c.attributor_version !== ATTRIBUTOR_VERSION;
+}
+
+/** Whether a stored run of many verdicts (a report: `attributorVersion`) was made by an older evidence-flow attributor. */
+export function isStaleRun(row: { method: string; attributorVersion?: string | null }): boolean {
+  return row.method === 'evidence' && row.attributorVersion !== ATTRIBUTOR_VERSION;
+}
+
+/** The evidence-flow verdicts of an evaluation run made by an older attributor (none: the run is current). */
+export function staleCases(run: Pick<EvaluationRun, 'result'>): number {
+  return run.result?.cases.filter(isStaleVerdict).length ?? 0;
 }
 
 export type RunStatus = 'running' | 'done' | 'cancelled' | 'failed';

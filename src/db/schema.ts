@@ -10,7 +10,9 @@
  *
  * Versions: 1 had `annotations` (workbench labels) and wrote a person's label over the case
  * row's; 2 adds `labels` and moves every annotation row into it (see `migrateToLabels`);
- * 3 drops `annotations`.
+ * 3 drops `annotations`; 4 stores each record type's version (`RECORD_VERSIONS`, a `settings`
+ * row) and gives every stored evidence-flow verdict its attributor's version (null: unknown,
+ * stale) — later record versions add their migrations there (`migrateRecordVersions`).
  */
 import Dexie, { type EntityTable, type Transaction } from 'dexie';
 import type { TraceCase } from '../core/cases/index.ts';
@@ -23,6 +25,7 @@ import {
 } from '../core/labels/index.ts';
 import type { TraceStats } from '../core/stats/index.ts';
 import type { Annotation, TraceIssue } from '../core/trace/index.ts';
+import { migrateRecordVersions, RECORD_VERSIONS, RECORD_VERSIONS_KEY } from './record-versions.ts';
 
 export interface TraceMeta {
   /** The trace's graph_id (primary key). */
@@ -39,6 +42,7 @@ export interface TraceMeta {
   bytes: number;
   stats: TraceStats;
   caseCount: number;
+  /** Cases the file labels, as imported; the views count every live label (`labelledCounts`). */
   labelledCount: number;
   /** Warnings found at import (capped like the importer's list). */
   warnings: TraceIssue[];
@@ -148,6 +152,13 @@ export function openDb(name: string = DB_NAME): MemtraceDb {
     .stores({ labels: '++id, graphId, [graphId+queryId]' })
     .upgrade((tx) => migrateToLabels(tx));
   db.version(3).stores({ annotations: null });
+  db.version(4)
+    .stores({})
+    .upgrade((tx) => migrateRecordVersions(tx));
+  // A new database starts at the current record versions (upgrades run only on older ones).
+  db.on('populate', (tx) => {
+    tx.table('settings').put({ key: RECORD_VERSIONS_KEY, value: { ...RECORD_VERSIONS } });
+  });
   return db;
 }
 

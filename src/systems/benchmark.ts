@@ -7,6 +7,8 @@
  *   the fault (construction kept to the evidence's sessions plus one, when the clean rerun of
  *   that shorter history still answers correctly), labelled by the injected op.
  */
+
+import { maxOf } from '../core/arrays.ts';
 import type { TraceDocument } from '../core/trace/index.ts';
 import { Tracer, type TracerOptions } from '../sdk/tracer.ts';
 import { FAULT_KINDS, type FaultKind } from './env.ts';
@@ -170,7 +172,7 @@ class FaultBenchRun {
     if (usable.get(`${file}`) === false) return false;
     const evidence = evidenceOf(conv, q);
     if (!evidence.length) return false;
-    const last = Math.max(...evidence.map((e) => turnSession.get(e) ?? conv.sessions.length));
+    const last = maxOf(evidence.map((e) => turnSession.get(e) ?? conv.sessions.length));
     const ctx: LabelContext = {
       makeSystem: () => createSystem(o.system),
       conversation: conv,

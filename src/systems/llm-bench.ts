@@ -8,6 +8,8 @@
  * layout (`<split>/<graph>.json`, `data.annotations`) with a summary of counts and drop reasons
  * and a dev / held-out manifest.
  */
+
+import { appendAll, maxOf } from '../core/arrays.ts';
 import type { Annotation, TraceDocument } from '../core/trace/index.ts';
 import { Tracer, type TracerOptions } from '../sdk/tracer.ts';
 import { ERROR_TYPE_OF, type EvidenceEvent, FAULT_KINDS, type FaultKind } from './env.ts';
@@ -132,7 +134,7 @@ interface Correct {
 
 function lastEvidenceSession(conv: Conversation, q: Question): number {
   const at = new Map(conv.sessions.flatMap((s) => s.turns.map((t) => [t.id, s.index] as const)));
-  return Math.max(...evidenceOf(conv, q).map((e) => at.get(e) ?? conv.sessions.length));
+  return maxOf(evidenceOf(conv, q).map((e) => at.get(e) ?? conv.sessions.length));
 }
 
 /** Generates the benchmark: base graphs with their natural failures labelled, then injected faults up to the minimum. */
@@ -141,7 +143,7 @@ export async function generateLlmBenchmark(o: LlmBenchOptions): Promise<LlmBench
   const correct: Correct[] = [];
   // Natural failures: one graph per shape and conversation, every exact label annotated.
   for (const part of o.parts)
-    for (const conv of part.conversations) correct.push(...(await run.baseGraph(part, conv)));
+    for (const conv of part.conversations) appendAll(correct, await run.baseGraph(part, conv));
   // Injected faults, only for the types short of the minimum, spread over shapes and conversations.
   const order = spread(correct);
   for (const kind of FAULT_KINDS) {

@@ -17,6 +17,8 @@
  * (copies included) and reranked by a second score — BM25 of the question against the
  * candidates plus a recency bonus — to the top `topK`.
  */
+
+import { maxOf, minOf } from '../core/arrays.ts';
 import type { TracedVar } from '../sdk/tracer.ts';
 import { type ContextItem, Provenance, type RunEnv } from './env.ts';
 import { LexicalIndex, VectorIndex } from './lexical.ts';
@@ -410,10 +412,10 @@ export class PerUserStore extends MemorySystem {
     });
     const bm25 = new Array<number>(ids.length).fill(0);
     for (const h of index.search(question, ids.length)) bm25[h.key] = h.score;
-    const top = Math.max(...bm25, 0) || 1;
+    const top = maxOf(bm25, 0) || 1;
     const touched = ids.map((id) => this.unit(id)!.touched);
-    const lo = Math.min(...touched);
-    const span = Math.max(...touched) - lo || 1;
+    const lo = minOf(touched);
+    const span = maxOf(touched) - lo || 1;
     return ids.map((_, i) => bm25[i] / top + this.o.recency * ((touched[i] - lo) / span));
   }
 

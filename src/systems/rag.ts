@@ -3,6 +3,8 @@
  * ~1,200 tokens the buffer is flushed as a chunk and indexed; a question takes the top-10
  * chunks. Offline mode ranks chunks by BM25 (no embedder).
  */
+
+import { appendAll } from '../core/arrays.ts';
 import type { TracedVar } from '../sdk/tracer.ts';
 import { Provenance, type RunEnv } from './env.ts';
 import { LexicalIndex } from './lexical.ts';
@@ -154,7 +156,7 @@ export class NaiveRag extends MemorySystem {
     }
     const lost: string[] = [];
     for (const id of units) {
-      lost.push(...this.prov.remove(id));
+      appendAll(lost, this.prov.remove(id));
       this.chunks.delete(id);
       this.index.remove(id);
     }

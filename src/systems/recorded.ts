@@ -4,6 +4,8 @@
  * extractive facts otherwise), which op must capture which turn, and memory units made of
  * dated parts with the turns they derive from.
  */
+
+import { appendAll } from '../core/arrays.ts';
 import type { TracedVar } from '../sdk/tracer.ts';
 import type { MemoryPart } from './carrying.ts';
 import type { FaultKind, Provenance, RunEnv } from './env.ts';
@@ -90,7 +92,7 @@ export function messageMemories(env: RunEnv, m: MessageInput): MessageMemories {
   const inject = env.injecting('extraction') && m.captured.some((c) => env.isEvidence(c.id));
   if (inject) memories = memories.filter((x) => !x.sources.some((s) => env.isEvidence(s)));
   if (env.ideal()) memories = idealMemories(env, memories, m.captured, m.session.dateTime);
-  m.written.push(...memories);
+  appendAll(m.written, memories);
   return { msg, memories, inject };
 }
 

@@ -7,6 +7,8 @@
  * oldest is forgotten. The store is the `summary-memory` chain (the ids of the units kept);
  * questions take the BM25 top-k units.
  */
+
+import { appendAll } from '../core/arrays.ts';
 import type { TracedVar } from '../sdk/tracer.ts';
 import type { MemoryPart } from './carrying.ts';
 import { Provenance, type RunEnv } from './env.ts';
@@ -186,7 +188,7 @@ export class SummaryMemory extends MemorySystem {
           comment: 'A digest of older sessions.',
         });
         const lost = [...this.put(env, digest)];
-        for (const u of merged) lost.push(...this.drop(u.id));
+        for (const u of merged) appendAll(lost, this.drop(u.id));
         env.log({ opId: op.opId, kind: 'update', lost });
       },
     );

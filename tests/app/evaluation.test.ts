@@ -47,6 +47,25 @@ describe('EngineService.evaluate and the runs repository', () => {
     expect(summarize(r.cases).total_cases).toBe(labelled.length);
   });
 
+  it('runEvaluation stores the run in the engine: running when it starts, then done with its cases and summary', async () => {
+    const labelled = await listCaseRows(db, { traceId, labelled: 'labelled' });
+    const parameters = { traceIds: [traceId], engine: 'evidence-flow', labelChoice: 'file' };
+    let started: string | null = null;
+    const row = await svc.runEvaluation(
+      parameters,
+      (r) => {
+        started = r.status;
+      },
+      () => {},
+    );
+    expect(started).toBe('running');
+    expect(row).toMatchObject({ status: 'done', parameters, error: null });
+    expect(row.result!.cases.map((c) => c.query_id)).toEqual(labelled.map((c) => c.queryId));
+    expect(row.result!.summary).toEqual(summarize(row.result!.cases));
+    expect((await listEvaluationRuns(db))[0]).toEqual(row);
+    await db.runs.delete(row.id!); // the tests below count the runs they store
+  });
+
   it('aborting the signal stops after the current case and keeps the cases done', async () => {
     const abort = new AbortController();
     const r = await svc.evaluate(

@@ -2,12 +2,14 @@
  * Label records in IndexedDB (fake-indexeddb, the real Dexie): the v1 → v3 upgrade keeps
  * every annotation row, a replaced trace keeps its labels attached by query id (and names
  * those it could not), a person's label never overwrites another, delete / undo, exports
- * and imports.
+ * and imports, and the labelled counts every view shows.
  */
 import 'fake-indexeddb/auto';
 import { readFileSync } from 'node:fs';
 import Dexie from 'dexie';
 import { afterEach, describe, expect, it } from 'vitest';
+import { listCases } from '../../src/core/cases/index.ts';
+import { openTrace } from '../../src/core/graph/index.ts';
 import { fileLabels, readLabelFile } from '../../src/core/labels/index.ts';
 import {
   caseLabels,
@@ -20,6 +22,7 @@ import {
   saveLabel,
   storeImported,
 } from '../../src/db/labels.ts';
+import { labelledCounts } from '../../src/db/repo.ts';
 import { type MemtraceDb, openDb, V1_STORES } from '../../src/db/schema.ts';
 import { ImportService } from '../../workers/import-service.ts';
 
@@ -58,6 +61,52 @@ describe('import stores the file labels as records', () => {
       labelOpId: doc.data.annotations[0].final_op_id,
       labelSource: doc.data.annotations[0].label_source,
     });
+  });
+});
+
+describe('labelled counts: one reading for every view', () => {
+  it("count the file's labelled cases, then each case labelled by a person or an import, until deleted", async () => {
+    const db = fresh();
+    // The file with its first annotation only: its other failed questions are unlabelled.
+    const one = { ...doc, data: { ...doc.data, annotations: doc.data.annotations.slice(0, 1) } };
+    const { traceId } = await importReal(db, JSON.stringify(one));
+    const annotated = new Set([one.data.annotations[0].query_id as string]);
+    const opened = openTrace(JSON.stringify(one), { file: 'f1.json' });
+    if (!opened.ok) throw new Error('test file does not open');
+    const unlabelled = listCases(opened.graph)
+      .filter((c) => !annotated.has(c.queryId))
+      .map((c) => c.queryId);
+    expect(unlabelled.length).toBeGreaterThanOrEqual(2);
+    const counted = async () => (await labelledCounts(db)).get(traceId!) ?? 0;
+    expect(await counted()).toBe(annotated.size);
+    const mine = await saveLabel(db, {
+      traceId: traceId!,
+      queryId: unlabelled[0],
+      errorType: 'UpdateError',
+      opId: 'op-a',
+      reason: 'mine',
+    });
+    expect(await counted()).toBe(annotated.size + 1);
+    // A second label of a case already labelled counts the case once.
+    await saveLabel(db, {
+      traceId: traceId!,
+      queryId: [...annotated][0],
+      errorType: 'UpdateError',
+      opId: 'op-b',
+      reason: '',
+    });
+    expect(await counted()).toBe(annotated.size + 1);
+    const imported = {
+      ...mine,
+      id: undefined,
+      queryId: unlabelled[1],
+      annotator: 'bob',
+      origin: 'imported' as const,
+    };
+    await storeImported(db, [imported], 'bob.json');
+    expect(await counted()).toBe(annotated.size + 2);
+    await deleteLabel(db, mine.id!);
+    expect(await counted()).toBe(annotated.size + 1);
   });
 });
 
@@ -314,7 +363,7 @@ describe('the v1 → v3 upgrade', () => {
     const db = openDb(name);
     opened.push(db);
     await db.open();
-    expect(db.verno).toBe(3);
+    expect(db.verno).toBe(4);
     expect(db.tables.map((t) => t.name)).not.toContain('annotations');
     const moved = (await db.labels.toArray()).filter((l) => l.origin === 'workbench');
     expect(moved).toEqual([

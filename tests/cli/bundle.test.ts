@@ -4,8 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildBundle, bundlePaths, isFresh, ROOT } from '../../bin/cli-bundle.mjs';
-import { COMMANDS } from '../../src/cli/main.ts';
+import { loadCommands } from '../../src/cli/main.ts';
 import { smartcommentFiles } from '../helpers/shared-data.ts';
+
+const COMMANDS = await loadCommands();
 
 const BIN = join(ROOT, 'bin/memtrace.mjs');
 const TMP = mkdtempSync(join(tmpdir(), 'memtrace-bundle-'));
@@ -59,26 +61,66 @@ describe('the built CLI bundle (bin/memtrace.mjs → .cache/cli/memtrace.mjs)', 
   });
 });
 
+describe('what a run loads', () => {
+  it('--help loads the entry only (no command module, no package); validate and stats no attribution or NLP code', async () => {
+    await buildBundle();
+    const { always, commands } = JSON.parse(readFileSync(bundlePaths().inputs, 'utf8'));
+    expect(always.filter((f: string) => f.startsWith('src/cli/commands/'))).toEqual([]);
+    expect(
+      always.filter((f: string) => f.includes('node_modules/') && !f.endsWith('.package-lock.json')),
+    ).toEqual([]);
+    expect(Object.keys(commands).sort()).toEqual(COMMANDS.map((c) => c.name).sort());
+    for (const light of ['validate', 'stats'])
+      expect(commands[light].filter((f: string) => /src\/core\/(attribution|nlp|report)\//.test(f))).toEqual(
+        [],
+      );
+  });
+});
+
 describe('bundle freshness (isFresh)', () => {
-  it('is stale when missing, fresh after a build, stale again when a source is newer', async () => {
-    const root = join(TMP, 'root');
-    mkdirSync(join(root, 'src/cli'), { recursive: true });
+  /** A tiny CLI tree: main.ts imports util.ts, and loads commands/hello.ts (which imports greet.ts) lazily. */
+  function tree(): string {
+    const root = mkdtempSync(join(TMP, 'root-'));
+    mkdirSync(join(root, 'src/cli/commands'), { recursive: true });
     mkdirSync(join(root, 'bin'));
     cpSync(join(ROOT, 'bin/cli-bundle.mjs'), join(root, 'bin/cli-bundle.mjs'));
     writeFileSync(join(root, 'src/cli/util.ts'), 'export const n: number = 1;\n');
+    writeFileSync(join(root, 'src/cli/greet.ts'), "export const greet = (): string => 'hello';\n");
+    writeFileSync(join(root, 'src/cli/commands/hello.ts'), "export { greet } from '../greet.ts';\n");
     writeFileSync(
       join(root, 'src/cli/main.ts'),
-      "import { n } from './util.ts';\nexport const main = async () => n;\n",
+      "import { n } from './util.ts';\nexport const main = async () => n;\nexport const hello = async () => (await import('./commands/hello.ts')).greet();\n",
     );
+    return root;
+  }
+  const touch = (path: string) => {
+    const later = new Date(Date.now() + 5_000);
+    utimesSync(path, later, later);
+  };
+
+  it('is stale when missing, fresh after a build, stale again when a source is newer', async () => {
+    const root = tree();
     expect(isFresh(root)).toBe(false);
     await buildBundle(root);
     expect(isFresh(root)).toBe(true);
     const inputs = JSON.parse(readFileSync(bundlePaths(root).inputs, 'utf8'));
-    expect(inputs.sort()).toEqual(['bin/cli-bundle.mjs', 'src/cli/main.ts', 'src/cli/util.ts']);
-    const later = new Date(Date.now() + 5_000);
-    utimesSync(join(root, 'src/cli/util.ts'), later, later);
+    expect(inputs.always).toEqual(['bin/cli-bundle.mjs', 'src/cli/main.ts', 'src/cli/util.ts']);
+    expect(inputs.commands).toEqual({ hello: ['src/cli/commands/hello.ts', 'src/cli/greet.ts'] });
+    touch(join(root, 'src/cli/util.ts'));
     expect(isFresh(root)).toBe(false);
-    const { main: built } = await import(`${bundlePaths(root).bundle}?v=1`);
+    expect(isFresh(root, '--help')).toBe(false); // the entry's own sources count for every run
+    const { main: built, hello } = await import(`${bundlePaths(root).bundle}?v=1`);
     expect(await built()).toBe(1);
+    expect(await hello()).toBe('hello');
+  });
+
+  it("a command's own sources make it stale for that command (and for a check of all), not for --help", async () => {
+    const root = tree();
+    await buildBundle(root);
+    touch(join(root, 'src/cli/greet.ts'));
+    expect(isFresh(root, 'hello')).toBe(false);
+    expect(isFresh(root)).toBe(false);
+    expect(isFresh(root, '--help')).toBe(true);
+    expect(isFresh(root, 'other')).toBe(true);
   });
 });

@@ -10,9 +10,11 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Command } from '../../src/cli/command.ts';
-import { COMMANDS } from '../../src/cli/main.ts';
+import { loadCommands } from '../../src/cli/main.ts';
 import { runCli } from '../helpers/cli.ts';
 import { SHARED_DATA, smartcommentFiles } from '../helpers/shared-data.ts';
+
+const COMMANDS = await loadCommands();
 
 const tmp = mkdtempSync(join(tmpdir(), 'memtrace-contracts-'));
 const emptyDir = join(tmp, 'empty-dir');

@@ -5,8 +5,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import { readFlags } from '../../src/cli/command.ts';
-import { COMMANDS } from '../../src/cli/main.ts';
+import { loadCommands } from '../../src/cli/main.ts';
 import { runCli } from '../helpers/cli.ts';
+
+const COMMANDS = await loadCommands();
 
 /** Enough positional arguments for the command's count check (they are never read: the flag fails first). */
 const positionals = (name: string) => {

@@ -24,7 +24,12 @@ export const DATA = resolve(ROOT, '../shared/data/smartcomment');
 export const SIX = readdirSync(DATA)
   .filter((f) => f.endsWith('.json'))
   .sort();
-const OUT = join(ROOT, 'node_modules/.cache/memtrace-e2e');
+// One build folder per checkout: worktrees share node_modules (a symlink), and must not rebuild each other's app.
+const OUT = join(
+  ROOT,
+  'node_modules/.cache/memtrace-e2e',
+  createHash('sha1').update(ROOT).digest('hex').slice(0, 10),
+);
 const DIST = join(OUT, 'dist');
 
 function sourceStamp(): string {

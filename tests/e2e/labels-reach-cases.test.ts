@@ -1,29 +1,23 @@
 /**
  * People's labels reach the Cases list (issue 24, item 3): a case of a trace without labels is
  * labelled in the annotation queue; the Cases list, opened right after without a reload, shows
- * the label and the "labelled only" filter keeps the case. The case's question and the answer
- * op come from the file, read in Node.
+ * the label and the "labelled only" filter keeps the case, and the Traces list counts it. The
+ * case's question and the answer op come from the file, read in Node.
  */
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { appPerFile } from './app-per-file.ts';
+import { describe, expect, it } from 'vitest';
+import { appPerFile, demoRunPerFile } from './app-per-file.ts';
 import { importTraces } from './harness.ts';
-import { tempDir, writeDemoRun } from './project-data.ts';
 
-const tmp = tempDir();
-let file: string;
+const run = demoRunPerFile('mem0', { topK: 2 });
 const s = appPerFile();
-beforeAll(async () => {
-  file = await writeDemoRun(tmp.dir, 'mem0', { topK: 2 });
-}, 120_000);
-afterAll(() => tmp.remove());
 
 describe('labels in the Cases list', () => {
   it('a label saved in the queue shows in the list and passes "labelled only", without a reload', async () => {
     const { page, url } = s;
-    const doc = JSON.parse(readFileSync(file, 'utf8'));
+    const doc = JSON.parse(readFileSync(run.path, 'utf8'));
     expect(doc.data.annotations ?? []).toEqual([]); // nothing labelled in the file
-    await importTraces(page, [file]);
+    await importTraces(page, [run.path]);
     await page.goto(`${url}#/settings`);
     await page.getByTestId('annotator-name').fill('ann');
     await page.getByTestId('annotator-save').click();
@@ -67,6 +61,13 @@ describe('labels in the Cases list', () => {
     await expect.poll(() => row.count()).toBe(1);
     await page.getByTestId('filter-labelled').selectOption('unlabelled');
     await expect.poll(() => row.count()).toBe(0);
+    // …and the Traces list counts it (issue 33: one truth for labels).
+    await page.getByRole('link', { name: 'Traces', exact: true }).first().click();
+    await expect
+      .poll(async () =>
+        (await page.getByTestId('trace-row').first().getByTestId('trace-labelled').innerText()).trim(),
+      )
+      .toBe('1');
     expect(s.errors).toEqual([]);
   }, 300_000);
 });

@@ -49,7 +49,8 @@ describe('OTLP import in Chromium', () => {
       .filter({ hasText: 'langfuse-download-openai-agents.json' });
     await result.waitFor({ timeout: 30_000 });
     expect(await result.locator('.summary').innerText()).toMatch(
-      /^Langfuse trace export: 5 spans → 4 ops, 4 variables/,
+      // Four observations with content and the trace's two scores (ops of their own: their comments).
+      /^Langfuse trace export: 5 spans → 6 ops, 12 variables/,
     );
     // The AGENT observation "Hello world" has no input or output and only holds the others: said, as text.
     expect(await result.getByTestId('import-warnings').innerText()).toContain(

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { sha256Hex } from '../../src/core/hash/index.ts';
 import { FolderCacheStore } from '../../src/core/llm/cache-folder.node.ts';
 import {
   actionSchema,
@@ -24,7 +25,6 @@ import {
   redact,
   requestKey,
   ScriptedChatModel,
-  sha256Hex,
   UsageMeter,
 } from '../../src/core/llm/index.ts';
 import { startMockLlmServer } from './mock-llm-server.ts';

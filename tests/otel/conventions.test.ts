@@ -170,7 +170,8 @@ describe('framework SDKs', () => {
       reads: ['Weather in Oslo?'],
       writes: ['Cold and clear.'],
     });
-    expect(io(doc, 'op-b7ad6b7169203335').writes).toEqual([args]);
+    // The model's call: the arguments as written, and the name of the tool it calls.
+    expect(io(doc, 'op-b7ad6b7169203335').writes).toEqual([args, 'weather']);
     expect(io(doc, 'op-b7ad6b7169203336')).toEqual({ reads: [args], writes: ['{"temperature":-3}'] });
     const edge = doc.data.edges.find((e) => e.op_id === 'op-b7ad6b7169203336');
     expect(edge?.metadata).toEqual({ inferred: 'same-content' });

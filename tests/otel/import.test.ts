@@ -393,13 +393,18 @@ describe('bad input names the file and the place', () => {
     expect(r.ok).toBe(false);
     expect(r.issues.map(formatIssue)).toContain('y.json: resourceSpans: error: resourceSpans is not a list');
   });
-  it('a span without an id is skipped with a warning at its path; no spans at all is an error', () => {
+  it('a span without an id gets one derived from its place, said at its path; no spans at all is an error', () => {
     const r = parseTraceText(JSON.stringify(request([{ name: 'no id' }])), { file: 'z.json' });
-    expect(r.ok).toBe(false);
-    expect(r.issues.map(formatIssue)).toEqual([
-      'z.json: resourceSpans[0].scopeSpans[0].spans[0].spanId: warning: spanId is missing or not a string; span skipped',
-      'z.json: error: no spans found in the file',
-    ]);
+    expect(r.ok).toBe(true);
+    const lines = r.issues.map(formatIssue);
+    expect(lines[0]).toMatch(
+      /^z\.json: resourceSpans\[0\]\.scopeSpans\[0\]\.spans\[0\]\.spanId: warning: spanId is missing or not an id; the span was given the id [0-9a-f]{16}, derived from its place in the file/,
+    );
+    const id = /the id ([0-9a-f]{16})/.exec(lines[0])?.[1];
+    expect(r.ok && r.doc.data.operations.map((o) => o.op_id)).toEqual([`op-${id}`]);
+    const none = parseTraceText(JSON.stringify(request([])), { file: 'z.json' });
+    expect(none.ok).toBe(false);
+    expect(none.issues.map(formatIssue)).toEqual(['z.json: error: no spans found in the file']);
   });
   it('broken memtrace records name the span and the attribute', () => {
     const r = parseTraceText(JSON.stringify(request([span('root', [s('memtrace.graph', '{"header": ')])])), {

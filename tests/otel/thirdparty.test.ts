@@ -49,7 +49,7 @@ const warnings = (r: { issues: { severity: string; code: string; message: string
   r.issues.filter((i) => i.severity === 'warning');
 
 describe('Langfuse downloads', () => {
-  it('"Download trace as JSON" of a LangGraph agent: nine observations, the question and the summary', () => {
+  it('"Download trace as JSON" of a LangGraph agent: nine observations and two scores, the question and the summary', () => {
     const r = open('langfuse-download-langgraph.json');
     expect(r.summary?.otel.format).toBe('langfuse');
     expect(opNames(r.doc)).toEqual([
@@ -59,9 +59,11 @@ describe('Langfuse downloads', () => {
       'Web-Search',
       'agent',
       'agent',
+      'hallucination',
       'should_continue',
       'should_continue',
       'tools',
+      'toxicity',
     ]);
     const question = "Search the web for 'example' and summarize.";
     const answer =
@@ -70,10 +72,17 @@ describe('Langfuse downloads', () => {
     expect(last.reads).toContain(question);
     expect(last.writes).toEqual([answer]);
     // The first generation calls the search tool: its arguments are what the tools node reads.
-    expect(io(r.doc, 'op-4f6535aaebcda355').writes).toEqual(['{"query":"example"}']);
+    expect(io(r.doc, 'op-4f6535aaebcda355').writes).toEqual(['{"query":"example"}', 'Web-Search']);
     expect(edgeInto(r.doc, 'op-c8a18a38a3a115cb', '{"query":"example"}')).toBe('same-content');
-    // Two scores (hallucination, and one more) without a golden answer are no cases.
+    // Two scores (hallucination, toxicity) without a golden answer are no cases, but ops of their
+    // own that read the answer they scored and write their comment.
     expect(r.summary?.otel.evaluationsWithoutGolden).toBe(2);
+    expect(r.summary?.otel.cases).toBe(0);
+    const score = r.doc.data.operations.find((o) => o.op_name === 'hallucination');
+    const scored = score && io(r.doc, score.op_id);
+    expect(scored?.reads).toEqual([answer]);
+    expect(scored?.writes[0]).toMatch(/^The generation accurately describes 'example\.com'/);
+    expect(scored?.writes[1]).toBe('0.1');
   });
 
   it('a LlamaIndex trace: the trace question and the completion, in the Langfuse session', () => {
@@ -88,9 +97,21 @@ describe('Langfuse downloads', () => {
 
   it('an OpenAI Agents run: the question, the tool call and its result, the answer; the empty agent span is said', () => {
     const r = open('langfuse-download-openai-agents.json');
-    expect(opNames(r.doc)).toEqual(['Agent workflow', 'get_weather', 'response', 'response']);
+    expect(opNames(r.doc)).toEqual([
+      'Agent workflow',
+      'get_weather',
+      'hallucination',
+      'response',
+      'response',
+      'toxicity',
+    ]);
     const question = "What's the weather in Tokyo?";
-    expect(io(r.doc, 'op-98870087af69bf06')).toEqual({ reads: [question], writes: ['{"city":"Tokyo"}'] });
+    // The response echoes the agent's instructions and tools: what the call was given.
+    const first = io(r.doc, 'op-98870087af69bf06');
+    expect(first.reads).toHaveLength(3);
+    expect([first.reads[0], first.reads[2]]).toEqual(['You are a helpful agent.', question]);
+    expect(JSON.parse(first.reads[1]).name).toBe('get_weather');
+    expect(first.writes).toEqual(['{"city":"Tokyo"}', 'get_weather']);
     expect(io(r.doc, 'op-5b99c3e3411ed17b')).toEqual({
       reads: ['{"city":"Tokyo"}'],
       writes: ['The weather in Tokyo is sunny.'],
@@ -166,8 +187,8 @@ describe('OpenTelemetry instrumentations', () => {
     ]);
     const chats = r.doc.data.operations.filter((o) => o.op_name === 'chat').map((o) => io(r.doc, o.op_id));
     expect(chats[0].reads).toEqual(['testing']);
-    expect(chats[0].writes).toEqual(['{}']); // the tool call: get_user_location with input {}
-    expect(chats[1].reads).toEqual(['testing', '{}', 'London, UK']);
+    expect(chats[0].writes).toEqual(['{}', 'get_user_location']); // the tool call: get_user_location with input {}
+    expect(chats[1].reads).toEqual(['testing', '{}', 'get_user_location', 'London, UK']);
     expect(chats[1].writes).toEqual([
       'Test received — I called the location tool and show your location as London, UK. How can I help or what would you like to test next?',
     ]);
@@ -265,10 +286,22 @@ describe('every file in the folder', () => {
     ]) {
       const r = open(name);
       expect(variables(r.doc).length, name).toBeGreaterThan(0);
-      expect(
-        warnings(r).filter((w) => w.code === 'unread-text'),
-        name,
-      ).toEqual([]);
+      const unread = warnings(r).filter((w) => w.code === 'unread-text');
+      if (name !== 'phoenix-span-rows-agent-turn.json') expect(unread, name).toEqual([]);
+      else {
+        // Its LLM rows' input.value / output.value are placeholders ("[sanitized conversation
+        // history]") beside the real messages: text no variable keeps, said.
+        const rows = JSON.parse(readFileSync(join(DIR, name), 'utf8')) as {
+          attributes: Record<string, string>;
+        }[];
+        const placeholders = rows.filter((x) =>
+          /^\{"(messages|parts)": "\[sanitized/.test(x.attributes['input.value'] ?? ''),
+        );
+        expect(placeholders).toHaveLength(9);
+        expect(unread.map((w) => w.message)).toEqual([
+          'text in attributes the importer does not read (kept in no variable): "input.value" (9 spans), "output.value" (9 spans)',
+        ]);
+      }
     }
   });
 });

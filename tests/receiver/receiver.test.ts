@@ -151,7 +151,7 @@ describe('decodeTraceRequest', () => {
     };
     // Field 1, length-delimited, claims 2^28 bytes: the buffer ends first.
     expect(bad(Uint8Array.from([0x0a, 0x80, 0x80, 0x80, 0x80, 0x01, 0x01]), 'protobuf')).toMatch(
-      /^not a protobuf ExportTraceServiceRequest: index out of range/,
+      /^not a protobuf ExportTraceServiceRequest: a field of 268435456 bytes runs past the end of its message/,
     );
     expect(bad(new TextEncoder().encode('{"resourceSpans": ['), 'json')).toMatch(/^invalid JSON/);
     expect(bad(Uint8Array.from([0x7b, 0xc0, 0x7d]), 'json')).toBe('the JSON body is not valid UTF-8');

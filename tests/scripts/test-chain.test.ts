@@ -36,6 +36,7 @@ function project(
     lint: 'biome lint src',
     typecheck: 'node -e 0',
     'check:layers': 'node -e 0',
+    'check:faces': 'node -e 0',
     'check:tsdoc': 'node -e 0',
     'check:function-length': 'node -e 0',
     'test:vitest': vitestScript,

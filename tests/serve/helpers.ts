@@ -20,11 +20,17 @@ export interface ServeProcess {
   stop(): Promise<number | null>;
 }
 
-/** Starts `memtrace serve --port 0 …args` and waits until it listens. */
-export function startServe(args: string[]): Promise<ServeProcess> {
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', ...args], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+/**
+ * Starts `memtrace serve --port 0 …args` and waits until it listens; with `openFiles`, under
+ * `ulimit -n` of that many (set by bash, which then becomes the server process).
+ */
+export function startServe(args: string[], o: { openFiles?: number } = {}): Promise<ServeProcess> {
+  const argv = [BIN, 'serve', '--port', '0', ...args];
+  const child = o.openFiles
+    ? spawn('bash', ['-c', `ulimit -n ${o.openFiles} && exec "$0" "$@"`, process.execPath, ...argv], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      })
+    : spawn(process.execPath, argv, { stdio: ['ignore', 'pipe', 'pipe'] });
   let err = '';
   const exited = new Promise<number | null>((ok) => child.on('close', (code) => ok(code)));
   return new Promise((ok, fail) => {

@@ -299,8 +299,8 @@ describe('bodies over the cap are refused without reading them', () => {
 });
 
 describe('overload and crashes', () => {
-  it('more requests at once than --max-concurrent: 503 with Retry-After, and the held ones still succeed', async () => {
-    const busy = await startServe(['--dir', join(tmp, 'busy'), '--app', APP, '--max-concurrent', '2']);
+  it('more uploads at once than --max-uploads: 503 with Retry-After, and the held ones still succeed', async () => {
+    const busy = await startServe(['--dir', join(tmp, 'busy'), '--app', APP, '--max-uploads', '2']);
     try {
       // Two requests admitted (100 Continue received) whose bodies are held back.
       const { connect } = await import('node:net');

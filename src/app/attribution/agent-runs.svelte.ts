@@ -15,12 +15,9 @@ import {
   type AgentModelInfo,
   type AgentProgress,
   type AgentRunRow,
-  addAgentRun,
   getAgentRun,
   listAgentRuns,
-  reopenAgentRun,
 } from '../../db/agent-runs.ts';
-import { saveLabel } from '../../db/labels.ts';
 import type { LabelRow } from '../../db/schema.ts';
 import { useLlm } from '../llm/context.ts';
 import type { LlmSettings } from '../llm/settings.svelte.ts';
@@ -132,13 +129,15 @@ class AgentRuns {
   /** Starts a run: stores its row, then runs it in the worker. Returns its view at once. */
   async start(o: StartOptions): Promise<AgentRunView> {
     const model = this.settings.chatModel(o.profileId, `${o.method} ${o.queryId}`);
-    const id = await addAgentRun(this.services.db, {
-      traceId: o.traceId,
-      queryId: o.queryId,
-      method: o.method,
-      parameters: { prior: o.prior, maxSteps: o.maxSteps },
-      model: this.#describe(o.profileId, model.provider, model.model),
-    });
+    const id = await this.services.engine.addAgentRun(
+      $state.snapshot({
+        traceId: o.traceId,
+        queryId: o.queryId,
+        method: o.method,
+        parameters: { prior: o.prior, maxSteps: o.maxSteps },
+        model: this.#describe(o.profileId, model.provider, model.model),
+      }),
+    );
     const row = await getAgentRun(this.services.db, id);
     if (!row) throw new Error('the run was not stored');
     const v = this.#view(row);
@@ -152,7 +151,10 @@ class AgentRuns {
     const known = this.settings.profiles.some((p) => p.id === v.row.model.profileId);
     const pid = profileId ?? (known ? v.row.model.profileId : undefined);
     const model = this.settings.chatModel(pid, `${v.row.method} ${v.row.queryId} (resumed)`);
-    await reopenAgentRun(this.services.db, v.id, this.#describe(pid, model.provider, model.model));
+    await this.services.engine.reopenAgentRun(
+      v.id,
+      $state.snapshot(this.#describe(pid, model.provider, model.model)),
+    );
     const row = await getAgentRun(this.services.db, v.id);
     if (row) v.update(row);
     void this.#drive(v, model);
@@ -178,22 +180,25 @@ class AgentRuns {
     const errorType = decision === 'accepted' ? r.predicted_type : correction?.errorType;
     const opId = decision === 'accepted' ? r.predicted_op : correction?.opId;
     if (!errorType || !opId) throw new Error('nothing to store: pick an error type and an op');
-    return saveLabel(this.services.db, {
-      traceId: v.row.traceId,
-      queryId: v.row.queryId,
-      errorType,
-      opId,
-      reason:
-        decision === 'accepted'
-          ? r.reason
-          : correction?.reason ||
-            `Corrected from ${r.predicted_type ?? 'none'} at ${r.predicted_op ?? '—'} (${r.method}).`,
-      decision,
-      method: r.method,
-      source: AGENT_LABEL_SOURCE,
-      annotator,
-      opKind,
-    });
+    // A plain copy crosses to the worker (state proxies cannot be cloned).
+    return this.services.engine.saveLabel(
+      $state.snapshot({
+        traceId: v.row.traceId,
+        queryId: v.row.queryId,
+        errorType,
+        opId,
+        reason:
+          decision === 'accepted'
+            ? r.reason
+            : correction?.reason ||
+              `Corrected from ${r.predicted_type ?? 'none'} at ${r.predicted_op ?? '—'} (${r.method}).`,
+        decision,
+        method: r.method,
+        source: AGENT_LABEL_SOURCE,
+        annotator,
+        opKind,
+      }),
+    );
   }
 
   #describe(profileId: string | undefined, provider: string, model: string): AgentModelInfo {

@@ -14,6 +14,7 @@ import {
   scaleLinear,
   select,
 } from 'd3';
+import { maxOf } from '../../core/arrays.ts';
 import { labelColumn, textWidth } from '../../core/report/index.ts';
 import { clearChart, legendEntry, percentTick } from '../lib/svg-chart.ts';
 
@@ -140,8 +141,19 @@ function confusionGrid(labels: string[], predicted: string[], width: number) {
   const rowLabels = labelColumn(labels, 90, 220, 11);
   const left = rowLabels.width;
   // Column names are drawn rotated up to the right: the last one needs room past its column.
-  const overhang = Math.cos(Math.PI / 4.5) * Math.max(0, ...predicted.map((p) => textWidth(p, 11)));
-  const top = 16 + Math.sin(Math.PI / 4.5) * Math.max(0, ...predicted.map((p) => textWidth(p, 11)));
+  const overhang =
+    Math.cos(Math.PI / 4.5) *
+    maxOf(
+      predicted.map((p) => textWidth(p, 11)),
+      0,
+    );
+  const top =
+    16 +
+    Math.sin(Math.PI / 4.5) *
+      maxOf(
+        predicted.map((p) => textWidth(p, 11)),
+        0,
+      );
   const cell = Math.max(34, Math.min(64, (width - left - overhang) / Math.max(1, predicted.length)));
   const grid: ConfusionGrid = { rowLabels, left, top, cell };
   return { grid, svgWidth: Math.max(width, left + (predicted.length - 0.5) * cell + overhang + 6) };

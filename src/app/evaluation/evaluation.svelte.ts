@@ -1,19 +1,13 @@
 /**
  * Evaluation state: the latest evaluation run (stored in `runs`, so it survives
- * reloads) and the live one. Running happens in the engine worker; this class
- * starts, follows and cancels it, scores the cases with `summarize` and stores the run.
+ * reloads) and the live one. Running, scoring and storing the run happen in the engine worker
+ * (the database's writer); this class starts, follows and cancels it.
  */
 import * as Comlink from 'comlink';
 import { getContext, setContext } from 'svelte';
 import type { EvalProgress, MatcherProgress } from '../../../workers/api.ts';
-import { summarize } from '../../core/bench/index.ts';
 import { FILE_CHOICE } from '../../core/labels/index.ts';
-import {
-  addEvaluationRun,
-  type EvaluationRun,
-  finishEvaluationRun,
-  listEvaluationRuns,
-} from '../../db/runs.ts';
+import { type EvaluationRun, listEvaluationRuns } from '../../db/runs.ts';
 import type { Services } from '../state/services.ts';
 
 const ENGINE = 'evidence-flow';
@@ -99,7 +93,6 @@ class Evaluation {
     this.#progress = null;
     const abort = new AbortController();
     this.#abort = abort;
-    let id: number | null = null;
     try {
       // The same matcher as the case workspace's and the CLI's default (word vectors, loaded once).
       const matcher = await analysis.loadMatcher(
@@ -109,26 +102,23 @@ class Evaluation {
       );
       this.#matcherLoading = null;
       const parameters = { traceIds: [...traceIds], engine: ENGINE, labelChoice, matcher: matcher.layer };
-      id = await addEvaluationRun(db, parameters);
-      this.#run = (await db.runs.get(id)) as EvaluationRun;
-      const out = await analysis.evaluate(
-        parameters.traceIds,
+      this.#run = await analysis.runEvaluation(
+        parameters,
+        Comlink.proxy((row: EvaluationRun) => {
+          this.#run = row;
+        }),
         Comlink.proxy((p: EvalProgress) => {
           this.#progress = p;
         }),
-        labelChoice,
         abort.signal,
       );
-      const result = { summary: summarize(out.cases), cases: out.cases, missing: out.missing };
-      await finishEvaluationRun(db, id, { status: out.status, result, error: null });
     } catch (e) {
       this.#error = message(e);
-      if (id !== null)
-        await finishEvaluationRun(db, id, { status: 'failed', result: null, error: this.#error });
+      // The engine stored the run as failed: show that row.
+      this.#run = (await listEvaluationRuns(db))[0] ?? this.#run;
     } finally {
       this.#running = false;
       this.#abort = null;
-      if (id !== null) this.#run = ((await db.runs.get(id)) as EvaluationRun | undefined) ?? null;
     }
   }
 

@@ -26,15 +26,17 @@ const CSV_COLUMNS = [
 
 /**
  * Text a spreadsheet would read as a formula (OWASP "CSV injection"): starting with `= + - @`,
- * a tab, CR or LF, or white space before one of `= + - @` or their full-width forms `＝ ＋ － ＠`
- * (some spreadsheets trim the space or fold the width).
+ * a tab, CR or LF, or with such a sign behind characters a reader cannot see — white space,
+ * controls, format characters (Unicode Cf: zero-width space, joiners, bidi marks, BOM) and
+ * other default-ignorable ones (Hangul fillers, variation selectors) — which some spreadsheets
+ * trim or drop. Read after NFKC folding, so the full-width and small forms (`＝`, `﹦`, …) count.
  */
-const FORMULA_START = /^(?:[\t\r\n]|\s*[=+\-@\uFF1D\uFF0B\uFF0D\uFF20])/;
+const FORMULA_START = /^(?:[\t\r\n]|[\s\p{Cc}\p{Cf}\p{Default_Ignorable_Code_Point}]*[=+\-@])/u;
 
 /** One CSV field: quoted when it holds a comma, quote or line break; text a spreadsheet would run as a formula prefixed with `'`. */
 export function csvField(value: string | number | boolean | null): string {
   let s = value === null ? '' : String(value);
-  if (typeof value === 'string' && FORMULA_START.test(s)) s = `'${s}`;
+  if (typeof value === 'string' && FORMULA_START.test(s.normalize('NFKC'))) s = `'${s}`;
   return /[",\r\n]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s;
 }
 

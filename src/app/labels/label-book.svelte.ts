@@ -1,12 +1,12 @@
 /**
  * The person's side of labelling: their annotator name (kept in `settings`), saving, deleting
  * and undoing labels, and a version every view showing labels re-reads on. Labels themselves
- * live in storage (src/db/labels.ts); this class only writes through it.
+ * live in storage (src/db/labels.ts); the engine worker, their one writer, writes them for it.
  */
 import { getContext, setContext } from 'svelte';
 import type { OpKind } from '../../core/labels/index.ts';
-import { deleteLabel, type LabelInput, restoreLabel, saveAdjudication, saveLabel } from '../../db/labels.ts';
-import { getSetting, setSetting } from '../../db/repo.ts';
+import type { LabelInput } from '../../db/labels.ts';
+import { getSetting } from '../../db/repo.ts';
 import type { LabelRow } from '../../db/schema.ts';
 import type { Services } from '../state/services.ts';
 
@@ -38,13 +38,15 @@ class LabelBook {
 
   async setAnnotator(name: string): Promise<void> {
     const clean = name.trim().slice(0, 80);
-    await setSetting(this.services.db, ANNOTATOR_KEY, clean);
+    await this.services.engine.setSetting(ANNOTATOR_KEY, clean);
     this.#annotator = clean;
   }
 
   /** Saves a label signed with the annotator name; the op's kind must be able to cause its type. */
   async save(input: Omit<LabelInput, 'annotator' | 'opKind'> & { opKind: OpKind }): Promise<LabelRow> {
-    const row = await saveLabel(this.services.db, { ...input, annotator: this.#annotator });
+    const row = await this.services.engine.saveLabel(
+      $state.snapshot({ ...input, annotator: this.#annotator }),
+    );
     this.changed();
     return row;
   }
@@ -57,14 +59,16 @@ class LabelBook {
     reason: string;
     opKind?: OpKind;
   }): Promise<LabelRow> {
-    const row = await saveAdjudication(this.services.db, { ...input, annotator: this.#annotator });
+    const row = await this.services.engine.saveAdjudication(
+      $state.snapshot({ ...input, annotator: this.#annotator }),
+    );
     this.changed();
     return row;
   }
 
   async remove(row: LabelRow): Promise<void> {
     if (row.id === undefined) return;
-    await deleteLabel(this.services.db, row.id);
+    await this.services.engine.deleteLabel(row.id);
     this.#lastDeleted = row;
     this.changed();
   }
@@ -72,7 +76,7 @@ class LabelBook {
   async undo(): Promise<void> {
     const row = this.#lastDeleted;
     if (row?.id === undefined) return;
-    await restoreLabel(this.services.db, row.id);
+    await this.services.engine.restoreLabel(row.id);
     this.#lastDeleted = null;
     this.changed();
   }

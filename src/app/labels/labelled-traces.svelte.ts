@@ -27,6 +27,7 @@ export class LabelledTraces {
     const book = useLabelBook();
     $effect(() => {
       void this.#library.version;
+      void this.#library.labels; // any label stored, by this page or a worker
       void book.version;
       let live = true;
       void Promise.all([listLabels(services.db), services.db.cases.toCollection().primaryKeys()]).then(

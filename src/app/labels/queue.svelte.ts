@@ -9,7 +9,7 @@ import { getContext, setContext } from 'svelte';
 import { agreement } from '../../core/agreement/index.ts';
 import { caseKey } from '../../core/labels/index.ts';
 import { listLabels } from '../../db/labels.ts';
-import { getSetting, listCaseRows, setSetting } from '../../db/repo.ts';
+import { getSetting, listCaseRows } from '../../db/repo.ts';
 import type { Services } from '../state/services.ts';
 
 export type QueueMode = 'mine' | 'unlabelled' | 'disputed';
@@ -141,12 +141,13 @@ class AnnotationQueue {
   }
   async stop(): Promise<void> {
     this.#data = null;
-    await setSetting(this.services.db, KEY, null);
+    await this.services.engine.setSetting(KEY, null);
   }
 
   async #set(d: QueueData): Promise<void> {
     this.#data = d;
-    await setSetting(this.services.db, KEY, d);
+    // A plain copy crosses to the engine worker (state proxies cannot be cloned).
+    await this.services.engine.setSetting(KEY, $state.snapshot(d));
   }
 }
 

@@ -3,6 +3,7 @@
  * runs of unchanged lines folded into one "N unchanged lines" piece that can be opened.
  */
 import type { DiffLine } from '../../../workers/api.ts';
+import { appendAll } from '../../core/arrays.ts';
 
 type DiffPiece = { kind: 'lines'; lines: DiffLine[] } | { kind: 'fold'; lines: DiffLine[] };
 
@@ -12,7 +13,7 @@ export function foldDiff(lines: DiffLine[], context = 2): DiffPiece[] {
   const push = (kind: DiffPiece['kind'], part: DiffLine[]) => {
     if (part.length === 0) return;
     const last = out.at(-1);
-    if (last && last.kind === kind && kind === 'lines') last.lines.push(...part);
+    if (last && last.kind === kind && kind === 'lines') appendAll(last.lines, part);
     else out.push({ kind, lines: part });
   };
   let i = 0;

@@ -3,6 +3,7 @@
  * counts per system. Labels are set with `.text()`, so trace names cannot inject markup.
  */
 import { axisBottom, scaleBand, scaleLinear } from 'd3';
+import { maxOf } from '../../core/arrays.ts';
 import { labelColumn, TYPE_COLOURS, textWidth } from '../../core/report/index.ts';
 import { clearChart, legendEntry, percentTick } from '../lib/svg-chart.ts';
 
@@ -100,7 +101,10 @@ export function drawStacks(svg: SVGSVGElement, rows: StackRow[], keys: string[],
   const top = 24;
   const height = top + rows.length * band + 6;
   const s = clearChart(svg, width, height);
-  const max = Math.max(1, ...rows.map((r) => r.parts.reduce((n, p) => n + p.value, 0)));
+  const max = maxOf(
+    rows.map((r) => r.parts.reduce((n, p) => n + p.value, 0)),
+    1,
+  );
   const x = scaleLinear([0, max], [labelW, width - 50]);
   const legend = s.append('g');
   // Legend entries one after another, each as wide as its name; a row that would run past the edge wraps.

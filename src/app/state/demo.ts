@@ -1,5 +1,5 @@
 /** First run: when the store is empty and the app ships a demo trace, import it once. */
-import { getSetting, setSetting } from '../../db/repo.ts';
+import { getSetting } from '../../db/repo.ts';
 import type { Importer } from './importer.svelte.ts';
 import type { Library } from './library.svelte.ts';
 import type { Services } from './services.ts';
@@ -14,7 +14,7 @@ export async function loadDemoOnFirstRun(
   fetchFn: typeof fetch = fetch,
 ): Promise<boolean> {
   if (library.traces.length > 0 || (await getSetting<boolean>(services.db, OFFERED))) return false;
-  await setSetting(services.db, OFFERED, true);
+  await services.engine.setSetting(OFFERED, true);
   let res: Response;
   try {
     res = await fetchFn(DEMO_URL, { cache: 'no-store' });

@@ -2,6 +2,7 @@
 import * as Comlink from 'comlink';
 import { getContext, setContext } from 'svelte';
 import type { FileResult, ImportInput, ImportProgress } from '../../../workers/api.ts';
+import { refreshSpanTable } from '../spans/cache.ts';
 import type { Library } from './library.svelte.ts';
 import type { Services } from './services.ts';
 import type { StorageInfo } from './storage.svelte.ts';
@@ -90,6 +91,9 @@ export class Importer {
         result.status === 'exists' ? [{ input: inputs[i], result }] : [],
       );
       this.#pending = waiting;
+      // The span rows of what was stored are asked for now, before the engine's attribution warm-up.
+      for (const r of results.filter((x) => x.status === 'stored' || x.status === 'replaced').slice(-2))
+        if (r.traceId) refreshSpanTable(this.services.engine, r.traceId);
       // A replaced trace's engine already holds the new graph (the engine adopts what it stores).
       this.#results = [...this.#results.filter((r) => !results.some((x) => x.path === r.path)), ...results];
     } catch (e) {

@@ -4,15 +4,26 @@
  * warnings). The server marks the page it serves with `<meta name="memtrace-serve">`; on a
  * static deployment there is no tag, so nothing is requested and nothing shows.
  */
-import type { ReceivedTraceFile } from '../../core/receiver/index.ts';
+import type { ReceivedList, ReceivedTraceFile } from '../../core/receiver/index.ts';
+import type { Page } from '../lib/table.ts';
 import type { Importer } from './importer.svelte.ts';
 
 type ReceiverState = 'connecting' | 'live' | 'lost';
 
+/** Rows a page of the list shows (the server's event stream sends the first page). */
+export const RECEIVED_PAGE = 100;
+
 class ReceivedTraces {
   /** The receiver's list URL relative to the page, or null when the page was not served by one. */
   readonly api: string | null;
+  /** The page shown: the first (live from the event stream) or one fetched from the list. */
   #traces = $state.raw<ReceivedTraceFile[]>([]);
+  /** The shown page's first row's place in the whole list (newest first). */
+  #offset = $state(0);
+  /** How many traces the receiver has. */
+  #total = $state(0);
+  /** The first page as the event stream keeps it, shown again when the user comes back to it. */
+  #live: ReceivedTraceFile[] = [];
   #state = $state<ReceiverState>('connecting');
   /** Per trace id: the graph_id it was stored as and its span count then (-1: it was stored already). */
   #imported = $state.raw<Record<string, { traceId: string; spans: number }>>({});
@@ -27,6 +38,13 @@ class ReceivedTraces {
 
   get traces(): ReceivedTraceFile[] {
     return this.#traces;
+  }
+  /** The page shown, as the list's pager reads it. */
+  get shown(): Page<ReceivedTraceFile> {
+    const total = Math.max(this.#total, this.#offset + this.#traces.length);
+    const page = Math.floor(this.#offset / RECEIVED_PAGE);
+    const pages = Math.max(1, Math.ceil(total / RECEIVED_PAGE));
+    return { rows: this.#traces, page, pages, first: this.#offset, total };
   }
   get state(): ReceiverState {
     return this.#state;
@@ -44,14 +62,46 @@ class ReceivedTraces {
     if (!this.api) return;
     const events = new EventSource(`${this.api}events`);
     events.addEventListener('traces', (e) => {
-      this.#traces = JSON.parse((e as MessageEvent<string>).data) as ReceivedTraceFile[];
+      this.#showLive(JSON.parse((e as MessageEvent<string>).data) as ReceivedTraceFile[]);
     });
     events.addEventListener('trace', (e) => {
       const t = JSON.parse((e as MessageEvent<string>).data) as ReceivedTraceFile;
-      this.#traces = [t, ...this.#traces.filter((x) => x.traceId !== t.traceId)];
+      this.#showLive([t, ...this.#live.filter((x) => x.traceId !== t.traceId)].slice(0, RECEIVED_PAGE));
+      // A later page keeps its rows in place; a row on it that grew shows its new counts.
+      if (this.#offset > 0) this.#traces = this.#traces.map((x) => (x.traceId === t.traceId ? t : x));
+    });
+    events.addEventListener('count', (e) => {
+      this.#total = (JSON.parse((e as MessageEvent<string>).data) as { total: number }).total;
     });
     events.onopen = () => (this.#state = 'live');
     events.onerror = () => (this.#state = events.readyState === EventSource.CLOSED ? 'lost' : 'connecting');
+  }
+
+  #showLive(first: ReceivedTraceFile[]): void {
+    this.#live = first;
+    if (this.#offset === 0) this.#traces = first;
+  }
+
+  /** Shows page `page` (0-based, clamped to the pages there are); the first page is the live one. */
+  async showPage(page: number): Promise<void> {
+    if (!this.api) return;
+    const from = Math.max(0, Math.min(page, this.shown.pages - 1)) * RECEIVED_PAGE;
+    if (from === 0) {
+      this.#offset = 0;
+      this.#traces = this.#live;
+      return;
+    }
+    try {
+      const res = await fetch(`${this.api}?offset=${from}&limit=${RECEIVED_PAGE}`, { cache: 'no-store' });
+      if (!res.ok) throw new Error(`the receiver answered ${res.status}`);
+      const list = (await res.json()) as ReceivedList;
+      this.#offset = from;
+      this.#traces = list.traces;
+      this.#total = list.total;
+      this.#message = null;
+    } catch (e) {
+      this.#message = `Could not fetch the list: ${e instanceof Error ? e.message : String(e)}`;
+    }
   }
 
   /**

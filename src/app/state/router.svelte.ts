@@ -42,6 +42,8 @@ export type Route =
   | { name: 'labels' }
   | { name: 'compare'; a: string; b: string; q: string; show: 'flipped' | 'all' }
   | { name: 'trace'; traceId: string }
+  /** The span tree of a span trace; the span selected, by its op id or (a container span) its span id. */
+  | { name: 'spans'; traceId: string; op: string | null; span: string | null }
   | { name: 'case'; traceId: string; queryId: string; op: string | null }
   | { name: 'op'; traceId: string; opId: string }
   | { name: 'var'; traceId: string; varId: string; from: string | null; to: string | null }
@@ -82,6 +84,8 @@ export const href = {
   case: (id: string, queryId: string, op?: string | null) =>
     `#/t/${enc(id)}/case/${enc(queryId)}${query({ op })}`,
   op: (id: string, opId: string) => `#/t/${enc(id)}/op/${enc(opId)}`,
+  spans: (id: string, at: { op?: string | null; span?: string | null } = {}) =>
+    `#/t/${enc(id)}/spans${query({ op: at.op, span: at.span })}`,
   variable: (id: string, varId: string, diff?: { from: string; to: string }) =>
     `#/t/${enc(id)}/var/${enc(varId)}${query({ from: diff?.from, to: diff?.to })}`,
 };
@@ -155,6 +159,8 @@ function parseHash(hash: string): Route {
   if (parts[0] === 't' && parts.length >= 2) {
     const traceId = parts[1];
     if (parts.length === 2) return { name: 'trace', traceId };
+    if (parts.length === 3 && parts[2] === 'spans')
+      return { name: 'spans', traceId, op: params.get('op'), span: params.get('span') };
     if (parts.length === 4 && parts[2] === 'case')
       return { name: 'case', traceId, queryId: parts[3], op: params.get('op') };
     if (parts.length === 4 && parts[2] === 'op') return { name: 'op', traceId, opId: parts[3] };

@@ -1,5 +1,6 @@
 /** `memtrace agreement`: how far annotators (people, files, engines) agree on the labelled failures. */
 import { agreement as agreementOf, DEFAULT_MAX_PAIRS } from '../../core/agreement/index.ts';
+import { appendAll } from '../../core/arrays.ts';
 import { listCases, systemOf } from '../../core/cases/index.ts';
 import { ENGINE_SOURCE, type LabelRecord } from '../../core/labels/index.ts';
 import { depsFor } from '../attribution-setup.ts';
@@ -51,8 +52,6 @@ async function engineLabels(
 
 export const agreement = command({
   name: 'agreement',
-  summary:
-    'agreement between annotators: per pair n, op / type disagreement, Cohen κ; Fleiss κ; disputed cases',
   usage:
     'memtrace agreement <annotations files, graph files or dirs…> [--engine evidence] [--max-pairs N] [--json]',
   args: { min: 1, max: Number.POSITIVE_INFINITY, name: '<annotations files, graph files or dirs…>' },
@@ -80,7 +79,7 @@ export const agreement = command({
     if (values.engine) {
       if (graphFiles.length === 0)
         throw new CliError('--engine needs graph files among the inputs (it attributes their cases)', 2);
-      labels.push(...(await engineLabels(graphFiles, labels, io)));
+      appendAll(labels, await engineLabels(graphFiles, labels, io));
     }
     const report = agreementOf(labels, { maxPairs: values['max-pairs'] });
     if (values.json) {

@@ -2,7 +2,6 @@ import type { Attribution } from '../../core/attribution/index.ts';
 import { listCases, systemOf } from '../../core/cases/index.ts';
 import { mapLimited, UsageMeter } from '../../core/llm/index.ts';
 import { type MemtraceRecord, memtraceRecord, memtraceResults } from '../../core/report/index.ts';
-import { oneLine } from '../../core/text/index.ts';
 import {
   ATTRIBUTION_FLAGS,
   ATTRIBUTION_USAGE,
@@ -16,7 +15,7 @@ import {
   modelFor,
 } from '../attribution-setup.ts';
 import { command, JSON_FLAG } from '../command.ts';
-import { CliError, printJson, printLine } from '../io.ts';
+import { CliError, printJson, printRow } from '../io.ts';
 import { usageLine } from '../provider-flags.ts';
 import { loadGraph } from './load.ts';
 
@@ -36,7 +35,6 @@ type AttributeJson = Attribution & {
 
 export const attribute = command({
   name: 'attribute',
-  summary: 'name the decisive faulty operation of failed questions',
   usage: `memtrace attribute <file> [--case QUERY_ID] ${ATTRIBUTION_USAGE} [--json | --format memtrace]`,
   args: { min: 1, max: 1, name: '<file>' },
   options: {
@@ -103,9 +101,7 @@ export const attribute = command({
       );
       printJson(io, memtraceResults(records, { split: system, cost, noDecisiveError: none }));
     } else if (values.json) printJson(io, out);
-    else
-      for (const a of out)
-        printLine(io, [a.query_id, a.error_type ?? 'none', a.op_id ?? '-', a.reason].map(oneLine).join('\t'));
+    else for (const a of out) printRow(io, [a.query_id, a.error_type ?? 'none', a.op_id ?? '-', a.reason]);
     const failed = out.filter((a) => a.error).length;
     if (model) io.stderr.write(`${usageLine(meter.totals())}\n`);
     if (failed) io.stderr.write(`${failed} of ${out.length} case(s) failed\n`);

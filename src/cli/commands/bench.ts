@@ -1,3 +1,4 @@
+import { appendAll } from '../../core/arrays.ts';
 import { type ScoredCase, scoredCase, summarize } from '../../core/bench/index.ts';
 import { listCases, systemOf } from '../../core/cases/index.ts';
 import type { TraceGraph } from '../../core/graph/index.ts';
@@ -89,7 +90,6 @@ async function scoreFile(b: BenchRun, graph: TraceGraph, file: string, i: number
 
 export const bench = command({
   name: 'bench',
-  summary: 'score an attribution method on labelled traces (ETA / OIA, micro and macro, confusion, cost)',
   usage: `memtrace bench <files or dirs…> ${ATTRIBUTION_USAGE} [--concurrency N] ${LABEL_SOURCE_USAGE} [--out results.json] [--json]`,
   args: { min: 1, max: Number.POSITIVE_INFINITY, name: '<files or dirs…>' },
   options: {
@@ -134,7 +134,7 @@ export const bench = command({
         files,
         io,
         async (graph, file, i) => {
-          perCase.push(...(await scoreFile(b, graph, file, i)));
+          appendAll(perCase, await scoreFile(b, graph, file, i));
         },
         { progress: false },
       ));

@@ -1,8 +1,7 @@
 import { casePath, listCases, systemOf, type TraceCase } from '../../core/cases/index.ts';
-import { oneLine } from '../../core/text/index.ts';
 import { command, JSON_FLAG } from '../command.ts';
 import { eachTraceFile, traceFilesIn } from '../files.ts';
-import { printJson, printLine } from '../io.ts';
+import { printJson, printRow } from '../io.ts';
 
 /** `judgeOpId` → `judge_op_id`. */
 type SnakeCase<S extends string> = S extends `${infer C}${infer Rest}`
@@ -49,7 +48,6 @@ function caseJson(file: string, system: string | null, c: TraceCase, path: strin
 
 export const cases = command({
   name: 'cases',
-  summary: 'failed questions (llm-judge score 0) and annotated questions, with labels',
   usage: 'memtrace cases <file or dir…> [--json]',
   args: { min: 1, max: Number.POSITIVE_INFINITY, name: '<files or dirs…>' },
   options: JSON_FLAG,
@@ -71,12 +69,12 @@ export const cases = command({
     if (values.json) printJson(io, out);
     else
       for (const c of out)
-        printLine(
-          io,
-          [c.query_id, c.error_type ?? '-', c.op_id ?? '-', c.question.replace(/\s+/g, ' ').slice(0, 100)]
-            .map(oneLine)
-            .join('\t'),
-        );
+        printRow(io, [
+          c.query_id,
+          c.error_type ?? '-',
+          c.op_id ?? '-',
+          c.question.replace(/\s+/g, ' ').slice(0, 100),
+        ]);
     return failedFiles > 0 ? 1 : 0;
   },
 });

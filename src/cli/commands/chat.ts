@@ -5,7 +5,6 @@ import { chatModelFromFlags, PROVIDER_FLAGS, PROVIDER_USAGE } from '../provider-
 
 export const chat = command({
   name: 'chat',
-  summary: 'send one prompt to an LLM provider and print the reply (tests a provider setup)',
   usage: `memtrace chat ${PROVIDER_USAGE} [--system TEXT] [--stream] [--max-tokens N] [--temperature T] [--json] "prompt"`,
   args: { min: 1, max: Number.POSITIVE_INFINITY, name: '"prompt"' },
   options: {

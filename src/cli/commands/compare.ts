@@ -6,8 +6,6 @@ import { loadGraph } from './load.ts';
 
 export const compare = command({
   name: 'compare',
-  summary:
-    'compare two runs: flipped questions (fixed / broken / same), first divergence, memory at question time',
   usage: 'memtrace compare A.json B.json [--question QUERY_ID] [--json]',
   args: { min: 2, max: 2, name: 'two trace files <A.json> <B.json>' },
   options: {

@@ -11,8 +11,6 @@ const EXPORT_FORMATS = ['smartcomment', 'otlp', 'openinference'] as const;
 
 export const exportCommand = command({
   name: 'export',
-  summary:
-    'write a trace back out (smartcomment JSON, or OTLP/JSON with GenAI / OpenInference spans; lossless)',
   usage:
     'memtrace export <file> --format smartcomment|otlp|openinference -o <out> [--indent N] [--standard-only]',
   args: { min: 1, max: 1, name: '<file>' },

@@ -13,8 +13,6 @@ import { DATA_FLAGS, modelFromValues, readDataArgs } from './run.ts';
 
 export const inject = command({
   name: 'inject',
-  summary:
-    'generate fault-injected graphs with exact labels (and counterfactual labels of ordinary failures)',
   usage:
     'memtrace inject --system rag|long-context|mem0|evermemos [--dataset locomo|realmem|longmemeval] --data FILE ' +
     '[--conversation ID] [--sessions N] --out DIR --per-type N [--natural N] [--types extraction,update,…] [--compact] ' +

@@ -32,8 +32,6 @@ interface JudgeJson {
 
 export const judge = command({
   name: 'judge',
-  summary:
-    "the carrying test learned from each trace's judge, and the verdicts it contradicts (candidate judge errors)",
   usage: 'memtrace judge <files or dirs…> [--match lexical|normalised|vectors] [--json]',
   args: { min: 1, max: Number.POSITIVE_INFINITY, name: '<files or dirs…>' },
   options: { ...JSON_FLAG, match: ATTRIBUTION_FLAGS.match },

@@ -1,6 +1,7 @@
 /** `memtrace make-bench --kind llm-memories`: the labelled benchmark of LLM-written (recorded) memories. */
 import { mkdir, readFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import { appendAll } from '../../core/arrays.ts';
 import { exportSmartcomment } from '../../core/trace/index.ts';
 import {
   type Conversation,
@@ -75,8 +76,6 @@ function describeLlmBench(s: LlmBenchSummary): string {
 
 export const makeBench = command({
   name: 'make-bench',
-  summary:
-    'write the labelled benchmark of LLM-written memories (recorded LoCoMo / RealMem memories replayed)',
   usage:
     'memtrace make-bench --kind llm-memories --out DIR [--locomo FILE] [--realmem FILE,FILE…] ' +
     '[--heldout conv-47,conv-44,Liam_O_Connor] [--min-per-type 40] [--judge-rule offline|containment|token-f1|half-words] ' +
@@ -125,12 +124,9 @@ export const makeBench = command({
       typeof values.locomo === 'string' ? await load(values.locomo, (d) => loadLocomo(d), 'LoCoMo') : [];
     const realmem: Conversation[] = [];
     for (const f of list(values.realmem))
-      realmem.push(
-        ...(await load(
-          f,
-          (d) => [loadRealmem(d, { id: basename(f).replace(/_dialogues.*$/, '') })],
-          'RealMem',
-        )),
+      appendAll(
+        realmem,
+        await load(f, (d) => [loadRealmem(d, { id: basename(f).replace(/_dialogues.*$/, '') })], 'RealMem'),
       );
     const started = Date.now();
     const summary = await generateLlmBenchmark({

@@ -220,8 +220,6 @@ function printOutcome(io: CliIO, state: OptimizeState, out: string): void {
 
 export const optimize = command({
   name: 'optimize',
-  summary:
-    'rewrite the prompts behind attributed failures, round by round, keeping a rewrite only if held-out does not drop',
   usage:
     'memtrace optimize --system mem0|rag|long-context|evermemos|mem0ai --dataset locomo|realmem|longmemeval --data FILE ' +
     '--train ID[,ID…] --held-out ID[,ID…] -o DIR [--rounds 3] [--train-questions N] [--held-out-questions N] [--sessions N] ' +

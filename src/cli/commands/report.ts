@@ -220,8 +220,6 @@ function formatReport(
 
 export const report = command({
   name: 'report',
-  summary:
-    'system-level error report of failed cases: counts, rates, feature lifts, clusters, optional narrative',
   usage:
     'memtrace report <graph files or dirs…> [--attributions FILE]… [--format md|html|json|paper[,…]] [-o OUT] ' +
     `[--title T] [--narrative-from error_analysis_report.json] [--overview TEXT|FILE] [--batch-size N] [${PROVIDER_USAGE}]`,

@@ -141,7 +141,6 @@ export function modelFromValues(
 
 export const run = command({
   name: 'run',
-  summary: 'run a reference memory system on a data set conversation and write its execution graph',
   usage:
     'memtrace run --system rag|long-context|mem0|evermemos|fact-store|session-summary|vector-store|per-user-store ' +
     '[--dataset locomo|realmem|longmemeval] --data FILE [--conversation ID] [--sessions N] [--top-k N] [--memories offline|recorded] ' +

@@ -49,7 +49,6 @@ export async function loadEmbedder(
 
 export const search = command({
   name: 'search',
-  summary: 'rank variables for a query by BM25, dense embeddings or hybrid RRF',
   usage:
     'memtrace search <file> --query "…" [--method bm25|dense|hybrid] [--k 10] [--docs messages|all] ' +
     '[--model-dir DIR] [--dtype fp32|q8|…] [--no-cache] [--json]',

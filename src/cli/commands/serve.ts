@@ -25,9 +25,8 @@ function sizeFlag(text: string, flag: string): number {
 
 export const serve = command({
   name: 'serve',
-  summary: 'receive traces over OTLP/HTTP into a folder and serve the workbench that lists them live',
   usage:
-    'memtrace serve [--port 4318] [--host 127.0.0.1] [--dir DIR] [--max-body 20MiB] [--allow-remote] [--app DIR] [--build]',
+    'memtrace serve [--port 4318] [--host 127.0.0.1] [--dir DIR] [--max-body 20MiB] [--max-concurrent 8] [--max-uploads 32] [--body-timeout 5] [--allow-remote] [--app DIR] [--build]',
   args: { min: 0, max: 0, name: 'none' },
   options: {
     port: {
@@ -60,7 +59,21 @@ export const serve = command({
       default: '8',
       value: 'N',
       int: { min: 1 },
-      help: 'export requests handled at once; more are answered 503 with Retry-After',
+      help: 'export requests decoded and written at once; more are answered 503 with Retry-After',
+    },
+    'max-uploads': {
+      type: 'string',
+      default: '32',
+      value: 'N',
+      int: { min: 1 },
+      help: 'request bodies received at once (each up to --max-body); more are answered 503 with Retry-After',
+    },
+    'body-timeout': {
+      type: 'string',
+      default: '5',
+      value: 'SECONDS',
+      number: true,
+      help: 'a request body that sends nothing for this long is answered 408 and its connection closed',
     },
     'allow-remote': {
       type: 'boolean',
@@ -86,6 +99,11 @@ export const serve = command({
       );
     const maxBody = sizeFlag(values['max-body'], '--max-body');
     const maxConcurrent = values['max-concurrent'];
+    const maxUploads = values['max-uploads'];
+    const bodyTimeout = values['body-timeout'];
+    if (!(bodyTimeout > 0 && bodyTimeout <= 3600))
+      throw new CliError(`--body-timeout must be seconds above 0, up to 3600 (got ${bodyTimeout})`, 2);
+    const bodyTimeoutMs = Math.round(bodyTimeout * 1000);
     const dir = resolve(await outputDir(values.dir, '--dir'));
     // Loaded when the command runs (protobufjs with them), not for every command's start.
     const [{ appFolder }, { createReceiver }, { TraceStore }] = await Promise.all([
@@ -95,7 +113,16 @@ export const serve = command({
     ]);
     const appDir = await appFolder(values.app, values.build, log);
     const store = await TraceStore.open(dir, log);
-    const receiver = createReceiver({ store, maxBody, maxConcurrent, appDir, allowRemote, log });
+    const receiver = createReceiver({
+      store,
+      maxBody,
+      maxConcurrent,
+      maxUploads,
+      bodyTimeoutMs,
+      appDir,
+      allowRemote,
+      log,
+    });
     await listen(receiver.server, port, host).catch(async (e) => {
       await store.close();
       throw e;
@@ -109,7 +136,7 @@ export const serve = command({
     log(
       `receiving OTLP/HTTP traces at ${base}/v1/traces (protobuf or JSON, gzip; up to ${formatBytes(maxBody)} a request)`,
     );
-    log(`writing each trace to ${dir}/<trace id>.jsonl (${store.list().length} there already)`);
+    log(`writing each trace to ${dir}/<trace id>.jsonl (${store.size} there already)`);
     log(appDir ? `the workbench: ${base}/` : 'the workbench is not served (see above)');
     log(`point an SDK at it: OTEL_EXPORTER_OTLP_ENDPOINT=${base}; Ctrl-C stops`);
     await once(stopSignal(), 'abort');

@@ -6,7 +6,6 @@ import { openGraph } from './load.ts';
 
 export const stats = command({
   name: 'stats',
-  summary: 'counts of one trace: records, messages, failed questions, categories, import warnings',
   usage: 'memtrace stats <file> [--json]',
   args: { min: 1, max: 1, name: '<file>' },
   options: JSON_FLAG,

@@ -10,7 +10,7 @@ import { createGunzip } from 'node:zlib';
 /** Why a body was refused: the HTTP status and a message for the reply. */
 export class BodyError extends Error {
   constructor(
-    readonly status: 400 | 413 | 415,
+    readonly status: 400 | 408 | 413 | 415,
     message: string,
   ) {
     super(message);
@@ -49,10 +49,11 @@ export function checkDeclaredLength(req: IncomingMessage, max: number): void {
 }
 
 /**
- * The whole body, inflated when gzip, at most `max` bytes before and after inflating. On a
- * refusal nothing more is kept: see `discardRest`.
+ * The whole body, inflated when gzip, at most `max` bytes before and after inflating, and
+ * refused (408) when no byte of it came for `idleMs`: a stalled upload lets go of its place.
+ * On a refusal nothing more is kept: see `discardRest`.
  */
-export function readBody(req: IncomingMessage, max: number): Promise<Buffer> {
+export function readBody(req: IncomingMessage, max: number, idleMs: number): Promise<Buffer> {
   const coding = bodyCoding(req);
   checkDeclaredLength(req, max);
   return new Promise((resolve, reject) => {
@@ -61,8 +62,18 @@ export function readBody(req: IncomingMessage, max: number): Promise<Buffer> {
     let raw = 0;
     let size = 0;
     let settled = false;
+    const idle = setTimeout(() => {
+      const s = idleMs / 1000;
+      fail(
+        new BodyError(
+          408,
+          `no byte of the body came for ${s} s: the upload stalled (memtrace serve --body-timeout)`,
+        ),
+      );
+    }, idleMs);
     const stop = () => {
       settled = true;
+      clearTimeout(idle);
       req.off('data', onData);
       req.off('end', onEnd);
       gunzip?.destroy();
@@ -75,6 +86,7 @@ export function readBody(req: IncomingMessage, max: number): Promise<Buffer> {
     const tooLarge = (after: string) =>
       new BodyError(413, `the request body is over ${formatBytes(max)}${after} (memtrace serve --max-body)`);
     const keep = (c: Buffer) => {
+      idle.refresh();
       size += c.length;
       if (size > max) fail(tooLarge(gunzip ? ' once inflated' : ''));
       else chunks.push(c);
@@ -85,6 +97,7 @@ export function readBody(req: IncomingMessage, max: number): Promise<Buffer> {
       resolve(Buffer.concat(chunks, size));
     };
     const onData = (c: Buffer) => {
+      idle.refresh();
       raw += c.length;
       if (raw > max) return fail(tooLarge(''));
       if (!gunzip) return keep(c);

@@ -1,7 +1,8 @@
 /**
  * The HTTP side of `memtrace serve`: `POST /v1/traces` (OTLP/HTTP, protobuf or JSON, gzip),
- * the live list for the page (`GET api/received/` as JSON, `…/events` as Server-Sent Events,
- * `…/<trace id>.jsonl` the file's whole lines) and the built workbench.
+ * the live list for the page (`GET api/received/?offset&limit` a page of it as JSON,
+ * `…/events` as Server-Sent Events, `…/<trace id>.jsonl` the file's whole lines) and the
+ * built workbench.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import {
@@ -10,6 +11,7 @@ import {
   encodingOf,
   exportResponse,
   type OtlpEncoding,
+  RECEIVED_PAGE_MAX,
   type ReceivedList,
   splitByTrace,
   statusBody,
@@ -24,8 +26,12 @@ interface ReceiverOptions {
   store: TraceStore;
   /** Largest request body, before and after inflating. */
   maxBody: number;
-  /** Requests handled at once; more are answered 503 with Retry-After. */
+  /** Requests decoded and written at once (once their body is in); more are answered 503 with Retry-After. */
   maxConcurrent: number;
+  /** Request bodies being received at once; more are answered 503 with Retry-After. */
+  maxUploads: number;
+  /** A body that sends nothing for this long (ms) is refused with 408 and lets go of its place. */
+  bodyTimeoutMs: number;
   /** The built app's folder, or null (then `/` says how to build it). */
   appDir: string | null;
   /** Accept any Host header (a non-loopback --host); otherwise only loopback names (DNS rebinding). */
@@ -42,6 +48,7 @@ const RETRY_AFTER_S = 1;
 export function createReceiver(o: ReceiverOptions): { server: Server; close(): Promise<void> } {
   const live = new LiveEvents(o.store, o.log);
   const inFlight = new Set<Promise<unknown>>();
+  const load: Load = { uploading: 0, working: 0 };
   const handle = async (req: IncomingMessage, res: ServerResponse, expectsContinue: boolean) => {
     const path = new URL(req.url ?? '/', 'http://x').pathname;
     if (!o.allowRemote && !isLoopback(hostName(req.headers.host)))
@@ -56,19 +63,16 @@ export function createReceiver(o: ReceiverOptions): { server: Server; close(): P
           expectsContinue,
           allow: 'POST',
         });
-      if (inFlight.size >= o.maxConcurrent)
+      if (load.uploading >= o.maxUploads)
         return refuse(
           req,
           res,
           encodingOf(req.headers['content-type']) ?? 'json',
           503,
-          'busy: too many requests at once; retry later',
-          {
-            retryAfter: RETRY_AFTER_S,
-            expectsContinue,
-          },
+          'busy: too many uploads at once; retry later',
+          { retryAfter: RETRY_AFTER_S, expectsContinue },
         );
-      const work = receive(req, res, o, expectsContinue);
+      const work = receive(req, res, o, expectsContinue, load);
       inFlight.add(work);
       try {
         return await work;
@@ -79,10 +83,7 @@ export function createReceiver(o: ReceiverOptions): { server: Server; close(): P
     if (expectsContinue) res.writeContinue();
     if (req.method !== 'GET' && req.method !== 'HEAD')
       return plain(res, 405, 'only GET here', { allow: 'GET' });
-    if (path === `/${RECEIVED_API}`) {
-      const list: ReceivedList = { dir: o.store.dir, traces: o.store.list(), memory: memory() };
-      return json(res, list);
-    }
+    if (path === `/${RECEIVED_API}`) return listPage(req, res, o.store);
     if (path === `/${RECEIVED_API}events`) return live.connect(req, res);
     const file = TRACE_FILE.exec(path);
     if (file) return sendTraceFile(res, o.store, file[1]);
@@ -119,12 +120,22 @@ export function createReceiver(o: ReceiverOptions): { server: Server; close(): P
   };
 }
 
-/** One export request: checked before the body is read, decoded, split by trace, appended. */
+/** Export requests under way: bodies being received, and requests being decoded and written. */
+interface Load {
+  uploading: number;
+  working: number;
+}
+
+/**
+ * One export request: checked before the body is read, then read (counted as an upload, so a
+ * stalled one never holds a place of the decoding and writing), then decoded and stored.
+ */
 async function receive(
   req: IncomingMessage,
   res: ServerResponse,
   o: ReceiverOptions,
   expectsContinue: boolean,
+  load: Load,
 ) {
   const encoding = encodingOf(req.headers['content-type']);
   if (!encoding)
@@ -132,20 +143,43 @@ async function receive(
       expectsContinue,
     });
   let body: Buffer;
+  load.uploading++;
   try {
     bodyCoding(req);
     checkDeclaredLength(req, o.maxBody);
     if (expectsContinue) res.writeContinue();
-    body = await readBody(req, o.maxBody);
+    body = await readBody(req, o.maxBody, o.bodyTimeoutMs);
   } catch (e) {
     if (e instanceof BodyError) return refuse(req, res, encoding, e.status, e.message, { expectsContinue });
     throw e;
+  } finally {
+    load.uploading--;
   }
+  if (load.working >= o.maxConcurrent)
+    return refuse(req, res, encoding, 503, 'busy: too many requests at once; retry later', {
+      retryAfter: RETRY_AFTER_S,
+    });
+  load.working++;
+  try {
+    await store(req, res, o, encoding, body);
+  } finally {
+    load.working--;
+  }
+}
+
+/** A received body decoded, split by trace and appended; the reply says what was refused. */
+async function store(
+  req: IncomingMessage,
+  res: ServerResponse,
+  o: ReceiverOptions,
+  encoding: OtlpEncoding,
+  body: Buffer,
+) {
   const decoded = decodeTraceRequest(body, encoding);
   if (!decoded.ok) return refuse(req, res, encoding, 400, decoded.message);
   const now = (o.now ?? Date.now)();
   try {
-    await Promise.all(splitByTrace(decoded.request).map((part) => o.store.append(part, now)));
+    await o.store.appendAll(splitByTrace(decoded.request), now);
   } catch (e) {
     o.log(`could not write a received trace: ${(e as Error).message}`);
     return refuse(req, res, encoding, 503, 'the receiver could not write the trace to disk', {
@@ -183,7 +217,11 @@ function refuse(
   const headers: Record<string, string> = {};
   if (o.retryAfter) headers['retry-after'] = String(o.retryAfter);
   if (o.allow) headers.allow = o.allow;
-  if (o.expectsContinue && !req.readableFlowing) headers.connection = 'close';
+  if (status === 408) {
+    // The client stalled: it gets the reply, then the connection ends.
+    headers.connection = 'close';
+    res.once('finish', () => req.socket.end());
+  } else if (o.expectsContinue && !req.readableFlowing) headers.connection = 'close';
   else discardRest(req);
   reply(res, status, encoding, statusBody(encoding, message), headers);
 }
@@ -207,6 +245,23 @@ function json(res: ServerResponse, value: unknown) {
     'cache-control': 'no-store',
   });
   res.end(body);
+}
+
+/** `GET api/received/?offset=N&limit=M`: one page of the received traces (a bad parameter: 400). */
+function listPage(req: IncomingMessage, res: ServerResponse, store: TraceStore) {
+  const query = new URL(req.url ?? '/', 'http://x').searchParams;
+  const param = (name: string, fallback: number, min: number, max: number) => {
+    const text = query.get(name);
+    const n = text === null ? fallback : /^\d{1,9}$/.test(text) ? Number(text) : Number.NaN;
+    return n >= min && n <= max ? n : null;
+  };
+  const offset = param('offset', 0, 0, Number.MAX_SAFE_INTEGER);
+  const limit = param('limit', RECEIVED_PAGE_MAX, 1, RECEIVED_PAGE_MAX);
+  if (offset === null || limit === null)
+    return plain(res, 400, `offset must be a whole number ≥ 0 and limit one from 1 to ${RECEIVED_PAGE_MAX}`);
+  const { traces, total } = store.page(offset, limit);
+  const list: ReceivedList = { dir: store.dir, traces, total, offset, limit, memory: memory() };
+  json(res, list);
 }
 
 async function sendTraceFile(res: ServerResponse, store: TraceStore, traceId: string) {

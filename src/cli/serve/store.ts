@@ -1,13 +1,14 @@
 /**
  * The received traces on disk: `DIR/<trace id>.jsonl`, one OTLP/JSON `ExportTraceServiceRequest`
  * per line (the Collector file exporter's layout, which `memtrace validate` and the app
- * import). Each request's part of a trace is appended as one whole line by a single write
- * (per file, one append at a time); a write that fails is cut back to the line boundary, and a
- * line left half-written by a killed process is cut off when the folder is opened again, so
- * the file always reads as whole lines. A lock file keeps two receivers out of one folder.
+ * import). Each request's part of a trace is appended as one whole line (per file, one
+ * append at a time; a request's lines all or none); a write that fails is cut back to the line
+ * boundary, and a line left half-written by a killed process is cut off when the folder is
+ * opened again, so the file always reads as whole lines. A lock file keeps two receivers out of one folder.
  */
 import { mkdir, open, readdir, readFile, rm, stat, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { ConcurrencyLimit } from '../../core/llm/index.ts';
 import {
   decodeTraceRequest,
   describeLine,
@@ -23,11 +24,14 @@ export type StoredTrace = ReceivedTraceFile;
 
 const TRACE_FILE = /^([0-9a-f]{32})\.jsonl$/;
 const LOCK = '.memtrace-serve.lock';
+/** Trace files open at once for appends (each append opens, writes and closes its file). */
+const OPEN_FILES = 64;
 
 export class TraceStore {
   readonly #traces = new Map<string, StoredTrace>();
   readonly #queues = new Map<string, Promise<unknown>>();
   readonly #listeners = new Set<(t: StoredTrace) => void>();
+  readonly #files = new ConcurrencyLimit(OPEN_FILES);
 
   private constructor(readonly dir: string) {}
 
@@ -42,6 +46,10 @@ export class TraceStore {
       const m = TRACE_FILE.exec(name);
       if (m) await store.#load(m[1], log);
     }
+    // The list is kept least recently updated first (an update moves a trace to the end).
+    const loaded = [...store.#traces.values()].sort((a, b) => a.updatedMs - b.updatedMs);
+    store.#traces.clear();
+    for (const t of loaded) store.#traces.set(t.traceId, t);
     return store;
   }
 
@@ -95,9 +103,16 @@ export class TraceStore {
     return join(this.dir, `${traceId}.jsonl`);
   }
 
-  /** Every received trace, most recently updated first. */
-  list(): StoredTrace[] {
-    return [...this.#traces.values()].sort((a, b) => b.updatedMs - a.updatedMs);
+  /** How many traces were received. */
+  get size(): number {
+    return this.#traces.size;
+  }
+
+  /** `limit` received traces from the `offset`-th, most recently updated first, and how many there are. */
+  page(offset: number, limit: number): { traces: StoredTrace[]; total: number } {
+    const all = [...this.#traces.values()];
+    const end = all.length - offset;
+    return { traces: end > 0 ? all.slice(Math.max(0, end - limit), end).reverse() : [], total: all.length };
   }
 
   get(traceId: string): StoredTrace | undefined {
@@ -110,21 +125,44 @@ export class TraceStore {
     return () => this.#listeners.delete(fn);
   }
 
-  /** Appends one part of a trace as one line; resolves once it is written (appends to one file queue up). */
-  append(part: TracePart, now: number): Promise<void> {
-    const line = Buffer.from(`${JSON.stringify(part.request)}\n`);
-    const previous = this.#queues.get(part.traceId) ?? Promise.resolve();
-    const next = previous.then(() => this.#write(part, line, now));
-    const settled = next.catch(() => undefined);
-    this.#queues.set(part.traceId, settled);
-    void settled.then(() => {
-      if (this.#queues.get(part.traceId) === settled) this.#queues.delete(part.traceId);
-    });
-    return next;
+  /**
+   * Appends one request's parts, each as one line of its trace's file, all or nothing: the
+   * lines are made before anything is written, and when a write fails every file this request
+   * wrote is cut back to where it was, so a retried request does not store its spans twice.
+   * Appends to one file keep request order (a request waits for the one before it on that
+   * file to finish); at most `OPEN_FILES` files are open at once, however many traces come.
+   */
+  async appendAll(parts: readonly TracePart[], now: number): Promise<void> {
+    const lines = parts.map((p) => Buffer.from(`${JSON.stringify(p.request)}\n`));
+    let release = () => {};
+    const done = new Promise<void>((ok) => (release = ok));
+    const before = parts.map((p) => this.#queues.get(p.traceId));
+    for (const p of parts) this.#queues.set(p.traceId, done);
+    try {
+      const results = await Promise.allSettled(
+        parts.map(async (p, i) => {
+          await before[i];
+          return this.#files.run(() => this.#write(p.traceId, lines[i]));
+        }),
+      );
+      const failed = results.find((r) => r.status === 'rejected');
+      if (failed) {
+        await this.#rollBack(parts, results);
+        throw failed.reason;
+      }
+      parts.forEach((p, i) => {
+        const size = (results[i] as PromiseFulfilledResult<number>).value;
+        this.#stored(p, size + lines[i].length, now);
+      });
+    } finally {
+      release();
+      for (const p of parts) if (this.#queues.get(p.traceId) === done) this.#queues.delete(p.traceId);
+    }
   }
 
-  async #write(part: TracePart, line: Buffer, now: number): Promise<void> {
-    const file = await open(this.path(part.traceId), 'a');
+  /** Appends one line; resolves with the file's size before it (a failed write is cut back first). */
+  async #write(traceId: string, line: Buffer): Promise<number> {
+    const file = await open(this.path(traceId), 'a');
     try {
       const { size } = await file.stat();
       try {
@@ -134,14 +172,37 @@ export class TraceStore {
         await file.truncate(size).catch(() => undefined); // back to the last whole line
         throw e;
       }
-      const old = this.#traces.get(part.traceId);
-      const summary = old ? mergeReceived(old, part.summary) : part.summary;
-      const stored = { ...summary, file: `${part.traceId}.jsonl`, bytes: size + line.length, updatedMs: now };
-      this.#traces.set(part.traceId, stored);
-      for (const fn of this.#listeners) fn(stored);
+      return size;
     } finally {
       await file.close();
     }
+  }
+
+  /** Cuts the files a failed request did write back to their sizes before it (a new file is removed). */
+  async #rollBack(parts: readonly TracePart[], results: PromiseSettledResult<number>[]): Promise<void> {
+    const undo = parts.flatMap((p, i) => {
+      const r = results[i];
+      return r.status === 'fulfilled' ? [{ traceId: p.traceId, size: r.value }] : [];
+    });
+    await Promise.all(
+      undo.map(({ traceId, size }) =>
+        this.#files.run(() =>
+          size === 0 && !this.#traces.has(traceId)
+            ? rm(this.path(traceId), { force: true })
+            : truncate(this.path(traceId), size),
+        ),
+      ),
+    );
+  }
+
+  /** The list's entry after a part of the trace was written, announced to the listeners. */
+  #stored(part: TracePart, bytes: number, now: number): void {
+    const old = this.#traces.get(part.traceId);
+    const summary = old ? mergeReceived(old, part.summary) : part.summary;
+    const stored = { ...summary, file: `${part.traceId}.jsonl`, bytes, updatedMs: now };
+    this.#traces.delete(part.traceId); // to the end: the most recently updated
+    this.#traces.set(part.traceId, stored);
+    for (const fn of this.#listeners) fn(stored);
   }
 
   /** A trace file's whole lines (what was written completely), or null when there is no such trace. */

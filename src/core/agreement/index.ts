@@ -1,2 +1,2 @@
-export * from './agreement.ts';
-export * from './kappa.ts';
+export { agreement, DEFAULT_MAX_PAIRS, type DisputedCase, pairAgreement } from './agreement.ts';
+export { cohenKappa, fleissKappa } from './kappa.ts';

@@ -11,6 +11,8 @@
  * no op names are assumed. When the evidence does not state the golden answer and
  * nothing carries it, it says so instead of blaming extraction.
  */
+
+import { maxOf } from '../arrays.ts';
 import type { TraceCase } from '../cases/index.ts';
 import {
   consumersOf,
@@ -708,7 +710,12 @@ function supportSteps(run: FlowRun, ev: number, e: Evidence): SupportStep[] {
   const seen: { op: number; outs: number[]; day: number | null }[] = [];
   const flow = follow(g, cx, ev, e, m, (op, _carrying, outs, day) => seen.push({ op, outs, day }));
   const supportOf = (vs: number[], day: number | null) =>
-    vs.some((v) => flow.carriers.has(v)) ? 1 : Math.max(0, ...vs.map((v) => m.support(v, e, day)));
+    vs.some((v) => flow.carriers.has(v))
+      ? 1
+      : maxOf(
+          vs.map((v) => m.support(v, e, day)),
+          0,
+        );
   const steps = seen
     .filter((x) => x.op !== cx.answerOp)
     .map((x) => ({ op_id: g.opId[x.op], before: 1, after: supportOf(x.outs, x.day) }));
@@ -805,7 +812,7 @@ export async function attributeEvidenceFlow(
   const best = bestCoverage(pieces);
   const run: FlowRun = { input, g, c, cx, m, hooks, evidence, pieces, best, used };
   const { losses, unsupported } = await traceLosses(run, cost);
-  if (losses.length === 0 && unsupported > 0 && Math.max(0, ...best.values()) === 0) {
+  if (losses.length === 0 && unsupported > 0 && maxOf(best.values(), 0) === 0) {
     const why = unstated(run);
     return none(why.reason, why.detail, [
       ...evidence.map((v) => ({ var_id: g.varId[v], note: 'evidence; does not state the answer' })),

@@ -13,6 +13,7 @@
  *   by word vectors.
  */
 
+import { maxOf } from '../arrays.ts';
 import { contentTerms, contentTokens, hasTemporalCue, type Term } from '../nlp/index.ts';
 import { sentences, sentenceWindows } from '../text/index.ts';
 import { parseValue } from '../trace/index.ts';
@@ -217,7 +218,7 @@ export function evidenceCore(text: string, question: string, goldenAnswers: read
     for (const t of new Set(contentTokens(p))) s += (gold.has(t) ? 2 : 0) + (q.has(t) ? 1 : 0);
     return s;
   });
-  const best = Math.max(...scores);
+  const best = maxOf(scores);
   if (best === 0) return text;
   return parts.filter((_, i) => scores[i] === best).join(' ');
 }
@@ -569,11 +570,11 @@ export class Matcher {
     const text = this.unitTexts(v)[i];
     const d = this.dayInherited(v, inheritedDay);
     if (this.layer === 'lexical' || !e.critical?.supported) return unitScore(text, e, this.options);
-    return Math.max(
-      0,
-      ...sentenceWindows(this.saidOf(text, d).text).map((w) =>
+    return maxOf(
+      sentenceWindows(this.saidOf(text, d).text).map((w) =>
         answerSupport({ ...this.saidOf(text, d), text: w }, e.critical as CriticalInfo, this.options),
       ),
+      0,
     );
   }
   /** The best support among v's units (see `unitSupport`). */

@@ -4,6 +4,8 @@
  * The rule that best reproduces them (`fitAnswerRule`) is the carrying test the attributor
  * applies to memory units, contexts and summaries of that trace. Computed once per graph.
  */
+
+import { appendAll } from '../arrays.ts';
 import { listCases, type TraceCase } from '../cases/index.ts';
 import { opMetadata, type TraceGraph } from '../graph/index.ts';
 import { type AnswerRuleFit, fitAnswerRule, type JudgedSample, ruleAgreement } from './answer-rule.ts';
@@ -175,7 +177,7 @@ export class JudgePool {
     const id = judgeIdentity(g);
     if (id === null) return;
     const list = this.samples.get(id) ?? [];
-    list.push(...judgedSamples(g, this.options));
+    appendAll(list, judgedSamples(g, this.options));
     this.samples.set(id, list);
     this.fitted.delete(id);
     this.perTrace = new WeakMap();

@@ -1,1 +1,1 @@
-export * from './metrics.ts';
+export { type Accuracy, type BenchSummary, type ScoredCase, scoredCase, summarize } from './metrics.ts';

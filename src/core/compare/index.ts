@@ -1,6 +1,12 @@
-export * from './compare.ts';
-export * from './divergence.ts';
-export * from './explain.ts';
-export * from './memory.ts';
-export * from './questions.ts';
-export * from './value-hash.ts';
+export {
+  type CompareProgress,
+  compareMemoryAt,
+  compareRuns,
+  compareSteps,
+  type QuestionComparison,
+  type RunComparison,
+} from './compare.ts';
+export type { Divergence } from './divergence.ts';
+export type { Difference } from './explain.ts';
+export type { MemoryComparison } from './memory.ts';
+export { pairQuestions } from './questions.ts';

@@ -1,4 +1,6 @@
 /** Anthropic Messages API over raw fetch, streaming via its SSE events. */
+
+import { appendAll } from '../arrays.ts';
 import { LlmError } from './errors.ts';
 import {
   type HttpContext,
@@ -88,7 +90,7 @@ function toAnthropic(messages: readonly ChatMessage[]): { system?: string; messa
   const out: AMessage[] = [];
   const push = (role: 'user' | 'assistant', blocks: Block[]) => {
     const last = out[out.length - 1];
-    if (last && last.role === role) last.content.push(...blocks);
+    if (last && last.role === role) appendAll(last.content, blocks);
     else out.push({ role, content: blocks });
   };
   for (const m of messages) {

@@ -2,21 +2,47 @@
  * LLM providers behind one `ChatModel` interface. Pure: IO (fetch, clock, engine) is
  * injected. See docs/llm.md.
  */
-export * from './accounting.ts';
-export * from './anthropic.ts';
-export * from './cache.ts';
-export * from './clock.ts';
-export * from './errors.ts';
-export * from './hash.ts';
-export * from './limit.ts';
-export * from './openai.ts';
-export * from './profiles.ts';
-export * from './redact.ts';
-export * from './robust.ts';
-export * from './scripted.ts';
-export * from './structured.ts';
-export * from './tokens.ts';
-export * from './types.ts';
-export * from './usage.ts';
-export * from './webllm.ts';
-export * from './webllm-models.ts';
+
+export { emptyUsageTotals, metered, UsageMeter, type UsageTotals } from './accounting.ts';
+export { AnthropicChatModel } from './anthropic.ts';
+export { type CacheEntry, type CacheStore, cached, MemoryCacheStore, requestKey } from './cache.ts';
+export { isLlmError, LlmError, type LlmErrorKind } from './errors.ts';
+export { canonicalJson } from './hash.ts';
+export { ConcurrencyLimit, mapLimited } from './limit.ts';
+export { OpenAICompatibleChatModel } from './openai.ts';
+export {
+  createChatModel,
+  exportSettings,
+  importSettings,
+  PRESETS,
+  type Preset,
+  type ProviderProfile,
+  ProviderProfileSchema,
+} from './profiles.ts';
+export { redact } from './redact.ts';
+export { robust } from './robust.ts';
+export { ReplayChatModel, ScriptedChatModel, type ScriptReply } from './scripted.ts';
+export { type ActionSpec, actionSchema, completeAction, completeJson, extractJson } from './structured.ts';
+export { estimateMessageTokens, estimateOneMessageTokens, estimateTokens } from './tokens.ts';
+export type {
+  ChatCapabilities,
+  ChatMessage,
+  ChatModel,
+  ChatRequest,
+  ChatResponse,
+  Clock,
+  FetchLike,
+  ProviderKind,
+  Spent,
+} from './types.ts';
+export { spentOfError, spentOfResponse, withSpent } from './usage.ts';
+export { WebLLMChatModel, type WebLLMEngine } from './webllm.ts';
+export {
+  detectGpu,
+  formatMB,
+  type GpuProbe,
+  type GpuSupport,
+  pickVariant,
+  WEBLLM_MODELS,
+  type WebLLMModel,
+} from './webllm-models.ts';

@@ -8,6 +8,7 @@
  */
 import nlp from 'compromise';
 import datesPlugin from 'compromise-dates';
+import { appendAll } from '../arrays.ts';
 
 nlp.plugin(datesPlugin);
 
@@ -149,7 +150,7 @@ export function temporalMentions(text: string, today: number | null): TemporalMe
     // each such phrase it missed on its own.
     for (const [phrase] of plain.matchAll(RELATIVE_PHRASE))
       if (!out.some((m) => m.text.toLowerCase().includes(phrase.toLowerCase())))
-        out.push(...mentionsOf(parseDates(phrase, today), today));
+        appendAll(out, mentionsOf(parseDates(phrase, today), today));
   }
   if (cache.size > 50_000) cache.clear();
   cache.set(key, out);

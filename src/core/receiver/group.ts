@@ -32,12 +32,24 @@ export interface ReceivedTraceFile extends ReceivedTrace {
   updatedMs: number;
 }
 
-/** `GET api/received/`: the folder, every received trace (newest first) and the receiver's memory. */
+/**
+ * `GET api/received/?offset=0&limit=1000`: the folder, a page of the received traces (most
+ * recently updated first; without parameters the first `RECEIVED_PAGE_MAX`), how many there
+ * are, and the receiver's memory.
+ */
 export interface ReceivedList {
   dir: string;
   traces: ReceivedTraceFile[];
+  /** Traces received in all (the pages together). */
+  total: number;
+  /** The page: its first trace's place in the whole list, and the most it holds. */
+  offset: number;
+  limit: number;
   memory: { rss: number; heapUsed: number };
 }
+
+/** The largest page `api/received/` gives (and its default). */
+export const RECEIVED_PAGE_MAX = 1000;
 
 /** The part of a request that belongs to one trace, and what it adds to the trace's description. */
 export interface TracePart {

@@ -7,12 +7,15 @@
 export {
   describeLine,
   mergeReceived,
+  RECEIVED_PAGE_MAX,
   type ReceivedList,
   type ReceivedTrace,
   type ReceivedTraceFile,
   splitByTrace,
   type TracePart,
 } from './group.ts';
+/** The OTLP protobuf message types (protobufjs), the schema the decoder reads by. */
+export { otlpTypes } from './proto.ts';
 /** The encodings, the OTLP/JSON request shape, decoding and id checks. */
 export {
   decodeTraceRequest,

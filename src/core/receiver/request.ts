@@ -1,10 +1,11 @@
 /**
  * An OTLP/HTTP trace request body → the `ExportTraceServiceRequest` in OTLP/JSON (what the
  * Collector's file exporter writes and the importer reads), with the spans a receiver must
- * refuse taken out and counted. Binary protobuf is decoded with protobufjs; JSON is parsed
+ * refuse taken out and counted. Binary protobuf is decoded by `wire.ts`; JSON is parsed
  * as is. Ids become lower-case hex in both, as OTLP/JSON says.
  */
-import { otlpTypes } from './proto.ts';
+import { joinPath, TOO_DEEP_MESSAGE, tooDeepAt } from '../trace/index.ts';
+import { decodeWire } from './wire.ts';
 
 /** The two OTLP/HTTP encodings. */
 export type OtlpEncoding = 'protobuf' | 'json';
@@ -57,28 +58,55 @@ export function encodingOf(contentType: string | undefined): OtlpEncoding | null
 
 /** Decodes a request body (already decompressed). Never throws: bad data is `{ok: false}` naming the place. */
 export function decodeTraceRequest(body: Uint8Array, encoding: OtlpEncoding): DecodedRequest {
-  let value: unknown;
   if (encoding === 'protobuf') {
-    const { request } = otlpTypes();
     try {
-      value = request.toObject(request.decode(body), { longs: String, bytes: String, json: true });
+      const r = decodeWire(body);
+      if (!r.ok) return { ok: false, message: tooDeepMessage(r.value, r.deepAt) };
+      return checkRequest(r.value, 'hex');
     } catch (e) {
       return { ok: false, message: `not a protobuf ExportTraceServiceRequest: ${(e as Error).message}` };
     }
-  } else {
-    let text: string;
-    try {
-      text = new TextDecoder('utf-8', { fatal: true }).decode(body);
-    } catch {
-      return { ok: false, message: 'the JSON body is not valid UTF-8' };
-    }
-    try {
-      value = JSON.parse(text);
-    } catch (e) {
-      return { ok: false, message: `invalid JSON: ${(e as Error).message}` };
-    }
   }
-  return checkRequest(value, encoding === 'protobuf' ? 'base64' : 'json');
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(body);
+  } catch {
+    return { ok: false, message: 'the JSON body is not valid UTF-8' };
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (e) {
+    return { ok: false, message: `invalid JSON: ${(e as Error).message}` };
+  }
+  // The importers' nesting limit, checked on the whole request as each stored line will nest.
+  const deepAt = tooDeepAt(value);
+  if (deepAt) return { ok: false, message: tooDeepMessage(value, deepAt) };
+  return checkRequest(value, 'json');
+}
+
+/** Path segments a message shows before cutting the rest of a deep path to `…`. */
+const SHOWN_SEGMENTS = 12;
+
+/**
+ * Where a request nests too deep, for the reply: the path (cut short), and the span (id,
+ * name) and attribute key it is in when the path goes through them.
+ */
+function tooDeepMessage(request: unknown, path: readonly (string | number)[]): string {
+  const shown = joinPath('', path.slice(0, SHOWN_SEGMENTS)).replace(/^\./, '');
+  const names: string[] = [];
+  let node: unknown = request;
+  for (let i = 0; i < path.length && typeof node === 'object' && node !== null; i++) {
+    node = (node as Record<string | number, unknown>)[path[i]];
+    if (typeof path[i] !== 'number' || !isObject(node)) continue;
+    if (path[i - 1] === 'spans') {
+      const name = typeof node.name === 'string' ? ` ${JSON.stringify(node.name.slice(0, 80))}` : '';
+      names.push(`span ${describeId(node.spanId)}${name}`);
+    } else if (path[i - 1] === 'attributes' && typeof node.key === 'string')
+      names.push(`attribute ${JSON.stringify(node.key.slice(0, 80))}`);
+  }
+  const where = names.length ? ` (${names.join(', ')})` : '';
+  return `${shown}${path.length > SHOWN_SEGMENTS ? '…' : ''}${where}: the value ${TOO_DEEP_MESSAGE}`;
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {
@@ -140,8 +168,8 @@ function checkRequest(value: unknown, ids: IdEncoding): DecodedRequest {
   return { ok: true, request: { resourceSpans: out }, accepted, rejected, reasons };
 }
 
-/** How ids arrive: base64 from the protobuf decoder; hex (OTLP/JSON), or base64 from some writers, in JSON. */
-type IdEncoding = 'base64' | 'json';
+/** How ids arrive: hex from the protobuf decoder; hex (OTLP/JSON), or base64 from some writers, in JSON. */
+type IdEncoding = 'hex' | 'json';
 
 /** The span with its ids as lower-case hex, or why it is refused. */
 function checkSpan(span: unknown, ids: IdEncoding): OtlpSpan | string {
@@ -151,7 +179,10 @@ function checkSpan(span: unknown, ids: IdEncoding): OtlpSpan | string {
   const spanId = idHex(span.spanId, 8, ids);
   if (!spanId) return `spanId ${describeId(span.spanId)} is not a valid 8-byte id`;
   if (span.name !== undefined && typeof span.name !== 'string') return 'name is not a string';
-  const out: OtlpSpan = { ...span, traceId, spanId };
+  // The span is the decoder's own fresh object: set in place (a copy per span cost GC time).
+  const out = span as OtlpSpan;
+  out.traceId = traceId;
+  out.spanId = spanId;
   const parent = span.parentSpanId;
   if (parent === undefined || parent === '') delete out.parentSpanId;
   else {
@@ -205,8 +236,8 @@ function base64Bytes(text: string): number[] | null {
 export function idHex(v: unknown, bytes: 8 | 16, from: IdEncoding = 'json'): string | null {
   if (typeof v !== 'string' || v === '') return null;
   let hex: string | null = null;
-  if (from === 'json' && v.length === bytes * 2 && HEX.test(v)) hex = v.toLowerCase();
-  else if (BASE64.test(v)) {
+  if (v.length === bytes * 2 && HEX.test(v)) hex = v.toLowerCase();
+  else if (from === 'json' && BASE64.test(v)) {
     const raw = base64Bytes(v);
     if (raw && raw.length === bytes) hex = raw.map((b) => b.toString(16).padStart(2, '0')).join('');
   }

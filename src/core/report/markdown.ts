@@ -3,6 +3,7 @@
  * characters neutralised, values go in fenced code blocks whose fence is longer than
  * any backtick run inside, so nothing from a trace renders as markup.
  */
+import { maxOf } from '../arrays.ts';
 import { escapeControls } from '../text/index.ts';
 import { ERROR_TYPES } from '../trace/index.ts';
 import { FEATURES } from './features.ts';
@@ -31,7 +32,10 @@ function mdText(text: string): string {
 
 /** A fenced code block that no backtick run in `text` can close early. */
 function mdBlock(text: string): string {
-  const longest = Math.max(0, ...(text.match(/`+/g) ?? []).map((r) => r.length));
+  const longest = maxOf(
+    (text.match(/`+/g) ?? []).map((r) => r.length),
+    0,
+  );
   const fence = '`'.repeat(Math.max(3, longest + 1));
   return `${fence}text\n${text}\n${fence}`;
 }

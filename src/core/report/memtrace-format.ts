@@ -9,6 +9,8 @@
  * Attribution files of this project (`memtrace attribute --json`, `memtrace bench --out`) are
  * read too, so `memtrace report --attributions` takes any of them.
  */
+
+import { maxOf } from '../arrays.ts';
 import type { TraceCase } from '../cases/index.ts';
 import { isSentinelVar, opVariables, type TraceGraph } from '../graph/index.ts';
 import { ERROR_TYPES, findJsonSyntaxError, isErrorType } from '../trace/index.ts';
@@ -318,7 +320,7 @@ export function matchRecords(records: AttributionRecord[], graphs: GraphKey[], f
           sharedTail(r.graph_path!, graphs[i].path),
           graphs[i].benchName ? sharedTail(r.graph_path!, graphs[i].benchName!) : 0,
         );
-      const best = Math.max(0, ...candidates.map(score));
+      const best = maxOf(candidates.map(score), 0);
       const top = candidates.filter((i) => score(i) === best && best > 0);
       if (top.length === 1) return top[0];
       if (top.length > 1)

@@ -6,6 +6,7 @@
  * not shown are removed (and counted). Every call, repairs included, is metered.
  */
 import { z } from 'zod';
+import { appendAll } from '../arrays.ts';
 import { evidenceText } from '../attribution/index.ts';
 import type { TraceCase } from '../cases/index.ts';
 import { renderOpHeader, renderOpSubgraph, type TraceGraph } from '../graph/index.ts';
@@ -182,7 +183,7 @@ export async function writeNarrative(cases: NarrativeCase[], o: NarrativeOptions
       { name: 'error_analysis_report', description: 'The refined report.' },
     );
     const checked = checkCitations(value.report.trim(), shown);
-    dropped.push(...checked.dropped);
+    appendAll(dropped, checked.dropped);
     report = checked.text;
     o.onBatch?.(b + 1, total, report);
   }

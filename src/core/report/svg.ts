@@ -2,6 +2,8 @@
  * Small SVG charts as strings, for the self-contained HTML report (no scripts, no
  * external assets; core has no DOM). Every label goes through `escapeHtml`.
  */
+
+import { maxOf } from '../arrays.ts';
 import { ERROR_TYPE_COLOURS } from '../trace/index.ts';
 
 /** Escapes `& < > " '` for HTML text and attribute values (the report's SVG and HTML). */
@@ -47,7 +49,15 @@ export function labelColumn(
   size = 12,
 ): { width: number; fit: (label: string) => string } {
   const gap = 14;
-  const width = Math.ceil(Math.min(max, Math.max(min, ...labels.map((l) => textWidth(l, size) + gap))));
+  const width = Math.ceil(
+    Math.min(
+      max,
+      maxOf(
+        labels.map((l) => textWidth(l, size) + gap),
+        min,
+      ),
+    ),
+  );
   const fit = (label: string) => {
     if (textWidth(label, size) + gap <= width) return label;
     let cut = label;
@@ -76,7 +86,10 @@ export function rateBars(bars: RateBar[], minWidth = 640): string {
     420,
   );
   const labelW = labels.width;
-  const noteW = Math.max(150, ...bars.map((b) => textWidth(b.note) + 16));
+  const noteW = maxOf(
+    bars.map((b) => textWidth(b.note) + 16),
+    150,
+  );
   const width = Math.max(minWidth, labelW + noteW + 260);
   const row = 24;
   const top = 8;
@@ -127,7 +140,10 @@ export function stackedBars(rows: StackRow[], keys: string[], minWidth = 640): s
   const width = Math.max(minWidth, labelW + 300, labelW + legendW);
   const row = 24;
   const top = 26;
-  const max = Math.max(1, ...rows.map((r) => r.parts.reduce((s, p) => s + p.value, 0)));
+  const max = maxOf(
+    rows.map((r) => r.parts.reduce((s, p) => s + p.value, 0)),
+    1,
+  );
   const plotW = width - labelW - 60;
   const h = top + rows.length * row + 8;
   const out = [

@@ -3,6 +3,8 @@
  * count; a document's fused score is Σ over the lists that hold it of 1/(60 + rank),
  * rank counted from 1. Ties: the better best rank, then the lower document number.
  */
+
+import { minOf } from '../arrays.ts';
 import type { Hit } from './topk.ts';
 
 /** The rank offset of reciprocal rank fusion (60, as the paper). */
@@ -32,7 +34,7 @@ export function reciprocalRankFusion(
       f.ranks[li] = i + 1;
     });
   });
-  const best = (f: FusedHit) => Math.min(...f.ranks.map((r) => r ?? Number.POSITIVE_INFINITY));
+  const best = (f: FusedHit) => minOf(f.ranks.map((r) => r ?? Number.POSITIVE_INFINITY));
   return [...by.values()]
     .sort((a, b) => b.score - a.score || best(a) - best(b) || a.doc - b.doc)
     .slice(0, Math.max(0, k));

@@ -1,1 +1,1 @@
-export * from './stats.ts';
+export { type TraceStats, traceStats } from './stats.ts';

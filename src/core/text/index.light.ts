@@ -1,6 +1,6 @@
 /**
  * The light face of core/text: control characters shown safely, without the line diff (the
- * `diff` package), for core/trace, which the app's start chunk loads.
+ * `diff` package), for core/trace, which the app's start chunk loads, and the CLI's streams.
  */
 
-export { oneLine } from './controls.ts';
+export { escapeControls, oneLine } from './controls.ts';

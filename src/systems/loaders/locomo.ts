@@ -6,6 +6,7 @@
  * and each session's summary.
  */
 import { z } from 'zod';
+import { maxOf } from '../../core/arrays.ts';
 import type { Conversation, ConversationSession, Question, Turn } from '../types.ts';
 import { parseAs } from './format.ts';
 
@@ -103,7 +104,7 @@ function attachRecorded(session: ConversationSession, n: number, rec: { observat
         session.recorded = [...(session.recorded ?? []), memory];
         continue;
       }
-      const last = session.turns[Math.max(...sources.map((id) => position.get(id) ?? 0))];
+      const last = session.turns[maxOf(sources.map((id) => position.get(id) ?? 0))];
       last.recorded = [...(last.recorded ?? []), memory];
     }
   }

@@ -5,6 +5,7 @@
  * final answer as MemTrace.
  */
 import { z } from 'zod';
+import { appendAll } from '../../arrays.ts';
 import {
   blockAt,
   compilePattern,
@@ -257,7 +258,7 @@ function seedText(g: TraceGraph, b: Budgets, prior: Candidate[]): { text: string
     }
     budget -= o.text.length;
     parts.push(o.text);
-    shown.push(...(o.shown ?? []));
+    appendAll(shown, o.shown ?? []);
   }
   return { text: parts.join('\n\n'), shown };
 }
@@ -284,7 +285,7 @@ export async function attributeObs(
       if (prior.length) {
         const seed = seedText(g, b, prior);
         parts.push(seed.text);
-        cp.shown_ops.push(...seed.shown);
+        appendAll(cp.shown_ops, seed.shown);
         cp.prior_candidates = prior;
       }
       return parts.join('\n\n');

@@ -6,6 +6,7 @@
  * op, and answers the label as soon as that op has been shown in full.
  */
 
+import { minOf } from '../../arrays.ts';
 import { opsTouching, opVariables, type TraceGraph } from '../../graph/index.ts';
 import { type ChatRequest, estimateTokens, type ScriptReply } from '../../llm/index.ts';
 import { conversationTokens, messageTokens } from './compress.ts';
@@ -147,7 +148,7 @@ export function memtraceOracle(g: TraceGraph, label: OracleLabel): OracleJudge {
         .trim()
         .split(', ')
         .filter((x) => x && x !== '(empty)');
-      const best = Math.min(Number.POSITIVE_INFINITY, ...listed.map(hopsOf));
+      const best = minOf(listed.map(hopsOf));
       const room = MAX_FRONTIER - listed.length;
       const toAdd = [...seen]
         .filter((s) => s !== node && !listed.includes(s) && hopsOf(s) < best)

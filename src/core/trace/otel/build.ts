@@ -18,6 +18,7 @@ import { GraphWriter, slotOf } from './graph-writer.ts';
 import { RecordTexts } from './record-texts.ts';
 import type { OtelSpan, SpanFile } from './span.ts';
 import { MemoryRecords, SpanOp } from './span-op.ts';
+import { containerShape, spanShape } from './span-shape.ts';
 import { TextMap } from './text-map.ts';
 import { type AttrValue, formatNanos } from './values.ts';
 import { NameCounter, type NamedCount, unreadTextKeys } from './warnings.ts';
@@ -42,7 +43,7 @@ export interface OtelImportSummary {
   containers: number;
   /** Evaluations without a golden answer or a verdict (not cases). */
   evaluationsWithoutGolden: number;
-  /** Attributes (and `event NAME: KEY`s) with text no reader took, on spans that kept no content. */
+  /** Attributes (and `event NAME: KEY`s) with text no reader took. */
   unreadText: NamedCount[];
   /** The containers by kind (or span name). */
   notOps: NamedCount[];
@@ -127,14 +128,18 @@ interface Build {
   usedOpIds: Set<string>;
   /** By span (`rep`): the latest session seen. */
   sessionOfSpan: (string | undefined)[];
+  /** Score ops, written after every span: they read answers that later spans may write. */
+  scores: (() => void)[];
+  /** Container spans (not ops), kept for the span view. */
+  containers: JsonObject[];
 }
 
 /** Counts a span's convention, and what it could not give (no content, text not read): false when it is no op. */
 function countSpan(b: Build, span: OtelSpan, c: SpanContent, k: number): boolean {
   b.summary.byConvention[c.convention] = (b.summary.byConvention[c.convention] ?? 0) + 1;
   if (c.convention === 'none') b.summary.unknownKind++;
+  for (const key of unreadTextKeys(span, c)) b.unread.add(key);
   if (c.hasContent) return true;
-  for (const key of unreadTextKeys(span)) b.unread.add(key);
   if (b.tree.hasChildren[k]) {
     b.summary.containers++;
     b.notOps.add(c.kind ?? span.name ?? '(no name)');
@@ -151,7 +156,10 @@ function addSpan(b: Build, span: OtelSpan, c: SpanContent, i: number): void {
   const session =
     c.session ?? (parent >= 0 ? b.sessionOfSpan[parent] : undefined) ?? `trace-${span.traceId || 'unknown'}`;
   b.sessionOfSpan[k] = session;
-  if (!countSpan(b, span, c, k)) return;
+  if (!countSpan(b, span, c, k)) {
+    b.containers.push(containerShape(span, c.kind));
+    return;
+  }
   const at = formatNanos(span.start ?? 0n);
   b.g.ensureSession(session, at);
   const op = new SpanOp(b.g, b.records, uniqueOpId(span, b.usedOpIds), session, at, b.skips.get(k));
@@ -159,6 +167,7 @@ function addSpan(b: Build, span: OtelSpan, c: SpanContent, i: number): void {
   if (c.memory?.op === 'search') op.readSearch(c.memory, c.outputs.length > 0);
   else if (c.memory) op.writeRecords(c.memory);
   const metadata: JsonObject = { span_id: span.spanId, trace_id: span.traceId, ...spanMetadata(span, c) };
+  metadata.otel_span = spanShape(span);
   const judge = judgeOf(c, op.inputs.length > 0 || op.outputs.length > 0 || c.outputs.length > 0);
   // A judge's own output messages are its verdict, written below as judge variables.
   if (!judge?.inline) for (const it of c.outputs) op.writeItem(it);
@@ -173,12 +182,23 @@ function addSpan(b: Build, span: OtelSpan, c: SpanContent, i: number): void {
     op.judgeInline(judge.evaluation);
     b.summary.cases++;
   }
-  b.g.addOperation(op.opId, opName, category, session, at, metadata, span.status.message);
+  b.g.addOperation(
+    op.opId,
+    opName,
+    category,
+    session,
+    at,
+    metadata,
+    span.status.message ?? exceptionOf(span),
+  );
   b.g.writeEdges(op.opId, category, session, at, op.inputs, op.outputs);
   for (const [index, e] of c.evaluations.entries()) {
     if (judge?.inline && judge.evaluation === e) continue;
-    if (e.golden === null || e.score === null) b.summary.evaluationsWithoutGolden++;
-    else {
+    if (e.golden === null || e.score === null) {
+      b.summary.evaluationsWithoutGolden++;
+      const end = formatNanos(span.end ?? span.start ?? 0n);
+      b.scores.push(() => op.scoreOp(c, e, index, span.spanId, end));
+    } else {
       op.evaluationOp(c, e, index, span.spanId);
       b.summary.cases++;
     }
@@ -203,9 +223,12 @@ export function spansToDocument(file: SpanFile): { doc: TraceDocument; summary: 
     unread: new NameCounter(),
     notOps: new NameCounter(),
     usedOpIds: new Set(),
+    scores: [],
     sessionOfSpan: [],
+    containers: [],
   };
   for (const [i, span] of spans.entries()) addSpan(b, span, contents[i], i);
+  for (const write of b.scores) write();
   const { g, summary } = b;
   const first = spans.find((s) => s.start !== null)?.start ?? 0n;
   const doc = g.document({
@@ -216,7 +239,7 @@ export function spansToDocument(file: SpanFile): { doc: TraceDocument; summary: 
     strict: false,
     driver_type: 'in_memory',
     created_at: formatNanos(first),
-    metadata: { source_format: file.format, service: serviceName(spans) },
+    metadata: { source_format: file.format, service: serviceName(spans), otel_containers: b.containers },
   });
   Object.assign(summary, {
     operations: g.operations.length,
@@ -275,7 +298,7 @@ function uniqueOpId(span: OtelSpan, used: Set<string>): string {
 
 /** Attributes that carry content (read into variables): not repeated in the op's metadata. */
 const CONTENT_KEYS =
-  /^(gen_ai\.(input|output)\.messages|gen_ai\.system_instructions|gen_ai\.memory\.records|gen_ai\.memory\.content|gen_ai\.retrieval\.documents|gen_ai\.tool\.call\.(arguments|result)|gen_ai\.(prompt|completion)(\.|$)|gen_ai\.content\.|input\.value|output\.value|llm\.(input|output)_messages\.|retrieval\.documents|reranker\.(input|output)_documents|embedding\.embeddings\.|ai\.prompt|ai\.response\.(text|object|toolCalls)|ai\.toolCall\.(args|input|result|output)|ai\.values?$|ai\.embeddings?$|traceloop\.entity\.(input|output)|langwatch\.(input|output))/;
+  /^(gen_ai\.(input|output)\.messages|gen_ai\.system_instructions|gen_ai\.memory\.records|gen_ai\.memory\.content|gen_ai\.retrieval\.documents|gen_ai\.tool\.call\.(arguments|result)|gen_ai\.(prompt|completion)(\.|$)|gen_ai\.content\.|input\.value|output\.value|llm\.(input|output)_messages\.|retrieval\.documents|reranker\.(input|output)_documents|embedding\.embeddings\.|ai\.prompt|ai\.response\.(text|object|toolCalls)|ai\.toolCall\.(args|input|result|output)|ai\.values?$|ai\.embeddings?$|traceloop\.entity\.(input|output)|langwatch\.(input|output)|langfuse\.(observation|trace)\.(input|output)$|gen_ai\.(tool\.definitions|agent\.tools|tool\.description|system\.instructions)$|system_prompt$|llm\.tools\.|llm\.request\.functions\.|tool\.(description|parameters)$)/;
 
 /** The span's other attributes (model, tokens, ids, …) as op metadata: small, never the content twice. */
 function spanMetadata(span: OtelSpan, c: SpanContent): JsonObject {
@@ -307,6 +330,13 @@ function judgeOf(
   // an evaluation event on a generation judges that generation in an op of its own.
   const inline = c.category === 'evaluation' || !hasOwnContent;
   return { evaluation: e, inline };
+}
+
+/** The message of a span's `exception` event, for an op whose status says none. */
+function exceptionOf(span: OtelSpan): string | null {
+  const e = span.events.find((x) => x.name === 'exception');
+  const m = e?.attributes['exception.message'];
+  return typeof m === 'string' && m ? m : null;
 }
 
 function serviceName(spans: OtelSpan[]): string | null {

@@ -2,9 +2,12 @@
  * What one span says it read and wrote, in the words of the convention it follows. The kind
  * comes from the first convention that names one (GenAI `gen_ai.operation.name`, OpenInference
  * `openinference.span.kind`, Vercel `ai.operationId`, Traceloop `traceloop.span.kind` /
- * `llm.request.type`); the content from the first reader that finds any: GenAI attributes,
- * GenAI events, OpenInference (or plain `input.value`), Vercel `ai.*`, whole-value inputs and
- * outputs (Traceloop, LangWatch). The graph builder turns the items into variables.
+ * `llm.request.type`, Langfuse `langfuse.observation.type`, LangSmith `langsmith.span.kind`);
+ * the content from the first reader that finds any: GenAI attributes, GenAI events,
+ * OpenInference (or plain `input.value`), Vercel `ai.*`, whole-value inputs and outputs
+ * (Traceloop, LangWatch, Langfuse). Whichever reader found them, the span's instructions, tool
+ * definitions and retrieved documents are read too. The graph builder turns the items into
+ * variables.
  */
 
 import { SESSION_ID, SemanticConventions } from '@arizeai/openinference-semantic-conventions';
@@ -12,12 +15,14 @@ import {
   ATTR_GEN_AI_CONVERSATION_ID,
   ATTR_GEN_AI_OPERATION_NAME,
 } from '@opentelemetry/semantic-conventions/incubating';
+import { appendAll } from '../../arrays.ts';
 import { str } from './attrs.ts';
-import { evaluationFrom } from './evaluation.ts';
+import { evaluationFrom, openInferenceEvaluations } from './evaluation.ts';
 import { GENAI_CATEGORY, MEMORY_OPS, readGenAi, readGenAiEvents } from './genai.ts';
+import { readGiven } from './given.ts';
 import { readIoValues } from './io-values.ts';
-import type { SpanContent } from './items.ts';
-import { OI_CATEGORY, readOpenInference } from './openinference.ts';
+import { type Convention, GIVEN, type SpanContent } from './items.ts';
+import { OI_CATEGORY, readDocuments, readOpenInference } from './openinference.ts';
 import type { RecordTexts } from './record-texts.ts';
 import type { OtelSpan } from './span.ts';
 import { readVercel, VERCEL_OPERATION, vercelCategory } from './vercel.ts';
@@ -36,6 +41,29 @@ const TRACELOOP_CATEGORY: ReadonlyMap<string, string> = new Map([
   ['rerank', 'retrieval'],
 ]);
 
+/** Where Langfuse's SDK and LangSmith's OpenTelemetry export name a span's kind. */
+const FRAMEWORK_KINDS: readonly [Convention, string][] = [
+  ['langfuse', 'langfuse.observation.type'],
+  ['langsmith', 'langsmith.span.kind'],
+];
+
+/** Langfuse observation types and LangSmith run types (lower-cased) → op categories. */
+const FRAMEWORK_CATEGORY: ReadonlyMap<string, string> = new Map([
+  ['generation', 'llm_call'],
+  ['llm', 'llm_call'],
+  ['span', 'chain'],
+  ['event', 'chain'],
+  ['chain', 'chain'],
+  ['parser', 'chain'],
+  ['agent', 'agent'],
+  ['tool', 'tool'],
+  ['retriever', 'retrieval'],
+  ['evaluator', 'evaluation'],
+  ['embedding', 'embedding'],
+  ['guardrail', 'guardrail'],
+  ['prompt', 'prompt'],
+]);
+
 type Kind = Pick<SpanContent, 'convention' | 'kind' | 'category'>;
 
 /** The kind of a span: the first convention that names one. */
@@ -52,6 +80,11 @@ function kindOf(span: OtelSpan): Kind {
   if (vercel) return { convention: 'vercel-ai', kind: vercel, category: vercelCategory(vercel) };
   const tl = str(a['traceloop.span.kind']) ?? str(a['llm.request.type']);
   if (tl) return { convention: 'traceloop', kind: tl, category: TRACELOOP_CATEGORY.get(tl) ?? 'operation' };
+  for (const [convention, key] of FRAMEWORK_KINDS) {
+    const kind = str(a[key]);
+    if (kind)
+      return { convention, kind, category: FRAMEWORK_CATEGORY.get(kind.toLowerCase()) ?? 'operation' };
+  }
   return { convention: 'none', kind: null, category: 'span' };
 }
 
@@ -71,6 +104,7 @@ const READERS: ((span: OtelSpan, c: SpanContent, texts?: RecordTexts) => void)[]
 function readEvaluations(span: OtelSpan, c: SpanContent): void {
   for (const e of span.events)
     if (e.name === 'gen_ai.evaluation.result') c.evaluations.push(evaluationFrom(e.attributes, span.name));
+  appendAll(c.evaluations, openInferenceEvaluations(span.attributes, span.name));
   if (c.kind === 'evaluate' && !c.evaluations.length)
     c.evaluations.push(evaluationFrom(span.attributes, span.name));
   // A judge's question, golden answer and answer may be its own input messages, named by class.
@@ -80,6 +114,14 @@ function readEvaluations(span: OtelSpan, c: SpanContent): void {
     e.golden ??= named('golden_answers');
     e.prediction ??= named('prediction');
   }
+}
+
+/** What a response echoes of its request (instructions, tools) was given to the span, not made by it. */
+function givenFromOutputs(c: SpanContent): void {
+  const given = c.outputs.filter((x) => GIVEN.has(x.role));
+  if (!given.length) return;
+  c.outputs = c.outputs.filter((x) => !GIVEN.has(x.role));
+  c.inputs = [...given.filter((x) => !c.inputs.some((y) => y.text === x.text)), ...c.inputs];
 }
 
 /**
@@ -101,6 +143,11 @@ export function spanContent(span: OtelSpan, texts?: RecordTexts): SpanContent {
     if (found(c)) break;
     read(span, c, texts);
   }
+  givenFromOutputs(c);
+  readGiven(a, c);
+  // An event may carry them too (`gen_ai.client.inference.operation.details`), messages read or not.
+  for (const e of span.events) readGiven(e.attributes, c);
+  if (!c.memory) readDocuments(a, c);
   readEvaluations(span, c);
   c.hasContent =
     c.inputs.length > 0 ||

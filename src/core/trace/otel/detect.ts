@@ -3,7 +3,7 @@
  * a value of no format gets one message naming every format tried and what the value has.
  */
 import { isLangfuseExport } from './langfuse.ts';
-import { isOtlpRequest, isResourceSpans } from './otlp.ts';
+import { isOtlpRequest, isResourceSpans, isWrappedRequests } from './otlp.ts';
 import { isPhoenixRow } from './phoenix.ts';
 import { isSdkSpan } from './sdk-spans.ts';
 import type { SpanFormat } from './span.ts';
@@ -15,6 +15,7 @@ function isObject(v: unknown): v is Record<string, unknown> {
 /** Tests of one value (an object, or each item of a list) by format, in the order they are tried. */
 const SHAPES: [SpanFormat, (v: unknown) => boolean][] = [
   ['otlp-json', isOtlpRequest],
+  ['oteltest', isWrappedRequests],
   ['otlp-resource-spans', isResourceSpans],
   ['langfuse', isLangfuseExport],
   ['phoenix', isPhoenixRow],
@@ -54,6 +55,7 @@ export function jsonLinesFormat(text: string): SpanFormat | null {
 /** What each format needs, for the message of a file of none. */
 const TRIED =
   'tried smartcomment / MemTraceBench (an object with "data"), OTLP/JSON ("resourceSpans"), ' +
+  'oteltest capture ("trace_requests" of "pbreq"), ' +
   'OTLP ResourceSpans ("scopeSpans"), Langfuse export ("observations"), Phoenix span rows ' +
   '("context.span_id"), OpenTelemetry SDK spans ("spanContext")';
 

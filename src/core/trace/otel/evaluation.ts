@@ -1,5 +1,9 @@
-/** Verdicts: `gen_ai.evaluation.*` attributes and events, or an evaluator's plain keys. */
-import { type Attrs, asText, isObject, num, str } from './attrs.ts';
+/**
+ * Verdicts: `gen_ai.evaluation.*` attributes and events, OpenInference's `evaluations.N.evaluation.*`
+ * and `annotations.N.annotation.*` span attributes, or an evaluator's plain keys.
+ */
+import { ANNOTATIONS, EVALUATIONS } from '@arizeai/openinference-semantic-conventions';
+import { type Attrs, asText, indexed, isObject, num, str } from './attrs.ts';
 import type { SpanEvaluation } from './items.ts';
 import { maybeJson } from './values.ts';
 
@@ -41,4 +45,28 @@ export function evaluationFrom(a: Attrs, fallbackName: string): SpanEvaluation {
     golden: pick(inObj, GOLDEN_KEYS) ?? pick(a, GOLDEN_KEYS),
     prediction: pick(inObj, PREDICTION_KEYS),
   };
+}
+
+/** OpenInference's evaluations and annotations of a span (`evaluations.0.evaluation.explanation`, …). */
+export function openInferenceEvaluations(a: Attrs, fallbackName: string): SpanEvaluation[] {
+  const out: SpanEvaluation[] = [];
+  for (const [prefix, field] of [
+    [EVALUATIONS, 'evaluation'],
+    [ANNOTATIONS, 'annotation'],
+  ] as const)
+    for (const row of indexed(a, prefix)) {
+      const at = (k: string) => row[`${field}.${k}`] ?? row[k] ?? null;
+      out.push(
+        evaluationFrom(
+          {
+            'gen_ai.evaluation.name': at('name'),
+            'gen_ai.evaluation.score.value': at('score'),
+            'gen_ai.evaluation.score.label': at('label'),
+            'gen_ai.evaluation.explanation': at('explanation'),
+          },
+          fallbackName,
+        ),
+      );
+    }
+  return out;
 }

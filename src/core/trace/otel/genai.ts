@@ -24,10 +24,19 @@ import {
   EVENT_GEN_AI_TOOL_MESSAGE,
   EVENT_GEN_AI_USER_MESSAGE,
 } from '@opentelemetry/semantic-conventions/incubating';
+import { appendAll } from '../../arrays.ts';
 import { type Attrs, asText, indexed, isObject, str } from './attrs.ts';
+import { unwrap } from './io-values.ts';
 import type { SpanContent } from './items.ts';
-import { type ContentItem, type MemoryOp, type MemoryRecordRef, messageItems, roleOf } from './items.ts';
-import { type ChatMessage, chatMessages, roleLines } from './messages.ts';
+import {
+  type ContentItem,
+  type MemoryOp,
+  type MemoryRecordRef,
+  messageItems,
+  roleOf,
+  valueItems,
+} from './items.ts';
+import { type ChatMessage, chatMessages, expandToolCalls, roleLines } from './messages.ts';
 import type { RecordTexts } from './record-texts.ts';
 import type { OtelSpan } from './span.ts';
 import { type AttrValue, maybeJson } from './values.ts';
@@ -75,49 +84,50 @@ function promptMessages(v: AttrValue | undefined): ChatMessage[] {
   return chatMessages(v) ?? (v === undefined || v === null ? [] : [{ role: null, text: asText(v) ?? '' }]);
 }
 
-/** System instructions, input and output messages: as span attributes, or as an event's attributes. */
-function readMessageAttributes(a: Attrs, c: SpanContent): void {
-  const instructions = chatMessages(a[ATTR_GEN_AI_SYSTEM_INSTRUCTIONS]) ?? [];
-  for (const m of instructions) c.inputs.push({ text: m.text, role: 'prompt' });
-  c.inputs.push(...messageItems(chatMessages(a[ATTR_GEN_AI_INPUT_MESSAGES]) ?? [], false));
-  c.outputs.push(...messageItems(chatMessages(a[ATTR_GEN_AI_OUTPUT_MESSAGES]) ?? [], true));
+/**
+ * A whole prompt / completion as items: its messages, else (LangSmith writes its run's inputs
+ * and outputs so: `{"question": …}`) the value inside the usual wrappers, kept as written.
+ */
+function promptItems(v: AttrValue | undefined, output: boolean): ContentItem[] {
+  const messages = promptMessages(v);
+  if (messages.length) return messageItems(messages, output);
+  return valueItems(unwrap(v), output, true);
+}
+
+/**
+ * Input and output messages, as span attributes or as an event's attributes; an event's system
+ * instructions too (a span's are read with the rest it was given, `given.ts`).
+ */
+function readMessageAttributes(a: Attrs, c: SpanContent, instructions = false): void {
+  if (instructions)
+    for (const m of chatMessages(a[ATTR_GEN_AI_SYSTEM_INSTRUCTIONS]) ?? [])
+      c.inputs.push({ text: m.text, role: 'prompt' });
+  appendAll(c.inputs, messageItems(chatMessages(a[ATTR_GEN_AI_INPUT_MESSAGES]) ?? [], false));
+  appendAll(c.outputs, messageItems(chatMessages(a[ATTR_GEN_AI_OUTPUT_MESSAGES]) ?? [], true));
 }
 
 /** OpenLLMetry's flattened `gen_ai.prompt.N.{role,content}` / `gen_ai.completion.N.*` (or one whole text). */
 function readLegacyPrompts(a: Attrs, c: SpanContent): void {
-  const rows = (prefix: string) =>
-    indexed(a, prefix).map((m) => ({
-      role: str(m.role),
-      text: asText(m.content ?? null) ?? toolCallArgs(m) ?? '',
-    }));
-  const prompts =
-    typeof a[ATTR_GEN_AI_PROMPT] === 'string'
-      ? promptMessages(a[ATTR_GEN_AI_PROMPT])
-      : rows(ATTR_GEN_AI_PROMPT);
-  const completions =
-    typeof a[ATTR_GEN_AI_COMPLETION] === 'string'
-      ? promptMessages(a[ATTR_GEN_AI_COMPLETION])
-      : rows(ATTR_GEN_AI_COMPLETION);
-  c.inputs.push(
-    ...messageItems(
-      prompts.filter((m) => m.text !== ''),
-      false,
-    ),
-  );
-  c.outputs.push(
-    ...messageItems(
-      completions.filter((m) => m.text !== ''),
-      true,
-    ),
-  );
-}
-
-/** `tool_calls.N.arguments` of a flattened completion without content. */
-function toolCallArgs(m: Attrs): string | null {
-  const args = indexed(m, 'tool_calls')
-    .map((t) => asText(t.arguments ?? null))
-    .filter((t): t is string => t !== null);
-  return args.length ? args.join('\n') : null;
+  const rows = (prefix: string): ChatMessage[] =>
+    expandToolCalls(
+      indexed(a, prefix).map((m) => ({
+        role: str(m.role),
+        text: asText(m.content ?? null) ?? '',
+        calls: indexed(m, 'tool_calls').map((t) => ({
+          name: str(t.name),
+          args: asText(t.arguments ?? null),
+        })),
+      })),
+    );
+  const read = (key: string, output: boolean) =>
+    typeof a[key] === 'string'
+      ? promptItems(a[key], output)
+      : messageItems(
+          rows(key).filter((m) => m.text !== ''),
+          output,
+        );
+  appendAll(c.inputs, read(ATTR_GEN_AI_PROMPT, false));
+  appendAll(c.outputs, read(ATTR_GEN_AI_COMPLETION, true));
 }
 
 function readToolCall(a: Attrs, c: SpanContent): void {
@@ -206,9 +216,9 @@ function eventItems(name: string, e: Attrs): { inputs: ContentItem[]; outputs: C
     return { inputs: [], outputs: messageItems(messages, true) };
   }
   if (name === CONTENT_PROMPT_EVENT)
-    return { inputs: messageItems(promptMessages(e[ATTR_GEN_AI_PROMPT]), false), outputs: [] };
+    return { inputs: promptItems(e[ATTR_GEN_AI_PROMPT], false), outputs: [] };
   if (name === CONTENT_COMPLETION_EVENT)
-    return { inputs: [], outputs: messageItems(promptMessages(e[ATTR_GEN_AI_COMPLETION]), true) };
+    return { inputs: [], outputs: promptItems(e[ATTR_GEN_AI_COMPLETION], true) };
   return { inputs: [], outputs: [] };
 }
 
@@ -219,8 +229,8 @@ function eventItems(name: string, e: Attrs): { inputs: ContentItem[]; outputs: C
 export function readGenAiEvents(span: OtelSpan, c: SpanContent): void {
   for (const e of span.events) {
     const { inputs, outputs } = eventItems(e.name, e.attributes);
-    c.inputs.push(...inputs);
-    c.outputs.push(...outputs);
-    readMessageAttributes(e.attributes, c);
+    appendAll(c.inputs, inputs);
+    appendAll(c.outputs, outputs);
+    readMessageAttributes(e.attributes, c, true);
   }
 }

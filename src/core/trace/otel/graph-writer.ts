@@ -30,6 +30,9 @@ const ROLE_CATEGORY: Record<ItemRole, string> = {
   document: 'document',
   record: 'memory_record',
   value: 'value',
+  tool_call: 'tool_call',
+  tool_definition: 'tool_definition',
+  comment: 'evaluator_comment',
 };
 
 /** An input of an op: a variable id, and why the edge was inferred when it was. */

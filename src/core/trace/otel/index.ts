@@ -1,6 +1,6 @@
 /**
  * Traces people already have: OTLP/JSON (requests, JSON Lines of them as the Collector's file
- * exporter writes, bare ResourceSpans, SDK span objects) with the OpenTelemetry GenAI and memory
+ * exporter writes, bare ResourceSpans, oteltest's wrapped requests, SDK span objects) with the OpenTelemetry GenAI and memory
  * conventions, OpenInference (Phoenix rows too), Traceloop / OpenLLMetry, OpenLIT, Vercel AI SDK
  * and Langfuse exports → a smartcomment document, through the same import path as smartcomment
  * files. What could not be read is said (warnings), never dropped silently.
@@ -11,7 +11,7 @@ import type { TraceDocument } from '../types.ts';
 import { emptySummary, type OtelImportSummary, spansToDocument } from './build.ts';
 import { hasExactRecords, restoreExact } from './exact.ts';
 import { readLangfuseExport } from './langfuse.ts';
-import { readOtlpRequest, readResourceSpans } from './otlp.ts';
+import { readOtlpRequest, readResourceSpans, readWrappedRequests } from './otlp.ts';
 import { readPhoenixRow } from './phoenix.ts';
 import { readSdkSpan } from './sdk-spans.ts';
 import type { OtelSpan, SpanFile, SpanFormat } from './span.ts';
@@ -58,6 +58,7 @@ export function readSpans(
     eachItem(value, at, '', (v, p) => void readOtlpRequest(v, p, issues, out), out);
   else if (format === 'otlp-resource-spans')
     eachItem(value, at, '', (v, p) => void readResourceSpans(v, p || 'resourceSpans', issues, out), out);
+  else if (format === 'oteltest') readWrappedRequests(value, prefix, issues, out);
   else if (format === 'langfuse') readLangfuseExport(value, prefix, issues, out);
   else if (format === 'sdk-spans') eachItem(value, at, 'span', (v, p) => readSdkSpan(v, p, issues), out);
   else eachItem(value, at, 'row', (v, p) => readPhoenixRow(v, p, issues), out);
@@ -138,6 +139,7 @@ const FORMAT_NAME: Record<SpanFormat, string> = {
   'otlp-json': 'OTLP/JSON',
   'otlp-jsonl': 'OTLP/JSON Lines',
   'otlp-resource-spans': 'OTLP ResourceSpans',
+  oteltest: 'oteltest capture of OTLP requests',
   'sdk-spans': 'OpenTelemetry SDK spans',
   phoenix: 'Phoenix span rows',
   langfuse: 'Langfuse trace export',
@@ -162,7 +164,7 @@ export function summaryText(s: OtelImportSummary): string {
   if (s.containers) parts.push(`${plural(s.containers, 'container span')} (no content) not made ops`);
   if (s.evaluationsWithoutGolden)
     parts.push(
-      `${s.evaluationsWithoutGolden} evaluation${s.evaluationsWithoutGolden === 1 ? '' : 's'} without a golden answer or verdict`,
+      `${s.evaluationsWithoutGolden} evaluation${s.evaluationsWithoutGolden === 1 ? '' : 's'} without a golden answer or verdict (ops of their own with their comments, not cases)`,
     );
   return parts.join('; ');
 }

@@ -2,8 +2,11 @@
  * A span's input and output as one value each, as framework SDKs write them: Traceloop /
  * OpenLLMetry workflows and tasks (`traceloop.entity.input|output`: JSON such as `{"inputs":
  * …}`, `{"input": …}`, `{"args": […], "kwargs": …}`, a list of messages, a JSON-encoded text) and
- * LangWatch (`langwatch.input|output`: `{type, value}`).
+ * LangWatch (`langwatch.input|output`: `{type, value}`), Langfuse's SDK
+ * (`langfuse.observation.input|output`, `langfuse.trace.input|output`).
  */
+
+import { appendAll } from '../../arrays.ts';
 import { type Attrs, isObject } from './attrs.ts';
 import { type SpanContent, valueItems } from './items.ts';
 import type { OtelSpan } from './span.ts';
@@ -13,13 +16,16 @@ import { type AttrValue, decodeJsonString, maybeJson } from './values.ts';
 const PAIRS: readonly [string, string][] = [
   ['traceloop.entity.input', 'traceloop.entity.output'],
   ['langwatch.input', 'langwatch.output'],
+  // Langfuse's SDK (v3, over OpenTelemetry): an observation's input / output, the trace's on its root.
+  ['langfuse.observation.input', 'langfuse.observation.output'],
+  ['langfuse.trace.input', 'langfuse.trace.output'],
 ];
 
 /** Wrappers Traceloop puts around a value: LangChain's `{inputs}` / `{outputs}`, Laminar-style `{input}` / `{output}`. */
 const WRAPPERS = ['inputs', 'outputs', 'input', 'output'];
 
 /** The value inside Traceloop's wrappers or LangWatch's `{type, value}`, JSON text decoded. */
-function unwrap(v: AttrValue | undefined): AttrValue | undefined {
+export function unwrap(v: AttrValue | undefined): AttrValue | undefined {
   const parsed = maybeJson(typeof v === 'string' ? decodeJsonString(v) : v);
   if (!isObject(parsed)) return parsed;
   if (typeof parsed.type === 'string' && 'value' in parsed) return maybeJson(parsed.value);
@@ -34,7 +40,7 @@ function unwrap(v: AttrValue | undefined): AttrValue | undefined {
 export function readIoValues(span: OtelSpan, c: SpanContent): void {
   const a: Attrs = span.attributes;
   for (const [input, output] of PAIRS) {
-    c.inputs.push(...valueItems(unwrap(a[input]), false, true));
-    c.outputs.push(...valueItems(unwrap(a[output]), true, true));
+    appendAll(c.inputs, valueItems(unwrap(a[input]), false, true));
+    appendAll(c.outputs, valueItems(unwrap(a[output]), true, true));
   }
 }

@@ -3,11 +3,25 @@
  * they play), memory-store reads and writes, and evaluations.
  */
 import { asText } from './attrs.ts';
-import { type ChatMessage, chatMessages } from './messages.ts';
+import { type ChatMessage, chatMessages, TOOL_CALL_ROLE, TOOL_DEFINITION_ROLE } from './messages.ts';
 import { type AttrValue, maybeJson } from './values.ts';
 
 /** What part an item plays; it picks the variable's category on first sight. */
-export type ItemRole = 'prompt' | 'message' | 'query' | 'output' | 'tool' | 'document' | 'record' | 'value';
+export type ItemRole =
+  | 'prompt'
+  | 'message'
+  | 'query'
+  | 'output'
+  | 'tool'
+  | 'document'
+  | 'record'
+  | 'value'
+  /** A tool's name in a model's call of it. */
+  | 'tool_call'
+  /** A tool definition (name, description, parameters) a model or agent was given. */
+  | 'tool_definition'
+  /** An evaluator's comment or explanation of its verdict. */
+  | 'comment';
 
 export interface ContentItem {
   text: string;
@@ -54,21 +68,33 @@ export const JUDGE_CLASSES = [
 export function roleOf(role: unknown): ItemRole {
   if (role === 'system' || role === 'developer') return 'prompt';
   if (role === 'tool') return 'tool';
+  if (role === TOOL_CALL_ROLE) return 'tool_call';
+  if (role === TOOL_DEFINITION_ROLE) return 'tool_definition';
   return 'message';
 }
+
+/** Roles an output message keeps: a call's tool name, and the instructions and tools a response echoes. */
+const KEPT_IN_OUTPUT: ReadonlySet<ItemRole> = new Set(['tool_call', 'prompt', 'tool_definition']);
+
+/** What a span was given rather than what it made: instructions and tool definitions. */
+export const GIVEN: ReadonlySet<ItemRole> = new Set(['prompt', 'tool_definition']);
 
 /** A class name carried by a message (`name`) when it is one the judge rule uses. */
 export function classOf(name: unknown): string | undefined {
   return typeof name === 'string' && (JUDGE_CLASSES as readonly string[]).includes(name) ? name : undefined;
 }
 
-/** Messages as content items: inputs by their role, outputs as outputs; judge names kept as classes. */
+/**
+ * Messages as content items: inputs by their role, outputs as outputs (a tool call's name, and
+ * instructions a response echoes, keep theirs); judge names kept as classes.
+ */
 export function messageItems(messages: readonly ChatMessage[], output: boolean): ContentItem[] {
   return messages.map((m) => {
     const className = classOf(m.name);
+    const role = roleOf(m.role);
     return {
       text: m.text,
-      role: output ? 'output' : roleOf(m.role),
+      role: output && !KEPT_IN_OUTPUT.has(role) ? 'output' : role,
       ...(className ? { className } : {}),
     };
   });
@@ -89,7 +115,14 @@ export function valueItems(v: AttrValue | undefined, output: boolean, plain = fa
 }
 
 /** The convention a span's kind was read from (`none`: no kind, content read by value alone). */
-export type Convention = 'genai' | 'openinference' | 'vercel-ai' | 'traceloop' | 'none';
+export type Convention =
+  | 'genai'
+  | 'openinference'
+  | 'vercel-ai'
+  | 'traceloop'
+  | 'langfuse'
+  | 'langsmith'
+  | 'none';
 
 export interface SpanContent {
   convention: Convention;

@@ -10,9 +10,11 @@
  * events on what they score, with the golden answer from the trace's (or the score's) metadata.
  * Input and output may be JSON text, even JSON text of JSON text: decoded before reading.
  */
+
+import { appendAll } from '../../arrays.ts';
 import type { IssueCollector } from '../issues.ts';
 import type { OtelSpan, SpanEvent } from './span.ts';
-import { type AttrValue, decodeJsonString, maybeJson, normalizeTime } from './values.ts';
+import { type AttrValue, decodeJsonString, derivedSpanId, maybeJson, normalizeTime } from './values.ts';
 
 type Obj = Record<string, unknown>;
 
@@ -159,11 +161,11 @@ function observationSpans(t: Located, traceId: string, issues: IssueCollector): 
   observations.forEach((o, i) => {
     const p = `${t.observationsAt}[${i}]`;
     if (typeof o === 'string') idsOnly++;
-    else if (!isObject(o) || typeof o.id !== 'string')
-      issues.warn('langfuse-shape', 'observation without an id; skipped', p);
+    else if (!isObject(o)) issues.warn('langfuse-shape', 'observation is not an object; skipped', p);
     else {
+      const id = typeof o.id === 'string' && o.id ? o.id : derivedSpanId(p, 'id', issues, `${p}.id`);
       const parent = typeof o.parentObservationId === 'string' ? o.parentObservationId : null;
-      spans.push(langfuseSpan(o, traceId, parent, p));
+      spans.push(langfuseSpan({ ...o, id }, traceId, parent, p));
     }
   });
   const objects = observations.filter(isObject);
@@ -253,7 +255,7 @@ export function readLangfuseExport(
     const spans = observationSpans(t, traceId, issues);
     const { root, own } = traceRoot(t, traceId, spans);
     if (own) out.push(root);
-    out.push(...spans);
+    appendAll(out, spans);
     const byId = new Map(spans.map((s) => [s.spanId, s]));
     const expected = golden(t.trace.metadata);
     (Array.isArray(t.trace.scores) ? t.trace.scores : []).forEach((s, i) => {

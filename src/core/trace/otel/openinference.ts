@@ -28,17 +28,20 @@ import {
   RERANKER_QUERY,
   RETRIEVAL_DOCUMENTS,
   TOOL_CALL_FUNCTION_ARGUMENTS_JSON,
+  TOOL_CALL_FUNCTION_NAME,
 } from '@arizeai/openinference-semantic-conventions';
+import { ATTR_GEN_AI_RETRIEVAL_DOCUMENTS } from '@opentelemetry/semantic-conventions/incubating';
+import { appendAll } from '../../arrays.ts';
 import { type Attrs, asText, flatten, indexed, isObject, str } from './attrs.ts';
 import { evaluationFrom } from './evaluation.ts';
 import {
   type ContentItem,
-  classOf,
   type MemoryRecordRef,
-  roleOf,
+  messageItems,
   type SpanContent,
   valueItems,
 } from './items.ts';
+import { type ChatMessage, expandToolCalls } from './messages.ts';
 import type { OtelSpan } from './span.ts';
 import { type AttrValue, maybeJson } from './values.ts';
 
@@ -63,31 +66,29 @@ function docsOf(rows: Attrs[]): MemoryRecordRef[] {
   }));
 }
 
-/** A flattened message's text: its content, its content parts, else its tool calls' arguments. */
+/** A flattened message's text: its content, else its content parts. */
 function oiMessageText(m: Attrs): string {
   const content = asText(m[MESSAGE_CONTENT] ?? null);
   if (content !== null) return content;
-  const parts = indexed(m, MESSAGE_CONTENTS).map((p) => asText(p[MESSAGE_CONTENT_TEXT] ?? null) ?? '');
-  if (parts.some((p) => p !== '')) return parts.join('\n');
-  return indexed(m, MESSAGE_TOOL_CALLS)
-    .map((t) => asText(t[TOOL_CALL_FUNCTION_ARGUMENTS_JSON] ?? null))
-    .filter((t): t is string => t !== null)
+  return indexed(m, MESSAGE_CONTENTS)
+    .map((p) => asText(p[MESSAGE_CONTENT_TEXT] ?? null) ?? '')
+    .filter((p) => p !== '')
     .join('\n');
 }
 
+/** A flattened message as chat messages: its text, then each tool call's arguments and name. */
+function oiMessage(m: Attrs): ChatMessage {
+  const calls = indexed(m, MESSAGE_TOOL_CALLS).map((t) => ({
+    name: str(t[TOOL_CALL_FUNCTION_NAME]),
+    args: asText(t[TOOL_CALL_FUNCTION_ARGUMENTS_JSON] ?? null),
+  }));
+  const name = str(m[MESSAGE_NAME]);
+  return { role: str(m[MESSAGE_ROLE]), text: oiMessageText(m), ...(name ? { name } : {}), calls };
+}
+
 function oiMessages(rows: Attrs[], output: boolean): ContentItem[] {
-  const items: ContentItem[] = [];
-  for (const m of rows) {
-    const text = oiMessageText(m);
-    if (text === '') continue;
-    const className = classOf(m[MESSAGE_NAME]);
-    items.push({
-      text,
-      role: output ? 'output' : roleOf(m[MESSAGE_ROLE]),
-      ...(className ? { className } : {}),
-    });
-  }
-  return items;
+  const messages = expandToolCalls(rows.map(oiMessage)).filter((m) => m.text !== '');
+  return messageItems(messages, output);
 }
 
 /** `input.value` / `output.value`: JSON when the mime type says so (or it parses), else text. */
@@ -109,7 +110,18 @@ function readRetriever(a: Attrs, input: AttrValue | undefined, c: SpanContent) {
   if (q !== null) c.inputs.push({ text: q, role: 'query' });
   const docs = docsOf(indexed(a, RETRIEVAL_DOCUMENTS));
   if (docs.length) c.memory = { op: 'search', store: str(a['metadata.store']) ?? null, records: docs };
-  else c.outputs.push(...ioItems(a, 'output'));
+  else appendAll(c.outputs, ioItems(a, 'output'));
+}
+
+/**
+ * Retrieved documents on a span of another kind (an OpenInference `retrieval.documents.N.…` or a
+ * GenAI `gen_ai.retrieval.documents`): a search of its store, as on a retriever.
+ */
+export function readDocuments(a: Attrs, c: SpanContent): void {
+  const rows = indexed(a, RETRIEVAL_DOCUMENTS);
+  const docs = rows.length ? docsOf(rows) : docsOf(indexed(a, ATTR_GEN_AI_RETRIEVAL_DOCUMENTS));
+  const found = docs.filter((d) => d.content !== null);
+  if (found.length) c.memory = { op: 'search', store: str(a['metadata.store']) ?? null, records: found };
 }
 
 function readReranker(a: Attrs, c: SpanContent) {
@@ -145,12 +157,12 @@ export function readOpenInference(span: OtelSpan, kind: string, c: SpanContent):
   const template = str(a[PROMPT_TEMPLATE_TEMPLATE]);
   if (template) c.inputs.push({ text: template, role: 'prompt' });
   const inMsgs = oiMessages(indexed(a, LLM_INPUT_MESSAGES), false);
-  c.inputs.push(...(inMsgs.length ? inMsgs : ioItems(a, 'input')));
+  appendAll(c.inputs, inMsgs.length ? inMsgs : ioItems(a, 'input'));
   if (kind === 'EMBEDDING')
     for (const e of indexed(a, EMBEDDING_EMBEDDINGS)) {
       const t = asText(e[EMBEDDING_TEXT] ?? null);
       if (t !== null) c.inputs.push({ text: t, role: 'value' });
     }
   const outMsgs = oiMessages(indexed(a, LLM_OUTPUT_MESSAGES), true);
-  c.outputs.push(...(outMsgs.length ? outMsgs : ioItems(a, 'output')));
+  appendAll(c.outputs, outMsgs.length ? outMsgs : ioItems(a, 'output'));
 }

@@ -1,10 +1,11 @@
 /**
- * OTLP/JSON readers: one `ExportTraceServiceRequest` object (`{resourceSpans: [...]}`), or
- * JSON Lines of them (the file exporter of the Collector writes one request per line).
+ * OTLP/JSON readers: one `ExportTraceServiceRequest` object (`{resourceSpans: [...]}`), JSON
+ * Lines of them (the file exporter of the Collector writes one request per line), or oteltest's
+ * capture, which wraps each request it received (`{trace_requests: [{pbreq, headers}]}`).
  */
 import type { IssueCollector } from '../issues.ts';
 import type { OtelSpan, SpanEvent } from './span.ts';
-import { decodeKeyValues, normalizeId, normalizeTime } from './values.ts';
+import { decodeKeyValues, derivedSpanId, normalizeId, normalizeTime } from './values.ts';
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -30,6 +31,49 @@ function spanKind(v: unknown): number | null {
   return null;
 }
 
+/** oteltest's capture: `{trace_requests: [{pbreq, headers, test_elapsed_ms}], metric_requests, log_requests}`. */
+export function isWrappedRequests(v: unknown): v is { trace_requests: unknown[] } {
+  if (!isObject(v) || !Array.isArray(v.trace_requests)) return false;
+  const list = v.trace_requests;
+  return list.length
+    ? list.some((r) => isObject(r) && 'pbreq' in r)
+    : 'metric_requests' in v || 'log_requests' in v;
+}
+
+/** `resource_spans` → `resourceSpans`, in every object key (protobuf's own field names, as MessageToDict may keep them). */
+function camelKeys(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(camelKeys);
+  if (!isObject(v)) return v;
+  const out: Record<string, unknown> = Object.create(null);
+  for (const k of Object.keys(v))
+    out[k.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase())] = camelKeys(v[k]);
+  return out;
+}
+
+/**
+ * Appends the spans of each trace request of an oteltest capture to `out`: `pbreq` is an
+ * ExportTraceServiceRequest as protobuf's JSON mapping writes it (base64 ids); a request
+ * without spans is `{}` there.
+ */
+export function readWrappedRequests(
+  value: unknown,
+  prefix: string,
+  issues: IssueCollector,
+  out: OtelSpan[],
+): void {
+  const list = isWrappedRequests(value) ? value.trace_requests : [];
+  const at = (p: string) => (prefix ? `${prefix}: ${p}` : p);
+  list.forEach((r, i) => {
+    const place = `trace_requests[${i}].pbreq`;
+    const req = isObject(r) ? r.pbreq : undefined;
+    if (!isObject(req)) issues.warn('otlp-shape', 'no pbreq object; skipped', at(place));
+    else if (Object.keys(req).length) {
+      const snake = Object.hasOwn(req, 'resource_spans');
+      readOtlpRequest(snake ? camelKeys(req) : req, at(place), issues, out, '.');
+    }
+  });
+}
+
 /** True when the value looks like one `ResourceSpans` (a server's decoded request, without the envelope). */
 export function isResourceSpans(v: unknown): boolean {
   return isObject(v) && (Array.isArray(v.scopeSpans) || Array.isArray(v.instrumentationLibrarySpans));
@@ -38,19 +82,21 @@ export function isResourceSpans(v: unknown): boolean {
 /**
  * Appends the spans of one request to `out`. Problems are warnings naming the place
  * (`line 3: resourceSpans[0].scopeSpans[1].spans[2].spanId`); a span without a usable
- * span id is skipped.
+ * span id gets one derived from its place (`derivedSpanId`).
  */
 export function readOtlpRequest(
   value: unknown,
   prefix: string,
   issues: IssueCollector,
   out: OtelSpan[],
+  /** Between `prefix` and a place in the request: `line 3: resourceSpans…`, `…pbreq.resourceSpans…`. */
+  joiner = ': ',
 ): void {
   if (!isOtlpRequest(value)) {
     issues.error('otlp-shape', 'expected an object with "resourceSpans"', prefix || undefined);
     return;
   }
-  const at = (p: string) => (prefix ? `${prefix}: ${p}` : p);
+  const at = (p: string) => (prefix ? `${prefix}${joiner}${p}` : p);
   if (!Array.isArray(value.resourceSpans)) {
     issues.error('otlp-shape', 'resourceSpans is not a list', at('resourceSpans'));
     return;
@@ -142,11 +188,7 @@ function readSpan(
     issues.warn('otlp-shape', 'span is not an object; skipped', place);
     return null;
   }
-  const spanId = normalizeId(s.spanId, 8);
-  if (!spanId) {
-    issues.warn('otlp-span-id', 'spanId is missing or not a string; span skipped', `${place}.spanId`);
-    return null;
-  }
+  const spanId = normalizeId(s.spanId, 8) ?? derivedSpanId(place, 'spanId', issues, `${place}.spanId`);
   const traceId = traceIdOf(s, place, issues);
   const start = normalizeTime(s.startTimeUnixNano);
   if (start === null && s.startTimeUnixNano !== undefined)

@@ -1,12 +1,15 @@
 /**
  * Arize Phoenix span rows (its span JSON export / REST API): `{name, context: {trace_id,
  * span_id}, parent_id, span_kind, start_time, end_time, status_code, attributes, events}`;
- * attributes may be nested objects (`{input: {value}}`) or flattened dotted keys.
+ * attributes may be nested objects (`{input: {value}}`) or flattened dotted keys; span
+ * annotations beside a row (`annotations: [{name, result: {label, score, explanation}}]`) are
+ * read as evaluations.
  */
+import { appendAll } from '../../arrays.ts';
 import type { IssueCollector } from '../issues.ts';
 import { flatten } from './attrs.ts';
-import type { OtelSpan } from './span.ts';
-import { type AttrValue, normalizeId, normalizeTime } from './values.ts';
+import type { OtelSpan, SpanEvent } from './span.ts';
+import { type AttrValue, derivedSpanId, normalizeId, normalizeTime } from './values.ts';
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -19,17 +22,32 @@ export function isPhoenixRow(v: unknown): boolean {
   return 'span_id' in v && ('span_kind' in v || 'attributes' in v || 'parent_id' in v);
 }
 
+/**
+ * A Phoenix span annotation (`{name, annotator_kind, result: {label, score, explanation}}`, or
+ * the result's fields beside the name) as the `gen_ai.evaluation.result` event it is.
+ */
+function annotationEvent(x: Record<string, unknown>): SpanEvent {
+  const r = isObject(x.result) ? x.result : x;
+  const attributes: Record<string, AttrValue> = Object.create(null);
+  const put = (key: string, v: unknown) => {
+    if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') attributes[key] = v;
+  };
+  put('gen_ai.evaluation.name', x.name);
+  put('gen_ai.evaluation.score.value', r.score);
+  put('gen_ai.evaluation.score.label', r.label);
+  put('gen_ai.evaluation.explanation', r.explanation);
+  return { name: 'gen_ai.evaluation.result', time: normalizeTime(x.created_at), attributes };
+}
+
 export function readPhoenixRow(row: unknown, place: string, issues: IssueCollector): OtelSpan | null {
   if (!isObject(row)) {
     issues.warn('phoenix-shape', 'row is not an object; skipped', place);
     return null;
   }
   const ctx = isObject(row.context) ? row.context : row;
-  const spanId = normalizeId(ctx.span_id, 8);
-  if (!spanId) {
-    issues.warn('phoenix-span-id', 'context.span_id is missing; row skipped', `${place}.context.span_id`);
-    return null;
-  }
+  const spanId =
+    normalizeId(ctx.span_id, 8) ??
+    derivedSpanId(place, 'context.span_id', issues, `${place}.context.span_id`);
   // Dataframe-style rows flatten attributes into the row (`attributes.input.value`).
   const attributes: Record<string, AttrValue> = isObject(row.attributes)
     ? flatten(row.attributes as Record<string, AttrValue>)
@@ -45,6 +63,8 @@ export function readPhoenixRow(row: unknown, place: string, issues: IssueCollect
         attributes: isObject(e.attributes) ? flatten(e.attributes as Record<string, AttrValue>) : {},
       }))
     : [];
+  if (Array.isArray(row.annotations))
+    appendAll(events, row.annotations.filter(isObject).map(annotationEvent));
   return {
     traceId: normalizeId(ctx.trace_id, 16) ?? '',
     spanId,

@@ -7,7 +7,7 @@
  */
 import type { IssueCollector } from '../issues.ts';
 import type { OtelSpan, SpanEvent } from './span.ts';
-import { type AttrValue, normalizeId, normalizeTime } from './values.ts';
+import { type AttrValue, derivedSpanId, normalizeId, normalizeTime } from './values.ts';
 
 type Obj = Record<string, unknown>;
 
@@ -50,18 +50,16 @@ function events(v: unknown): SpanEvent[] {
   }));
 }
 
-/** One SDK span, or null (with a warning naming the place) when it has no usable span id. */
+/** One SDK span (an id derived from its place when it has none), or null when it is not an object. */
 export function readSdkSpan(s: unknown, place: string, issues: IssueCollector): OtelSpan | null {
-  const ctx = isObject(s) ? contextOf(s) : null;
-  const spanId = ctx ? normalizeId(ctx.spanId, 8) : null;
-  if (!isObject(s) || !ctx || !spanId) {
-    issues.warn(
-      'sdk-span-id',
-      'spanContext.spanId is missing or not an id; span skipped',
-      `${place}.spanContext.spanId`,
-    );
+  if (!isObject(s)) {
+    issues.warn('sdk-span-shape', 'span is not an object; skipped', place);
     return null;
   }
+  const ctx = contextOf(s) ?? {};
+  const spanId =
+    normalizeId(ctx.spanId, 8) ??
+    derivedSpanId(place, 'spanContext.spanId', issues, `${place}.spanContext.spanId`);
   const status = isObject(s.status) ? s.status : {};
   const resource = isObject(s.resource) ? flatAttributes(s.resource.attributes) : {};
   const scope = s.instrumentationScope ?? s.instrumentationLibrary;

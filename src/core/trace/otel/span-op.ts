@@ -4,6 +4,7 @@
  * judge ops of evaluations of its answer.
  */
 
+import { appendAll } from '../../arrays.ts';
 import { hash16 } from '../../hash/index.ts';
 import type { JsonObject } from '../types.ts';
 import type { GraphWriter, OpInput } from './graph-writer.ts';
@@ -34,6 +35,13 @@ export class MemoryRecords {
   inStore(store: string | null): RecordVersion[] {
     return [...this.latest.values()].filter((r) => r.store === (store ?? ''));
   }
+}
+
+/** A span's answer: its last output text (not a tool call's name), else its last output. */
+function lastAnswer(c: SpanContent): string | null {
+  const answers = c.outputs.filter((x) => x.role === 'output');
+  const list = answers.length ? answers : c.outputs;
+  return list[list.length - 1]?.text ?? null;
 }
 
 export class SpanOp {
@@ -150,18 +158,17 @@ export class SpanOp {
       [e.prediction, 'prediction'],
     ] as const)
       if (text !== null) this.readItem({ text, role: 'value', className: cls });
-    this.outputs.push(...this.judgeOutputs(e));
+    appendAll(this.outputs, this.judgeOutputs(e));
   }
 
   /** A judge op of its own for an evaluation of this span's answer (an event, a Langfuse score). */
   evaluationOp(c: SpanContent, e: SpanEvaluation, index: number, spanId: string): void {
     const { g, session, at } = this;
-    const judgeId = `${this.opId}-eval-${index}`;
     const q =
       e.query ??
       c.inputs.find((x) => x.role === 'message' || x.role === 'query' || x.role === 'value')?.text ??
       null;
-    const pred = e.prediction ?? c.outputs[c.outputs.length - 1]?.text ?? null;
+    const pred = e.prediction ?? lastAnswer(c);
     const inputs: OpInput[] = [];
     for (const [text, cls] of [
       [q, 'query'],
@@ -174,7 +181,32 @@ export class SpanOp {
       if (!inputs.some((x) => x.id === v.id)) inputs.push({ id: v.id });
     }
     const metadata: JsonObject = { span_id: spanId, evaluation: e.name };
+    const judgeId = `${this.opId}-eval-${index}`;
     g.addOperation(judgeId, 'llm-judge', 'evaluation', session, at, metadata, null);
     g.writeEdges(judgeId, 'evaluation', session, at, inputs, this.judgeOutputs(e));
+  }
+
+  /**
+   * An evaluation without a golden answer or a verdict (a Langfuse score's comment, a GenAI
+   * evaluation's explanation): an op of its own, named by the evaluation, that reads the answer
+   * it scored and writes its comment and score, at `at` (when the span ended). Not a judge of a
+   * question, so no case.
+   */
+  scoreOp(c: SpanContent, e: SpanEvaluation, index: number, spanId: string, at: string): void {
+    const { g, session } = this;
+    // The answer scored: the span's last output as read (the evaluation's own copy may be the raw value).
+    const pred = lastAnswer(c) ?? e.prediction;
+    const inputs: OpInput[] = [];
+    if (pred !== null) inputs.push({ id: g.contentVar({ text: pred, role: 'value' }, session, at).id });
+    const outputs: string[] = [];
+    const comment = e.explanation ?? e.label;
+    if (comment !== null) outputs.push(g.contentVar({ text: comment, role: 'comment' }, session, at).id);
+    if (e.score !== null) {
+      const name = `score:${hash16(`${e.name}:${at}:${g.nodes.length}`)}`;
+      outputs.push(g.addNode(name, null, 1, String(e.score), 'evaluation_score', session, at));
+    }
+    const opId = `${this.opId}-eval-${index}`;
+    g.addOperation(opId, e.name, 'evaluation', session, at, { span_id: spanId, evaluation: e.name }, null);
+    g.writeEdges(opId, 'evaluation', session, at, inputs, outputs);
   }
 }

@@ -32,6 +32,7 @@ export type SpanFormat =
   | 'otlp-json'
   | 'otlp-jsonl'
   | 'otlp-resource-spans'
+  | 'oteltest'
   | 'sdk-spans'
   | 'phoenix'
   | 'langfuse';

@@ -4,6 +4,8 @@
  * Long's `{low, high}`, or an ISO date in Phoenix and Langfuse exports).
  */
 
+import { hash16 } from '../../hash/index.ts';
+import type { IssueCollector } from '../issues.ts';
 import { tooDeepAt } from '../nesting.ts';
 
 /** A decoded attribute value: what the writer meant, as plain JSON-like data. */
@@ -213,4 +215,19 @@ export function decodeJsonString(text: string): string {
   } catch {
     return text;
   }
+}
+
+/**
+ * The id of a span that has none (or none usable): 8 bytes of hex hashed from where the span is
+ * in the file, so the same file gives the same ids; said in a warning naming the place. Such a
+ * span is kept with its text, but no other span can name it as its parent.
+ */
+export function derivedSpanId(place: string, field: string, issues: IssueCollector, path: string): string {
+  const id = hash16(`span@${place}`);
+  issues.warn(
+    'span-id-derived',
+    `${field} is missing or not an id; the span was given the id ${id}, derived from its place in the file (no other span can name it as its parent)`,
+    path,
+  );
+  return id;
 }

@@ -1,11 +1,13 @@
 /**
  * Vercel AI SDK telemetry (`ai.*` attributes; the SDK has no constants package): the prompt
  * (`ai.prompt` on a call, `ai.prompt.messages` on the provider call under it), the response
- * (`ai.response.text`, `.object`, `.toolCalls`), tool calls (`ai.toolCall.args|input`,
+ * (`ai.response.text`, `.object`, `.toolCalls` with their tools' names), tool calls (`ai.toolCall.args|input`,
  * `.result|output`) and embeddings (`ai.value`, `ai.values`: JSON-encoded texts).
  */
+
+import { appendAll } from '../../arrays.ts';
 import { type Attrs, asText } from './attrs.ts';
-import type { SpanContent } from './items.ts';
+import type { ContentItem, SpanContent } from './items.ts';
 import { messageItems } from './items.ts';
 import { chatMessages } from './messages.ts';
 import type { OtelSpan } from './span.ts';
@@ -25,20 +27,23 @@ export function vercelCategory(operationId: string): string {
 const decodedText = (v: AttrValue | undefined): string | null =>
   typeof v === 'string' ? decodeJsonString(v) : asText(v);
 
-/** The arguments of each call in `ai.response.toolCalls`, as the tool span receives them. */
-function toolCallArgs(v: AttrValue | undefined): string[] {
+/** Each call in `ai.response.toolCalls`: its arguments, as the tool span receives them, and its tool's name. */
+function toolCallItems(v: AttrValue | undefined): ContentItem[] {
   const list = maybeJson(v);
   if (!Array.isArray(list)) return [];
-  return list
-    .map((c) =>
-      typeof c === 'object' && c !== null && !Array.isArray(c) ? asText(c.args ?? c.input ?? null) : null,
-    )
-    .filter((t): t is string => t !== null);
+  const out: ContentItem[] = [];
+  for (const c of list) {
+    if (typeof c !== 'object' || c === null || Array.isArray(c)) continue;
+    const args = asText(c.args ?? c.input ?? null);
+    if (args !== null) out.push({ text: args, role: 'output' });
+    if (typeof c.toolName === 'string' && c.toolName) out.push({ text: c.toolName, role: 'tool_call' });
+  }
+  return out;
 }
 
 function readVercelInputs(a: Attrs, c: SpanContent): void {
   const messages = chatMessages(a['ai.prompt.messages']) ?? chatMessages(a['ai.prompt']) ?? [];
-  c.inputs.push(...messageItems(messages, false));
+  appendAll(c.inputs, messageItems(messages, false));
   const args = asText(a['ai.toolCall.args'] ?? a['ai.toolCall.input'] ?? null);
   if (args !== null) c.inputs.push({ text: args, role: 'value' });
   const values = Array.isArray(a['ai.values'])
@@ -57,7 +62,7 @@ function readVercelOutputs(a: Attrs, c: SpanContent): void {
     const t = asText(a[key] ?? null);
     if (t) c.outputs.push({ text: t, role: 'output' });
   }
-  for (const t of toolCallArgs(a['ai.response.toolCalls'])) c.outputs.push({ text: t, role: 'output' });
+  appendAll(c.outputs, toolCallItems(a['ai.response.toolCalls']));
 }
 
 /** What a span's Vercel AI SDK attributes say it read and wrote. */
