@@ -206,7 +206,7 @@ for (const [i, src] of srcs.entries()) {
       ),
     );
   const got = await scoreFile(src, pools.get(poolKey));
-  outcomes.push(...got);
+  for (const o of got) outcomes.push(o);
   process.stderr.write(`[${i + 1}/${srcs.length}] ${src.file}: ${got.length} verdicts\n`);
 }
 

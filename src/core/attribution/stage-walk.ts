@@ -10,6 +10,7 @@
  *   no memory ever stated it                   → the op that read the evidence (ExtractionError)
  * Structure, classes and categories only (case-context.ts): no op names are assumed.
  */
+import { appendAll, minOf } from '../arrays.ts';
 import type { TraceCase } from '../cases/index.ts';
 import {
   closure,
@@ -283,7 +284,10 @@ class OwnTimes {
         if (isMessageCategory(g.varCategory[u])) out.push(u);
         else
           for (const op2 of producersOf(g, u))
-            out.push(...opStructure(g, op2).inputs.filter((w) => isMessageCategory(g.varCategory[w])));
+            appendAll(
+              out,
+              opStructure(g, op2).inputs.filter((w) => isMessageCategory(g.varCategory[w])),
+            );
       }
     return out;
   }
@@ -511,7 +515,7 @@ function pieceLoss(g: TraceGraph, s: Stages, holds: (v: number) => QuotedUnit | 
     if (end && (end.after === null || !holds(end.after))) endings.push({ v, held, ...end });
   }
   // Another stating version written before the ending op and ended after it: a copy survived.
-  const written = (w: number) => Math.min(...producersOf(g, w).map((o) => g.opRank[o]));
+  const written = (w: number) => minOf(producersOf(g, w).map((o) => g.opRank[o]));
   const alive = (e: Ending) =>
     s.history.some((w) => {
       if (w === e.v || written(w) >= g.opRank[e.op] || !holds(w)) return false;
