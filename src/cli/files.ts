@@ -1,8 +1,14 @@
 /** Finding and reading trace files from paths given on the command line. */
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { type OpenResult, openTrace, type TraceGraph } from '../core/graph/index.ts';
-import { decodeUtf8, formatIssue, type TraceIssue } from '../core/trace/index.ts';
+import { buildGraph, type OpenResult, openTrace, type TraceGraph } from '../core/graph/index.ts';
+import {
+  decodeUtf8,
+  formatIssue,
+  parseTraceText,
+  type TraceDocument,
+  type TraceIssue,
+} from '../core/trace/index.ts';
 import { CliError, type CliIO } from './io.ts';
 import { progressReporter } from './progress.ts';
 
@@ -102,10 +108,16 @@ export function problemLine(file: string, issues: readonly TraceIssue[]): string
   return `${formatIssue(first)}${more > 0 ? ` (and ${more} more problem(s): memtrace validate ${file})` : ''}`;
 }
 
+/** What a command adds to a trace's document before its graph is built (`--qa`: the judge ops of a QA file). */
+export type PrepareDoc = (doc: TraceDocument, file: string) => TraceDocument;
+
 /** A trace file opened, or the issues that stop it (unreadable and undecodable files included: never thrown). */
-export async function openTraceFile(file: string): Promise<OpenResult> {
+export async function openTraceFile(file: string, prepare?: PrepareDoc): Promise<OpenResult> {
   const r = await readFileText(file);
-  return r.ok ? openTrace(r.text, { file }) : { ok: false, issues: [r.issue] };
+  if (!r.ok) return { ok: false, issues: [r.issue] };
+  if (!prepare) return openTrace(r.text, { file });
+  const p = parseTraceText(r.text, { file });
+  return p.ok ? { ok: true, graph: buildGraph(prepare(p.doc, file)), issues: p.issues } : p;
 }
 
 /**
@@ -130,6 +142,8 @@ export interface EachFileOptions {
   progress?: boolean;
   /** Open only the files (0-based places) this accepts; default all. */
   only?: (index: number) => boolean;
+  /** Changes each document before its graph is built (see `PrepareDoc`). */
+  prepare?: PrepareDoc;
 }
 
 /**
@@ -146,7 +160,7 @@ export async function eachOpenResult(
   for (const [i, file] of files.entries()) {
     if (options.only && !options.only(i)) continue;
     progress(i + 1, file);
-    await each(await openTraceFile(file), file, i);
+    await each(await openTraceFile(file, options.prepare), file, i);
   }
 }
 

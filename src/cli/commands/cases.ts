@@ -1,8 +1,10 @@
 import { casePath, listCases, systemOf, type TraceCase } from '../../core/cases/index.ts';
+import { opMetadata, type TraceGraph } from '../../core/graph/index.ts';
 import { oneLine } from '../../core/text/index.ts';
 import { command, JSON_FLAG } from '../command.ts';
 import { eachTraceFile, traceFilesIn } from '../files.ts';
 import { printJson, printLine } from '../io.ts';
+import { QA_FLAG, qaPrepare } from '../qa.ts';
 
 /** `judgeOpId` → `judge_op_id`. */
 type SnakeCase<S extends string> = S extends `${infer C}${infer Rest}`
@@ -16,7 +18,8 @@ type CaseFieldsJson = { [K in keyof Omit<TraceCase, 'label'> as SnakeCase<K>]: T
  * The JSON shape of one case (snake_case, as the other JSON contracts): `file`, `system`,
  * `graph_id`, `query_id`, `question`, `golden_answers`, `prediction`, `judge_score`,
  * `judge_response`, `judge_op_id`, `failed`, `evidence_ids`, `error_type`, `op_id`,
- * `label_source`, `path`.
+ * `label_source`, `path`, `answer_rule` (what decided the verdict of a `--qa` row: `given` by the
+ * file, or the rule's name; null for the trace's own judges).
  */
 type CaseJson = { file: string; system: string | null } & CaseFieldsJson & {
     error_type: string | null;
@@ -24,9 +27,23 @@ type CaseJson = { file: string; system: string | null } & CaseFieldsJson & {
     label_source: string | null;
     /** op_ids from the conversation to the answer (its causes, in execution order), then the judge. */
     path: string[];
+    answer_rule: string | null;
   };
 
-function caseJson(file: string, system: string | null, c: TraceCase, path: string[]): CaseJson {
+/** The `answer_rule` a `--qa` judge op carries. */
+function answerRuleOf(g: TraceGraph, c: TraceCase): string | null {
+  const op = c.judgeOpId === null ? undefined : g.opIndex.get(c.judgeOpId);
+  const rule = op === undefined ? undefined : opMetadata(g, op).answer_rule;
+  return typeof rule === 'string' ? rule : null;
+}
+
+function caseJson(
+  file: string,
+  system: string | null,
+  c: TraceCase,
+  path: string[],
+  answerRule: string | null,
+): CaseJson {
   return {
     file,
     system,
@@ -44,30 +61,35 @@ function caseJson(file: string, system: string | null, c: TraceCase, path: strin
     op_id: c.label?.opId ?? null,
     label_source: c.label?.source ?? null,
     path,
+    answer_rule: answerRule,
   };
 }
 
 export const cases = command({
   name: 'cases',
   summary: 'failed questions (llm-judge score 0) and annotated questions, with labels',
-  usage: 'memtrace cases <file or dir…> [--json]',
+  usage: 'memtrace cases <file or dir…> [--qa FILE] [--json]',
   args: { min: 1, max: Number.POSITIVE_INFINITY, name: '<files or dirs…>' },
-  options: JSON_FLAG,
+  options: { ...JSON_FLAG, ...QA_FLAG },
   async run({ positionals, values }, io) {
     const files = await traceFilesIn(positionals);
+    const prepare = await qaPrepare(values.qa, io);
     const out: CaseJson[] = [];
-    const failedFiles = await eachTraceFile(files, io, (g, file) => {
+    const each = (g: TraceGraph, file: string) => {
       const system = systemOf(g.doc, file);
-      for (const c of listCases(g))
+      // With a QA file every row is listed, the questions answered right with `failed: false`.
+      for (const c of listCases(g, { includePassed: prepare !== undefined }))
         out.push(
           caseJson(
             file,
             system,
             c,
             casePath(g, c).ops.map((o) => g.opId[o]),
+            answerRuleOf(g, c),
           ),
         );
-    });
+    };
+    const failedFiles = await eachTraceFile(files, io, each, { prepare });
     if (values.json) printJson(io, out);
     else
       for (const c of out)

@@ -12,6 +12,7 @@ export {
   opSpanId,
   type SpanDescription,
 } from './otel/emit.ts';
+export { normalizeUnit, textUnits } from './otel/dataflow.ts';
 export { type RecordRef, RecordTexts } from './otel/record-texts.ts';
 export * from './pyrepr.ts';
 export * from './types.ts';

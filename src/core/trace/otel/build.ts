@@ -144,6 +144,17 @@ function countSpan(b: Build, span: OtelSpan, c: SpanContent, k: number): boolean
   return true;
 }
 
+/** Categories whose inputs are never a memory write (model calls, searches, judges, embeddings). */
+const NOT_STORES = new Set([
+  'llm_call',
+  'retrieval',
+  'evaluation',
+  'embedding',
+  'prompt',
+  'agent',
+  'workflow',
+]);
+
 /** One span → an op (with its variables and edges), and judge ops for evaluations of its answer. */
 function addSpan(b: Build, span: OtelSpan, c: SpanContent, i: number): void {
   const k = b.tree.rep[i];
@@ -155,7 +166,12 @@ function addSpan(b: Build, span: OtelSpan, c: SpanContent, i: number): void {
   const at = formatNanos(span.start ?? 0n);
   b.g.ensureSession(session, at);
   const op = new SpanOp(b.g, b.records, uniqueOpId(span, b.usedOpIds), session, at, b.skips.get(k));
-  for (const it of c.inputs) op.readItem(it);
+  const stores = !NOT_STORES.has(c.category) && !c.memory;
+  for (const it of c.inputs) {
+    const varId = op.readItem(it);
+    if (stores)
+      b.g.fileStored(it.text, { varId, inputs: op.inputs, opId: op.opId, category: c.category, session, at });
+  }
   if (c.memory?.op === 'search') op.readSearch(c.memory, c.outputs.length > 0);
   else if (c.memory) op.writeRecords(c.memory);
   const metadata: JsonObject = { span_id: span.spanId, trace_id: span.traceId, ...spanMetadata(span, c) };
@@ -175,6 +191,11 @@ function addSpan(b: Build, span: OtelSpan, c: SpanContent, i: number): void {
   }
   b.g.addOperation(op.opId, opName, category, session, at, metadata, span.status.message);
   b.g.writeEdges(op.opId, category, session, at, op.inputs, op.outputs);
+  if (op.outputs.length)
+    b.g.opWrites.set(op.opId, { inputs: op.inputs, opId: op.opId, category, session, at });
+  // A later prompt holding a search's query took the search's result, even an empty one.
+  if (category === 'retrieval')
+    for (const q of c.inputs) if (q.role === 'query') for (const id of op.outputs) b.g.fileUnits(q.text, id);
   for (const [index, e] of c.evaluations.entries()) {
     if (judge?.inline && judge.evaluation === e) continue;
     if (e.golden === null || e.score === null) b.summary.evaluationsWithoutGolden++;
@@ -254,14 +275,31 @@ function spanTree(spans: OtelSpan[]): { rep: Int32Array; parentOf: Int32Array; h
   return { rep, parentOf, hasChildren };
 }
 
-/** Execution order: start time, file order breaking ties (a span without a time keeps its place). */
+/**
+ * Execution order: start time, then — SDKs stamp starts in whole milliseconds, so many spans
+ * tie — the earliest end among the span and its children that started in the same millisecond
+ * (sequential siblings end in order; a parent comes no later than its first child), then depth,
+ * then file order (a span without a time keeps its place).
+ */
 function orderSpans(spans: OtelSpan[]): OtelSpan[] {
   let last = 0n;
   const timed = spans.map((s, i) => {
     if (s.start !== null) last = s.start;
-    return { s, t: s.start ?? last, i };
+    return { s, t: s.start ?? last, i, end: s.end ?? s.start ?? last, depth: 0 };
   });
-  timed.sort((a, b) => (a.t < b.t ? -1 : a.t > b.t ? 1 : a.i - b.i));
+  const byId = new Map(timed.map((x) => [`${x.s.traceId}/${x.s.spanId}`, x]));
+  const parentOf = (x: (typeof timed)[number]) =>
+    x.s.parentSpanId ? byId.get(`${x.s.traceId}/${x.s.parentSpanId}`) : undefined;
+  // Deepest first is not needed: each span pushes its end up the chain of same-start ancestors.
+  for (const x of timed) {
+    let depth = 0;
+    for (let p = parentOf(x), n = 0; p && n < 10_000; p = parentOf(p), n++) depth++;
+    x.depth = depth;
+    for (let c = x, p = parentOf(x), n = 0; p && p.t === c.t && n < 10_000; c = p, p = parentOf(p), n++)
+      if (x.end < p.end) p.end = x.end;
+  }
+  const cmp = (a: bigint, b: bigint) => (a < b ? -1 : a > b ? 1 : 0);
+  timed.sort((a, b) => cmp(a.t, b.t) || cmp(a.end, b.end) || a.depth - b.depth || a.i - b.i);
   return timed.map((x) => x.s);
 }
 
