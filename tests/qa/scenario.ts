@@ -4,7 +4,7 @@
  * plant breaks. The scripted double reads this table; the test checks each plant happened.
  */
 import { ANSWER_PROMPT, EXTRACT_PROMPT } from './memory-app.ts';
-import type { SentMessage } from './scripted-openai.ts';
+import type { ScriptedRequest } from '../helpers/scripted-llm-server.ts';
 
 /** What a planted question breaks (`ok`: nothing; the question is answered right). */
 export type Plant = 'ok' | 'Extraction' | 'Retrieval' | 'Response';
@@ -175,11 +175,12 @@ export function conversationText(items: Item[]): string {
 export const QUESTIONS = CONVERSATIONS.flat().filter((it) => it.question !== null);
 
 /**
- * The scripted double's replies: extraction returns each item's fact but the Extraction
+ * The scripted double's replies (tests/helpers/scripted-llm-server.ts: a test double of an
+ * OpenAI-compatible server on 127.0.0.1, since no model runs here): extraction returns each item's fact but the Extraction
  * plants'; the answer call gives an item's reply when its fact is in the memories (the
  * Response plants' reply is wrong), else "I don't know.".
  */
-export function scriptedReply(messages: SentMessage[]): string {
+export function scriptedReply({ messages }: Pick<ScriptedRequest, 'messages'>): string {
   const system = messages.find((m) => m.role === 'system')?.content;
   const user = messages.find((m) => m.role === 'user')?.content ?? '';
   if (system === EXTRACT_PROMPT) {

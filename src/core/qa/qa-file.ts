@@ -6,6 +6,8 @@
  * place: the line of a JSON Lines file, the index of a list.
  */
 
+import { MAX_NESTING, nestsDeeperThan } from '../trace/index.ts';
+
 /** One question of a QA file. */
 export interface QaRow {
   /** The row's own id (`question_id`, `id`, `qa_id`), when it has one. */
@@ -54,6 +56,16 @@ function turnsOf(conversation: unknown): Map<string, string> {
 
 const ID_KEYS = ['question_id', 'id', 'qa_id'];
 
+/** LongMemEval's turns marked `has_answer: true`, from its sessions (lists of turns). */
+function answerTurns(sessions: unknown[]): string[] {
+  const out: string[] = [];
+  for (const session of sessions)
+    if (Array.isArray(session))
+      for (const t of session)
+        if (isObject(t) && t.has_answer === true && typeof t.content === 'string') out.push(t.content);
+  return out;
+}
+
 /** One row object; null for a row with no golden answer to judge by (LoCoMo's adversarial questions). */
 function rowOf(o: unknown, place: string, turns?: Map<string, string>): QaRow | null {
   if (!isObject(o)) throw new QaError(`${place}: a row must be an object with "question" and "answer"`);
@@ -68,15 +80,26 @@ function rowOf(o: unknown, place: string, turns?: Map<string, string>): QaRow | 
     throw new QaError(`${place}: "correct" must be true or false`);
   const idKey = ID_KEYS.find((k) => typeof o[k] === 'string' || typeof o[k] === 'number');
   const evidence = Array.isArray(o.evidence) ? o.evidence.filter((e) => typeof e === 'string') : [];
+  // LongMemEval marks the turns that hold the answer with `has_answer`.
+  const marked = Array.isArray(o.haystack_sessions) ? answerTurns(o.haystack_sessions) : [];
   return {
     id: idKey ? String(o[idKey]) : null,
     question: o.question,
     answers: answersOf(o.answer, place),
     prediction: typeof o.prediction === 'string' ? o.prediction : null,
     correct: typeof o.correct === 'boolean' ? o.correct : null,
-    evidenceTexts: turns ? evidence.map((e) => turns.get(e)).filter((t): t is string => t !== undefined) : [],
+    evidenceTexts: turns
+      ? evidence.map((e) => turns.get(e)).filter((t): t is string => t !== undefined)
+      : marked,
     place,
   };
+}
+
+/** The rows of a value parsed from the file (`place`: a line of JSON Lines, or '' for the whole file). */
+function rowsOfParsed(v: unknown, place: string, out: QaRow[]): void {
+  if (nestsDeeperThan(v))
+    throw new QaError(`${place || 'the file'}: nests more than ${MAX_NESTING} levels deep`);
+  rowsOfValue(v, place, out);
 }
 
 /** The rows of one parsed value: a row, a list of rows, a LoCoMo sample or a list of them. */
@@ -112,7 +135,7 @@ export function parseQaFile(text: string, file: string): QaFileResult {
     } catch {
       // JSON Lines, or broken JSON (reported below by line).
     }
-    if (parsed) rowsOfValue(whole, '', rows);
+    if (parsed) rowsOfParsed(whole, '', rows);
     else readLines(text, rows);
   } catch (e) {
     if (e instanceof QaError) return { ok: false, message: `${file}: ${e.message}` };
@@ -133,6 +156,6 @@ function readLines(text: string, rows: QaRow[]): void {
       const why = e instanceof Error ? e.message.split('\n')[0] : 'not JSON';
       throw new QaError(`line ${i + 1}: not JSON (${why})`);
     }
-    rowsOfValue(v, `line ${i + 1}`, rows);
+    rowsOfParsed(v, `line ${i + 1}`, rows);
   });
 }
