@@ -17,7 +17,7 @@ import { type SpanContent, type SpanEvaluation, spanContent } from './content.ts
 import { GraphWriter, slotOf } from './graph-writer.ts';
 import { RecordTexts } from './record-texts.ts';
 import type { OtelSpan, SpanFile } from './span.ts';
-import { MemoryRecords, SpanOp } from './span-op.ts';
+import { evaluatedTexts, MemoryRecords, SpanOp } from './span-op.ts';
 import { TextMap } from './text-map.ts';
 import { type AttrValue, formatNanos } from './values.ts';
 import { NameCounter, type NamedCount, unreadTextKeys } from './warnings.ts';
@@ -40,7 +40,7 @@ export interface OtelImportSummary {
   unknownKind: number;
   /** Spans without content whose only role is to hold child spans: not ops. */
   containers: number;
-  /** Evaluations without a golden answer or a verdict (not cases). */
+  /** Evaluations that made no case: no score, or without a golden answer no pass/fail verdict (`caseVerdict`). */
   evaluationsWithoutGolden: number;
   /** Attributes (and `event NAME: KEY`s) with text no reader took, on spans that kept no content. */
   unreadText: NamedCount[];
@@ -77,8 +77,10 @@ function judgeClasses(contents: SpanContent[]): TextMap<string> {
     for (const it of [...c.inputs, ...c.outputs])
       if (it.className && carried.has(it.className)) classOf.set(it.text, it.className);
     for (const e of c.evaluations) {
-      if (e.query !== null && !classOf.has(e.query)) classOf.set(e.query, 'query');
-      if (e.prediction !== null && !classOf.has(e.prediction)) classOf.set(e.prediction, 'prediction');
+      // A verdict on a span's answer (an event, a score) names its question and answer too.
+      const { query, prediction } = caseVerdict(e) === null ? e : evaluatedTexts(c, e);
+      if (query !== null && !classOf.has(query)) classOf.set(query, 'query');
+      if (prediction !== null && !classOf.has(prediction)) classOf.set(prediction, 'prediction');
     }
   }
   return classOf;
@@ -197,10 +199,11 @@ function addSpan(b: Build, span: OtelSpan, c: SpanContent, i: number): void {
   if (category === 'retrieval')
     for (const q of c.inputs) if (q.role === 'query') for (const id of op.outputs) b.g.fileUnits(q.text, id);
   for (const [index, e] of c.evaluations.entries()) {
-    if (judge?.inline && judge.evaluation === e) continue;
-    if (e.golden === null || e.score === null) b.summary.evaluationsWithoutGolden++;
+    if (judge?.inline && judge.source === e) continue;
+    const verdict = caseVerdict(e);
+    if (verdict === null) b.summary.evaluationsWithoutGolden++;
     else {
-      op.evaluationOp(c, e, index, span.spanId);
+      op.evaluationOp(c, { ...e, score: verdict }, index, span.spanId);
       b.summary.cases++;
     }
   }
@@ -335,16 +338,37 @@ function spanMetadata(span: OtelSpan, c: SpanContent): JsonObject {
   return out;
 }
 
+/** Evaluations whose score does not say "the answer is right" (higher is worse, or not about the answer). */
+const NOT_CORRECTNESS = /halluc|toxic|bias|harm|pii|jailbreak|latency|cost|token/i;
+
+/**
+ * Does an evaluation make a case? With a golden answer, any score does; without one, only a
+ * pass/fail verdict: a label that says so, or a 0/1 score of an evaluation that is about the
+ * answer being right (a toxicity of 0 is no failed answer). The verdict is then its score.
+ */
+export function caseVerdict(e: SpanEvaluation): number | null {
+  if (e.score === null) return null;
+  if (e.golden !== null) return e.score;
+  if (
+    e.label !== null &&
+    /^(correct|pass|passed|true|yes|right|incorrect|wrong|fail|failed|false|no)$/i.test(e.label)
+  )
+    return /^(correct|pass|passed|true|yes|right)$/i.test(e.label) ? 1 : 0;
+  if (NOT_CORRECTNESS.test(e.name)) return null;
+  return e.score === 0 || e.score === 1 ? e.score : null;
+}
+
 function judgeOf(
   c: SpanContent,
   hasOwnContent: boolean,
-): { evaluation: SpanEvaluation; inline: boolean } | null {
-  const e = c.evaluations.find((x) => x.golden !== null && x.score !== null);
+): { evaluation: SpanEvaluation; source: SpanEvaluation; inline: boolean } | null {
+  const found = c.evaluations.find((x) => caseVerdict(x) !== null);
+  const e = found && { ...found, score: caseVerdict(found) };
   if (!e) return null;
   // An evaluator span (or an evaluation with nothing else around it) is the judge itself;
   // an evaluation event on a generation judges that generation in an op of its own.
   const inline = c.category === 'evaluation' || !hasOwnContent;
-  return { evaluation: e, inline };
+  return { evaluation: e, source: found, inline };
 }
 
 function serviceName(spans: OtelSpan[]): string | null {

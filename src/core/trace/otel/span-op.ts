@@ -36,6 +36,18 @@ export class MemoryRecords {
   }
 }
 
+/** The question and answer an evaluation of a span judged: its own, else the span's message and last output. */
+export function evaluatedTexts(
+  c: SpanContent,
+  e: SpanEvaluation,
+): { query: string | null; prediction: string | null } {
+  const query =
+    e.query ??
+    c.inputs.find((x) => x.role === 'message' || x.role === 'query' || x.role === 'value')?.text ??
+    null;
+  return { query, prediction: e.prediction ?? c.outputs[c.outputs.length - 1]?.text ?? null };
+}
+
 export class SpanOp {
   readonly inputs: OpInput[] = [];
   readonly outputs: string[] = [];
@@ -185,11 +197,7 @@ export class SpanOp {
   evaluationOp(c: SpanContent, e: SpanEvaluation, index: number, spanId: string): void {
     const { g, session, at } = this;
     const judgeId = `${this.opId}-eval-${index}`;
-    const q =
-      e.query ??
-      c.inputs.find((x) => x.role === 'message' || x.role === 'query' || x.role === 'value')?.text ??
-      null;
-    const pred = e.prediction ?? c.outputs[c.outputs.length - 1]?.text ?? null;
+    const { query: q, prediction: pred } = evaluatedTexts(c, e);
     const inputs: OpInput[] = [];
     for (const [text, cls] of [
       [q, 'query'],
