@@ -90,6 +90,7 @@ export class GraphWriter {
   // Outputs are split into units only when an input needs looking up by unit (often none does).
   private readonly pendingUnits: { text: string; id: string }[] = [];
   private readonly usedNames = new Set<string>();
+  private readonly nextSuffix = new Map<string, number>();
   // Normalised texts that ops other than model calls and searches took in (memory writes), latest op last.
   private readonly stored = new Map<string, StoredText>();
   private sentinel = false;
@@ -170,7 +171,11 @@ export class GraphWriter {
     const hash = slot.length === it.text.length ? hash16(it.text) : slot.slice(0, 16);
     let name = `text:${hash}`;
     let used = `${className}|${name}`;
-    for (let n = 2; this.usedNames.has(used); n++) {
+    // The next suffix to try per base name: a text written again and again (a tool's "ok")
+    // must not scan every earlier suffix.
+    const base = used;
+    for (let n = this.nextSuffix.get(base) ?? 2; this.usedNames.has(used); n++) {
+      this.nextSuffix.set(base, n + 1);
       name = `text:${hash}-${n}`;
       used = `${className}|${name}`;
     }
