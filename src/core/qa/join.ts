@@ -13,11 +13,13 @@ import {
   type JsonObject,
   normalizeUnit,
   type OperationRecord,
+  SENTINEL,
   type TraceDocument,
   textUnits,
   type VariableRecord,
   valueText,
 } from '../trace/index.ts';
+import { EvidenceIndex } from './evidence.ts';
 import type { QaRow } from './qa-file.ts';
 
 /** Decides a verdict when the QA file gives none: does `prediction` answer with one of `answers`? */
@@ -96,60 +98,38 @@ function callsHolding(rows: readonly QaRow[], calls: LlmCall[], text: (id: strin
   return out;
 }
 
-/** The first call holding the question whose output is text (a tool call only is not an answer). */
-function answerOf(calls: LlmCall[], holding: number[], text: (id: string) => string) {
-  for (const ci of holding) {
-    if (calls[ci].op.category !== 'llm_call') continue;
-    const out = calls[ci].outputs.find((id) => {
-      const t = text(id).trim();
-      return t !== '' && t !== 'NONE' && !/^\s*[[{]\s*"?(tool_calls|function|name)"?/.test(t);
-    });
-    if (out !== undefined) {
-      // The searches for the question before the answer read it too (the question ops of the case).
-      const searches = holding
-        .filter((si) => si < ci && calls[si].op.category === 'retrieval')
-        .map((si) => calls[si]);
-      return { call: calls[ci], prediction: text(out), searches };
-    }
-  }
-  return null;
-}
-
-/** The earliest variables whose text holds each evidence text (LoCoMo's turns), normalised. */
-function evidenceVars(doc: TraceDocument, texts: string[], text: (id: string) => string): string[] {
-  const out: string[] = [];
-  for (const t of texts) {
-    const n = normalizeUnit(t);
-    if (n.length < 8) continue;
-    const hit = doc.data.nodes.find((v) => v.full_node_id && normalizeUnit(text(v.full_node_id)).includes(n));
-    if (hit?.full_node_id && !out.includes(hit.full_node_id)) out.push(hit.full_node_id);
-  }
-  return out;
-}
+/** A completion that is a tool call's arguments (JSON), not an answer in words. */
+const isToolCall = (t: string) => /^\s*[[{]/.test(t) && /[\]}]\s*$/.test(t);
 
 /**
- * Where a row without evidence ids says its answer first: the earliest text no op wrote (a
- * conversation, a message: what the system was given) that holds a golden answer as whole
- * words, leaving out the prompts of the calls that were asked a question of the file.
+ * The answer to a question: the first LLM call holding it whose completion is text in words (a
+ * call that only called a tool is not the answer; a later turn whose history repeats the
+ * question is not either), else the first holding it that wrote anything.
  */
-function answerEvidence(
-  doc: TraceDocument,
-  row: QaRow,
-  asked: ReadonlySet<string>,
-  written: ReadonlySet<string>,
-  text: (id: string) => string,
-): string[] {
-  const golds = row.answers.map((a) => normalizeUnit(a)).filter((a) => a.length > 0);
-  if (!golds.length) return [];
-  const holds = (t: string) => {
-    const n = ` ${normalizeUnit(t).replace(/[^\p{L}\p{N}' ]+/gu, ' ')} `;
-    return golds.some((a) => n.includes(` ${a.replace(/[^\p{L}\p{N}' ]+/gu, ' ')} `));
-  };
-  const hit = doc.data.nodes.find((v) => {
-    const id = v.full_node_id;
-    return id && !written.has(id) && !asked.has(id) && v.class_name !== 'COMMENT' && holds(text(id));
-  });
-  return hit?.full_node_id ? [hit.full_node_id] : [];
+function answerOf(calls: LlmCall[], holding: number[], text: (id: string) => string) {
+  const written = (ci: number, words: boolean) =>
+    calls[ci].outputs.find((id) => {
+      const t = text(id).trim();
+      return id !== SENTINEL.variable && t !== '' && (!words || !isToolCall(t));
+    });
+  const llm = holding.filter((ci) => calls[ci].op.category === 'llm_call');
+  let ci = llm.find((c) => written(c, true) !== undefined);
+  ci ??= llm.find((c) => written(c, false) !== undefined);
+  if (ci === undefined) return null;
+  const out = written(ci, true) ?? written(ci, false)!;
+  // The searches for the question before the answer read it too (the question ops of the case).
+  const searches = holding
+    .filter((si) => si < ci && calls[si].op.category === 'retrieval')
+    .map((si) => calls[si]);
+  return { call: calls[ci], prediction: text(out), searches };
+}
+
+/** A row's evidence: the texts of its evidence turns, else where a golden answer is said first. */
+function evidenceOf(index: EvidenceIndex, row: QaRow): string[] {
+  const found = row.evidenceTexts.length
+    ? row.evidenceTexts.map((t) => index.find(t))
+    : [row.answers.map((a) => index.find(a)).find((id) => id !== null) ?? null];
+  return [...new Set(found.filter((id): id is string => id !== null))];
 }
 
 /**
@@ -176,10 +156,7 @@ export function joinQa(doc: TraceDocument, rows: readonly QaRow[], judge: Answer
       h.filter((ci) => calls[ci].op.category === 'llm_call').flatMap((ci) => calls[ci].inputs),
     ),
   );
-  const evidence = (row: QaRow) =>
-    row.evidenceTexts.length
-      ? evidenceVars(doc, row.evidenceTexts, text)
-      : answerEvidence(doc, row, asked, written, text);
+  const index = new EvidenceIndex(doc, (id) => written.has(id) || asked.has(id), text);
   const unmatched: string[] = [];
   let joined = 0;
   rows.forEach((row, i) => {
@@ -189,7 +166,7 @@ export function joinQa(doc: TraceDocument, rows: readonly QaRow[], judge: Answer
     const prediction = answer?.prediction ?? row.prediction ?? '';
     const correct = row.correct ?? judge.accepts(prediction, row.answers, row.question);
     const rule = row.correct !== null ? 'given' : judge.rule;
-    w.add({ row, index: i, answer, prediction, correct, rule, evidence: evidence(row) });
+    w.add({ row, index: i, answer, prediction, correct, rule, evidence: evidenceOf(index, row) });
   });
   return { doc: w.document(), joined, unmatched };
 }
