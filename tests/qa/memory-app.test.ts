@@ -129,6 +129,7 @@ describe('a memory app traced by OpenInference, received by memtrace serve, debu
       prediction: string;
       answer_rule: string;
       path: string[];
+      path_names: string[];
     }[];
     const spans = expectedSpans(receivedSpans(traceFile));
     for (const it of QUESTIONS) {
@@ -140,8 +141,17 @@ describe('a memory app traced by OpenInference, received by memtrace serve, debu
       const on = (spanId: string) => row!.path.some((op) => op.includes(spanId));
       expect(on(spans.retrieval(it)), `${it.question}: retrieval on the path`).toBe(true);
       expect(on(spans.answer(it)), `${it.question}: answer call on the path`).toBe(true);
-      // What was retrieved came from the extraction call of its conversation.
-      if (it.plant === 'ok' || it.plant === 'Response') expect(on(spans.extraction(it))).toBe(true);
+      // What was retrieved came from the extraction call of its conversation, through its write.
+      if (it.plant === 'ok' || it.plant === 'Response') {
+        expect(on(spans.extraction(it))).toBe(true);
+        expect(row!.path_names).toEqual([
+          'OpenAI Chat Completions',
+          ...Array(row!.path_names.length - 4).fill('memory.add'),
+          'memory.search',
+          'OpenAI Chat Completions',
+          'llm-judge',
+        ]);
+      }
     }
   });
 

@@ -18,7 +18,7 @@ type CaseFieldsJson = { [K in keyof Omit<TraceCase, 'label'> as SnakeCase<K>]: T
  * The JSON shape of one case (snake_case, as the other JSON contracts): `file`, `system`,
  * `graph_id`, `query_id`, `question`, `golden_answers`, `prediction`, `judge_score`,
  * `judge_response`, `judge_op_id`, `failed`, `evidence_ids`, `error_type`, `op_id`,
- * `label_source`, `path`, `answer_rule` (what decided the verdict of a `--qa` row: `given` by the
+ * `label_source`, `path`, `path_names`, `answer_rule` (what decided the verdict of a `--qa` row: `given` by the
  * file, or the rule's name; null for the trace's own judges).
  */
 type CaseJson = { file: string; system: string | null } & CaseFieldsJson & {
@@ -27,8 +27,16 @@ type CaseJson = { file: string; system: string | null } & CaseFieldsJson & {
     label_source: string | null;
     /** op_ids from the conversation to the answer (its causes, in execution order), then the judge. */
     path: string[];
+    /** The ops of `path` by name (span names, for a span trace). */
+    path_names: (string | null)[];
     answer_rule: string | null;
   };
+
+/** A case's path: op ids and names. */
+function pathOf(g: TraceGraph, c: TraceCase): { ids: string[]; names: (string | null)[] } {
+  const ops = casePath(g, c).ops;
+  return { ids: ops.map((o) => g.opId[o]), names: ops.map((o) => g.opName[o] ?? null) };
+}
 
 /** The `answer_rule` a `--qa` judge op carries. */
 function answerRuleOf(g: TraceGraph, c: TraceCase): string | null {
@@ -41,7 +49,7 @@ function caseJson(
   file: string,
   system: string | null,
   c: TraceCase,
-  path: string[],
+  path: { ids: string[]; names: (string | null)[] },
   answerRule: string | null,
 ): CaseJson {
   return {
@@ -60,7 +68,8 @@ function caseJson(
     error_type: c.label?.errorType ?? null,
     op_id: c.label?.opId ?? null,
     label_source: c.label?.source ?? null,
-    path,
+    path: path.ids,
+    path_names: path.names,
     answer_rule: answerRule,
   };
 }
@@ -79,15 +88,7 @@ export const cases = command({
       const system = systemOf(g.doc, file);
       // With a QA file every row is listed, the questions answered right with `failed: false`.
       for (const c of listCases(g, { includePassed: prepare !== undefined }))
-        out.push(
-          caseJson(
-            file,
-            system,
-            c,
-            casePath(g, c).ops.map((o) => g.opId[o]),
-            answerRuleOf(g, c),
-          ),
-        );
+        out.push(caseJson(file, system, c, pathOf(g, c), answerRuleOf(g, c)));
     };
     const failedFiles = await eachTraceFile(files, io, each, { prepare });
     if (values.json) printJson(io, out);
