@@ -208,12 +208,14 @@ export class GraphWriter {
   readonly opWrites = new Map<string, Omit<StoredText, 'varId'>>();
 
   /**
-   * The op that wrote `source` when `text` is exactly one of its units (normalised) and not the
-   * whole of it: a piece of that output (see `SpanOp.readItem`).
+   * The op that wrote `source` when `text` is exactly one of its units (normalised, JSON
+   * decoded): a piece of that output (see `SpanOp.readItem`).
    */
   pieceWriter(text: string, source: string): Omit<StoredText, 'varId'> | undefined {
-    const n = normalizeUnit(text);
-    const hit = this.unitIndex().get(n);
+    // One unit, after decoding: a fact as text, or wrapped in JSON (`{"text": …}`).
+    const units = textUnits(text);
+    if (units.length !== 1) return undefined;
+    const hit = this.unitIndex().get(units[0]);
     if (!hit || hit.id !== source || hit.whole !== undefined) return undefined;
     const op = this.producerOf.get(source);
     return op === undefined ? undefined : this.opWrites.get(op);
