@@ -215,6 +215,8 @@ export class GraphWriter {
     // One unit, after decoding: a fact as text, or wrapped in JSON (`{"text": …}`).
     const units = textUnits(text);
     if (units.length !== 1) return undefined;
+    // Plain text must be the unit itself (short lines around it would be more than the piece).
+    if (!/^\s*[[{"]/.test(text) && normalizeUnit(text) !== units[0]) return undefined;
     const hit = this.unitIndex().get(units[0]);
     if (!hit || hit.id !== source || hit.whole !== undefined) return undefined;
     const op = this.producerOf.get(source);
