@@ -79,7 +79,9 @@ function callsHolding(rows: readonly QaRow[], calls: LlmCall[], text: (id: strin
     const key = words(q).slice(0, KEY_WORDS);
     lengths.add(key.length);
     const k = key.join(' ');
-    byKey.set(k, [...(byKey.get(k) ?? []), i]);
+    const list = byKey.get(k);
+    if (list) list.push(i);
+    else byKey.set(k, [i]);
   });
   const out = rows.map(() => [] as number[]);
   calls.forEach((call, ci) => {
@@ -297,7 +299,9 @@ class JudgeWriter {
     );
     for (const src of [query, golden, pred]) for (const dst of [score, response]) this.edge(judge, src, dst);
     const key = answerOp?.op_id ?? '';
-    this.after.set(key, [...(this.after.get(key) ?? []), judge]);
+    const list = this.after.get(key);
+    if (list) list.push(judge);
+    else this.after.set(key, [judge]);
   }
 
   document(): TraceDocument {

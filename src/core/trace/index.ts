@@ -6,13 +6,13 @@ export * from './import.ts';
 export * from './issues.ts';
 export * from './json-syntax.ts';
 export * from './nesting.ts';
+export { normalizeUnit, textUnits } from './otel/dataflow.ts';
 export {
   documentToSpans,
   type EmitOptions,
   opSpanId,
   type SpanDescription,
 } from './otel/emit.ts';
-export { normalizeUnit, textUnits } from './otel/dataflow.ts';
 export { type RecordRef, RecordTexts } from './otel/record-texts.ts';
 export * from './pyrepr.ts';
 export * from './types.ts';
