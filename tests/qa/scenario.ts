@@ -3,8 +3,9 @@
  * extraction returns for them, and the questions with their golden answers and the stage each
  * plant breaks. The scripted double reads this table; the test checks each plant happened.
  */
-import { ANSWER_PROMPT, EXTRACT_PROMPT } from './memory-app.ts';
+
 import type { ScriptedRequest } from '../helpers/scripted-llm-server.ts';
+import { ANSWER_PROMPT, EXTRACT_PROMPT } from './memory-app.ts';
 
 /** What a planted question breaks (`ok`: nothing; the question is answered right). */
 export type Plant = 'ok' | 'Extraction' | 'Retrieval' | 'Response';
