@@ -44,7 +44,7 @@ export async function qaPrepare(path: string | undefined, io: CliIO): Promise<Pr
     const j = joinQa(doc, rows, QA_ANSWER_RULE);
     if (j.unmatched.length)
       io.stderr.write(
-        `${file}: ${j.unmatched.length} of ${rows.length} question(s) of ${path} are in no LLM call's input (${j.unmatched.slice(0, 3).join(', ')}${j.unmatched.length > 3 ? ', …' : ''}): judged on the file's prediction, without a path\n`,
+        `${file}: ${j.unmatched.length} of ${rows.length} question(s) of ${path} are in no LLM call's input (${j.unmatched.slice(0, 3).join(', ')}${j.unmatched.length > 3 ? ', …' : ''}): with the file's prediction a case without a path, else left out\n`,
       );
     return j.doc;
   };

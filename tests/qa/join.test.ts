@@ -86,16 +86,19 @@ describe('joinQa', () => {
     expect(rules).toEqual(['given', 'contains']);
   });
 
-  it('a question no LLM call holds is judged on the file’s prediction and said unmatched; the document given is not changed', () => {
+  it('a question no LLM call holds is said unmatched: a case on the file’s prediction, else left out; the document given is not changed', () => {
     const doc = agentTrace();
     const before = JSON.stringify(doc);
     const j = joinQa(
       doc,
-      rows([{ question: 'Where is Lisbon?', answer: 'Portugal', prediction: 'In Portugal.' }]),
+      rows([
+        { question: 'Where is Lisbon?', answer: 'Portugal', prediction: 'In Portugal.' },
+        { question: 'Where is Oslo?', answer: 'Norway' },
+      ]),
       contains,
     );
     expect(JSON.stringify(doc)).toBe(before);
-    expect(j).toMatchObject({ joined: 0, unmatched: ['[0]'] });
+    expect(j).toMatchObject({ joined: 0, unmatched: ['[0]', '[1]'] });
     const cases = listCases(buildGraph(j.doc), { includePassed: true });
     expect(cases.map((c) => [c.prediction, c.failed])).toEqual([['In Portugal.', false]]);
   });

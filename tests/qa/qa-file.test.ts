@@ -138,3 +138,32 @@ describe('memtrace --qa with a bad QA file', () => {
     expect(missing.stderr.trim()).toBe(`memtrace cases: ${join(tmp, 'none.json')}: no such file`);
   });
 });
+
+describe('memtrace cases --qa on a smartcomment trace with the LoCoMo file', () => {
+  it('joins the questions the trace answers (its generation ops) and leaves out the other conversations', async () => {
+    const trace = smartcommentFiles().find((f) => f.endsWith('conv-26-fault-0.json'))!;
+    const doc = JSON.parse(readFileSync(trace, 'utf8')) as {
+      data: {
+        operations: { op_name: string; op_id: string }[];
+        nodes: { class_name: string | null; value: string }[];
+      };
+    };
+    const asked = doc.data.nodes.filter((v) => v.class_name === 'query').length;
+    const locomo = join(SHARED_DATA, 'locomo/locomo-dev.json');
+    const r = await runCli(['cases', trace, '--qa', locomo, '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const rows = JSON.parse(r.stdout) as {
+      judge_op_id: string;
+      answer_rule: string | null;
+      path: string[];
+    }[];
+    const fromQa = rows.filter((c) => c.answer_rule === 'offline');
+    // Every question the trace asked is a case of the QA file too (the trace's own judges stay).
+    expect(fromQa.length).toBe(asked);
+    const answerOps = new Set(
+      doc.data.operations.filter((o) => o.op_name === 'question-answering').map((o) => o.op_id),
+    );
+    for (const c of fromQa) expect(c.path.some((op) => answerOps.has(op))).toBe(true);
+    expect(r.stderr).toMatch(/question\(s\) of .*locomo-dev\.json are in no LLM call's input/);
+  });
+});

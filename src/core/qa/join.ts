@@ -34,7 +34,10 @@ export interface QaJoin {
   doc: TraceDocument;
   /** Rows whose question is in an LLM call's input. */
   joined: number;
-  /** Rows (their places) that no LLM call held: judged on the file's prediction, without a path. */
+  /**
+   * Rows (their places) that no LLM call held: a case without a path when the file gives the
+   * prediction, else left out (a QA file may cover many traces: LoCoMo's ten conversations).
+   */
   unmatched: string[];
 }
 
@@ -50,8 +53,10 @@ interface LlmCall {
   outputs: string[];
 }
 
-/** Ops a question is looked for in: LLM calls (the answer) and searches (what it was answered from). */
-const ASKED = new Set(['llm_call', 'retrieval']);
+/** Ops that answer: LLM calls (span traces) and generation ops (smartcomment traces). */
+const ANSWERING = new Set(['llm_call', 'generation']);
+/** Ops a question is looked for in: the answering ones and searches (what it was answered from). */
+const ASKED = new Set([...ANSWERING, 'retrieval']);
 
 /** LLM calls and searches in execution order (created_at, then file order), with their input and output variables. */
 function llmCalls(doc: TraceDocument): LlmCall[] {
@@ -114,7 +119,7 @@ function answerOf(calls: LlmCall[], holding: number[], text: (id: string) => str
       const t = text(id).trim();
       return id !== SENTINEL.variable && t !== '' && (!words || !isToolCall(t));
     });
-  const llm = holding.filter((ci) => calls[ci].op.category === 'llm_call');
+  const llm = holding.filter((ci) => ANSWERING.has(calls[ci].op.category));
   let ci = llm.find((c) => written(c, true) !== undefined);
   ci ??= llm.find((c) => written(c, false) !== undefined);
   if (ci === undefined) return null;
@@ -155,7 +160,7 @@ export function joinQa(doc: TraceDocument, rows: readonly QaRow[], judge: Answer
   const written = new Set(doc.data.edges.map((e) => e.target_full_node_id));
   const asked = new Set(
     holding.flatMap((h) =>
-      h.filter((ci) => calls[ci].op.category === 'llm_call').flatMap((ci) => calls[ci].inputs),
+      h.filter((ci) => ANSWERING.has(calls[ci].op.category)).flatMap((ci) => calls[ci].inputs),
     ),
   );
   const index = new EvidenceIndex(doc, (id) => written.has(id) || asked.has(id), text);
@@ -165,6 +170,7 @@ export function joinQa(doc: TraceDocument, rows: readonly QaRow[], judge: Answer
     const answer = answerOf(calls, holding[i], text);
     if (answer) joined++;
     else unmatched.push(row.place);
+    if (!answer && row.prediction === null) return;
     const prediction = answer?.prediction ?? row.prediction ?? '';
     const correct = row.correct ?? judge.accepts(prediction, row.answers, row.question);
     const rule = row.correct !== null ? 'given' : judge.rule;

@@ -15,7 +15,7 @@ export interface QaRow {
   question: string;
   /** Golden answers (LongMemEval's numbers as text). */
   answers: string[];
-  /** A prediction the file gives (used when no LLM call of the trace holds the question). */
+  /** A prediction the file gives (the case's when no LLM call of the trace holds the question). */
   prediction: string | null;
   /** The verdict the file gives, or null (then the answer rule decides). */
   correct: boolean | null;
