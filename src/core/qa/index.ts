@@ -1,2 +1,2 @@
-export { type AnswerJudge, joinQa, type QaJoin } from './join.ts';
-export { parseQaFile, type QaFileResult, type QaRow } from './qa-file.ts';
+export { type AnswerJudge, joinQa } from './join.ts';
+export { parseQaFile, type QaRow } from './qa-file.ts';

@@ -361,8 +361,8 @@ function spanMetadata(span: OtelSpan, c: SpanContent): JsonObject {
   return out;
 }
 
-/** Evaluations whose score does not say "the answer is right" (higher is worse, or not about the answer). */
-const NOT_CORRECTNESS = /halluc|toxic|bias|harm|pii|jailbreak|latency|cost|token/i;
+/** Evaluations whose score does not say "the answer is right" (higher is worse, or not about the answer: a retrieval's relevance). */
+const NOT_CORRECTNESS = /halluc|toxic|bias|harm|pii|jailbreak|latency|cost|token|relevan/i;
 
 /**
  * Does an evaluation make a case? With a golden answer, any score does; without one, only a
