@@ -2,8 +2,14 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { appendAll } from '../core/arrays.ts';
-import { type OpenResult, openTrace, type TraceGraph } from '../core/graph/index.ts';
-import { decodeUtf8, formatIssue, parseTraceText, type TraceIssue } from '../core/trace/index.ts';
+import { buildGraph, type OpenResult, openTrace, type TraceGraph } from '../core/graph/index.ts';
+import {
+  decodeUtf8,
+  formatIssue,
+  parseTraceText,
+  type TraceDocument,
+  type TraceIssue,
+} from '../core/trace/index.ts';
 import { CliError, type CliIO } from './io.ts';
 import { progressReporter } from './progress.ts';
 
@@ -103,10 +109,16 @@ export function problemLine(file: string, issues: readonly TraceIssue[]): string
   return `${formatIssue(first)}${more > 0 ? ` (and ${more} more problem(s): memtrace validate ${file})` : ''}`;
 }
 
+/** What a command adds to a trace's document before its graph is built (`--qa`: the judge ops of a QA file). */
+export type PrepareDoc = (doc: TraceDocument, file: string) => TraceDocument;
+
 /** A trace file opened, or the issues that stop it (unreadable and undecodable files included: never thrown). */
-export async function openTraceFile(file: string): Promise<OpenResult> {
+export async function openTraceFile(file: string, prepare?: PrepareDoc): Promise<OpenResult> {
   const r = await readFileText(file);
-  return r.ok ? openTrace(r.text, { file }) : { ok: false, issues: [r.issue] };
+  if (!r.ok) return { ok: false, issues: [r.issue] };
+  if (!prepare) return openTrace(r.text, { file });
+  const p = parseTraceText(r.text, { file });
+  return p.ok ? { ok: true, graph: buildGraph(prepare(p.doc, file)), issues: p.issues } : p;
 }
 
 /**
@@ -140,6 +152,8 @@ export interface EachFileOptions {
   progress?: boolean;
   /** Open only the files (0-based places) this accepts; default all. */
   only?: (index: number) => boolean;
+  /** Changes each document before its graph is built (see `PrepareDoc`). */
+  prepare?: PrepareDoc;
 }
 
 /** Each of `files` through `open`, one at a time, with progress on stderr (several files), to `each`. */
@@ -168,7 +182,7 @@ export async function eachOpenResult(
   each: (r: OpenResult, file: string, index: number) => void | Promise<void>,
   options: EachFileOptions = {},
 ): Promise<void> {
-  await eachResult(files, io, openTraceFile, each, options);
+  await eachResult(files, io, (file) => openTraceFile(file, options.prepare), each, options);
 }
 
 /** As `eachOpenResult`, with each file only checked (`checkTraceFile`: no graph), for `validate`. */

@@ -131,6 +131,8 @@ describe('memtrace cases', () => {
       'op_id',
       'label_source',
       'path',
+      'path_names',
+      'answer_rule',
     ]);
     // The path ends with the judge and holds the labelled op (labels here are exact).
     for (const c of cases as { op_id: string | null; judge_op_id: string; path: string[] }[]) {

@@ -584,7 +584,8 @@ describe('each convention: instructions, tool definitions, tool calls, comments 
               name: 'gen_ai.evaluation.result',
               attributes: [
                 s('gen_ai.evaluation.name', 'faithfulness'),
-                s('gen_ai.evaluation.score.label', 'pass'),
+                // A graded score, no pass/fail verdict (a "pass" label would make a case).
+                n('gen_ai.evaluation.score.value', 0.9),
                 s('gen_ai.evaluation.explanation', 'The answer names the capital correctly.'),
               ],
             },
@@ -597,7 +598,7 @@ describe('each convention: instructions, tool definitions, tool calls, comments 
       reads: [['llm_output', 'Lima.']],
       writes: [
         ['evaluator_comment', 'The answer names the capital correctly.'],
-        ['evaluation_score', '1'],
+        ['evaluation_score', '0.9'],
       ],
     });
   });

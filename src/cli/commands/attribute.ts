@@ -17,6 +17,7 @@ import {
 import { command, JSON_FLAG } from '../command.ts';
 import { CliError, printJson, printRow } from '../io.ts';
 import { usageLine } from '../provider-flags.ts';
+import { QA_FLAG, qaPrepare } from '../qa.ts';
 import { loadGraph } from './load.ts';
 
 /**
@@ -35,7 +36,7 @@ type AttributeJson = Attribution & {
 
 export const attribute = command({
   name: 'attribute',
-  usage: `memtrace attribute <file> [--case QUERY_ID] ${ATTRIBUTION_USAGE} [--json | --format memtrace]`,
+  usage: `memtrace attribute <file> [--case QUERY_ID] [--qa FILE] ${ATTRIBUTION_USAGE} [--json | --format memtrace]`,
   args: { min: 1, max: 1, name: '<file>' },
   options: {
     ...JSON_FLAG,
@@ -49,11 +50,12 @@ export const attribute = command({
       choices: ['memtrace'],
       help: "write the paper's {results: [...]} records instead of the workbench's JSON",
     },
+    ...QA_FLAG,
     ...ATTRIBUTION_FLAGS,
   },
   async run({ positionals, values }, io) {
     const method = methodOf(values);
-    const g = await loadGraph(positionals[0], io);
+    const g = await loadGraph(positionals[0], io, await qaPrepare(values.qa, io));
     const meter = new UsageMeter();
     const model = modelFor(method, values, io, meter);
     let cases = listCases(g).filter((c) => c.failed || c.label);

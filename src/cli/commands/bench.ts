@@ -30,6 +30,7 @@ import { eachTraceFile, outputFile, traceFilesIn } from '../files.ts';
 import { CliError, type CliIO, printJson } from '../io.ts';
 import { LABEL_SOURCE_USAGE, labelChoiceOf, readLabelPaths } from '../labels.ts';
 import { usageJson, usageLine } from '../provider-flags.ts';
+import { QA_FLAG, qaPrepare } from '../qa.ts';
 import { writeAtomic } from '../write.ts';
 
 /** One scored case as `bench --out` writes it. */
@@ -90,7 +91,7 @@ async function scoreFile(b: BenchRun, graph: TraceGraph, file: string, i: number
 
 export const bench = command({
   name: 'bench',
-  usage: `memtrace bench <files or dirs…> ${ATTRIBUTION_USAGE} [--concurrency N] ${LABEL_SOURCE_USAGE} [--out results.json] [--json]`,
+  usage: `memtrace bench <files or dirs…> [--qa FILE] ${ATTRIBUTION_USAGE} [--concurrency N] ${LABEL_SOURCE_USAGE} [--out results.json] [--json]`,
   args: { min: 1, max: Number.POSITIVE_INFINITY, name: '<files or dirs…>' },
   options: {
     ...JSON_FLAG,
@@ -107,11 +108,13 @@ export const bench = command({
       value: 'FILE_OR_DIR',
       help: "annotations files or graph files whose labels join each graph's own (repeatable)",
     },
+    ...QA_FLAG,
     ...ATTRIBUTION_FLAGS,
   },
   async run({ positionals, values }, io) {
     const method = methodOf(values);
     const choice = labelChoiceOf(values);
+    const prepare = await qaPrepare(values.qa, io);
     // Labels from annotations files (a team's, adjudicated ones) join each graph's own.
     const extraLabels = Array.isArray(values.labels)
       ? await readLabelPaths(values.labels.map(String), io)
@@ -136,7 +139,7 @@ export const bench = command({
         async (graph, file, i) => {
           appendAll(perCase, await scoreFile(b, graph, file, i));
         },
-        { progress: false },
+        { progress: false, prepare },
       ));
     if (perCase.length === 0)
       throw new CliError(

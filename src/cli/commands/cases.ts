@@ -1,7 +1,9 @@
 import { casePath, listCases, systemOf, type TraceCase } from '../../core/cases/index.ts';
+import { opMetadata, type TraceGraph } from '../../core/graph/index.ts';
 import { command, JSON_FLAG } from '../command.ts';
 import { eachTraceFile, traceFilesIn } from '../files.ts';
 import { printJson, printRow } from '../io.ts';
+import { QA_FLAG, qaPrepare } from '../qa.ts';
 
 /** `judgeOpId` → `judge_op_id`. */
 type SnakeCase<S extends string> = S extends `${infer C}${infer Rest}`
@@ -15,7 +17,8 @@ type CaseFieldsJson = { [K in keyof Omit<TraceCase, 'label'> as SnakeCase<K>]: T
  * The JSON shape of one case (snake_case, as the other JSON contracts): `file`, `system`,
  * `graph_id`, `query_id`, `question`, `golden_answers`, `prediction`, `judge_score`,
  * `judge_response`, `judge_op_id`, `failed`, `evidence_ids`, `error_type`, `op_id`,
- * `label_source`, `path`.
+ * `label_source`, `path`, `path_names`, `answer_rule` (what decided the verdict of a `--qa` row: `given` by the
+ * file, or the rule's name; null for the trace's own judges).
  */
 type CaseJson = { file: string; system: string | null } & CaseFieldsJson & {
     error_type: string | null;
@@ -23,9 +26,31 @@ type CaseJson = { file: string; system: string | null } & CaseFieldsJson & {
     label_source: string | null;
     /** op_ids from the conversation to the answer (its causes, in execution order), then the judge. */
     path: string[];
+    /** The ops of `path` by name (span names, for a span trace). */
+    path_names: (string | null)[];
+    answer_rule: string | null;
   };
 
-function caseJson(file: string, system: string | null, c: TraceCase, path: string[]): CaseJson {
+/** A case's path: op ids and names. */
+function pathOf(g: TraceGraph, c: TraceCase): { ids: string[]; names: (string | null)[] } {
+  const ops = casePath(g, c).ops;
+  return { ids: ops.map((o) => g.opId[o]), names: ops.map((o) => g.opName[o] ?? null) };
+}
+
+/** The `answer_rule` a `--qa` judge op carries. */
+function answerRuleOf(g: TraceGraph, c: TraceCase): string | null {
+  const op = c.judgeOpId === null ? undefined : g.opIndex.get(c.judgeOpId);
+  const rule = op === undefined ? undefined : opMetadata(g, op).answer_rule;
+  return typeof rule === 'string' ? rule : null;
+}
+
+function caseJson(
+  file: string,
+  system: string | null,
+  c: TraceCase,
+  path: { ids: string[]; names: (string | null)[] },
+  answerRule: string | null,
+): CaseJson {
   return {
     file,
     system,
@@ -42,30 +67,28 @@ function caseJson(file: string, system: string | null, c: TraceCase, path: strin
     error_type: c.label?.errorType ?? null,
     op_id: c.label?.opId ?? null,
     label_source: c.label?.source ?? null,
-    path,
+    path: path.ids,
+    path_names: path.names,
+    answer_rule: answerRule,
   };
 }
 
 export const cases = command({
   name: 'cases',
-  usage: 'memtrace cases <file or dir…> [--json]',
+  usage: 'memtrace cases <file or dir…> [--qa FILE] [--json]',
   args: { min: 1, max: Number.POSITIVE_INFINITY, name: '<files or dirs…>' },
-  options: JSON_FLAG,
+  options: { ...JSON_FLAG, ...QA_FLAG },
   async run({ positionals, values }, io) {
     const files = await traceFilesIn(positionals);
+    const prepare = await qaPrepare(values.qa, io);
     const out: CaseJson[] = [];
-    const failedFiles = await eachTraceFile(files, io, (g, file) => {
+    const each = (g: TraceGraph, file: string) => {
       const system = systemOf(g.doc, file);
-      for (const c of listCases(g))
-        out.push(
-          caseJson(
-            file,
-            system,
-            c,
-            casePath(g, c).ops.map((o) => g.opId[o]),
-          ),
-        );
-    });
+      // With a QA file every row is listed, the questions answered right with `failed: false`.
+      for (const c of listCases(g, { includePassed: prepare !== undefined }))
+        out.push(caseJson(file, system, c, pathOf(g, c), answerRuleOf(g, c)));
+    };
+    const failedFiles = await eachTraceFile(files, io, each, { prepare });
     if (values.json) printJson(io, out);
     else
       for (const c of out)

@@ -98,47 +98,138 @@ export interface CausalCone {
  * walking ops from that rank down, an op is a cause when it wrote a variable a later cause
  * (or the caller) needs, and the latest such writer is the one that counts — an earlier
  * writer of the same variable (a content-named value another question also produced) is not.
+ * Only the writers of needed variables are visited (a max-heap by rank), so a case costs the
+ * size of its cone, not of the trace.
  */
 export function causalCone(g: TraceGraph, targets: Iterable<number>, untilRank: number): CausalCone {
-  // pending[v]: v is needed and the op that wrote it for that read is not found yet.
-  const pending = new Uint8Array(g.varId.length);
+  // pending: needed variables whose writer for that read is not found yet.
+  const pending = new Set<number>();
   const vars = new Set<number>();
   const ops: number[] = [];
-  const position = chainPositions(g);
+  const { position, writers } = graphIndexes(g);
+  const queued = new Set<number>();
+  const heap = new RankHeap();
   const previous = (v: number) => {
     const k = position[v];
     return k > 0 ? row(g.lineages, g.varLineage[v])[k - 1] : -1;
   };
   const written = (v: number) => g.varInEdges.offsets[v + 1] > g.varInEdges.offsets[v];
-  const need = (v: number) => {
-    // A version no op wrote (a non-strict change) still comes from the version before it.
-    for (let w = v; w >= 0 && !pending[w]; w = written(w) ? -1 : previous(w)) {
-      pending[w] = 1;
-      vars.add(w);
+  // The latest op below `below` (a rank) that wrote v, queued to be visited.
+  const queueWriter = (v: number, below: number) => {
+    const o = latestWriter(g, writers(v), below);
+    if (o >= 0 && !queued.has(o)) {
+      queued.add(o);
+      heap.push(g.opRank[o], o);
     }
   };
-  for (const v of targets) need(v);
-  for (let rank = Math.min(untilRank, g.opOrder.length - 1); rank >= 0; rank--) {
-    const o = g.opOrder[rank];
+  const need = (v: number, below: number) => {
+    // A version no op wrote (a non-strict change) still comes from the version before it.
+    for (let w = v; w >= 0 && !pending.has(w); w = written(w) ? -1 : previous(w)) {
+      pending.add(w);
+      vars.add(w);
+      queueWriter(w, below);
+    }
+  };
+  const top = Math.min(untilRank, g.opOrder.length - 1);
+  for (const v of targets) need(v, top + 1);
+  for (let o = heap.pop(); o >= 0; o = heap.pop()) {
     const edges = row(g.opEdges, o);
     let writes = false;
-    for (const e of edges) if (pending[g.edgeDst[e]]) writes = true;
+    for (const e of edges) if (pending.has(g.edgeDst[e])) writes = true;
     if (!writes) continue;
     if (!isSentinelOp(g, o)) ops.push(o);
     const read = new Set<number>();
     for (const e of edges) read.add(g.edgeSrc[e]);
+    const rank = g.opRank[o];
     for (const e of edges) {
       const v = g.edgeDst[e];
-      if (!pending[v]) continue;
-      pending[v] = 0;
+      if (!pending.has(v)) continue;
+      pending.delete(v);
       // Written without reading its own previous version: that version still led here.
       const before = previous(v);
-      if (before >= 0 && !read.has(before)) need(before);
+      if (before >= 0 && !read.has(before)) need(before, rank);
     }
-    for (const e of edges) need(g.edgeSrc[e]);
+    for (const e of edges) need(g.edgeSrc[e], rank);
   }
   ops.reverse();
   return { ops, vars };
+}
+
+/** The op of the highest rank below `below` among a variable's writers (ranks ascending); -1 when none. */
+function latestWriter(g: TraceGraph, byRank: Int32Array, below: number): number {
+  let lo = 0;
+  let hi = byRank.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (g.opRank[byRank[mid]] < below) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo > 0 ? byRank[lo - 1] : -1;
+}
+
+/** A max-heap of ops by execution rank. */
+class RankHeap {
+  private readonly keys: number[] = [];
+  private readonly items: number[] = [];
+  push(key: number, item: number): void {
+    const { keys, items } = this;
+    let i = keys.length;
+    keys.push(key);
+    items.push(item);
+    while (i > 0) {
+      const p = (i - 1) >> 1;
+      if (keys[p] >= key) break;
+      keys[i] = keys[p];
+      items[i] = items[p];
+      i = p;
+    }
+    keys[i] = key;
+    items[i] = item;
+  }
+  /** The item of the highest key, or -1 when empty. */
+  pop(): number {
+    const { keys, items } = this;
+    if (!keys.length) return -1;
+    const top = items[0];
+    const key = keys.pop()!;
+    const item = items.pop()!;
+    if (keys.length) {
+      let i = 0;
+      for (;;) {
+        const l = 2 * i + 1;
+        if (l >= keys.length) break;
+        const c = l + 1 < keys.length && keys[l + 1] > keys[l] ? l + 1 : l;
+        if (keys[c] <= key) break;
+        keys[i] = keys[c];
+        items[i] = items[c];
+        i = c;
+      }
+      keys[i] = key;
+      items[i] = item;
+    }
+    return top;
+  }
+}
+
+/** Per graph, computed once: each variable's place in its version chain, and its writers by rank. */
+const INDEXES = new WeakMap<TraceGraph, { position: Int32Array; writers: (v: number) => Int32Array }>();
+
+function graphIndexes(g: TraceGraph) {
+  let x = INDEXES.get(g);
+  if (!x) {
+    const cache = new Map<number, Int32Array>();
+    const writers = (v: number) => {
+      let w = cache.get(v);
+      if (!w) {
+        w = Int32Array.from(producersOf(g, v)).sort((a, b) => g.opRank[a] - g.opRank[b]);
+        cache.set(v, w);
+      }
+      return w;
+    };
+    x = { position: chainPositions(g), writers };
+    INDEXES.set(g, x);
+  }
+  return x;
 }
 
 /** Position of every variable in its version chain. */

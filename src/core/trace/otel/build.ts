@@ -17,7 +17,7 @@ import { type SpanContent, type SpanEvaluation, spanContent } from './content.ts
 import { GraphWriter, slotOf } from './graph-writer.ts';
 import { RecordTexts } from './record-texts.ts';
 import type { OtelSpan, SpanFile } from './span.ts';
-import { MemoryRecords, SpanOp } from './span-op.ts';
+import { evaluatedTexts, MemoryRecords, SpanOp } from './span-op.ts';
 import { containerShape, spanShape } from './span-shape.ts';
 import { TextMap } from './text-map.ts';
 import { type AttrValue, formatNanos } from './values.ts';
@@ -41,7 +41,7 @@ export interface OtelImportSummary {
   unknownKind: number;
   /** Spans without content whose only role is to hold child spans: not ops. */
   containers: number;
-  /** Evaluations without a golden answer or a verdict (not cases). */
+  /** Evaluations that made no case: no score, or without a golden answer no pass/fail verdict (`caseVerdict`). */
   evaluationsWithoutGolden: number;
   /** Attributes (and `event NAME: KEY`s) with text no reader took. */
   unreadText: NamedCount[];
@@ -78,8 +78,10 @@ function judgeClasses(contents: SpanContent[]): TextMap<string> {
     for (const it of [...c.inputs, ...c.outputs])
       if (it.className && carried.has(it.className)) classOf.set(it.text, it.className);
     for (const e of c.evaluations) {
-      if (e.query !== null && !classOf.has(e.query)) classOf.set(e.query, 'query');
-      if (e.prediction !== null && !classOf.has(e.prediction)) classOf.set(e.prediction, 'prediction');
+      // A verdict on a span's answer (an event, a score) names its question and answer too.
+      const { query, prediction } = caseVerdict(e) === null ? e : evaluatedTexts(c, e);
+      if (query !== null && !classOf.has(query)) classOf.set(query, 'query');
+      if (prediction !== null && !classOf.has(prediction)) classOf.set(prediction, 'prediction');
     }
   }
   return classOf;
@@ -149,6 +151,17 @@ function countSpan(b: Build, span: OtelSpan, c: SpanContent, k: number): boolean
   return true;
 }
 
+/** Categories whose inputs are never a memory write (model calls, searches, judges, embeddings). */
+const NOT_STORES = new Set([
+  'llm_call',
+  'retrieval',
+  'evaluation',
+  'embedding',
+  'prompt',
+  'agent',
+  'workflow',
+]);
+
 /** One span → an op (with its variables and edges), and judge ops for evaluations of its answer. */
 function addSpan(b: Build, span: OtelSpan, c: SpanContent, i: number): void {
   const k = b.tree.rep[i];
@@ -163,7 +176,12 @@ function addSpan(b: Build, span: OtelSpan, c: SpanContent, i: number): void {
   const at = formatNanos(span.start ?? 0n);
   b.g.ensureSession(session, at);
   const op = new SpanOp(b.g, b.records, uniqueOpId(span, b.usedOpIds), session, at, b.skips.get(k));
-  for (const it of c.inputs) op.readItem(it);
+  const stores = !NOT_STORES.has(c.category) && !c.memory;
+  for (const it of c.inputs) {
+    const varId = op.readItem(it);
+    if (stores)
+      b.g.fileStored(it.text, { varId, inputs: op.inputs, opId: op.opId, category: c.category, session, at });
+  }
   if (c.memory?.op === 'search') op.readSearch(c.memory, c.outputs.length > 0);
   else if (c.memory) op.writeRecords(c.memory);
   const metadata: JsonObject = { span_id: span.spanId, trace_id: span.traceId, ...spanMetadata(span, c) };
@@ -192,14 +210,20 @@ function addSpan(b: Build, span: OtelSpan, c: SpanContent, i: number): void {
     span.status.message ?? exceptionOf(span),
   );
   b.g.writeEdges(op.opId, category, session, at, op.inputs, op.outputs);
+  if (op.outputs.length)
+    b.g.opWrites.set(op.opId, { inputs: op.inputs, opId: op.opId, category, session, at });
+  // A later prompt holding a search's query took the search's result, even an empty one.
+  if (category === 'retrieval')
+    for (const q of c.inputs) if (q.role === 'query') for (const id of op.outputs) b.g.fileUnits(q.text, id);
   for (const [index, e] of c.evaluations.entries()) {
-    if (judge?.inline && judge.evaluation === e) continue;
-    if (e.golden === null || e.score === null) {
+    if (judge?.inline && judge.source === e) continue;
+    const verdict = caseVerdict(e);
+    if (verdict === null) {
       b.summary.evaluationsWithoutGolden++;
       const end = formatNanos(span.end ?? span.start ?? 0n);
       b.scores.push(() => op.scoreOp(c, e, index, span.spanId, end));
     } else {
-      op.evaluationOp(c, e, index, span.spanId);
+      op.evaluationOp(c, { ...e, score: verdict }, index, span.spanId);
       b.summary.cases++;
     }
   }
@@ -277,14 +301,31 @@ function spanTree(spans: OtelSpan[]): { rep: Int32Array; parentOf: Int32Array; h
   return { rep, parentOf, hasChildren };
 }
 
-/** Execution order: start time, file order breaking ties (a span without a time keeps its place). */
+/**
+ * Execution order: start time, then — SDKs stamp starts in whole milliseconds, so many spans
+ * tie — the earliest end among the span and its children that started in the same millisecond
+ * (sequential siblings end in order; a parent comes no later than its first child), then depth,
+ * then file order (a span without a time keeps its place).
+ */
 function orderSpans(spans: OtelSpan[]): OtelSpan[] {
   let last = 0n;
   const timed = spans.map((s, i) => {
     if (s.start !== null) last = s.start;
-    return { s, t: s.start ?? last, i };
+    return { s, t: s.start ?? last, i, end: s.end ?? s.start ?? last, depth: 0 };
   });
-  timed.sort((a, b) => (a.t < b.t ? -1 : a.t > b.t ? 1 : a.i - b.i));
+  const byId = new Map(timed.map((x) => [`${x.s.traceId}/${x.s.spanId}`, x]));
+  const parentOf = (x: (typeof timed)[number]) =>
+    x.s.parentSpanId ? byId.get(`${x.s.traceId}/${x.s.parentSpanId}`) : undefined;
+  // Deepest first is not needed: each span pushes its end up the chain of same-start ancestors.
+  for (const x of timed) {
+    let depth = 0;
+    for (let p = parentOf(x), n = 0; p && n < 10_000; p = parentOf(p), n++) depth++;
+    x.depth = depth;
+    for (let c = x, p = parentOf(x), n = 0; p && p.t === c.t && n < 10_000; c = p, p = parentOf(p), n++)
+      if (x.end < p.end) p.end = x.end;
+  }
+  const cmp = (a: bigint, b: bigint) => (a < b ? -1 : a > b ? 1 : 0);
+  timed.sort((a, b) => cmp(a.t, b.t) || cmp(a.end, b.end) || a.depth - b.depth || a.i - b.i);
   return timed.map((x) => x.s);
 }
 
@@ -320,16 +361,37 @@ function spanMetadata(span: OtelSpan, c: SpanContent): JsonObject {
   return out;
 }
 
+/** Evaluations whose score does not say "the answer is right" (higher is worse, or not about the answer: a retrieval's relevance). */
+const NOT_CORRECTNESS = /halluc|toxic|bias|harm|pii|jailbreak|latency|cost|token|relevan/i;
+
+/**
+ * Does an evaluation make a case? With a golden answer, any score does; without one, only a
+ * pass/fail verdict: a label that says so, or a 0/1 score of an evaluation that is about the
+ * answer being right (a toxicity of 0 is no failed answer). The verdict is then its score.
+ */
+export function caseVerdict(e: SpanEvaluation): number | null {
+  if (e.score === null) return null;
+  if (e.golden !== null) return e.score;
+  if (
+    e.label !== null &&
+    /^(correct|pass|passed|true|yes|right|incorrect|wrong|fail|failed|false|no)$/i.test(e.label)
+  )
+    return /^(correct|pass|passed|true|yes|right)$/i.test(e.label) ? 1 : 0;
+  if (NOT_CORRECTNESS.test(e.name)) return null;
+  return e.score === 0 || e.score === 1 ? e.score : null;
+}
+
 function judgeOf(
   c: SpanContent,
   hasOwnContent: boolean,
-): { evaluation: SpanEvaluation; inline: boolean } | null {
-  const e = c.evaluations.find((x) => x.golden !== null && x.score !== null);
+): { evaluation: SpanEvaluation; source: SpanEvaluation; inline: boolean } | null {
+  const found = c.evaluations.find((x) => caseVerdict(x) !== null);
+  const e = found && { ...found, score: caseVerdict(found) };
   if (!e) return null;
   // An evaluator span (or an evaluation with nothing else around it) is the judge itself;
   // an evaluation event on a generation judges that generation in an op of its own.
   const inline = c.category === 'evaluation' || !hasOwnContent;
-  return { evaluation: e, inline };
+  return { evaluation: e, source: found, inline };
 }
 
 /** The message of a span's `exception` event, for an op whose status says none. */

@@ -1,8 +1,8 @@
 /**
  * The records of the document a span file becomes, and the rules that name and link them:
  * a text is one variable (content identity; a text a later span writes again is a new one,
- * readers take the latest), a later input containing an earlier output's line / list item /
- * record is linked to it, memory records chain by store id + record id. Edges found so carry
+ * readers take the latest), a later input containing an earlier output's line / sentence / JSON
+ * string (normalised: `dataflow.ts`) is linked to it, memory records chain by store id + record id. Edges found so carry
  * `metadata.inferred`. The fields every record shares are spelled out in each literal rather
  * than spread from one object: a spread inside a literal builds about half as fast, on tens of
  * thousands of records.
@@ -18,6 +18,7 @@ import type {
   VariableRecord,
 } from '../types.ts';
 import { SENTINEL } from '../types.ts';
+import { normalizeUnit, textUnits } from './dataflow.ts';
 import type { ContentItem, ItemRole } from './items.ts';
 import { TextMap, textSlot } from './text-map.ts';
 
@@ -35,6 +36,17 @@ const ROLE_CATEGORY: Record<ItemRole, string> = {
   comment: 'evaluator_comment',
 };
 
+/** A text an op kept (a memory write's input): the variable, and the op that wrote it to a store. */
+export interface StoredText {
+  varId: string;
+  /** Everything the op read (the text came with them: the output it was cut from, say). */
+  inputs: readonly OpInput[];
+  opId: string;
+  category: string;
+  session: string;
+  at: string;
+}
+
 /** An input of an op: a variable id, and why the edge was inferred when it was. */
 export interface OpInput {
   id: string;
@@ -42,7 +54,7 @@ export interface OpInput {
 }
 
 /** Outputs with more units than this (windows, transcripts) are found only as a whole, by their first lines. */
-const MAX_UNITS = 64;
+const MAX_UNITS = 128;
 const LONG_TEXT = 8192;
 const ANCHORS = 4;
 
@@ -53,29 +65,11 @@ function firstLines(text: string, n: number): string[] {
   while (out.length < n && at < text.length) {
     let end = text.indexOf('\n', at);
     if (end < 0) end = text.length;
-    const line = text.slice(at, end).trim();
+    const line = normalizeUnit(text.slice(at, end));
     if (line.length >= 16) out.push(line);
     at = end + 1;
   }
   return out;
-}
-
-/** Lines, JSON list items and record contents of a text that are long enough to mean something. */
-function unitsOf(text: string): string[] {
-  const t = text.trim();
-  // One line, not a list (a message, a query): itself, without splitting.
-  if (t[0] !== '[' && !t.includes('\n')) return t.length >= 16 ? [t] : [];
-  const out: string[] = [];
-  if (t[0] === '[') {
-    try {
-      const list = JSON.parse(t);
-      if (Array.isArray(list)) for (const x of list) if (typeof x === 'string') out.push(x.trim());
-    } catch {
-      // not JSON: lines only
-    }
-  }
-  for (const line of t.split('\n')) out.push(line.trim());
-  return out.filter((u) => u.length >= 16);
 }
 
 /** A content item's text slot, computed once. */
@@ -99,6 +93,9 @@ export class GraphWriter {
   // Outputs are split into units only when an input needs looking up by unit (often none does).
   private readonly pendingUnits: { text: string; id: string }[] = [];
   private readonly usedNames = new Set<string>();
+  private readonly nextSuffix = new Map<string, number>();
+  // Normalised texts that ops other than model calls and searches took in (memory writes), latest op last.
+  private readonly stored = new Map<string, StoredText>();
   private sentinel = false;
 
   /** `classOf`: the class (query, prediction, …) a judge gave a text, which holds for it everywhere. */
@@ -177,7 +174,11 @@ export class GraphWriter {
     const hash = slot.length === it.text.length ? hash16(it.text) : slot.slice(0, 16);
     let name = `text:${hash}`;
     let used = `${className}|${name}`;
-    for (let n = 2; this.usedNames.has(used); n++) {
+    // The next suffix to try per base name: a text written again and again (a tool's "ok")
+    // must not scan every earlier suffix.
+    const base = used;
+    for (let n = this.nextSuffix.get(base) ?? 2; this.usedNames.has(used); n++) {
+      this.nextSuffix.set(base, n + 1);
       name = `text:${hash}-${n}`;
       used = `${className}|${name}`;
     }
@@ -197,7 +198,7 @@ export class GraphWriter {
   /** The earlier outputs a text contains (by line, list item or record), other than `except` and `opId`'s own. */
   containedSources(text: string, except: string | undefined, opId: string): string[] {
     const sources: string[] = [];
-    for (const u of unitsOf(text)) {
+    for (const u of textUnits(text)) {
       const hit = this.unitIndex().get(u);
       if (!hit || (hit.whole !== undefined && !text.includes(hit.whole))) continue;
       const src = hit.id;
@@ -206,9 +207,47 @@ export class GraphWriter {
     return sources;
   }
 
+  /** Where each op that wrote an output ran and what it read (for the edges of pieces of its outputs). */
+  readonly opWrites = new Map<string, Omit<StoredText, 'varId'>>();
+
+  /**
+   * The op that wrote `source` when `text` is exactly one of its units (normalised, JSON
+   * decoded): a piece of that output (see `SpanOp.readItem`).
+   */
+  pieceWriter(text: string, source: string): Omit<StoredText, 'varId'> | undefined {
+    // One unit, after decoding: a fact as text, or wrapped in JSON (`{"text": …}`).
+    const units = textUnits(text);
+    if (units.length !== 1) return undefined;
+    // Plain text must be the unit itself (short lines around it would be more than the piece).
+    if (!/^\s*[[{"]/.test(text) && normalizeUnit(text) !== units[0]) return undefined;
+    const hit = this.unitIndex().get(units[0]);
+    if (!hit || hit.id !== source || hit.whole !== undefined) return undefined;
+    const op = this.producerOf.get(source);
+    return op === undefined ? undefined : this.opWrites.get(op);
+  }
+
+  /** Files the input of an op that may store it (a memory write of any convention), by its units. */
+  fileStored(text: string, s: StoredText): void {
+    for (const u of [normalizeUnit(text), ...textUnits(text)]) this.stored.set(u, s);
+  }
+
+  /**
+   * The latest op that took in a text a search returned (a stored text coming back: the search
+   * read that write), by the whole text or else its first unit found; undefined when none did.
+   */
+  storedWriter(text: string): StoredText | undefined {
+    const whole = this.stored.get(normalizeUnit(text));
+    if (whole) return whole;
+    for (const u of textUnits(text)) {
+      const hit = this.stored.get(u);
+      if (hit) return hit;
+    }
+    return undefined;
+  }
+
   private unitIndex(): TextMap<{ id: string; whole?: string }> {
     for (const p of this.pendingUnits) {
-      const units = p.text.length > LONG_TEXT ? null : unitsOf(p.text);
+      const units = p.text.length > LONG_TEXT ? null : textUnits(p.text);
       if (units && units.length <= MAX_UNITS) {
         const hit = { id: p.id };
         for (const u of units) this.byUnit.set(u, hit);
@@ -252,8 +291,10 @@ export class GraphWriter {
     category: string,
     session: string,
     at: string,
-    inputs: OpInput[],
+    inputs: readonly OpInput[],
     outputs: string[],
+    /** Marks every edge as inferred for this reason (an op's edges found after it was written). */
+    inferredAs?: string,
   ) {
     if (!inputs.length && !outputs.length) return;
     if (!inputs.length || !outputs.length) this.sentinel = true;
@@ -261,7 +302,7 @@ export class GraphWriter {
     const dst = outputs.length ? outputs : [SENTINEL.variable];
     for (const s of src)
       for (const t of dst) {
-        const inferred = 'inferred' in s ? s.inferred : undefined;
+        const inferred = inferredAs ?? ('inferred' in s ? s.inferred : undefined);
         if (inferred) this.inferredEdges++;
         this.edges.push({
           created_at: at,

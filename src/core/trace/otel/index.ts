@@ -164,7 +164,7 @@ export function summaryText(s: OtelImportSummary): string {
   if (s.containers) parts.push(`${plural(s.containers, 'container span')} (no content) not made ops`);
   if (s.evaluationsWithoutGolden)
     parts.push(
-      `${s.evaluationsWithoutGolden} evaluation${s.evaluationsWithoutGolden === 1 ? '' : 's'} without a golden answer or verdict (ops of their own with their comments, not cases)`,
+      `${s.evaluationsWithoutGolden} evaluation${s.evaluationsWithoutGolden === 1 ? '' : 's'} without a golden answer or a pass/fail verdict (ops of their own with their comments, not cases)`,
     );
   return parts.join('; ');
 }

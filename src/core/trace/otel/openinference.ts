@@ -109,8 +109,10 @@ function readRetriever(a: Attrs, input: AttrValue | undefined, c: SpanContent) {
   const q = typeof input === 'string' ? input : asText(input ?? null);
   if (q !== null) c.inputs.push({ text: q, role: 'query' });
   const docs = docsOf(indexed(a, RETRIEVAL_DOCUMENTS));
-  if (docs.length) c.memory = { op: 'search', store: str(a['metadata.store']) ?? null, records: docs };
-  else appendAll(c.outputs, ioItems(a, 'output'));
+  const out = docs.length ? [] : ioItems(a, 'output');
+  // A search that found nothing is still a search (its empty result fed the prompt after it).
+  if (out.length === 0) c.memory = { op: 'search', store: str(a['metadata.store']) ?? null, records: docs };
+  else appendAll(c.outputs, out);
 }
 
 /**

@@ -44,6 +44,18 @@ function lastAnswer(c: SpanContent): string | null {
   return list[list.length - 1]?.text ?? null;
 }
 
+/** The question and answer an evaluation of a span judged: its own, else the span's message and last answer. */
+export function evaluatedTexts(
+  c: SpanContent,
+  e: SpanEvaluation,
+): { query: string | null; prediction: string | null } {
+  const query =
+    e.query ??
+    c.inputs.find((x) => x.role === 'message' || x.role === 'query' || x.role === 'value')?.text ??
+    null;
+  return { query, prediction: e.prediction ?? lastAnswer(c) };
+}
+
 export class SpanOp {
   readonly inputs: OpInput[] = [];
   readonly outputs: string[] = [];
@@ -62,7 +74,8 @@ export class SpanOp {
     if (!this.inputs.some((x) => x.id === id)) this.inputs.push(inferred ? { id, inferred } : { id });
   }
 
-  readItem(it: ContentItem): void {
+  /** Reads one input item; returns its variable. */
+  readItem(it: ContentItem): string {
     const { g, opId } = this;
     const known = g.known(it);
     const producer = known ? g.producerOf.get(known.id) : undefined;
@@ -71,8 +84,18 @@ export class SpanOp {
     // A "message" that is a piece of an earlier output (one fact of a list) is derived data, not a raw turn.
     const derived = !known && sources.length > 0 && it.role === 'message';
     const v = g.contentVar(derived ? { ...it, role: 'value' } : it, this.session, this.at, false, known);
+    // Exactly one unit of one earlier output (a fact of an extracted list): that op wrote this
+    // piece, and this op read the piece alone, not the rest of the list.
+    const from = !known && sources.length === 1 ? g.pieceWriter(it.text, sources[0]) : undefined;
+    if (from) {
+      g.writeEdges(from.opId, from.category, from.session, from.at, from.inputs, [v.id], 'piece');
+      g.producerOf.set(v.id, from.opId);
+      this.addInput(v.id, 'piece');
+      return v.id;
+    }
     this.addInput(v.id, v.known && producer && producer !== opId ? 'same-content' : undefined);
     for (const src of sources) this.addInput(src, 'contained');
+    return v.id;
   }
 
   writeItem(it: ContentItem): void {
@@ -101,16 +124,33 @@ export class SpanOp {
       const rec = r.id !== null ? records.get(store, r.id) : undefined;
       if (rec) this.addInput(rec.id, 'memory-record');
       else if (r.content !== null && r.id !== null) {
-        // A record written before the trace began: known by its id from here on.
-        const metadata = { seen_first_in: this.opId };
-        const id = g.addNode(r.id, store, 1, r.content, store ?? 'memory_record', session, at, metadata);
+        // A stored text coming back is a read of the write that took it in; else a record
+        // written before the trace began. Known by its id from here on.
+        const writer = g.storedWriter(r.content);
+        const metadata: JsonObject = writer ? {} : { seen_first_in: this.opId };
+        const when = writer?.at ?? at;
+        const id = g.addNode(r.id, store, 1, r.content, store ?? 'memory_record', session, when, metadata);
+        if (writer)
+          g.writeEdges(
+            writer.opId,
+            writer.category,
+            writer.session,
+            when,
+            writer.inputs.map((x) => ({ id: x.id, inferred: 'stored-text' })),
+            [id],
+          );
         records.set(store, { name: r.id, className: store, version: 1, id, store: store ?? '' });
         this.addInput(id);
-      } else if (r.content !== null) this.readItem({ text: r.content, role: 'document' });
+      } else if (r.content !== null) {
+        const writer = g.storedWriter(r.content);
+        if (writer) this.addInput(writer.varId, 'stored-text');
+        else this.readItem({ text: r.content, role: 'document' });
+      }
     }
     if (hasOutputs) return;
+    // An empty result is written too: the prompt that got nothing from the search still read it.
     const texts = mem.records.map((r) => r.content).filter((t): t is string => t !== null);
-    if (texts.length) this.writeItem({ text: JSON.stringify(texts), role: 'output' });
+    this.writeItem({ text: JSON.stringify(texts), role: 'output' });
   }
 
   /** Creates, updates and deletes: a new version of each record (a delete's value is `None`). */
@@ -164,11 +204,7 @@ export class SpanOp {
   /** A judge op of its own for an evaluation of this span's answer (an event, a Langfuse score). */
   evaluationOp(c: SpanContent, e: SpanEvaluation, index: number, spanId: string): void {
     const { g, session, at } = this;
-    const q =
-      e.query ??
-      c.inputs.find((x) => x.role === 'message' || x.role === 'query' || x.role === 'value')?.text ??
-      null;
-    const pred = e.prediction ?? lastAnswer(c);
+    const { query: q, prediction: pred } = evaluatedTexts(c, e);
     const inputs: OpInput[] = [];
     for (const [text, cls] of [
       [q, 'query'],

@@ -1,0 +1,51 @@
+/**
+ * `--qa FILE` of `cases`, `attribute` and `bench`: the questions and golden answers of an
+ * evaluation set, joined to each trace as judge ops (core/qa) before its graph is built. The
+ * verdict is the row's `correct` when given, else the offline judge's rule (containment,
+ * token F1 or long-answer support: systems/judge-rules.ts), named in each case's `answer_rule`.
+ */
+import { type AnswerJudge, joinQa, parseQaFile, type QaRow } from '../core/qa/index.ts';
+import { oneLine } from '../core/text/index.ts';
+import { acceptsAnswer } from '../systems/index.ts';
+import { flags } from './command.ts';
+import { type PrepareDoc, readText } from './files.ts';
+import { CliError, type CliIO } from './io.ts';
+
+/** `--qa FILE`. */
+export const QA_FLAG = flags({
+  qa: {
+    type: 'string',
+    value: 'FILE',
+    help: 'questions and golden answers beside the trace (JSON list or JSONL of {question, answer}, LoCoMo, LongMemEval): each is judged on the LLM call whose input holds it',
+  },
+});
+
+/** The product's answer rule for rows without a verdict: the offline judge. */
+export const QA_ANSWER_RULE: AnswerJudge = {
+  rule: 'offline',
+  accepts: (prediction, answers, question) => acceptsAnswer('offline', prediction, answers, question),
+};
+
+/** The rows of a QA file; a bad file fails the command with one line naming the file and place. */
+export async function readQaRows(path: string): Promise<QaRow[]> {
+  const r = parseQaFile(await readText(path), path);
+  if (!r.ok) throw new CliError(oneLine(r.message));
+  return r.rows;
+}
+
+/**
+ * `--qa`'s document step (undefined without the flag): joins the rows to each trace and says
+ * on stderr how many questions no LLM call of it held.
+ */
+export async function qaPrepare(path: string | undefined, io: CliIO): Promise<PrepareDoc | undefined> {
+  if (path === undefined) return undefined;
+  const rows = await readQaRows(path);
+  return (doc, file) => {
+    const j = joinQa(doc, rows, QA_ANSWER_RULE);
+    if (j.unmatched.length)
+      io.stderr.write(
+        `${file}: ${j.unmatched.length} of ${rows.length} question(s) of ${path} are in no LLM call's input (${j.unmatched.slice(0, 3).join(', ')}${j.unmatched.length > 3 ? ', …' : ''}): with the file's prediction a case without a path, else left out\n`,
+      );
+    return j.doc;
+  };
+}
