@@ -15,6 +15,8 @@ import { listCases } from '../../src/core/cases/index.ts';
 import { buildGraph } from '../../src/core/graph/index.ts';
 import { buildReport, type ErrorReport, reportCase } from '../../src/core/report/index.ts';
 import { corpusFromGraph, RetrievalIndex } from '../../src/core/retrieval/index.ts';
+import { vectorSimilarity } from '../../src/core/semantic/index.ts';
+import { loadWordVectors } from '../../src/core/semantic/word-vectors.node.ts';
 import { ERROR_TYPES, parseTraceText } from '../../src/core/trace/index.ts';
 import { runCli } from '../helpers/cli.ts';
 import { cancelWhen, DATA, importTraces, openApp, type Session, SIX } from './harness.ts';
@@ -23,12 +25,17 @@ let s: Session;
 let expected: ErrorReport;
 
 async function nodeReport(): Promise<ErrorReport> {
+  const similar = vectorSimilarity(loadWordVectors());
   const cases = [];
   for (const f of SIX) {
     const parsed = parseTraceText(readFileSync(join(DATA, f), 'utf8'), { file: f });
     if (!parsed.ok) throw new Error(f);
     const g = buildGraph(parsed.doc);
-    const deps = { index: await RetrievalIndex.build(corpusFromGraph(g, 'messages')) };
+    // The worker's matcher: word vectors (the attributor reads meaning with them).
+    const deps = {
+      index: await RetrievalIndex.build(corpusFromGraph(g, 'messages')),
+      evidenceFlow: { layer: 'vectors' as const, similar },
+    };
     for (const c of listCases(g).filter((x) => x.failed || x.label))
       cases.push(reportCase(g, c, await evidenceFlowEngine({ graph: g, case: c }, deps)));
   }

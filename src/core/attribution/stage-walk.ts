@@ -39,7 +39,7 @@ import {
 } from './evidence-match.ts';
 import { DEFAULT_STAGE_SETTINGS, type StageRuleId, type StageSettings } from './rules.ts';
 import { metadataDate, readMessage, readSaid, type Said } from './said.ts';
-import type { Candidate, PathStep, QuotedUnit } from './types.ts';
+import type { Candidate, PathStep, QuotedUnit, SupportStep } from './types.ts';
 
 export {
   DEFAULT_STAGE_SETTINGS,
@@ -159,7 +159,21 @@ class AnswerTest {
     const text = splitUnits(this.g.varValue[v]).texts.find(
       (t) => unitScore(t, e, o) >= this.settings.minPremise,
     );
-    return text === undefined ? null : { var_id: this.g.varId[v], text, matched: [], support: 1 };
+    return text === undefined
+      ? null
+      : { var_id: this.g.varId[v], text, matched: this.matchedIn(text), support: 1 };
+  }
+
+  /** The words of a text (as written) that are the question's or the golden answer's. */
+  matchedIn(text: string): string[] {
+    const wanted = new Set([...this.topic, ...this.c.goldenAnswers.flatMap((a) => [...termsOf(a)])]);
+    return [
+      ...new Set(
+        contentTerms(text)
+          .filter((t) => wanted.has(t.key))
+          .map((t) => t.surface),
+      ),
+    ];
   }
 
   /** The first unit of v that states the answer, quoted; null when none does. */
@@ -581,7 +595,7 @@ function extractionVerdict(
       { var_id: g.varId[first], note: stating.length ? 'evidence; states the answer' : 'evidence' },
       { op_id: g.opId[op], note: 'read it; no memory it wrote states the answer' },
     ],
-    held: test.stating(first) ?? quoteOf(g, first),
+    held: test.stating(first) ?? evidenceQuote(g, first, test),
     after: quoteOf(g, opStructure(g, op).outputs[0]),
     runnerUp: {
       op_id: g.opId[cx.answerOp],
@@ -603,6 +617,12 @@ function readersOf(g: TraceGraph, v: number, answerOp: number): number[] {
     .sort((a, b) => g.opRank[a] - g.opRank[b]);
 }
 
+/** An evidence message quoted as said, the question's and answer's words marked. */
+function evidenceQuote(g: TraceGraph, v: number, test: AnswerTest): QuotedUnit {
+  const text = readMessage(g.varValue[v], varMetadata(g, v) as Record<string, unknown> | null).text;
+  return { var_id: g.varId[v], text, matched: test.matchedIn(text), support: 1 };
+}
+
 /** The first unit of v as a quote of what came after the held text (it does not hold the answer). */
 function quoteOf(g: TraceGraph, v: number | null | undefined): QuotedUnit | null {
   if (v === null || v === undefined || v < 0) return null;
@@ -613,4 +633,32 @@ function quoteOf(g: TraceGraph, v: number | null | undefined): QuotedUnit | null
 function clip(text: string, n = 120): string {
   const t = text.replace(/\s+/g, ' ').trim();
   return t.length > n ? `${t.slice(0, n - 1)}…` : t;
+}
+
+/**
+ * The verdict as a support curve over the stages (1: the stage held the answer, 0: it did not),
+ * from the walk's own answers: the extraction that read the evidence, the loss, the question-time
+ * op and the answer op, in that order.
+ */
+export function stageSupport(g: TraceGraph, cx: CaseContext, v: StageVerdict): SupportStep[] {
+  const first = [...cx.evidence].sort((a, b) => g.varRank[a] - g.varRank[b])[0];
+  const extraction =
+    v.error_type === 'ExtractionError'
+      ? v.op
+      : first === undefined
+        ? -1
+        : (readersOf(g, first, cx.answerOp)[0] ?? -1);
+  const retrieval = retrievalOp(g, cx);
+  const lost = v.error_type === 'UpdateError' || v.error_type === 'DeletionError';
+  const held = (stage: number) => (v.error_type === 'ResponseError' ? 1 : stage);
+  const steps: [number, number, number][] = [
+    [extraction, 1, v.error_type === 'ExtractionError' ? 0 : 1],
+    ...(lost ? [[v.op, 1, 0] as [number, number, number]] : []),
+    [retrieval, v.error_type === 'RetrievalError' ? 1 : held(0), held(0)],
+    [cx.answerOp, held(0), 0],
+  ];
+  const out = new Map<number, SupportStep>();
+  for (const [op, before, after] of steps)
+    if (op >= 0 && !out.has(op)) out.set(op, { op_id: g.opId[op], before, after });
+  return [...out.values()];
 }

@@ -16,6 +16,7 @@ import {
   type StageRuleId,
   type StageSettings,
   type StageVerdict,
+  stageSupport,
   walkStages,
 } from './stage-walk.ts';
 import {
@@ -103,7 +104,10 @@ export async function attributeStageWalk(
       'No evidence could be located for this question, and no memory or context states the answer.',
       [answerStep],
     );
-  const out = finish(input, base, cost(), used, verdict, options.uncertainBelow);
+  const out = {
+    ...finish(input, base, cost(), used, verdict, options.uncertainBelow),
+    support: stageSupport(g, walked, verdict),
+  };
   if (!out.uncertain || !options.judge || settings.off.has('stage-judge')) return out;
   return askStages(input, walked, verdict, out, options.judge, hooks);
 }
