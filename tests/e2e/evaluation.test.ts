@@ -272,7 +272,8 @@ describe('evaluation in Chromium', () => {
 
   it('accepting stores the attribution as a label record of its own', async () => {
     const { page } = s;
-    const target = cases.find((c) => c !== opened && c.predicted_type && c.predicted_op)!;
+    // An uncertain verdict offers its candidates, not "Accept as label": take a certain one.
+    const target = cases.find((c) => c !== opened && c.predicted_type && c.predicted_op && !c.uncertain)!;
     await page.goto(
       `${s.url}#/t/${encodeURIComponent(target.traceId)}/case/${encodeURIComponent(target.queryId)}`,
     );
