@@ -19,6 +19,8 @@ beforeAll(async () => {
     execFileSync(process.execPath, ['bin/memtrace.mjs', 'cases', DATA, '--json'], {
       cwd: ROOT,
       encoding: 'utf8',
+      // The six files' cases are about 1 MB of JSON, the default buffer's size.
+      maxBuffer: 64 * 1024 * 1024,
     }),
   );
 }, 180_000);
