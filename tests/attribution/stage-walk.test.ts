@@ -152,26 +152,43 @@ describe('the conservative prior (no judge to learn from)', () => {
 });
 
 describe('honest uncertainty', () => {
-  it('a verdict below the threshold is uncertain, with the two leading candidates', async () => {
-    // An adversarial question (no golden answer) decided by `no-golden-answer`: its confidence is
-    // the calibration table's share of such verdicts that were right, with add-one smoothing.
-    const r = run(
-      [{ id: 'D1:1', said: 'Jon: I love dancing.', timestamp: '1 May, 2023', facts: ['Jon loves dancing.'] }],
-      ['Jon loves dancing.'],
-      'What did Jon’s sister study?',
-      '',
-    );
-    const a = await attributeStageWalk({ graph: r.g, case: r.c });
-    const cell = CALIBRATION['no-golden-answer|prior'];
-    const expected = cell ? (cell.right + 1) / (cell.n + 2) : 0.5;
-    expect(a.confidence).toBeCloseTo(expected, 6);
-    expect(a.uncertain).toBe(expected < UNCERTAIN_BELOW);
-    if (a.uncertain) {
-      expect(a.candidates).toHaveLength(2);
-      expect(a.candidates[0].op_id).toBe(r.answer);
-      expect(a.candidates[1].op_id).toBe(r.search);
+  it('an adversarial question: retrieval that brought a line on its topic is blamed, else the answer op; confidence from the table', async () => {
+    // No golden answer (LoCoMo's adversarial questions). The context line "Jon loves dancing."
+    // shares "dancing" with the first question, nothing with the second.
+    const cases = [
+      { question: 'What kind of dancing did Jon’s sister study?', topical: true },
+      { question: 'Where did Jon’s sister study law?', topical: false },
+    ];
+    for (const { question, topical } of cases) {
+      const r = run(
+        [
+          {
+            id: 'D1:1',
+            said: 'Jon: I love dancing.',
+            timestamp: '1 May, 2023',
+            facts: ['Jon loves dancing.'],
+          },
+        ],
+        ['Jon loves dancing.'],
+        question,
+        '',
+      );
+      const a = await attributeStageWalk({ graph: r.g, case: r.c });
+      const [first, second] = topical ? [r.search, r.answer] : [r.answer, r.search];
+      expect(a.op_id, question).toBe(first);
+      expect(a.error_type, question).toBe(topical ? 'RetrievalError' : 'ResponseError');
+      expect(a.rules, question).toEqual(['no-golden-answer']);
+      const cell = CALIBRATION['no-golden-answer|prior'];
+      const expected = cell ? (cell.right + 1) / (cell.n + 2) : 0.5;
+      expect(a.confidence, question).toBeCloseTo(expected, 6);
+      // Below the threshold a verdict is uncertain and names its two leading candidates.
+      expect(a.uncertain, question).toBe(expected < UNCERTAIN_BELOW);
+      expect(
+        a.candidates.map((x) => x.op_id),
+        question,
+      ).toEqual([first, second]);
+      expect(a.attributor_version).toBe(ATTRIBUTOR_VERSION);
     }
-    expect(a.attributor_version).toBe(ATTRIBUTOR_VERSION);
   });
 
   it('every rule a result names is in the rule table', async () => {
@@ -220,7 +237,7 @@ describe('a verdict never contradicts its own evidence (every shared labelled fi
       }
     }
     expect(checked).toBeGreaterThan(0);
-  });
+  }, 300_000);
 });
 
 describe('a model for the hard cases (scripted carrying judge: no real model was measured)', () => {

@@ -19,6 +19,7 @@ import {
 import { isGenericCategory, isMessageCategory, isPromptCategory, isQueryCategory } from '../trace/index.ts';
 import { copiedInto, MIN_COPY_CHARS, splitUnits } from './evidence-match.ts';
 import { readSaid } from './said.ts';
+import type { PathStep } from './types.ts';
 
 /**
  * Where a failed question sits in the graph (variable and op indices): the answer op and what it read, the
@@ -344,4 +345,28 @@ function currentVersions(g: TraceGraph, store: Iterable<number>, limit: string):
     current.add(w);
   }
   return current;
+}
+
+/** Why a case cannot be followed at all, before any stage is read. */
+export interface Untraceable {
+  reason: 'no-answer-op' | 'evidence-not-in-trace';
+  detail: string;
+  path: PathStep[];
+}
+
+/** No op wrote the prediction, or the question's evidence ids name messages the trace lacks; null when neither. */
+export function untraceable(g: TraceGraph, c: TraceCase, cx: CaseContext): Untraceable | null {
+  if (cx.answerOp < 0)
+    return {
+      reason: 'no-answer-op',
+      detail: 'No operation in the graph wrote the prediction, so there is no path to follow.',
+      path: [],
+    };
+  if (c.evidenceIds.length > 0 && cx.evidence.length === 0)
+    return {
+      reason: 'evidence-not-in-trace',
+      detail: `The question's evidence (${c.evidenceIds.slice(0, 3).join(', ')}${c.evidenceIds.length > 3 ? ', …' : ''}) is not in this trace (a run shorter than the conversation?): the memory system never received it.`,
+      path: [{ op_id: g.opId[cx.answerOp], note: 'wrote the prediction' }],
+    };
+  return null;
 }

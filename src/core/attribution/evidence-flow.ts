@@ -27,7 +27,7 @@ import { sentences } from '../text/index.ts';
 import { type ErrorType, isMessageCategory } from '../trace/index.ts';
 import { type AnswerRule, accepts, describeAnswerRule } from './answer-rule.ts';
 import { type Carriers, EMPTY_VALUE, followEvidence, type PassOptions } from './carriers.ts';
-import { type CaseContext, caseContext, type IndexRemoval } from './case-context.ts';
+import { type CaseContext, caseContext, type IndexRemoval, untraceable } from './case-context.ts';
 import { termOf, withOthers } from './critical.ts';
 import {
   copiedInto,
@@ -40,6 +40,7 @@ import {
 } from './evidence-match.ts';
 import { noGoldenAnswer } from './golden.ts';
 import { type JudgePool, judgedSample, judgeFitOf } from './judge-fit.ts';
+import { profileOf } from './profiles.ts';
 import { metadataDate, readMessage } from './said.ts';
 import {
   type AnswerRuleUsed,
@@ -91,9 +92,6 @@ interface Loss {
   /** The units of `held` that carried it. */
   heldUnits?: Set<number>;
 }
-
-/** An image shared in a message, as the loaders write it ("[shares a photo: a dog on a beach]"). */
-const IMAGE = /\[(?:shares?|shared|sends?|sent) (?:a |an )?(?:photo|image|picture)[^\]]*\]/i;
 
 function earliest(g: TraceGraph, ops: number[]): number {
   return ops.reduce((best, o) => (best < 0 || g.opRank[o] < g.opRank[best] ? o : best), -1);
@@ -512,10 +510,9 @@ export function judgeDisagrees(c: TraceCase, rule: AnswerRule, options: Evidence
   return sample?.features.some((f) => accepts(rule, f)) ?? false;
 }
 
-/** An image the message shared (its caption a memory system may never see). */
+/** An image the message shared (its caption a memory system may never see), as the trace's data profile marks it. */
 function sharesImage(g: TraceGraph, v: number): boolean {
-  const meta = varMetadata(g, v);
-  return Boolean(meta && (meta.img_url || meta.blip_caption || meta.image)) || IMAGE.test(g.varValue[v]);
+  return profileOf(g).sharesImage(varMetadata(g, v) as Record<string, unknown> | null, g.varValue[v]);
 }
 
 /** What the evidence-flow attributor runs with for one case (built once, used by its steps). */
@@ -739,7 +736,7 @@ function unstated(run: FlowRun): NotAttributable {
   if (run.evidence.some((v) => sharesImage(run.g, v)))
     return {
       reason: 'answer-in-image',
-      detail: `The evidence (${ids}) shares an image and its text does not state the golden answer: the answer is in the image, which the trace does not show.`,
+      detail: `The evidence (${ids}) shares an image (as the ${profileOf(run.g).id} data profile marks one) and its text does not state the golden answer: the answer is in the image, which the trace does not show.`,
     };
   return {
     reason: 'inferred',
@@ -782,18 +779,9 @@ export async function attributeEvidenceFlow(
       'Not attributable: the golden answer is empty or says the conversation does not answer the question (an adversarial question), so there is no information whose loss could be traced.',
     );
   const cx = caseContext(g, c);
-  if (cx.answerOp < 0)
-    return none(
-      'no-answer-op',
-      'No operation in the graph wrote the prediction, so there is no path to follow.',
-    );
+  const stop = untraceable(g, c, cx);
+  if (stop) return none(stop.reason, stop.detail, stop.path);
   const answerStep: PathStep = { op_id: g.opId[cx.answerOp], note: 'wrote the prediction' };
-  if (c.evidenceIds.length > 0 && cx.evidence.length === 0)
-    return none(
-      'evidence-not-in-trace',
-      `The question's evidence (${c.evidenceIds.slice(0, 3).join(', ')}${c.evidenceIds.length > 3 ? ', …' : ''}) is not in this trace (a run shorter than the conversation?): the memory system never received it.`,
-      [answerStep],
-    );
   const evidence = await evidenceOf(g, c, cx, options);
   throwIfAborted(hooks.signal);
   if (evidence.length === 0)

@@ -39,7 +39,7 @@ export interface StageSettings {
 }
 
 /** The settings results are made with: every rule on, thresholds as chosen by `bench/attribution-rules.ts`. */
-export const DEFAULT_STAGE_SETTINGS: StageSettings = { off: new Set(), minTopicWords: 1, minPremise: 0.5 };
+export const DEFAULT_STAGE_SETTINGS: StageSettings = { off: new Set(), minTopicWords: 2, minPremise: 0.5 };
 
 /** The decision procedure (see the module comment); `threshold` is the default's. */
 export const STAGE_RULES: readonly StageRule[] = [
@@ -53,10 +53,11 @@ export const STAGE_RULES: readonly StageRule[] = [
   },
   {
     id: 'no-golden-answer',
-    tests: 'the golden answer is empty or says the conversation does not answer the question',
+    tests:
+      "the golden answer is empty or says the conversation does not answer the question; a retrieved line shares the question's words",
     threshold: null,
     reason:
-      'nothing had to be remembered, so no memory op is faulty: the answer op should have said so (ResponseError)',
+      'nothing had to be remembered, yet an answer was made: from retrieved lines on the question’s topic that answer something else (another person’s, another time’s), so the op that brought them is blamed (RetrievalError); with no such line, the answer op that did not decline (ResponseError)',
   },
   {
     id: 'states-answer',
@@ -67,7 +68,8 @@ export const STAGE_RULES: readonly StageRule[] = [
   },
   {
     id: 'topic-anchor',
-    tests: 'the stating unit also shares a word (not a name) with the question',
+    tests:
+      'the stating unit also shares words (not names) with the question: the threshold, or every such word of a shorter question',
     threshold: DEFAULT_STAGE_SETTINGS.minTopicWords,
     reason:
       'answer words alone in an unrelated line ("yes", a shared name, a common noun) do not state the answer to this question',

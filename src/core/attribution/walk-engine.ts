@@ -1,6 +1,6 @@
 import { confidenceOf, UNCERTAIN_BELOW } from './calibration.ts';
 import type { CarryJudge } from './carry-judge.ts';
-import { type CaseContext, caseContext } from './case-context.ts';
+import { type CaseContext, caseContext, untraceable } from './case-context.ts';
 import {
   answerRuleOf,
   attributeEvidenceFlow,
@@ -17,6 +17,7 @@ import {
   type StageSettings,
   type StageVerdict,
   stageSupport,
+  topicalUnit,
   walkStages,
 } from './stage-walk.ts';
 import {
@@ -73,11 +74,10 @@ export async function attributeStageWalk(
   if ((used.source === 'fitted' || used.source === 'pooled') && !settings.off.has('learned-judge'))
     return flowVerdict(await attributeEvidenceFlow(input, options, hooks), used);
   const cx = caseContext(g, c);
-  if (cx.answerOp < 0)
-    return none(
-      'no-answer-op',
-      'No operation in the graph wrote the prediction, so there is no path to follow.',
-    );
+  const stop = untraceable(g, c, cx);
+  // No golden answer is decided below, whether or not the evidence is in the trace.
+  if (stop && (stop.reason === 'no-answer-op' || !noGoldenAnswer(c.goldenAnswers)))
+    return none(stop.reason, stop.detail, stop.path);
   const answerStep: PathStep = { op_id: g.opId[cx.answerOp], note: 'wrote the prediction' };
   if (noGoldenAnswer(c.goldenAnswers)) {
     if (settings.off.has('no-golden-answer'))
@@ -87,12 +87,6 @@ export async function attributeStageWalk(
       );
     return finish(input, base, cost(), used, noAnswerVerdict(input, cx), options.uncertainBelow);
   }
-  if (c.evidenceIds.length > 0 && cx.evidence.length === 0)
-    return none(
-      'evidence-not-in-trace',
-      `The question's evidence (${c.evidenceIds.slice(0, 3).join(', ')}${c.evidenceIds.length > 3 ? ', …' : ''}) is not in this trace (a run shorter than the conversation?): the memory system never received it.`,
-      [answerStep],
-    );
   const evidence =
     cx.evidence.length || !options.locateEvidence ? cx.evidence : await options.locateEvidence(g, c);
   throwIfAborted(hooks.signal);
@@ -158,28 +152,56 @@ function flowVerdict(a: Attribution, used: AnswerRuleUsed): Attribution {
   return { ...a, rules, confidence, uncertain, attributor_version: ATTRIBUTOR_VERSION };
 }
 
-/** An adversarial question: nothing had to be remembered, so the answer op should have declined. */
+/**
+ * A question the conversation does not answer (adversarial), answered anyway: the answer was made
+ * from what retrieval brought — lines on the question's topic that answer another question (another
+ * person's, another time's). Retrieval surfaced them as if they answered it, so it is blamed, the
+ * answer op (which could have declined) the second candidate; with no question-time op, the answer op.
+ */
 function noAnswerVerdict(input: AttributionInput, cx: CaseContext): StageVerdict {
   const g = input.graph;
-  const retrieval = cx.questionOps.at(-1);
+  const retrieval = retrievalOp(g, cx);
+  const line = topicalUnit(g, cx.context, input.case.question);
+  const declined = {
+    op_id: g.opId[cx.answerOp],
+    error_type: 'ResponseError' as const,
+    score: 0,
+    reason: 'if the answer op had what it needed to decline and answered anyway',
+  };
+  if (retrieval < 0 || !line)
+    return {
+      error_type: 'ResponseError',
+      op: cx.answerOp,
+      reason:
+        'The golden answer says the conversation does not answer the question, and nothing retrieved is on its topic: the answer op, which answered anyway, is at fault.',
+      rules: ['no-golden-answer'],
+      path: [{ op_id: g.opId[cx.answerOp], note: 'answered a question the conversation does not answer' }],
+      held: null,
+      after: null,
+      runnerUp:
+        retrieval < 0
+          ? null
+          : {
+              op_id: g.opId[retrieval],
+              error_type: 'RetrievalError',
+              score: 0,
+              reason: 'if what it brought misled the answer op in a way the words do not show',
+            },
+      margin: 0,
+    };
   return {
-    error_type: 'ResponseError',
-    op: cx.answerOp,
-    reason:
-      'The golden answer says the conversation does not answer the question: no memory op had anything to keep, so the answer op, which answered anyway, is at fault.',
+    error_type: 'RetrievalError',
+    op: retrieval,
+    reason: `The golden answer says the conversation does not answer the question, yet ${g.opName[retrieval] || g.opId[retrieval]} brought lines on its topic that answer something else ("${line.text.slice(0, 120)}", in ${line.var_id}), and the answer was made from them.`,
     rules: ['no-golden-answer'],
-    path: [{ op_id: g.opId[cx.answerOp], note: 'answered a question the conversation does not answer' }],
+    path: [
+      { op_id: g.opId[retrieval], note: 'brought lines on the question’s topic that do not answer it' },
+      { var_id: line.var_id, note: 'on the topic, about something else' },
+      { op_id: g.opId[cx.answerOp], note: 'answered from them instead of declining' },
+    ],
     held: null,
     after: null,
-    runnerUp:
-      retrieval === undefined
-        ? null
-        : {
-            op_id: g.opId[retrieval],
-            error_type: 'RetrievalError',
-            score: 0,
-            reason: 'if the retrieved lines misled the answer op, people may blame retrieval',
-          },
+    runnerUp: declined,
     margin: 0,
   };
 }
