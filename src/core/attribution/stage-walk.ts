@@ -70,6 +70,10 @@ interface Stages {
   cx: CaseContext;
   /** Memory variables written before the answer (every version), in creation order. */
   history: number[];
+  /** The same, for membership tests. */
+  inHistory: Set<number>;
+  /** `endingOf` per version (a loss search asks it many times). */
+  endings: Map<number, { op: number; after: number | null } | null>;
 }
 
 /** Reads "does this unit state the answer?" for one case. */
@@ -272,15 +276,32 @@ class OwnTimes {
   /** The earliest version of v's chain whose entry `key` is the same as v's. */
   private firstHolder(v: number, key: string): number {
     const entry = (w: number) => {
-      const value = parseValue(this.g.varValue[w]);
+      const value = this.parsed(w);
       return value && typeof value === 'object'
         ? JSON.stringify((value as Record<string, unknown>)[key])
         : undefined;
     };
     const mine = entry(v);
-    const chain = lineageOf(this.g, v).filter((w) => this.g.varRank[w] <= this.g.varRank[v]);
+    return this.chainTo(v).find((w) => entry(w) === mine) ?? v;
+  }
+
+  // A keyed store asks about every unit of every version: parse and order each chain once.
+  private readonly values = new Map<number, unknown>();
+  private readonly chains = new Map<number, number[]>();
+
+  private parsed(v: number): unknown {
+    if (!this.values.has(v)) this.values.set(v, parseValue(this.g.varValue[v]));
+    return this.values.get(v);
+  }
+
+  /** v's chain up to v, earliest first. */
+  private chainTo(v: number): number[] {
+    const known = this.chains.get(v);
+    if (known) return known;
+    const chain = Array.from(lineageOf(this.g, v)).filter((w) => this.g.varRank[w] <= this.g.varRank[v]);
     chain.sort((a, b) => this.g.varRank[a] - this.g.varRank[b]);
-    return chain.find((w) => entry(w) === mine) ?? v;
+    this.chains.set(v, chain);
+    return chain;
   }
 
   private writeTime(v: number): Time {
@@ -385,7 +406,8 @@ export function walkStages(
 ): StageVerdict | null {
   if (cx.answerOp < 0) return null;
   const test = new AnswerTest(g, c, rule, options, settings);
-  const s: Stages = { cx, history: memoryHistory(g, cx) };
+  const history = memoryHistory(g, cx);
+  const s: Stages = { cx, history, inHistory: new Set(history), endings: new Map() };
   const rules: StageRuleId[] = ['states-answer'];
   if (!settings.off.has('topic-anchor')) rules.push('topic-anchor');
   if (!settings.off.has('own-time')) rules.push('own-time');
@@ -503,8 +525,13 @@ interface Ending {
  * read it and wrote other memory (a rewrite into a new unit: a consolidation, a summary of summaries).
  */
 function endingOf(g: TraceGraph, s: Stages, v: number): { op: number; after: number | null } | null {
+  if (!s.endings.has(v)) s.endings.set(v, findEnding(g, s, v));
+  return s.endings.get(v) ?? null;
+}
+
+function findEnding(g: TraceGraph, s: Stages, v: number): { op: number; after: number | null } | null {
   const later = lineageOf(g, v)
-    .filter((w) => g.varRank[w] > g.varRank[v] && s.history.includes(w))
+    .filter((w) => g.varRank[w] > g.varRank[v] && s.inHistory.has(w))
     .sort((a, b) => g.varRank[a] - g.varRank[b])[0];
   if (later !== undefined) {
     const op = producersOf(g, later)[0];
@@ -513,10 +540,10 @@ function endingOf(g: TraceGraph, s: Stages, v: number): { op: number; after: num
   if (s.cx.store.includes(v)) return null;
   const limit = s.cx.answerOp >= 0 ? g.opRank[s.cx.answerOp] : g.opOrder.length;
   const rewrites = consumersOf(g, v)
-    .filter((o) => g.opRank[o] < limit && opStructure(g, o).outputs.some((w) => s.history.includes(w)))
+    .filter((o) => g.opRank[o] < limit && opStructure(g, o).outputs.some((w) => s.inHistory.has(w)))
     .sort((a, b) => g.opRank[a] - g.opRank[b]);
   if (rewrites.length === 0) return null;
-  const after = opStructure(g, rewrites[0]).outputs.find((w) => s.history.includes(w)) ?? null;
+  const after = opStructure(g, rewrites[0]).outputs.find((w) => s.inHistory.has(w)) ?? null;
   return { op: rewrites[0], after };
 }
 
