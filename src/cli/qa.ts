@@ -4,9 +4,9 @@
  * verdict is the row's `correct` when given, else the offline judge's rule (containment,
  * token F1 or long-answer support: systems/judge-rules.ts), named in each case's `answer_rule`.
  */
-import { type AnswerJudge, joinQa, parseQaFile, type QaRow } from '../core/qa/index.ts';
+import { joinQa, parseQaFile, type QaRow } from '../core/qa/index.ts';
 import { oneLine } from '../core/text/index.ts';
-import { acceptsAnswer } from '../systems/index.ts';
+import { QA_ANSWER_RULE } from '../systems/index.ts';
 import { flags } from './command.ts';
 import { type PrepareDoc, readText } from './files.ts';
 import { CliError, type CliIO } from './io.ts';
@@ -19,12 +19,6 @@ export const QA_FLAG = flags({
     help: 'questions and golden answers beside the trace (JSON list or JSONL of {question, answer}, LoCoMo, LongMemEval): each is judged on the LLM call whose input holds it',
   },
 });
-
-/** The product's answer rule for rows without a verdict: the offline judge. */
-export const QA_ANSWER_RULE: AnswerJudge = {
-  rule: 'offline',
-  accepts: (prediction, answers, question) => acceptsAnswer('offline', prediction, answers, question),
-};
 
 /** The rows of a QA file; a bad file fails the command with one line naming the file and place. */
 export async function readQaRows(path: string): Promise<QaRow[]> {

@@ -1,7 +1,7 @@
 /** Repository functions over the workbench database. Writes of one trace are one transaction. */
 import { caseKey, type LabelRecord } from '../core/labels/index.ts';
 import { latestOtherLabels, type ReattachReport, replaceFileLabels } from './labels.ts';
-import type { BlobRow, CaseRow, MemtraceDb, TraceMeta } from './schema.ts';
+import type { BlobRow, CaseRow, MemtraceDb, QaAttachment, TraceMeta } from './schema.ts';
 
 export interface StoredTrace {
   meta: TraceMeta;
@@ -76,6 +76,39 @@ export function getTrace(db: MemtraceDb, id: string): Promise<TraceMeta | undefi
 /** The original file of a trace, verbatim. */
 export async function getOriginal(db: MemtraceDb, id: string): Promise<Blob | undefined> {
   return (await db.blobs.get(id))?.blob;
+}
+
+/** The original file of a trace and the QA file joined to it, as stored. */
+export async function getStored(
+  db: MemtraceDb,
+  id: string,
+): Promise<{ blob: Blob; qa?: QaAttachment } | undefined> {
+  const row = await db.blobs.get(id);
+  return row && { blob: row.blob, ...(row.qa ? { qa: row.qa } : {}) };
+}
+
+/**
+ * Keeps a QA file with a stored trace and replaces its case rows by those of the joined trace
+ * (its meta's counts and stats with them), in one transaction.
+ */
+export async function attachQa(
+  db: MemtraceDb,
+  traceId: string,
+  qa: QaAttachment,
+  cases: CaseRow[],
+  meta: Pick<TraceMeta, 'stats'>,
+): Promise<void> {
+  await db.transaction('rw', [db.traces, db.blobs, db.cases], async () => {
+    await db.blobs.update(traceId, { qa });
+    await db.cases.where('traceId').equals(traceId).delete();
+    await db.cases.bulkPut(cases);
+    await db.traces.update(traceId, {
+      qaFile: qa.file,
+      stats: meta.stats,
+      caseCount: cases.length,
+      labelledCount: cases.filter((c) => c.errorType !== null).length,
+    });
+  });
 }
 
 export interface CaseFilter {

@@ -3,11 +3,11 @@
  * their `qa`, LongMemEval's rows), and bad files refused in one line naming the file and the
  * place (the line of JSON Lines, the index of a list) — by the parser and by the CLI (exit 1).
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { parseQaFile } from '../../src/core/qa/index.ts';
+import { looksLikeQaFile, parseQaFile } from '../../src/core/qa/index.ts';
 import { runCli } from '../helpers/cli.ts';
 import { SHARED_DATA, smartcommentFiles } from '../helpers/shared-data.ts';
 
@@ -118,6 +118,30 @@ describe('parseQaFile', () => {
     );
     const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
     expect(bad(deep)).toBe('qa.jsonl: the file: nests more than 256 levels deep');
+  });
+});
+
+describe('looksLikeQaFile', () => {
+  it('knows QA files by shape (list, JSON Lines, LoCoMo, broken ones) and no shared trace file is one', () => {
+    expect(looksLikeQaFile(readFileSync(join(SHARED_DATA, 'locomo/locomo-dev.json'), 'utf8'))).toBe(true);
+    expect(looksLikeQaFile('\ufeff[{"answer": "x", "question": "A?"}]')).toBe(true);
+    expect(looksLikeQaFile('\n{"question_id": "q1", "question": "A?", "answer": 3}\n{"question": ')).toBe(
+      true,
+    );
+    // Broken before any row parses: the first object opens with a QA key.
+    expect(looksLikeQaFile('[{"question": "A?", "answer": "x"},\n{"question": "B?", "ans')).toBe(true);
+    expect(looksLikeQaFile('{"graph_id": "g", "data": {')).toBe(false);
+    expect(looksLikeQaFile('[]')).toBe(false);
+    const traces = [
+      ...smartcommentFiles(),
+      ...['otel', 'otel-thirdparty'].flatMap((d) =>
+        readdirSync(join(SHARED_DATA, d))
+          .filter((f) => /\.jsonl?$/.test(f) && !f.includes('schema'))
+          .map((f) => join(SHARED_DATA, d, f)),
+      ),
+    ];
+    expect(traces.length).toBeGreaterThan(10);
+    for (const f of traces) expect(looksLikeQaFile(readFileSync(f, 'utf8')), f).toBe(false);
   });
 });
 
