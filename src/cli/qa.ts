@@ -4,6 +4,8 @@
  * verdict is the row's `correct` when given, else the offline judge's rule (containment,
  * token F1 or long-answer support: systems/judge-rules.ts), named in each case's `answer_rule`.
  */
+import type { TraceCase } from '../core/cases/index.ts';
+import { opMetadata, type TraceGraph } from '../core/graph/index.ts';
 import { joinQa, parseQaFile, type QaRow } from '../core/qa/index.ts';
 import { oneLine } from '../core/text/index.ts';
 import { QA_ANSWER_RULE } from '../systems/index.ts';
@@ -29,17 +31,28 @@ export async function readQaRows(path: string): Promise<QaRow[]> {
 
 /**
  * `--qa`'s document step (undefined without the flag): joins the rows to each trace and says
- * on stderr how many questions no LLM call of it held.
+ * on stderr how many questions no LLM call of it held (`quiet`: not again, on a second pass).
  */
-export async function qaPrepare(path: string | undefined, io: CliIO): Promise<PrepareDoc | undefined> {
+export async function qaPrepare(
+  path: string | undefined,
+  io: CliIO,
+  options: { quiet?: boolean } = {},
+): Promise<PrepareDoc | undefined> {
   if (path === undefined) return undefined;
   const rows = await readQaRows(path);
   return (doc, file) => {
     const j = joinQa(doc, rows, QA_ANSWER_RULE);
-    if (j.unmatched.length)
+    if (j.unmatched.length && !options.quiet)
       io.stderr.write(
         `${file}: ${j.unmatched.length} of ${rows.length} question(s) of ${path} are in no LLM call's input (${j.unmatched.slice(0, 3).join(', ')}${j.unmatched.length > 3 ? ', …' : ''}): with the file's prediction a case without a path, else left out\n`,
       );
     return j.doc;
   };
+}
+
+/** The `answer_rule` a `--qa` judge op carries (null for the trace's own judges). */
+export function answerRuleOf(g: TraceGraph, c: TraceCase): string | null {
+  const op = c.judgeOpId === null ? undefined : g.opIndex.get(c.judgeOpId);
+  const rule = op === undefined ? undefined : opMetadata(g, op).answer_rule;
+  return typeof rule === 'string' ? rule : null;
 }
