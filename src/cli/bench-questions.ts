@@ -83,7 +83,7 @@ export function questionsSummary(rows: readonly QuestionRow[], labelSource: stri
     note: `no labels given: no case has a label of source "${labelSource}" (--labels FILE, --label-source, or annotations in the trace score the attribution); the questions are judged and the wrong answers attributed, not scored`,
     total_cases: rows.length,
     wrong_answers: wrong.length,
-    /** `trace`: the trace's own judge decided (an evaluation event, a score). */
+    /** `trace`: the trace's own judge decided (an evaluation event, a score), a QA row joined to it or not. */
     answer_rules: countBy(rows, (r) => r.answer_rule ?? 'trace'),
     predicted_error_types: countBy(wrong, (r) => r.error_type ?? 'not_attributable'),
   };

@@ -50,7 +50,7 @@ export async function qaPrepare(
   };
 }
 
-/** The `answer_rule` a `--qa` judge op carries (null for the trace's own judges). */
+/** The `answer_rule` a `--qa` judge op carries (`trace`: a trace's judge a row joined; null: the trace's own judge alone). */
 export function answerRuleOf(g: TraceGraph, c: TraceCase): string | null {
   const op = c.judgeOpId === null ? undefined : g.opIndex.get(c.judgeOpId);
   const rule = op === undefined ? undefined : opMetadata(g, op).answer_rule;

@@ -164,7 +164,7 @@ describe('memtrace --qa with a bad QA file', () => {
 });
 
 describe('memtrace cases --qa on a smartcomment trace with the LoCoMo file', () => {
-  it('joins the questions the trace answers (its generation ops) and leaves out the other conversations', async () => {
+  it('joins the questions the trace answers to its own judges (one case each) and leaves out the other conversations', async () => {
     const trace = smartcommentFiles().find((f) => f.endsWith('conv-26-fault-0.json'))!;
     const doc = JSON.parse(readFileSync(trace, 'utf8')) as {
       data: {
@@ -177,13 +177,17 @@ describe('memtrace cases --qa on a smartcomment trace with the LoCoMo file', () 
     const r = await runCli(['cases', trace, '--qa', locomo, '--json']);
     expect(r.code, r.stderr).toBe(0);
     const rows = JSON.parse(r.stdout) as {
+      query_id: string;
       judge_op_id: string;
       answer_rule: string | null;
       path: string[];
     }[];
-    const fromQa = rows.filter((c) => c.answer_rule === 'offline');
-    // Every question the trace asked is a case of the QA file too (the trace's own judges stay).
+    // Every question the trace asked is a row of the QA file, joined to the trace's own judge:
+    // one case per question, its verdict the trace's (answer_rule `trace`).
+    expect(new Set(rows.map((c) => c.query_id)).size).toBe(rows.length);
+    const fromQa = rows.filter((c) => c.answer_rule === 'trace');
     expect(fromQa.length).toBe(asked);
+    expect(rows.filter((c) => c.answer_rule === 'offline')).toEqual([]);
     const answerOps = new Set(
       doc.data.operations.filter((o) => o.op_name === 'question-answering').map((o) => o.op_id),
     );

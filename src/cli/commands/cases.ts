@@ -18,7 +18,8 @@ type CaseFieldsJson = { [K in keyof Omit<TraceCase, 'label'> as SnakeCase<K>]: T
  * `graph_id`, `query_id`, `question`, `golden_answers`, `prediction`, `judge_score`,
  * `judge_response`, `judge_op_id`, `failed`, `evidence_ids`, `error_type`, `op_id`,
  * `label_source`, `path`, `path_names`, `answer_rule` (what decided the verdict of a `--qa` row: `given` by the
- * file, or the rule's name; null for the trace's own judges).
+ * file, the rule's name, or `trace` when the trace's own judge judged the question too — one case,
+ * the row's golden answers joined to it; null for the trace's own judges without a row).
  */
 type CaseJson = { file: string; system: string | null } & CaseFieldsJson & {
     error_type: string | null;
