@@ -63,23 +63,21 @@ const COMMA = 0x2c;
 /** The hex digits' character codes. */
 const HEX = Buffer.from('0123456789abcdef');
 
-/** Is `buf[start, end)` ASCII (JSON is then written from the bytes; other text goes through a string)? */
-function isAscii(buf: Buffer, start: number, end: number): boolean {
-  for (let i = start; i < end; i++) if (buf[i] >= 0x80) return false;
-  return true;
-}
-
 /** JSON.stringify's short escapes of control characters (others are `\u00xx`). */
 const SHORT_ESCAPES: Record<number, number> = { 8: 0x62, 9: 0x74, 10: 0x6e, 12: 0x66, 13: 0x72 };
 
-/** ASCII bytes as a JSON string, escaped as `JSON.stringify` escapes them. */
-function writeAsciiJson(o: Out, src: Buffer, start: number, end: number): void {
+/**
+ * ASCII bytes as a JSON string, escaped as `JSON.stringify` escapes them; false (nothing
+ * written) at a byte past ASCII: such text goes through a string.
+ */
+function writeAsciiJson(o: Out, src: Buffer, start: number, end: number): boolean {
   o.room(6 * (end - start) + 2);
   const b = o.buf;
   let at = o.len;
   b[at++] = QUOTE;
   for (let i = start; i < end; i++) {
     const c = src[i];
+    if (c >= 0x80) return false;
     if (c >= 0x20 && c !== QUOTE && c !== 0x5c) b[at++] = c;
     else if (c === QUOTE || c === 0x5c) {
       b[at++] = 0x5c;
@@ -93,6 +91,7 @@ function writeAsciiJson(o: Out, src: Buffer, start: number, end: number): void {
   }
   b[at++] = QUOTE;
   o.len = at;
+  return true;
 }
 const HEX_DIGITS = '0123456789abcdef';
 
@@ -169,7 +168,7 @@ class LineWriter {
       reused.seen = 0;
       reused.open = null;
       reused.count = 0;
-      reused.facts = level === Level.Span ? ({} as OtlpSpan) : null;
+      reused.facts = level === Level.Span ? newFacts() : null;
       return reused;
     }
     const f = this.newFrame(type, end, depth, level, field);
@@ -195,7 +194,7 @@ class LineWriter {
       spans: level === Level.Scope ? [] : EMPTY_SPANS,
       memberStart: 0,
       service: null,
-      facts: level === Level.Span ? ({} as OtlpSpan) : null,
+      facts: level === Level.Span ? newFacts() : null,
     };
   }
 
@@ -248,10 +247,7 @@ class LineWriter {
       return null;
     }
     const fact = top.facts !== null && f.name === 'name';
-    if (isAscii(b, start, end)) {
-      writeAsciiJson(o, b, start, end);
-      return fact ? b.toString('latin1', start, end) : null;
-    }
+    if (writeAsciiJson(o, b, start, end)) return fact ? b.toString('latin1', start, end) : null;
     const s = b.toString('utf8', start, end);
     o.utf8(JSON.stringify(s));
     return s;
@@ -266,7 +262,30 @@ class LineWriter {
       if (typeof v === 'string') this.out.quoted(v);
       else this.out.ascii(String(v));
     }
-    if (top.facts && v !== null) top.facts[f.name] = v;
+    if (top.facts && v !== null) setFact(top.facts, f.name, v);
+  }
+}
+
+/** A span's facts, all keys made at once (one object shape, fast to set). */
+const newFacts = (): OtlpSpan => ({
+  traceId: '',
+  spanId: '',
+  parentSpanId: undefined,
+  name: undefined,
+  startTimeUnixNano: undefined,
+  endTimeUnixNano: undefined,
+});
+
+/** Keeps the fields the grouping and the description read. */
+function setFact(facts: OtlpSpan, name: string, v: unknown): void {
+  switch (name) {
+    case 'traceId':
+    case 'spanId':
+    case 'parentSpanId':
+    case 'name':
+    case 'startTimeUnixNano':
+    case 'endTimeUnixNano':
+      facts[name] = v as string;
   }
 }
 
