@@ -23,7 +23,7 @@ import type {
   ImportProgress,
 } from './api.ts';
 import { caseRowsOf } from './case-rows.ts';
-import { joinQaFile } from './qa-attach.ts';
+import { joinQaFile, rejoinQa } from './qa-attach.ts';
 
 /** Rough share of a file's work done when each phase starts (parse dominates). */
 const PHASE_SHARE: Record<ImportPhase, number> = {
@@ -149,6 +149,8 @@ export class ImportService implements ImportApi {
         { replace: options.replace === true },
       );
       if (stored.outcome !== 'exists') this.adopt(traceId, graph);
+      // A QA file dropped beside the trace it replaces joins the new file too.
+      if (stored.qa) await rejoinQa(this.db, traceId, stored.qa, this.adopt);
       return {
         ...base(input),
         status: stored.outcome,

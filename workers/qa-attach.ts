@@ -70,6 +70,17 @@ export async function joinQaFile(
   return { ...base, status: 'questions', message, ...(joined[0] ? { traceId: joined[0].traceId } : {}) };
 }
 
+/** Joins a replaced trace's kept QA file to its new file (the import stored it without the questions). */
+export async function rejoinQa(
+  db: MemtraceDb,
+  traceId: string,
+  qa: QaAttachment,
+  adopt: (traceId: string, graph: TraceGraph) => void,
+): Promise<void> {
+  const parsed = parseQaFile(qa.text, qa.file);
+  if (parsed.ok) await joinOne(db, traceId, parsed.rows, qa, adopt);
+}
+
 /** Joins the rows to one stored trace and stores the result; null when none of its LLM calls holds a question. */
 async function joinOne(
   db: MemtraceDb,

@@ -2,7 +2,7 @@
  * A QA file dropped beside span traces (the engine's import on fake-indexeddb): recognised by
  * its shape, its rows joined to the traces dropped with it (or, alone, to the stored ones), the
  * cases stored with their verdicts, kept through a reload (a new engine on the same database
- * joins it again), and a bad QA file refused with one issue naming the file and the line.
+ * joins it again) and through the trace's replacement, and a bad QA file refused with one issue naming the file and the line.
  * Real span traces from ../shared/data/otel-thirdparty; the QA rows are written here.
  */
 import 'fake-indexeddb/auto';
@@ -71,6 +71,12 @@ describe('a QA file dropped beside span traces', () => {
     };
     await check(engine);
     // A reload: a new engine on the same database opens the stored file and joins the QA file again.
+    await check(new EngineService(db));
+    // The trace replaced by a new copy of its file: the QA file stays and joins it again.
+    const [again] = await engine.importFiles([input(VERCEL, read(VERCEL))], { replace: true });
+    expect(again.status).toBe('replaced');
+    expect((await listCaseRows(db, { traceId })).map((x) => x.question)).toContain(QA[0].question);
+    expect((await listTraces(db))[0].qaFile).toBe('answers.json');
     await check(new EngineService(db));
   });
 
