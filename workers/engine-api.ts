@@ -94,7 +94,8 @@ export interface ImportProgress {
   bytesTotal: number;
 }
 
-export type FileStatus = 'stored' | 'replaced' | 'exists' | 'invalid' | 'failed' | 'cancelled';
+/** `questions`: a QA file (not a trace), joined to the traces imported with it, or else to the stored ones. */
+export type FileStatus = 'stored' | 'replaced' | 'exists' | 'invalid' | 'failed' | 'cancelled' | 'questions';
 
 export interface FileResult {
   name: string;

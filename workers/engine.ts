@@ -9,7 +9,7 @@
 import * as Comlink from 'comlink';
 import { summarize } from '../src/core/bench/index.ts';
 import { answerOpOf } from '../src/core/cases/index.ts';
-import { openTrace, type TraceGraph } from '../src/core/graph/index.ts';
+import { buildGraph, type TraceGraph } from '../src/core/graph/index.ts';
 import type { LabelRecord } from '../src/core/labels/index.ts';
 import type { LaneLayout, LaneLayoutOptions, NeighbourhoodDrawingOptions } from '../src/core/layout/index.ts';
 import type {
@@ -21,6 +21,7 @@ import type {
   ServiceHit,
   ServiceProgress,
 } from '../src/core/retrieval/index.ts';
+import { parseTraceText } from '../src/core/trace/index.ts';
 import {
   type AgentModelInfo,
   type AgentRunInit,
@@ -37,7 +38,7 @@ import {
   saveLabel,
   storeImported,
 } from '../src/db/labels.ts';
-import { deleteTrace, getOriginal, listTraces, setSetting } from '../src/db/repo.ts';
+import { deleteTrace, getStored, listTraces, setSetting } from '../src/db/repo.ts';
 import {
   addEvaluationRun,
   type EvaluationRun,
@@ -89,6 +90,7 @@ import {
 import { ImportService } from './import-service.ts';
 import { JudgeFits } from './judge-fits.ts';
 import { type MatcherInfo, type MatcherProgress, Matching, warmLanguage } from './matcher.ts';
+import { withQa } from './qa-attach.ts';
 import { remoteEmbedder } from './remote-embedder.ts';
 import {
   type ImportedAttributions,
@@ -166,11 +168,13 @@ export class EngineService implements EngineApi {
   }
 
   async #load(traceId: string): Promise<TraceEngine> {
-    const blob = await getOriginal(this.db, traceId);
-    if (!blob) throw new Error(`trace ${traceId} is not stored`);
-    const opened = openTrace(await blob.text(), { file: traceId });
-    if (!opened.ok) throw new Error(`trace ${traceId} no longer parses: ${opened.issues[0]?.message ?? ''}`);
-    return withSpanRows(new TraceEngine(traceId, opened.graph, this.#store));
+    const stored = await getStored(this.db, traceId);
+    if (!stored) throw new Error(`trace ${traceId} is not stored`);
+    const parsed = parseTraceText(await stored.blob.text(), { file: traceId });
+    if (!parsed.ok) throw new Error(`trace ${traceId} no longer parses: ${parsed.issues[0]?.message ?? ''}`);
+    // A QA file dropped beside it joins again (its questions are cases of the trace).
+    const graph = buildGraph(withQa(parsed.doc, stored.qa));
+    return withSpanRows(new TraceEngine(traceId, graph, this.#store));
   }
 
   forget(traceId: string): void {

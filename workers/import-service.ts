@@ -4,14 +4,15 @@
  * the file is parsed once. Runs inside the engine worker; plain class so Node tests can
  * drive it on fake-indexeddb.
  */
-import { listCases, systemOf, type TraceCase } from '../src/core/cases/index.ts';
+import { listCases, systemOf } from '../src/core/cases/index.ts';
 import { buildGraph, type TraceGraph } from '../src/core/graph/index.ts';
 import { fileLabels } from '../src/core/labels/index.ts';
+import { looksLikeQaFile } from '../src/core/qa/index.ts';
 import { traceStats } from '../src/core/stats/index.ts';
 import { decodeUtf8, parseTraceText, type TraceIssue } from '../src/core/trace/index.ts';
 import { replaceFileLabels } from '../src/db/labels.ts';
 import { isQuotaError, QUOTA_MESSAGE, storeTrace } from '../src/db/repo.ts';
-import type { CaseRow, MemtraceDb, TraceMeta } from '../src/db/schema.ts';
+import type { MemtraceDb, TraceMeta } from '../src/db/schema.ts';
 import { yieldToMessages } from './abort-transfer.ts';
 import type {
   FileResult,
@@ -21,6 +22,8 @@ import type {
   ImportPhase,
   ImportProgress,
 } from './api.ts';
+import { caseRowsOf } from './case-rows.ts';
+import { joinQaFile, rejoinQa } from './qa-attach.ts';
 
 /** Rough share of a file's work done when each phase starts (parse dominates). */
 const PHASE_SHARE: Record<ImportPhase, number> = {
@@ -49,6 +52,7 @@ export class ImportService implements ImportApi {
     const bytesTotal = inputs.reduce((s, f) => s + f.blob.size, 0);
     let bytesBefore = 0;
     const results: FileResult[] = [];
+    const qaFiles: { index: number; input: ImportInput; text: string }[] = [];
     for (let i = 0; i < inputs.length; i++) {
       const input = inputs[i];
       const step = async (phase: ImportPhase) => {
@@ -65,7 +69,9 @@ export class ImportService implements ImportApi {
         });
       };
       try {
-        results.push(await this.#importOne(input, options, step));
+        const r = await this.#importOne(input, options, step);
+        if ('qaText' in r) qaFiles.push({ index: results.length, input, text: r.qaText });
+        results.push('qaText' in r ? { ...base(input), status: 'questions' } : r);
       } catch (e) {
         if (!signal?.aborted) throw e;
         for (const rest of inputs.slice(i))
@@ -75,6 +81,21 @@ export class ImportService implements ImportApi {
       bytesBefore += input.blob.size;
       await step('done');
     }
+    if (signal?.aborted) return results;
+    // QA files join the traces imported with them (stored before, too), else every stored trace.
+    const batch = results.flatMap((r) =>
+      r.traceId && (r.status === 'stored' || r.status === 'replaced' || r.status === 'exists')
+        ? [r.traceId]
+        : [],
+    );
+    for (const qa of qaFiles)
+      results[qa.index] = await joinQaFile(
+        this.db,
+        qa.input,
+        qa.text,
+        batch.length ? batch : null,
+        this.adopt,
+      );
     return results;
   }
 
@@ -82,9 +103,9 @@ export class ImportService implements ImportApi {
     input: ImportInput,
     options: ImportOptions,
     step: (p: ImportPhase) => Promise<void>,
-  ): Promise<FileResult> {
+  ): Promise<FileResult | { qaText: string }> {
     const parsed = await readAndParse(input, step);
-    if ('status' in parsed) return parsed;
+    if ('status' in parsed || 'qaText' in parsed) return parsed;
     const errorCount = parsed.issues.filter((x) => x.severity === 'error').length;
     const warningCount = parsed.issues.length - errorCount;
     if (!parsed.ok)
@@ -128,6 +149,8 @@ export class ImportService implements ImportApi {
         { replace: options.replace === true },
       );
       if (stored.outcome !== 'exists') this.adopt(traceId, graph);
+      // A QA file dropped beside the trace it replaces joins the new file too.
+      if (stored.qa) await rejoinQa(this.db, traceId, stored.qa, this.adopt);
       return {
         ...base(input),
         status: stored.outcome,
@@ -192,7 +215,7 @@ export class ImportService implements ImportApi {
 async function readAndParse(
   input: ImportInput,
   step: (p: ImportPhase) => Promise<void>,
-): Promise<ReturnType<typeof parseTraceText> | FileResult> {
+): Promise<ReturnType<typeof parseTraceText> | FileResult | { qaText: string }> {
   await step('reading');
   let bytes: Uint8Array;
   try {
@@ -212,21 +235,9 @@ async function readAndParse(
     return { ...base(input), status: 'invalid', issues: [issue], errorCount: 1, warningCount: 0 };
   }
   await step('parsing');
-  return parseTraceText(decoded.text, { file: input.path || input.name });
-}
-
-/** Case rows of a trace: its cases in order, each with the file's own label. */
-function caseRowsOf(traceId: string, system: string | null, cases: TraceCase[]): CaseRow[] {
-  return cases.map(({ graphId: _graphId, label, ...fields }, order) => ({
-    traceId,
-    order,
-    system,
-    ...fields,
-    errorType: label?.errorType ?? null,
-    labelOpId: label?.opId ?? null,
-    labelSource: label?.source ?? null,
-    labelReason: label?.reason ?? null,
-  }));
+  const parsed = parseTraceText(decoded.text, { file: input.path || input.name });
+  // A file that is no trace may be a QA file (by its shape): its questions join the traces.
+  return !parsed.ok && looksLikeQaFile(decoded.text) ? { qaText: decoded.text } : parsed;
 }
 
 function base(input: ImportInput): FileResult {

@@ -4,9 +4,11 @@
  * verdict is the row's `correct` when given, else the offline judge's rule (containment,
  * token F1 or long-answer support: systems/judge-rules.ts), named in each case's `answer_rule`.
  */
-import { type AnswerJudge, joinQa, parseQaFile, type QaRow } from '../core/qa/index.ts';
+import type { TraceCase } from '../core/cases/index.ts';
+import { opMetadata, type TraceGraph } from '../core/graph/index.ts';
+import { joinQa, parseQaFile, type QaRow } from '../core/qa/index.ts';
 import { oneLine } from '../core/text/index.ts';
-import { acceptsAnswer } from '../systems/index.ts';
+import { QA_ANSWER_RULE } from '../systems/index.ts';
 import { flags } from './command.ts';
 import { type PrepareDoc, readText } from './files.ts';
 import { CliError, type CliIO } from './io.ts';
@@ -20,12 +22,6 @@ export const QA_FLAG = flags({
   },
 });
 
-/** The product's answer rule for rows without a verdict: the offline judge. */
-export const QA_ANSWER_RULE: AnswerJudge = {
-  rule: 'offline',
-  accepts: (prediction, answers, question) => acceptsAnswer('offline', prediction, answers, question),
-};
-
 /** The rows of a QA file; a bad file fails the command with one line naming the file and place. */
 export async function readQaRows(path: string): Promise<QaRow[]> {
   const r = parseQaFile(await readText(path), path);
@@ -35,17 +31,28 @@ export async function readQaRows(path: string): Promise<QaRow[]> {
 
 /**
  * `--qa`'s document step (undefined without the flag): joins the rows to each trace and says
- * on stderr how many questions no LLM call of it held.
+ * on stderr how many questions no LLM call of it held (`quiet`: not again, on a second pass).
  */
-export async function qaPrepare(path: string | undefined, io: CliIO): Promise<PrepareDoc | undefined> {
+export async function qaPrepare(
+  path: string | undefined,
+  io: CliIO,
+  options: { quiet?: boolean } = {},
+): Promise<PrepareDoc | undefined> {
   if (path === undefined) return undefined;
   const rows = await readQaRows(path);
   return (doc, file) => {
     const j = joinQa(doc, rows, QA_ANSWER_RULE);
-    if (j.unmatched.length)
+    if (j.unmatched.length && !options.quiet)
       io.stderr.write(
         `${file}: ${j.unmatched.length} of ${rows.length} question(s) of ${path} are in no LLM call's input (${j.unmatched.slice(0, 3).join(', ')}${j.unmatched.length > 3 ? ', …' : ''}): with the file's prediction a case without a path, else left out\n`,
       );
     return j.doc;
   };
+}
+
+/** The `answer_rule` a `--qa` judge op carries (`trace`: a trace's judge a row joined; null: the trace's own judge alone). */
+export function answerRuleOf(g: TraceGraph, c: TraceCase): string | null {
+  const op = c.judgeOpId === null ? undefined : g.opIndex.get(c.judgeOpId);
+  const rule = op === undefined ? undefined : opMetadata(g, op).answer_rule;
+  return typeof rule === 'string' ? rule : null;
 }

@@ -1,7 +1,7 @@
 /** Repository functions over the workbench database. Writes of one trace are one transaction. */
 import { caseKey, type LabelRecord } from '../core/labels/index.ts';
 import { latestOtherLabels, type ReattachReport, replaceFileLabels } from './labels.ts';
-import type { BlobRow, CaseRow, MemtraceDb, TraceMeta } from './schema.ts';
+import type { BlobRow, CaseRow, MemtraceDb, QaAttachment, TraceMeta } from './schema.ts';
 
 export interface StoredTrace {
   meta: TraceMeta;
@@ -15,6 +15,8 @@ export type StoreOutcome = 'stored' | 'replaced' | 'exists';
 
 export interface StoreResult {
   outcome: StoreOutcome;
+  /** A replaced trace's QA file, kept with the new file (its questions are to be joined again). */
+  qa?: QaAttachment;
   /** Replaced traces: which of the person's / imported labels still name one of its cases. */
   labels?: ReattachReport;
 }
@@ -35,7 +37,8 @@ export const QUOTA_MESSAGE =
 /**
  * Stores a trace, its original file, its cases and its file labels atomically. When a trace
  * with the same id exists and `replace` is false, nothing is written and `'exists'` is
- * returned. Replacing keeps the person's and imported labels attached by query id and
+ * returned. Replacing keeps the QA file dropped beside it (returned, to be joined again), the
+ * person's and imported labels attached by query id and
  * reports those whose question the new file no longer has. A failure (quota, abort) rolls
  * the whole transaction back: stored data is untouched.
  */
@@ -51,12 +54,15 @@ export async function storeTrace(
       await db.cases.where('traceId').equals(t.meta.id).delete();
       await db.indexes.where('traceId').equals(t.meta.id).delete();
     }
-    const blobRow: BlobRow = { traceId: t.meta.id, blob: t.blob, type: t.blob.type };
-    await db.traces.put(t.meta);
+    const qa = existing ? (await db.blobs.get(t.meta.id))?.qa : undefined;
+    const blobRow: BlobRow = { traceId: t.meta.id, blob: t.blob, type: t.blob.type, ...(qa ? { qa } : {}) };
+    await db.traces.put(qa ? { ...t.meta, qaFile: qa.file } : t.meta);
     await db.blobs.put(blobRow);
     await db.cases.bulkPut(t.cases);
     const labels = await replaceFileLabels(db, t.meta.id, t.labels, new Set(t.cases.map((c) => c.queryId)));
-    return existing ? { outcome: 'replaced' as const, labels } : { outcome: 'stored' as const };
+    return existing
+      ? { outcome: 'replaced' as const, labels, ...(qa ? { qa } : {}) }
+      : { outcome: 'stored' as const };
   });
 }
 
@@ -76,6 +82,39 @@ export function getTrace(db: MemtraceDb, id: string): Promise<TraceMeta | undefi
 /** The original file of a trace, verbatim. */
 export async function getOriginal(db: MemtraceDb, id: string): Promise<Blob | undefined> {
   return (await db.blobs.get(id))?.blob;
+}
+
+/** The original file of a trace and the QA file joined to it, as stored. */
+export async function getStored(
+  db: MemtraceDb,
+  id: string,
+): Promise<{ blob: Blob; qa?: QaAttachment } | undefined> {
+  const row = await db.blobs.get(id);
+  return row && { blob: row.blob, ...(row.qa ? { qa: row.qa } : {}) };
+}
+
+/**
+ * Keeps a QA file with a stored trace and replaces its case rows by those of the joined trace
+ * (its meta's counts and stats with them), in one transaction.
+ */
+export async function attachQa(
+  db: MemtraceDb,
+  traceId: string,
+  qa: QaAttachment,
+  cases: CaseRow[],
+  meta: Pick<TraceMeta, 'stats'>,
+): Promise<void> {
+  await db.transaction('rw', [db.traces, db.blobs, db.cases], async () => {
+    await db.blobs.update(traceId, { qa });
+    await db.cases.where('traceId').equals(traceId).delete();
+    await db.cases.bulkPut(cases);
+    await db.traces.update(traceId, {
+      qaFile: qa.file,
+      stats: meta.stats,
+      caseCount: cases.length,
+      labelledCount: cases.filter((c) => c.errorType !== null).length,
+    });
+  });
 }
 
 export interface CaseFilter {

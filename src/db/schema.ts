@@ -52,6 +52,15 @@ export interface TraceMeta {
    * label: the engine worker re-reads the stored file to restore the file's labels.
    */
   fileLabelsPending?: boolean;
+  /** The QA file whose questions are joined to the trace (dropped beside it), by name. */
+  qaFile?: string;
+}
+
+/** A QA file given beside a trace, verbatim: its rows are joined to the trace each time it opens. */
+export interface QaAttachment {
+  /** Its name as dropped or picked (the place its messages name). */
+  file: string;
+  text: string;
 }
 
 export interface BlobRow {
@@ -59,6 +68,8 @@ export interface BlobRow {
   /** The original file, verbatim. */
   blob: Blob;
   type: string;
+  /** The QA file joined to the trace (the newest dropped beside it), when there is one. */
+  qa?: QaAttachment;
 }
 
 /** A case as stored: core's case (`TraceCase`) of a stored trace, its label flattened into columns. */

@@ -4,6 +4,7 @@
  * containment, token F1 and long-answer support; the other rules are single, stricter or
  * looser readings of "correct", so a benchmark can be labelled under judges that disagree.
  */
+import type { AnswerJudge } from '../core/qa/index.ts';
 import { contentTokens, normalizeAnswer, tokenF1, tokens } from './text.ts';
 
 /** The names of the offline judge's rules (`--judge-rule`). */
@@ -116,3 +117,12 @@ export function acceptsAnswer(
       return halfWordsRule(prediction, golds);
   }
 }
+
+/**
+ * The product's answer rule for QA-file rows without a verdict (`memtrace … --qa`, a QA file
+ * dropped in the app): the offline judge, named `offline` in each case's `answer_rule`.
+ */
+export const QA_ANSWER_RULE: AnswerJudge = {
+  rule: 'offline',
+  accepts: (prediction, answers, question) => acceptsAnswer('offline', prediction, answers, question),
+};

@@ -4,10 +4,18 @@
  * OpenInference EVALUATOR that says "incorrect". A score that is no verdict on the answer
  * (toxicity 0, hallucination 0.1) makes no case. With `--qa` the golden answer joins them.
  */
-import { describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
 import { listCases } from '../../src/core/cases/index.ts';
-import { buildGraph } from '../../src/core/graph/index.ts';
+import { buildGraph, opMetadata } from '../../src/core/graph/index.ts';
+import { type AnswerJudge, joinQa, parseQaFile } from '../../src/core/qa/index.ts';
 import { formatIssue, parseTraceText } from '../../src/core/trace/index.ts';
+import { runCli } from '../helpers/cli.ts';
+
+const tmp = mkdtempSync(join(tmpdir(), 'memtrace-eval-cases-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
 type Attr = { key: string; value: Record<string, unknown> };
 const s = (key: string, v: string): Attr => ({ key, value: { stringValue: v } });
@@ -45,13 +53,19 @@ const evaluation = (attrs: Attr[]) => ({
   attributes: attrs,
 });
 
-function casesOf(spans: object[]) {
-  const text = JSON.stringify({
+const otlp = (spans: object[]) =>
+  JSON.stringify({
     resourceSpans: [{ resource: { attributes: [] }, scopeSpans: [{ scope: { name: 't' }, spans }] }],
   });
-  const r = parseTraceText(text, { file: 'eval.json' });
+
+function docOf(spans: object[]) {
+  const r = parseTraceText(otlp(spans), { file: 'eval.json' });
   if (!r.ok) throw new Error(r.issues.map(formatIssue).join('\n'));
-  return listCases(buildGraph(r.doc), { includePassed: true });
+  return r.doc;
+}
+
+function casesOf(spans: object[]) {
+  return listCases(buildGraph(docOf(spans)), { includePassed: true });
 }
 
 describe('evaluation verdicts without a golden answer are cases', () => {
@@ -106,5 +120,67 @@ describe('evaluation verdicts without a golden answer are cases', () => {
     };
     const cases = casesOf([llmSpan('Which city?', 'Porto'), judge]);
     expect(cases.map((c) => [c.question, c.prediction, c.failed])).toEqual([['Which city?', 'Porto', true]]);
+  });
+});
+
+describe("a QA row asking a question the trace's own evaluation judged", () => {
+  /** Two judged answers: "To Porto." failed by its evaluator, "Miso." passed. */
+  const judged = () => [
+    llmSpan('Where did Ana move?', 'To Porto.', [
+      evaluation([s('gen_ai.evaluation.name', 'correctness'), s('gen_ai.evaluation.score.label', 'fail')]),
+    ]),
+    llmSpan('What is my cat called?', 'Miso.', [
+      evaluation([s('gen_ai.evaluation.name', 'correctness'), s('gen_ai.evaluation.score.label', 'pass')]),
+    ]),
+  ];
+  // The row's golden answer for the cat disagrees with the trace's evaluator (which passed "Miso.").
+  const QA = [
+    { question: 'Where did Ana move?', answer: 'Lisbon' },
+    { question: 'What is my cat called?', answer: 'Tofu' },
+  ];
+  /** A judge that would fail both answers (neither holds its golden answer). */
+  const contains: AnswerJudge = {
+    rule: 'contains',
+    accepts: (p, answers) => answers.some((a) => p.toLowerCase().includes(a.toLowerCase())),
+  };
+
+  it("is one case: the row's golden answer joins the trace's verdict, which decides (answer_rule trace)", () => {
+    const spans = judged();
+    const own = casesOf(spans);
+    const rows = parseQaFile(JSON.stringify(QA), 'qa.json');
+    if (!rows.ok) throw new Error(rows.message);
+    const j = joinQa(docOf(spans), rows.rows, contains);
+    expect(j).toMatchObject({ joined: 2, unmatched: [] });
+    const g = buildGraph(j.doc);
+    const cases = listCases(g, { includePassed: true });
+    expect(cases.map((c) => [c.queryId, c.question, c.goldenAnswers, c.failed])).toEqual([
+      [own[0].queryId, 'Where did Ana move?', ['Lisbon'], true],
+      [own[1].queryId, 'What is my cat called?', ['Tofu'], false],
+    ]);
+    for (const c of cases) expect(opMetadata(g, g.opIndex.get(c.judgeOpId!)!).answer_rule).toBe('trace');
+  });
+
+  it('memtrace cases and attribute --qa list each question once, saying the trace decided', async () => {
+    const spans = judged();
+    const own = casesOf(spans).map((c) => c.queryId);
+    const trace = join(tmp, 'judged.json');
+    const qa = join(tmp, 'judged-qa.json');
+    writeFileSync(trace, otlp(spans));
+    writeFileSync(qa, JSON.stringify(QA));
+    const r = await runCli(['cases', trace, '--qa', qa, '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const rows = JSON.parse(r.stdout) as {
+      query_id: string;
+      golden_answers: string[];
+      answer_rule: string;
+    }[];
+    expect(rows.map((x) => [x.query_id, x.golden_answers, x.answer_rule])).toEqual([
+      [own[0], ['Lisbon'], 'trace'],
+      [own[1], ['Tofu'], 'trace'],
+    ]);
+    const a = await runCli(['attribute', trace, '--qa', qa, '--json']);
+    expect(a.code, a.stderr).toBe(0);
+    // Only the failed question is attributed, once.
+    expect((JSON.parse(a.stdout) as { query_id: string }[]).map((x) => x.query_id)).toEqual([own[0]]);
   });
 });

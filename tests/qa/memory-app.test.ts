@@ -4,7 +4,8 @@
  * OTLP/protobuf exporter) talks to a scripted OpenAI-compatible double on 127.0.0.1 and sends
  * its trace to a real `memtrace serve`. Planted Extraction, Retrieval and Response failures
  * (tests/qa/scenario.ts) must be cases of `memtrace cases --qa`, get their stage and op from
- * `memtrace attribute --qa`, and have the answer's retrieval on their path. What each plant
+ * `memtrace attribute --qa`, and have the answer's retrieval on their path; `memtrace bench --qa`
+ * with no labels lists every question's verdict and stage, saying it scored nothing. What each plant
  * should blame is read from the received spans themselves, never from the import.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -193,5 +194,48 @@ describe('a memory app traced by OpenInference, received by memtrace serve, debu
     ]);
     expect(stage / planted.length).toBeGreaterThanOrEqual(0.9);
     expect(op / planted.length).toBeGreaterThanOrEqual(0.9);
+  });
+
+  it('memtrace bench --qa without labels: every question with its verdict, the wrong ones with their stage, said unscored, exit 0', async () => {
+    const r = await runCli(['bench', traceFile, '--qa', qaFile, '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const s = JSON.parse(r.stdout) as {
+      scored: boolean;
+      note: string;
+      label_source: string;
+      total_cases: number;
+      wrong_answers: number;
+      answer_rules: Record<string, number>;
+      predicted_error_types: Record<string, number>;
+      failed_cases: number;
+      cases: { question: string; failed: boolean; answer_rule: string; error_type: string | null }[];
+    };
+    expect(s).toMatchObject({ scored: false, label_source: 'file', failed_cases: 0 });
+    expect(s.note).toMatch(/^no labels given/);
+    const planted = QUESTIONS.filter((q) => q.plant !== 'ok');
+    expect(s.total_cases).toBe(QUESTIONS.length);
+    expect(s.wrong_answers).toBe(planted.length);
+    expect(s.answer_rules).toEqual({ offline: QUESTIONS.length });
+    let stage = 0;
+    for (const it of QUESTIONS) {
+      const row = s.cases.find((c) => c.question === it.question);
+      expect(row?.failed, it.question!).toBe(it.plant !== 'ok');
+      if (it.plant === 'ok') expect(row!.error_type).toBeNull();
+      else if (row!.error_type === `${it.plant}Error`) stage++;
+    }
+    expect(stage / planted.length).toBeGreaterThanOrEqual(0.9);
+    // The counts per type are the wrong answers' stages.
+    const counted: Record<string, number> = {};
+    for (const c of s.cases.filter((x) => x.failed)) {
+      const k = c.error_type ?? 'not_attributable';
+      counted[k] = (counted[k] ?? 0) + 1;
+    }
+    expect(s.predicted_error_types).toEqual(counted);
+    // As text: the note first, one row per question.
+    const text = await runCli(['bench', traceFile, '--qa', qaFile]);
+    expect(text.code, text.stderr).toBe(0);
+    const lines = text.stdout.trim().split('\n');
+    expect(lines[0]).toMatch(/^no labels given/);
+    expect(lines.filter((l) => /\t(WRONG|right)\t/.test(l))).toHaveLength(QUESTIONS.length);
   });
 });

@@ -3,11 +3,11 @@
  * their `qa`, LongMemEval's rows), and bad files refused in one line naming the file and the
  * place (the line of JSON Lines, the index of a list) — by the parser and by the CLI (exit 1).
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { parseQaFile } from '../../src/core/qa/index.ts';
+import { looksLikeQaFile, parseQaFile } from '../../src/core/qa/index.ts';
 import { runCli } from '../helpers/cli.ts';
 import { SHARED_DATA, smartcommentFiles } from '../helpers/shared-data.ts';
 
@@ -121,6 +121,30 @@ describe('parseQaFile', () => {
   });
 });
 
+describe('looksLikeQaFile', () => {
+  it('knows QA files by shape (list, JSON Lines, LoCoMo, broken ones) and no shared trace file is one', () => {
+    expect(looksLikeQaFile(readFileSync(join(SHARED_DATA, 'locomo/locomo-dev.json'), 'utf8'))).toBe(true);
+    expect(looksLikeQaFile('\ufeff[{"answer": "x", "question": "A?"}]')).toBe(true);
+    expect(looksLikeQaFile('\n{"question_id": "q1", "question": "A?", "answer": 3}\n{"question": ')).toBe(
+      true,
+    );
+    // Broken before any row parses: the first object opens with a QA key.
+    expect(looksLikeQaFile('[{"question": "A?", "answer": "x"},\n{"question": "B?", "ans')).toBe(true);
+    expect(looksLikeQaFile('{"graph_id": "g", "data": {')).toBe(false);
+    expect(looksLikeQaFile('[]')).toBe(false);
+    const traces = [
+      ...smartcommentFiles(),
+      ...['otel', 'otel-thirdparty'].flatMap((d) =>
+        readdirSync(join(SHARED_DATA, d))
+          .filter((f) => /\.jsonl?$/.test(f) && !f.includes('schema'))
+          .map((f) => join(SHARED_DATA, d, f)),
+      ),
+    ];
+    expect(traces.length).toBeGreaterThan(10);
+    for (const f of traces) expect(looksLikeQaFile(readFileSync(f, 'utf8')), f).toBe(false);
+  });
+});
+
 describe('memtrace --qa with a bad QA file', () => {
   it('exits 1 with one line naming the file and the line, for cases, attribute and bench', async () => {
     const qa = join(tmp, 'bad.jsonl');
@@ -140,7 +164,7 @@ describe('memtrace --qa with a bad QA file', () => {
 });
 
 describe('memtrace cases --qa on a smartcomment trace with the LoCoMo file', () => {
-  it('joins the questions the trace answers (its generation ops) and leaves out the other conversations', async () => {
+  it('joins the questions the trace answers to its own judges (one case each) and leaves out the other conversations', async () => {
     const trace = smartcommentFiles().find((f) => f.endsWith('conv-26-fault-0.json'))!;
     const doc = JSON.parse(readFileSync(trace, 'utf8')) as {
       data: {
@@ -153,13 +177,17 @@ describe('memtrace cases --qa on a smartcomment trace with the LoCoMo file', () 
     const r = await runCli(['cases', trace, '--qa', locomo, '--json']);
     expect(r.code, r.stderr).toBe(0);
     const rows = JSON.parse(r.stdout) as {
+      query_id: string;
       judge_op_id: string;
       answer_rule: string | null;
       path: string[];
     }[];
-    const fromQa = rows.filter((c) => c.answer_rule === 'offline');
-    // Every question the trace asked is a case of the QA file too (the trace's own judges stay).
+    // Every question the trace asked is a row of the QA file, joined to the trace's own judge:
+    // one case per question, its verdict the trace's (answer_rule `trace`).
+    expect(new Set(rows.map((c) => c.query_id)).size).toBe(rows.length);
+    const fromQa = rows.filter((c) => c.answer_rule === 'trace');
     expect(fromQa.length).toBe(asked);
+    expect(rows.filter((c) => c.answer_rule === 'offline')).toEqual([]);
     const answerOps = new Set(
       doc.data.operations.filter((o) => o.op_name === 'question-answering').map((o) => o.op_id),
     );

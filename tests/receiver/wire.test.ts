@@ -12,6 +12,7 @@ import {
 } from '../../src/core/receiver/index.ts';
 import { parseTraceText } from '../../src/core/trace/index.ts';
 import { DEEP_SPAN, deepJson, deepProtobuf } from './deep-bodies.ts';
+import { richSpan } from './rich-span.ts';
 
 const hex = (b64: string) => Buffer.from(b64, 'base64').toString('hex');
 
@@ -33,8 +34,6 @@ function reference(body: Uint8Array): unknown {
   return o;
 }
 
-const ID = (n: number, bytes: number) => Buffer.alloc(bytes, n);
-
 describe('the protobuf decoder', () => {
   it('reads every field kind as protobufjs does: ids, int64 (negative too), fixed64 times, doubles, bytes, nesting, events, links, status', () => {
     const { request } = otlpTypes();
@@ -50,22 +49,7 @@ describe('the protobuf decoder', () => {
         ],
       },
     };
-    const span = {
-      traceId: ID(1, 16),
-      spanId: ID(2, 8),
-      parentSpanId: ID(3, 8),
-      traceState: 'a=b',
-      name: 'chat',
-      kind: 3,
-      startTimeUnixNano: '1764950000123456789',
-      endTimeUnixNano: '18446744073709551615',
-      attributes: [{ key: 'x', value: any }],
-      droppedAttributesCount: 2,
-      events: [{ timeUnixNano: '9007199254740993', name: 'e', attributes: [] }],
-      links: [{ traceId: ID(4, 16), spanId: ID(5, 8), flags: 1 }],
-      status: { code: 2, message: 'bad' },
-      flags: 256,
-    };
+    const span = richSpan({ trace: 1, span: 2, parent: 3, name: 'chat', value: any });
     const body = request
       .encode(
         request.fromObject({

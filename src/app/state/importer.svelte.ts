@@ -92,7 +92,9 @@ export class Importer {
       );
       this.#pending = waiting;
       // The span rows of what was stored are asked for now, before the engine's attribution warm-up.
-      for (const r of results.filter((x) => x.status === 'stored' || x.status === 'replaced').slice(-2))
+      for (const r of results
+        .filter((x) => x.status === 'stored' || x.status === 'replaced' || x.status === 'questions')
+        .slice(-2))
         if (r.traceId) refreshSpanTable(this.services.engine, r.traceId);
       // A replaced trace's engine already holds the new graph (the engine adopts what it stores).
       this.#results = [...this.#results.filter((r) => !results.some((x) => x.path === r.path)), ...results];

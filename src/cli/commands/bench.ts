@@ -25,8 +25,14 @@ import {
   methodOf,
   modelFor,
 } from '../attribution-setup.ts';
+import {
+  attributeQuestions,
+  printQuestions,
+  type QuestionRow,
+  questionsSummary,
+} from '../bench-questions.ts';
 import { command, JSON_FLAG } from '../command.ts';
-import { eachTraceFile, outputFile, traceFilesIn } from '../files.ts';
+import { eachTraceFile, outputFile, type PrepareDoc, traceFilesIn } from '../files.ts';
 import { CliError, type CliIO, printJson } from '../io.ts';
 import { LABEL_SOURCE_USAGE, labelChoiceOf, readLabelPaths } from '../labels.ts';
 import { usageJson, usageLine } from '../provider-flags.ts';
@@ -89,6 +95,51 @@ async function scoreFile(b: BenchRun, graph: TraceGraph, file: string, i: number
   });
 }
 
+/**
+ * `--qa` and no labelled case: every question judged, the wrong ones attributed, the counts per
+ * error type — not scored, and said so (exit 0 unless a file or a case failed).
+ */
+async function questionsRun(
+  b: BenchRun,
+  files: string[],
+  o: { prepare: PrepareDoc; unreadable: number; meter: UsageMeter; out: unknown; json: boolean },
+): Promise<number> {
+  const rows: QuestionRow[] = [];
+  const unreadable =
+    o.unreadable +
+    (await eachTraceFile(
+      files,
+      b.io,
+      async (graph, file) => {
+        appendAll(rows, await attributeQuestions(b.run, b.concurrency, graph, file, b.io));
+      },
+      { progress: false, prepare: o.prepare },
+    ));
+  if (rows.length === 0)
+    throw new CliError(
+      `no question of the QA file is in an LLM call of ${files.length} file(s), and no labelled case: nothing to report`,
+    );
+  const failed = rows.filter((r) => r.error).length;
+  const counts = questionsSummary(rows, b.choice);
+  const summary = {
+    method: b.run.method,
+    prior: b.run.prior,
+    ...(b.run.model ? { preset: b.run.agent.preset ?? 'paper' } : {}),
+    label_source: b.choice,
+    ...counts,
+    unreadable_files: unreadable,
+    failed_cases: failed,
+    ...(b.run.model ? { llm_usage: usageJson(o.meter.totals()) } : {}),
+  };
+  if (typeof o.out === 'string')
+    await writeAtomic(o.out, `${JSON.stringify({ summary, cases: rows }, null, 2)}\n`);
+  if (o.json) printJson(b.io, { ...summary, cases: rows });
+  else printQuestions(b.io, rows, counts);
+  if (b.run.model) b.io.stderr.write(`${usageLine(o.meter.totals())}\n`);
+  if (failed) b.io.stderr.write(`${failed} of ${rows.length} case(s) failed\n`);
+  return unreadable > 0 || failed > 0 ? 1 : 0;
+}
+
 export const bench = command({
   name: 'bench',
   usage: `memtrace bench <files or dirs…> [--qa FILE] ${ATTRIBUTION_USAGE} [--concurrency N] ${LABEL_SOURCE_USAGE} [--out results.json] [--json]`,
@@ -108,7 +159,10 @@ export const bench = command({
       value: 'FILE_OR_DIR',
       help: "annotations files or graph files whose labels join each graph's own (repeatable)",
     },
-    ...QA_FLAG,
+    qa: {
+      ...QA_FLAG.qa,
+      help: `${QA_FLAG.qa.help}; with no labelled case, lists each question's verdict and the stage attributed to each wrong answer (not scored)`,
+    },
     ...ATTRIBUTION_FLAGS,
   },
   async run({ positionals, values }, io) {
@@ -141,6 +195,15 @@ export const bench = command({
         },
         { progress: false, prepare },
       ));
+    if (perCase.length === 0 && prepare)
+      return questionsRun(b, files, {
+        // The files are read again; their unmatched questions were said on the first pass.
+        prepare: (await qaPrepare(values.qa, io, { quiet: true }))!,
+        unreadable,
+        meter,
+        out: values.out,
+        json: values.json === true,
+      });
     if (perCase.length === 0)
       throw new CliError(
         `no labelled case in ${files.length} file(s)${unreadable ? ` (${unreadable} unreadable)` : ''}: nothing to score`,

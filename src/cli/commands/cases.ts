@@ -1,9 +1,9 @@
 import { casePath, listCases, systemOf, type TraceCase } from '../../core/cases/index.ts';
-import { opMetadata, type TraceGraph } from '../../core/graph/index.ts';
+import type { TraceGraph } from '../../core/graph/index.ts';
 import { command, JSON_FLAG } from '../command.ts';
 import { eachTraceFile, traceFilesIn } from '../files.ts';
 import { printJson, printRow } from '../io.ts';
-import { QA_FLAG, qaPrepare } from '../qa.ts';
+import { answerRuleOf, QA_FLAG, qaPrepare } from '../qa.ts';
 
 /** `judgeOpId` → `judge_op_id`. */
 type SnakeCase<S extends string> = S extends `${infer C}${infer Rest}`
@@ -18,7 +18,8 @@ type CaseFieldsJson = { [K in keyof Omit<TraceCase, 'label'> as SnakeCase<K>]: T
  * `graph_id`, `query_id`, `question`, `golden_answers`, `prediction`, `judge_score`,
  * `judge_response`, `judge_op_id`, `failed`, `evidence_ids`, `error_type`, `op_id`,
  * `label_source`, `path`, `path_names`, `answer_rule` (what decided the verdict of a `--qa` row: `given` by the
- * file, or the rule's name; null for the trace's own judges).
+ * file, the rule's name, or `trace` when the trace's own judge judged the question too — one case,
+ * the row's golden answers joined to it; null for the trace's own judges without a row).
  */
 type CaseJson = { file: string; system: string | null } & CaseFieldsJson & {
     error_type: string | null;
@@ -35,13 +36,6 @@ type CaseJson = { file: string; system: string | null } & CaseFieldsJson & {
 function pathOf(g: TraceGraph, c: TraceCase): { ids: string[]; names: (string | null)[] } {
   const ops = casePath(g, c).ops;
   return { ids: ops.map((o) => g.opId[o]), names: ops.map((o) => g.opName[o] ?? null) };
-}
-
-/** The `answer_rule` a `--qa` judge op carries. */
-function answerRuleOf(g: TraceGraph, c: TraceCase): string | null {
-  const op = c.judgeOpId === null ? undefined : g.opIndex.get(c.judgeOpId);
-  const rule = op === undefined ? undefined : opMetadata(g, op).answer_rule;
-  return typeof rule === 'string' ? rule : null;
 }
 
 function caseJson(

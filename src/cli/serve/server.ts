@@ -7,13 +7,12 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import {
   contentTypeOf,
-  decodeTraceRequest,
   encodingOf,
   exportResponse,
   type OtlpEncoding,
   RECEIVED_PAGE_MAX,
   type ReceivedList,
-  splitByTrace,
+  receiveTraceRequest,
   statusBody,
 } from '../../core/receiver/index.ts';
 import { RECEIVED_API, serveAppFile } from './app.ts';
@@ -175,11 +174,11 @@ async function store(
   encoding: OtlpEncoding,
   body: Buffer,
 ) {
-  const decoded = decodeTraceRequest(body, encoding);
+  const decoded = receiveTraceRequest(body, encoding);
   if (!decoded.ok) return refuse(req, res, encoding, 400, decoded.message);
   const now = (o.now ?? Date.now)();
   try {
-    await o.store.appendAll(splitByTrace(decoded.request), now);
+    await o.store.appendAll(decoded.parts, now);
   } catch (e) {
     o.log(`could not write a received trace: ${(e as Error).message}`);
     return refuse(req, res, encoding, 503, 'the receiver could not write the trace to disk', {

@@ -12,10 +12,10 @@ import { ConcurrencyLimit } from '../../core/llm/index.ts';
 import {
   decodeTraceRequest,
   describeLine,
+  type LinePart,
   mergeReceived,
   type ReceivedTrace,
   type ReceivedTraceFile,
-  type TracePart,
 } from '../../core/receiver/index.ts';
 import { CliError } from '../io.ts';
 
@@ -132,8 +132,8 @@ export class TraceStore {
    * Appends to one file keep request order (a request waits for the one before it on that
    * file to finish); at most `OPEN_FILES` files are open at once, however many traces come.
    */
-  async appendAll(parts: readonly TracePart[], now: number): Promise<void> {
-    const lines = parts.map((p) => Buffer.from(`${JSON.stringify(p.request)}\n`));
+  async appendAll(parts: readonly LinePart[], now: number): Promise<void> {
+    const lines = parts.map((p) => p.line);
     let release = () => {};
     const done = new Promise<void>((ok) => (release = ok));
     const before = parts.map((p) => this.#queues.get(p.traceId));
@@ -161,7 +161,7 @@ export class TraceStore {
   }
 
   /** Appends one line; resolves with the file's size before it (a failed write is cut back first). */
-  async #write(traceId: string, line: Buffer): Promise<number> {
+  async #write(traceId: string, line: Uint8Array): Promise<number> {
     const file = await open(this.path(traceId), 'a');
     try {
       const { size } = await file.stat();
@@ -179,7 +179,7 @@ export class TraceStore {
   }
 
   /** Cuts the files a failed request did write back to their sizes before it (a new file is removed). */
-  async #rollBack(parts: readonly TracePart[], results: PromiseSettledResult<number>[]): Promise<void> {
+  async #rollBack(parts: readonly LinePart[], results: PromiseSettledResult<number>[]): Promise<void> {
     const undo = parts.flatMap((p, i) => {
       const r = results[i];
       return r.status === 'fulfilled' ? [{ traceId: p.traceId, size: r.value }] : [];
@@ -196,7 +196,7 @@ export class TraceStore {
   }
 
   /** The list's entry after a part of the trace was written, announced to the listeners. */
-  #stored(part: TracePart, bytes: number, now: number): void {
+  #stored(part: LinePart, bytes: number, now: number): void {
     const old = this.#traces.get(part.traceId);
     const summary = old ? mergeReceived(old, part.summary) : part.summary;
     const stored = { ...summary, file: `${part.traceId}.jsonl`, bytes, updatedMs: now };

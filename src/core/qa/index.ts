@@ -1,2 +1,2 @@
 export { type AnswerJudge, joinQa } from './join.ts';
-export { parseQaFile, type QaRow } from './qa-file.ts';
+export { looksLikeQaFile, parseQaFile, type QaRow } from './qa-file.ts';

@@ -21,7 +21,12 @@ import {
   valueText,
 } from '../trace/index.ts';
 import { EvidenceIndex } from './evidence.ts';
+import { type OwnJudge, ownJudges } from './own-judges.ts';
 import type { QaRow } from './qa-file.ts';
+
+/** The variable and op names of a row: its id, else its 1-based index. */
+const nameOf = (row: QaRow, index: number) =>
+  `qa-${row.id ?? index + 1}`.replace(/[^\w.:-]/g, '_').slice(0, 120);
 
 /** Decides a verdict when the QA file gives none: does `prediction` answer with one of `answers`? */
 export interface AnswerJudge {
@@ -142,7 +147,9 @@ function evidenceOf(index: EvidenceIndex, row: QaRow): string[] {
 
 /**
  * Joins `rows` to `doc` (not changed: a new document comes back). The verdict of a row is its
- * `correct` when given, else `judge` on the prediction.
+ * `correct` when given, else `judge` on the prediction — unless the trace's own judge (an
+ * evaluation event, a score) judged the same question: then that judge's verdict stands, the
+ * row's golden answers join it, and its `answer_rule` is `trace` (one case, not two).
  */
 export function joinQa(doc: TraceDocument, rows: readonly QaRow[], judge: AnswerJudge): QaJoin {
   const values = new Map(doc.data.nodes.map((v) => [v.full_node_id ?? '', v.value]));
@@ -167,7 +174,15 @@ export function joinQa(doc: TraceDocument, rows: readonly QaRow[], judge: Answer
   const index = new EvidenceIndex(doc, (id) => written.has(id) || asked.has(id), text);
   const unmatched: string[] = [];
   let joined = 0;
+  const own = ownJudges(doc, text);
   rows.forEach((row, i) => {
+    // A question the trace's own judge judged is that case: the row's golden answers join it.
+    const mine = own.get(normalizeUnit(row.question));
+    if (mine) {
+      joined++;
+      w.merge(row, i, mine, evidenceOf(index, row));
+      return;
+    }
     const answer = answerOf(calls, holding[i], text);
     if (answer) joined++;
     else unmatched.push(row.place);
@@ -199,6 +214,9 @@ class JudgeWriter {
   private readonly after = new Map<string, OperationRecord[]>();
   private readonly graphId: string;
   private readonly usedIds = new Set<string>();
+  /** Metadata added to the trace's own records (judges a row joined, their questions' evidence). */
+  private readonly opMeta = new Map<string, JsonObject>();
+  private readonly varMeta = new Map<string, JsonObject>();
 
   constructor(private readonly doc: TraceDocument) {
     this.nodes = [...doc.data.nodes];
@@ -271,7 +289,7 @@ class JudgeWriter {
     const at =
       answerOp?.created_at ?? this.doc.data.operations.at(-1)?.created_at ?? '1970-01-01 00:00:00.000';
     const asked = answer?.searches[0]?.op.created_at ?? at;
-    const name = `qa-${row.id ?? j.index + 1}`.replace(/[^\w.:-]/g, '_').slice(0, 120);
+    const name = nameOf(row, j.index);
     const meta: JsonObject = j.evidence.length ? { evidence: j.evidence } : {};
     const query = this.node('query', name, row.question, 'message & query', asked, session, meta);
     const golden = this.node(
@@ -311,13 +329,41 @@ class JudgeWriter {
     else this.after.set(key, [judge]);
   }
 
+  /**
+   * A row whose question the trace's own judge judged: its golden answers are read into that
+   * judge's verdicts (unless it reads some already) and the verdict stands (`answer_rule: trace`).
+   */
+  merge(row: QaRow, index: number, own: OwnJudge, evidence: string[]): void {
+    const op = own.op;
+    if (!own.hasGolden) {
+      const at = op.created_at;
+      const golden = this.node(
+        'golden_answers',
+        nameOf(row, index),
+        JSON.stringify(row.answers),
+        'golden_answers',
+        at,
+        op.session_id,
+      );
+      for (const dst of own.verdicts) this.edge(op, golden, dst);
+      own.hasGolden = true;
+    }
+    this.opMeta.set(op.op_id, { answer_rule: 'trace', qa_row: row.place });
+    if (evidence.length) this.varMeta.set(own.queryId, { evidence });
+  }
+
   document(): TraceDocument {
     const operations: OperationRecord[] = [];
+    const withMeta = <T extends { metadata: JsonObject }>(r: T, meta: JsonObject | undefined): T =>
+      meta ? { ...r, metadata: { ...r.metadata, ...meta } } : r;
+    const nodes = this.varMeta.size
+      ? this.nodes.map((v) => withMeta(v, this.varMeta.get(v.full_node_id ?? '')))
+      : this.nodes;
     for (const op of this.doc.data.operations) {
-      operations.push(op);
+      operations.push(withMeta(op, this.opMeta.get(op.op_id)));
       appendAll(operations, this.after.get(op.op_id) ?? []);
     }
     appendAll(operations, this.after.get('') ?? []);
-    return { ...this.doc, data: { ...this.doc.data, nodes: this.nodes, operations, edges: this.edges } };
+    return { ...this.doc, data: { ...this.doc.data, nodes, operations, edges: this.edges } };
   }
 }

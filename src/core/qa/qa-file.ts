@@ -6,7 +6,7 @@
  * place: the line of a JSON Lines file, the index of a list.
  */
 
-import { MAX_NESTING, nestsDeeperThan } from '../trace/index.ts';
+import { MAX_NESTING, nestsDeeperThan, stripBom } from '../trace/index.ts';
 
 /** One question of a QA file. */
 export interface QaRow {
@@ -124,7 +124,8 @@ function rowsOfValue(v: unknown, place: string, out: QaRow[]): void {
 }
 
 /** Reads a QA file's text (`file` names it in the message). */
-export function parseQaFile(text: string, file: string): QaFileResult {
+export function parseQaFile(raw: string, file: string): QaFileResult {
+  const text = stripBom(raw);
   const rows: QaRow[] = [];
   try {
     let whole: unknown;
@@ -158,4 +159,36 @@ function readLines(text: string, rows: QaRow[]): void {
     }
     rowsOfParsed(v, `line ${i + 1}`, rows);
   });
+}
+
+/** A parsed value shaped as a QA file: a row (`question`), a LoCoMo sample (`qa` list), or a list starting with one. */
+function qaShaped(v: unknown): boolean {
+  const first = Array.isArray(v) ? v[0] : v;
+  return isObject(first) && ('question' in first || Array.isArray(first.qa));
+}
+
+/** The head of a file that does not parse: its first object opens with a QA row's key. */
+const QA_HEAD = /^\s*\[?\s*\{\s*"(question|question_id|qa)"\s*:/;
+
+/**
+ * Is this text a QA file rather than a trace, by its shape (never its name): the whole JSON,
+ * else its first line (JSON Lines), is a row, a LoCoMo sample or a list of them; a file that
+ * does not parse counts when its first object opens with `question`, `question_id` or `qa`, so
+ * a broken QA file is refused by `parseQaFile` with its place, not as a trace.
+ */
+export function looksLikeQaFile(text: string): boolean {
+  const t = stripBom(text);
+  try {
+    return qaShaped(JSON.parse(t));
+  } catch {
+    // JSON Lines, or broken.
+  }
+  const start = t.search(/\S/);
+  if (start < 0) return false;
+  const end = t.indexOf('\n', start);
+  try {
+    return qaShaped(JSON.parse(t.slice(start, end < 0 ? undefined : end)));
+  } catch {
+    return QA_HEAD.test(t.slice(start, start + 200));
+  }
 }

@@ -58,7 +58,8 @@ export interface TracePart {
   summary: ReceivedTrace;
 }
 
-function serviceName(rs: OtlpResourceSpans): string | null {
+/** `service.name` of a resource (its attribute's text), or null. */
+export function serviceName(rs: OtlpResourceSpans): string | null {
   const attributes = rs.resource?.attributes;
   if (!Array.isArray(attributes)) return null;
   for (const kv of attributes) {
@@ -79,11 +80,13 @@ function toMs(v: unknown): number | null {
 const min = (a: number | null, b: number | null) => (a === null ? b : b === null ? a : Math.min(a, b));
 const max = (a: number | null, b: number | null) => (a === null ? b : b === null ? a : Math.max(a, b));
 
-function emptySummary(traceId: string, service: string | null): ReceivedTrace {
+/** The description of a trace's part before its spans are added. */
+export function emptySummary(traceId: string, service: string | null): ReceivedTrace {
   return { traceId, spans: 0, requests: 1, service, root: null, startMs: null, endMs: null };
 }
 
-function addSpan(s: ReceivedTrace, span: OtlpSpan): void {
+/** Adds one span to a trace's description (count, root name, start and end). */
+export function addSpan(s: ReceivedTrace, span: OtlpSpan): void {
   s.spans++;
   if (s.root === null && !span.parentSpanId) s.root = span.name ?? '';
   s.startMs = min(s.startMs, toMs(span.startTimeUnixNano));

@@ -12,10 +12,11 @@ export {
   type ReceivedTrace,
   type ReceivedTraceFile,
   splitByTrace,
-  type TracePart,
 } from './group.ts';
 /** The OTLP protobuf message types (protobufjs), the schema the decoder reads by. */
 export { otlpTypes } from './proto.ts';
+/** A body → each trace's line (protobuf's fast path, else the checked tree), and what was refused. */
+export { receiveTraceRequest } from './receive.ts';
 /** The encodings, the OTLP/JSON request shape, decoding and id checks. */
 export {
   decodeTraceRequest,
@@ -26,3 +27,5 @@ export {
 } from './request.ts';
 /** Reply bodies: the export response (partial success) and the failure status. */
 export { contentTypeOf, exportResponse, statusBody } from './response.ts';
+/** One trace's part of a request as its file's line; the protobuf fast path (null: the tree path answers). */
+export { type LinePart, wireLines } from './wire-json.ts';

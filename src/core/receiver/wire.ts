@@ -24,9 +24,11 @@ type FieldKind =
   | 'fixed32'
   | 'double';
 
-interface Field {
+export interface Field {
   /** The OTLP/JSON (lowerCamelCase) name. */
   name: string;
+  /** `"name":`, as a JSON object's member starts (wire-json.ts writes it), as bytes. */
+  keyBytes: Uint8Array;
   kind: FieldKind;
   repeated: boolean;
   /** The protobuf wire type the field arrives with (another one is skipped as unknown). */
@@ -36,7 +38,7 @@ interface Field {
 }
 
 /** A message type: its fields by field number. */
-interface MessageType {
+export interface MessageType {
   fields: (Field | undefined)[];
 }
 
@@ -75,6 +77,7 @@ function messageType(t: protobuf.Type, seen = new Map<protobuf.Type, MessageType
     if (!nested && !(kind in WIRE)) throw new Error(`wire.ts: no reader for ${t.name}.${f.name} (${f.type})`);
     out.fields[f.id] = {
       name: f.name,
+      keyBytes: Buffer.from(`${JSON.stringify(f.name)}:`),
       kind,
       repeated: f.repeated,
       wire: nested ? 2 : WIRE[kind as Exclude<FieldKind, 'message'>],
@@ -84,8 +87,14 @@ function messageType(t: protobuf.Type, seen = new Map<protobuf.Type, MessageType
   return out;
 }
 
+/** The request's message type (built on first use). */
+export function requestMessageType(): MessageType {
+  requestType ??= messageType(otlpTypes().request);
+  return requestType;
+}
+
 /** Reads the wire format from a buffer (protobuf's varints, fixed widths and lengths). */
-class Reader {
+export class Reader {
   pos = 0;
   constructor(readonly buf: Buffer) {}
 
@@ -202,10 +211,11 @@ export type WireResult =
  * message past `MAX_NESTING` levels of the JSON it would make.
  */
 export function decodeWire(body: Uint8Array): WireResult {
-  requestType ??= messageType(otlpTypes().request);
   const r = new Reader(Buffer.from(body.buffer, body.byteOffset, body.byteLength));
   const value: Record<string, unknown> = {};
-  const stack: Frame[] = [{ type: requestType, obj: value, end: body.byteLength, depth: 1, keys: 0 }];
+  const stack: Frame[] = [
+    { type: requestMessageType(), obj: value, end: body.byteLength, depth: 1, keys: 0 },
+  ];
   const path: (string | number)[] = [];
   for (;;) {
     const top = stack[stack.length - 1];
