@@ -3,7 +3,7 @@
  * chosen profile's fields mark an image (general rules never test a dataset's field names).
  */
 import { describe, expect, it } from 'vitest';
-import { profileOf } from '../../src/core/attribution/profiles.ts';
+import { profileOf } from '../../src/core/attribution/index.ts';
 import { buildGraph } from '../../src/core/graph/index.ts';
 import { DocBuilder } from '../helpers/doc-builder.ts';
 

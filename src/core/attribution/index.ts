@@ -21,6 +21,7 @@ export {
   traceJudgeFit,
 } from './judge-fit.ts';
 export * from './locate.ts';
+export { type DataProfile, profileOf } from './profiles.ts';
 export {
   DEFAULT_STAGE_SETTINGS,
   ruleTest,
