@@ -8,7 +8,8 @@
  * there is no golden answer), STAGE_VOTES votes; the pick the script implies is shown first — "NO"
  * to every vote: nothing in the context reads as an answer, so the answer op (which answered
  * anyway); "YES": the context misled it, so the search — with the calls the server received. A
- * held call is cancelled. The API key is never shown, logged or stored.
+ * held call is cancelled. The API key is never shown (not even in an error that echoes it), logged
+ * or stored.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -45,6 +46,8 @@ let server: ScriptedLlmServer;
 const received: ScriptedRequest[] = [];
 let reply = 'NO';
 let hold = false;
+/** The endpoint refuses, echoing the request's Authorization header (as a careless proxy might). */
+let refuse = false;
 const consoleLines: string[] = [];
 
 beforeAll(async () => {
@@ -53,6 +56,7 @@ beforeAll(async () => {
     startScriptedLlmServer((r) => {
       received.push(r);
       if (hold) return new Promise<never>(() => {}); // answered never: the client goes away
+      if (refuse) return { text: `refused: ${r.headers.authorization}`, status: 400 };
       return reply;
     }),
   ]);
@@ -136,7 +140,7 @@ describe('Ask the model on an uncertain verdict (scripted server; no real model 
     expect(shown.calls).toBe(STAGE_VOTES);
   });
 
-  it('a held call shows progress and is cancelled; the key appears nowhere on the page, log or storage', async () => {
+  it('a held call shows progress and is cancelled; an error echoing the key is shown without it; the key appears nowhere on the page, log or storage', async () => {
     hold = true;
     const before = received.length;
     await panel().getByTestId('ask-model-start').click();
@@ -151,6 +155,14 @@ describe('Ask the model on an uncertain verdict (scripted server; no real model 
     reply = 'NO';
     const again = await askAndRead();
     expect(again.op).toBe(ANSWER_OP);
+    // An endpoint error that echoes the key is shown without it.
+    refuse = true;
+    await panel().getByTestId('ask-model-start').click();
+    await waitStatus('failed');
+    const error = await panel().getByTestId('ask-model-error').innerText();
+    expect(error).toContain('refused');
+    expect(error).not.toContain(KEY);
+    refuse = false;
 
     expect(await s.page.content()).not.toContain(KEY);
     expect(consoleLines.join('\n')).not.toContain(KEY);
