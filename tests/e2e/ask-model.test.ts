@@ -130,7 +130,7 @@ describe('Ask the model on an uncertain verdict (scripted server; no real model 
     for (const r of asked) expect(r.headers.authorization).toBe(`Bearer ${KEY}`);
   });
 
-  it('script "YES" to every vote: the context misled the answer op, so the search', async () => {
+  it('script "YES" to every vote: the context misled the answer op, so the search; it can be labelled', async () => {
     reply = 'YES';
     const before = received.length;
     const shown = await askAndRead();
@@ -138,6 +138,11 @@ describe('Ask the model on an uncertain verdict (scripted server; no real model 
     expect(shown.type).toBe('RetrievalError');
     expect(shown.op).toBe(SEARCH_OP);
     expect(shown.calls).toBe(STAGE_VOTES);
+    // The person may label the model's pick: a record of its own beside the file's label.
+    await panel().getByTestId('ask-model-candidate-0').click();
+    const record = s.page.locator(`[data-testid=label-record][data-op="${SEARCH_OP}"]`);
+    await record.waitFor();
+    expect(await record.getAttribute('data-type')).toBe('RetrievalError');
   });
 
   it('a held call shows progress and is cancelled; an error echoing the key is shown without it; the key appears nowhere on the page, log or storage', async () => {
