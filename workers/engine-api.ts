@@ -24,6 +24,7 @@ import type { AdjudicationInput, LabelInput, ReattachReport } from '../src/db/la
 import type { EvaluationRun } from '../src/db/runs.ts';
 import type { LabelRow } from '../src/db/schema.ts';
 import type { AgentRunEvent } from './agent-runs.ts';
+import type { ModelJudgedVerdict } from './ask-model.ts';
 import type {
   CompareProgress,
   CompareResult,
@@ -51,6 +52,7 @@ export type {
   EvaluatedCase,
   ImportedAttributions,
   MemoryComparison,
+  ModelJudgedVerdict,
   OptimizeEvent,
   OptimizeRequest,
   OptimizeRun,
@@ -390,6 +392,19 @@ export interface AnalysisApi {
    * re-computed). `fresh`: attribute again regardless.
    */
   caseVerdict(traceId: string, queryId: string, fresh?: boolean): Promise<CaseVerdict>;
+  /**
+   * Puts the case's uncertain evidence-flow verdict to the page's chat model (rule `stage-judge`:
+   * per stage, "does this text state the answer?", 3 votes), called through `port` so keys stay
+   * in the page; the result (the model's pick first, still uncertain) is returned, not stored.
+   * Aborting `signal` aborts the model's calls.
+   */
+  askModel(
+    traceId: string,
+    queryId: string,
+    model: ModelInfo,
+    port: ModelPort,
+    signal?: AbortSignal,
+  ): Promise<ModelJudgedVerdict>;
   /**
    * Runs the evidence-flow attributor over every case of these traces that has a label under
    * `labelChoice` (core/labels: `file` — the default, the file's own — `source:<s>` or

@@ -77,6 +77,7 @@ import type {
   VarDetail,
   VersionDiff,
 } from './api.ts';
+import { askModel, type ModelJudgedVerdict } from './ask-model.ts';
 import { type CompareProgress, type CompareResult, Comparer, type MemoryComparison } from './compare-runs.ts';
 import {
   attributeOne,
@@ -461,6 +462,22 @@ export class EngineService implements EngineApi {
       // Shown all the same; the workspace says it was not kept.
       return { verdict, replaced, saveError: e instanceof Error ? e.message : String(e) };
     }
+  }
+
+  /**
+   * The case attributed again with the page's chat model judging its uncertain verdict (rule
+   * `stage-judge`, called through `port`); not stored. Aborting `signal` aborts its calls.
+   */
+  async askModel(
+    traceId: string,
+    queryId: string,
+    model: ModelInfo,
+    port: ModelPort,
+    signal?: AbortSignal,
+  ): Promise<ModelJudgedVerdict> {
+    const { graph: g } = await this.#get(traceId);
+    await this.#judgeFitReady(traceId, g);
+    return askModel(this.db, traceId, g, queryId, { info: model, port, matching: this.#matching }, signal);
   }
 
   // ---------- the page's writes (this worker is the database's writer) ----------

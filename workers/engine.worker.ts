@@ -29,6 +29,7 @@ const api = {
   forget: service.forget.bind(service),
   attributeCase: service.attributeCase.bind(service),
   caseVerdict: service.caseVerdict.bind(service),
+  askModel: service.askModel.bind(service),
   saveLabel: service.saveLabel.bind(service),
   saveAdjudication: service.saveAdjudication.bind(service),
   deleteLabel: service.deleteLabel.bind(service),

@@ -11,6 +11,7 @@ import {
   ATTRIBUTOR_VERSION,
   attributeStageWalk,
   CALIBRATION,
+  llmCarryJudge,
   STAGE_RULES,
   STAGE_VOTES,
   UNCERTAIN_BELOW,
@@ -269,5 +270,72 @@ describe('a model for the hard cases (scripted carrying judge: no real model was
     expect(a.rules).toContain('stage-judge');
     expect(a.error_type).toBe('ResponseError');
     expect(a.op_id).toBe(r.answer);
+  });
+});
+
+describe('a question with no golden answer, put to the model (scripted carrying judge: no real model was measured)', () => {
+  // "Jon loves dancing." is on the topic of the question (the rule blames retrieval, uncertain).
+  const adversarial = () =>
+    run(
+      [{ id: 'D1:1', said: 'Jon: I love dancing.', timestamp: '1 May, 2023', facts: ['Jon loves dancing.'] }],
+      ['Jon loves dancing.'],
+      'What kind of dancing did Jon’s sister study?',
+      '',
+    );
+  const scripted = (yes: boolean, asked: string[]) => ({
+    label: 'scripted',
+    async decide(items: readonly { memory: string }[]) {
+      asked.push(...items.map((x) => x.memory));
+      return {
+        verdicts: items.map(() => yes),
+        cost: { llm_calls: items.length, input_tokens: 7 * items.length, output_tokens: items.length },
+      };
+    },
+  });
+
+  it('only the context is asked; "no answer in it" blames the answer op, "reads as an answer" retrieval', async () => {
+    for (const yes of [false, true]) {
+      const r = adversarial();
+      const asked: string[] = [];
+      const a = await attributeStageWalk({ graph: r.g, case: r.c }, { judge: scripted(yes, asked) });
+      // One stage (the context, which holds the one retrieved line), STAGE_VOTES votes.
+      expect(asked.length).toBe(STAGE_VOTES);
+      for (const m of asked) expect(m).toContain('Jon loves dancing.');
+      expect(a.cost.llm_calls).toBe(STAGE_VOTES);
+      expect(a.cost.input_tokens).toBe(7 * STAGE_VOTES);
+      expect(a.rules).toEqual(['no-golden-answer', 'stage-judge']);
+      expect(a.error_type).toBe(yes ? 'RetrievalError' : 'ResponseError');
+      expect(a.op_id).toBe(yes ? r.search : r.answer);
+      // The model's pick first, the other candidate second; still uncertain (the model is not calibrated).
+      expect(a.candidates.map((x) => x.op_id)).toEqual(yes ? [r.search, r.answer] : [r.answer, r.search]);
+      expect(a.uncertain).toBe(true);
+    }
+  });
+
+  it('the LLM judge asks whether the text reads as an answer, not for a golden answer it does not have', async () => {
+    const prompts: string[] = [];
+    const model = {
+      provider: 'openai' as const,
+      model: 'scripted',
+      capabilities: { tools: false, json: false, contextWindow: 8000 },
+      async complete(req: { messages: { content: string }[] }) {
+        prompts.push(req.messages[0].content);
+        return {
+          text: 'NO',
+          usage: { inputTokens: 5, outputTokens: 1, estimated: false },
+          model: 'scripted',
+          finishReason: 'stop' as const,
+        };
+      },
+    };
+    const r = adversarial();
+    const a = await attributeStageWalk({ graph: r.g, case: r.c }, { judge: llmCarryJudge(model as never) });
+    expect(prompts.length).toBe(STAGE_VOTES);
+    for (const p of prompts) {
+      expect(p).toContain('never answered the question');
+      expect(p).not.toContain('Correct answer');
+    }
+    expect(a.error_type).toBe('ResponseError');
+    expect(a.cost.llm_calls).toBe(STAGE_VOTES);
   });
 });

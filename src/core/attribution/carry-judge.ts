@@ -8,6 +8,7 @@
  */
 import { type ChatModel, mapLimited } from '../llm/index.ts';
 import type { Embedder } from '../retrieval/index.ts';
+import { noGoldenAnswer } from './golden.ts';
 
 /** One undecided pair. */
 export interface CarryQuestion {
@@ -61,6 +62,7 @@ export function sentenceModelJudge(embedder: Embedder, threshold = 0.5): CarryJu
 }
 
 function prompt(x: CarryQuestion): string {
+  if (noGoldenAnswer(x.goldenAnswers)) return noAnswerPrompt(x);
   return [
     'You check a memory system. Decide whether a stored memory still holds the information needed to answer a question.',
     '',
@@ -70,6 +72,18 @@ function prompt(x: CarryQuestion): string {
     `Stored memory: ${x.memory}`,
     '',
     'Does the stored memory state the information that gives the correct answer to this question (wording may differ)? Reply with one word: YES or NO.',
+  ].join('\n');
+}
+
+/** A question the conversation never answers (adversarial): does the text read as an answer all the same? */
+function noAnswerPrompt(x: CarryQuestion): string {
+  return [
+    'You check a memory system. The conversation it remembers never answered the question below.',
+    '',
+    `Question: ${x.question}`,
+    `Text the answer was made from: ${x.memory}`,
+    '',
+    'Does this text nonetheless state something that reads as an answer to this question (for instance about another person or another time)? Reply with one word: YES or NO.',
   ].join('\n');
 }
 

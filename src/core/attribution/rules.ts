@@ -130,7 +130,7 @@ export const STAGE_RULES: readonly StageRule[] = [
   {
     id: 'stage-judge',
     tests:
-      'an uncertain verdict, with a model configured (--judge-model): per stage (context, store, every memory), "does this text state the answer?", 3 votes, a majority decides',
+      'an uncertain verdict, with a model configured (--judge-model, the app\'s "Ask the model"): per stage (context, store, every memory), "does this text state the answer?", 3 votes, a majority decides; with no golden answer, only the context: "does it read as an answer all the same?"',
     threshold: null,
     reason: 'words cannot settle paraphrases and inferences; a model reads them as the people who label do',
   },

@@ -2,7 +2,9 @@
  * A model for the hard cases (rule `stage-judge`): an uncertain verdict's stages are put to the
  * carrying judge the user configured (`--judge-model`, a `CarryJudge`) in MemEval's manner — per
  * stage, "does this text state the answer to the question?", several votes — and the latest stage
- * a majority says states the answer decides, as the stage walk would have.
+ * a majority says states the answer decides, as the stage walk would have. A question the
+ * conversation does not answer (no golden answer) asks only of the context whether it reads as an
+ * answer all the same: then retrieval misled the answer op, else the answer op should have declined.
  */
 
 import type { TraceCase } from '../cases/index.ts';
@@ -10,6 +12,7 @@ import type { TraceGraph } from '../graph/index.ts';
 import type { CarryJudge } from './carry-judge.ts';
 import type { CaseContext } from './case-context.ts';
 import { splitUnits } from './evidence-match.ts';
+import { noGoldenAnswer } from './golden.ts';
 import type { StageVerdict } from './stage-walk.ts';
 
 /** Votes asked per stage (each its own call; a majority decides). */
@@ -40,11 +43,14 @@ export async function judgeStages(
   judge: CarryJudge,
   signal?: AbortSignal,
 ): Promise<StageJudgement> {
-  const stages = [
+  const all = [
     { name: 'context' as const, text: stageText(g, cx.context) },
     { name: 'store' as const, text: stageText(g, cx.store) },
     { name: 'memory' as const, text: stageText(g, history) },
-  ].filter((s) => s.text.trim() !== '');
+  ];
+  // With no answer to find, only what the answer op read can have misled it.
+  const asked = noGoldenAnswer(c.goldenAnswers) ? all.slice(0, 1) : all;
+  const stages = asked.filter((s) => s.text.trim() !== '');
   const evidence = cx.evidence.map((v) => g.varValue[v]).join('\n');
   const items = stages.flatMap((s) =>
     Array.from({ length: STAGE_VOTES }, (_, k) => ({
@@ -64,13 +70,20 @@ export async function judgeStages(
 /**
  * The verdict the judge's stages give: the answer op when the context states the answer, the
  * question-time op when only the store does; otherwise the walk's own loss or extraction verdict.
+ * With no golden answer (`noAnswer`): retrieval when the context reads as an answer (it misled the
+ * answer op), else the answer op, which answered what nothing it read answers.
  */
 export function judgedVerdict(
   walk: StageVerdict,
   judged: StageJudgement,
   answerOp: number,
   retrievalOp: number,
+  noAnswer = false,
 ): Pick<StageVerdict, 'error_type' | 'op'> {
+  if (noAnswer)
+    return judged.states === 'context' && retrievalOp >= 0
+      ? { error_type: 'RetrievalError', op: retrievalOp }
+      : { error_type: 'ResponseError', op: answerOp };
   if (judged.states === 'context') return { error_type: 'ResponseError', op: answerOp };
   if (judged.states === 'store' && retrievalOp >= 0) return { error_type: 'RetrievalError', op: retrievalOp };
   return { error_type: walk.error_type, op: walk.op };

@@ -85,7 +85,10 @@ export async function attributeStageWalk(
         'no-golden-answer',
         'Not attributable: the golden answer is empty or says the conversation does not answer the question.',
       );
-    return finish(input, base, cost(), used, noAnswerVerdict(input, cx), options.uncertainBelow);
+    const declined = noAnswerVerdict(input, cx);
+    const out = finish(input, base, cost(), used, declined, options.uncertainBelow);
+    if (!out.uncertain || !options.judge || settings.off.has('stage-judge')) return out;
+    return askStages(input, cx, declined, out, options.judge, hooks);
   }
   const evidence =
     cx.evidence.length || !options.locateEvidence ? cx.evidence : await options.locateEvidence(g, c);
@@ -117,7 +120,8 @@ async function askStages(
 ): Promise<Attribution> {
   const g = input.graph;
   const judged = await judgeStages(g, input.case, cx, memoryHistory(g, cx), judge, hooks.signal);
-  const pick = judgedVerdict(verdict, judged, cx.answerOp, retrievalOp(g, cx));
+  const noAnswer = noGoldenAnswer(input.case.goldenAnswers);
+  const pick = judgedVerdict(verdict, judged, cx.answerOp, retrievalOp(g, cx), noAnswer);
   const cost = {
     ...out.cost,
     llm_calls: out.cost.llm_calls + judged.llm_calls,
@@ -125,13 +129,13 @@ async function askStages(
     output_tokens: out.cost.output_tokens + judged.output_tokens,
   };
   const said = judged.states
-    ? `a majority of its votes says the ${judged.states} states the answer`
-    : 'no stage states the answer, by a majority of its votes';
+    ? `a majority of its votes says the ${judged.states} states ${noAnswer ? 'an' : 'the'} answer`
+    : `no stage states ${noAnswer ? 'an' : 'the'} answer, by a majority of its votes`;
   return {
     ...out,
     error_type: pick.error_type,
     op_id: g.opId[pick.op],
-    reason: `The model (${judge.label}) was asked about each stage: ${said}. ${verdict.reason}`,
+    reason: `The model (${judge.label}) was asked about each stage: ${said}. The rules alone said: ${verdict.reason}`,
     rules: [...(out.rules ?? []), 'stage-judge'],
     // No labelled data calibrates the model's verdicts yet: it stays uncertain, the model's pick first.
     candidates: [
