@@ -559,7 +559,7 @@ function lastLoss(g: TraceGraph, s: Stages, test: AnswerTest): Omit<StageVerdict
     .filter((e): e is Ending => e !== null);
   const found = losses.sort((a, b) => g.opRank[a.op] - g.opRank[b.op])[0];
   if (!found) return null;
-  return lossVerdict(g, found);
+  return lossVerdict(g, found, retrievalOp(g, s.cx));
 }
 
 /** The earliest loss of one piece (see `lastLoss`) that left no version holding it. */
@@ -583,7 +583,7 @@ function pieceLoss(g: TraceGraph, s: Stages, holds: (v: number) => QuotedUnit | 
   return total[0] ?? null;
 }
 
-function lossVerdict(g: TraceGraph, found: Ending): Omit<StageVerdict, 'rules'> {
+function lossVerdict(g: TraceGraph, found: Ending, retrieval: number): Omit<StageVerdict, 'rules'> {
   const op = found.op;
   // Emptied, or a unit fewer (a keyed store dropped an entry): deleted; else rewritten.
   const emptied =
@@ -603,7 +603,16 @@ function lossVerdict(g: TraceGraph, found: Ending): Omit<StageVerdict, 'rules'> 
     ],
     held: found.held,
     after: quoteOf(g, found.after),
-    runnerUp: null,
+    runnerUp:
+      retrieval < 0
+        ? null
+        : {
+            op_id: g.opId[retrieval],
+            error_type: 'RetrievalError',
+            score: 0,
+            reason:
+              'if a later memory kept it in words the test did not see, the question-time op did not bring it',
+          },
     margin: 0,
   };
 }

@@ -85,10 +85,10 @@ export async function attributeStageWalk(
         'no-golden-answer',
         'Not attributable: the golden answer is empty or says the conversation does not answer the question.',
       );
-    const declined = noAnswerVerdict(input, cx);
-    const out = finish(input, base, cost(), used, declined, options.uncertainBelow);
+    const unanswerable = noAnswerVerdict(input, cx);
+    const out = finish(input, base, cost(), used, unanswerable, options.uncertainBelow);
     if (!out.uncertain || !options.judge || settings.off.has('stage-judge')) return out;
-    return askStages(input, cx, declined, out, options.judge, hooks);
+    return askStages(input, cx, unanswerable, out, options.judge, hooks);
   }
   const evidence =
     cx.evidence.length || !options.locateEvidence ? cx.evidence : await options.locateEvidence(g, c);
