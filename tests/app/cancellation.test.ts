@@ -114,21 +114,28 @@ describe('aborting the signal passed from the page stops the operation in the en
     expect(none).toMatchObject({ status: 'cancelled', cases: [] });
   });
 
-  it('report: resolves null and stores no report row', async () => {
+  it('report: resolves null and stores no report row (the verdicts it made are kept as one-case verdicts)', async () => {
     const before = await storedState();
+    const verdicts = async () => (await db.runs.toArray()).filter((r) => r.kind === 'attribution').length;
+    const verdictsBefore = await verdicts();
     const abort = new AbortController();
     let total = 0;
+    let attributed = 0;
     const row = await engine.buildReport(
       { traceIds: [faults], source: { kind: 'evidence' } },
       Comlink.proxy((p: ReportProgress) => {
         total = p.total;
+        attributed = p.attributed;
         if (p.done >= 1) abort.abort();
       }),
       abort.signal,
     );
     expect(total).toBeGreaterThan(4);
     expect(row).toBeNull();
-    expect(await storedState()).toEqual(before);
+    // Stopped part-way: far fewer than all cases were attributed, and only those verdicts were stored.
+    expect(attributed).toBeLessThan(total);
+    expect(await verdicts()).toBe(verdictsBefore + attributed);
+    expect(await storedState()).toEqual({ ...before, runs: before.runs + attributed });
     expect((await db.runs.toArray()).filter((r) => r.kind === 'report')).toEqual([]);
   });
 
