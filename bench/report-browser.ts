@@ -69,11 +69,11 @@ async function traceFiles(): Promise<{ file: string; cases: number }[]> {
  * to the first frame after a report with another id than the one shown is in the document.
  */
 async function buildReport(page: Page, timeout: number): Promise<number> {
+  // No named functions in here: the page has no `__name` helper (tsx names them).
   await page.evaluate(() => {
     const w = window as unknown as { __reportMs?: Promise<number> };
-    const shown = () =>
-      document.querySelector('[data-testid=report-summary]')?.getAttribute('data-report-id');
-    const before = shown() ?? null;
+    const id = 'data-report-id';
+    const before = document.querySelector('[data-testid=report-summary]')?.getAttribute(id) ?? null;
     w.__reportMs = new Promise((resolve) => {
       let clicked = 0;
       document.addEventListener('click', () => (clicked ||= performance.now()), {
@@ -81,7 +81,7 @@ async function buildReport(page: Page, timeout: number): Promise<number> {
         once: true,
       });
       new MutationObserver((_m, o) => {
-        const now = shown() ?? null;
+        const now = document.querySelector('[data-testid=report-summary]')?.getAttribute(id) ?? null;
         if (
           !clicked ||
           now === null ||
