@@ -4,7 +4,8 @@
  * aborting it stops the operation in the engine. Here the engine service is served over a
  * real MessageChannel exactly as the worker serves it, and each long operation — import,
  * evaluation, agent run, report — is started from the "page" end, aborted from there, and
- * seen to stop without storing anything (a cancelled agent run keeps only its own row).
+ * seen to stop without storing anything (a cancelled agent run keeps only its own row; a
+ * cancelled report stores no report, only the one-case verdicts it made, for the next report).
  */
 import 'fake-indexeddb/auto';
 import { readFileSync } from 'node:fs';

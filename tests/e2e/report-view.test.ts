@@ -127,7 +127,8 @@ describe('Report view in Chromium', () => {
       { timeout: 60_000 },
     );
     expect(s.errors).toEqual([]);
-  });
+    // Its waits allow 120 s for the build (every case attributed) and 60 s more: a loaded machine needs them.
+  }, 240_000);
 
   it('a report over one chosen trace (kept in the URL) counts only its cases and reuses the verdicts held', async () => {
     const { page } = s;
