@@ -41,6 +41,7 @@ import type {
   ReportProgress,
   ReportRequest,
   ReportSource,
+  ReportVerdicts,
   StoredReport,
 } from './report.ts';
 
@@ -60,6 +61,7 @@ export type {
   ReportProgress,
   ReportRequest,
   ReportSource,
+  ReportVerdicts,
   RunComparison,
   StoredReport,
 };
@@ -202,9 +204,11 @@ export interface CaseThrough {
   question: string;
   failed: boolean;
 }
-export type { DiffLine };
 
 /** Where the app serves the evidence-flow matcher's word vectors, relative to its base URL (emitted by the build). */
+export { NO_LABELS, PEOPLE_LABELS, type ReportLabels } from './report-labels.ts';
+export type { DiffLine };
+
 export const WORD_VECTORS_PATH = 'vectors/sg100d-100k.bin';
 export type { MatcherInfo, MatcherProgress } from './matcher.ts';
 
@@ -446,9 +450,11 @@ export interface AnalysisApi {
     signal?: AbortSignal,
   ): Promise<AgentRunRow>;
   /**
-   * The error report (core/report) over the failed cases of these traces, attributed by
-   * evidence-flow or read from an imported attribution file; stored as a `runs` row of
-   * kind `report`. Resolves null when `signal` aborts first (nothing is stored).
+   * The error report (core/report) over the failed cases of the chosen traces (and systems),
+   * attributed by evidence-flow — the verdicts this attributor already stored are reused, only
+   * cases without one are attributed (and stored) — or read from an imported attribution file;
+   * the request's label source decides which labels stand for verdicts. Stored as a `runs` row
+   * of kind `report`. Resolves null when `signal` aborts first (no report is stored).
    */
   buildReport(
     request: ReportRequest,

@@ -43,6 +43,7 @@ import {
   addEvaluationRun,
   type EvaluationRun,
   finishEvaluationRun,
+  isCurrentVerdict,
   isStaleVerdict,
   latestCaseRun,
   listEvaluationRuns,
@@ -133,7 +134,7 @@ export class EngineService implements EngineApi {
     const graphOf = async (id: string) => (await this.#get(id)).graph;
     this.#evaluator = new Evaluator(db, graphOf, this.#matching);
     this.#agents = new AgentRunner(db, graphOf, this.#matching);
-    this.#reports = new ReportRunner(db, graphOf, this.#matching);
+    this.#reports = new ReportRunner(db, graphOf, (traceId, queryId) => this.attributeCase(traceId, queryId));
     this.#comparer = new Comparer(graphOf);
   }
 
@@ -451,7 +452,7 @@ export class EngineService implements EngineApi {
    */
   async caseVerdict(traceId: string, queryId: string, fresh = false): Promise<CaseVerdict> {
     const stored = fresh ? undefined : await latestCaseRun(this.db, traceId, queryId);
-    if (stored && stored.result.grounds !== undefined && !isStaleVerdict(stored.result))
+    if (stored && isCurrentVerdict(stored.result))
       return { verdict: stored.result, replaced: null, saveError: null };
     const verdict = await this.attributeCase(traceId, queryId);
     const replaced = stored ? (stored.result.attributor_version ?? 'unversioned') : null;

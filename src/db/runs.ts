@@ -10,6 +10,7 @@ import { ATTRIBUTOR_VERSION } from '../core/attribution/index.light.ts';
 import type { PathStep } from '../core/attribution/index.ts';
 import type { BenchSummary, ScoredCase } from '../core/bench/index.ts';
 import type { OpSummary } from '../core/graph/index.ts';
+import { caseKey } from '../core/labels/index.ts';
 import type { VerdictGrounds } from '../core/report/index.ts';
 import type { MemtraceDb, RunRow } from './schema.ts';
 
@@ -38,6 +39,16 @@ export interface EvaluatedCase extends ScoredCase {
 /** Whether a stored evidence-flow verdict was made by another (older) attributor than this code's. */
 export function isStaleVerdict(c: Pick<EvaluatedCase, 'method' | 'attributor_version'>): boolean {
   return c.method === 'evidence' && c.attributor_version !== ATTRIBUTOR_VERSION;
+}
+
+/**
+ * Whether a stored verdict stands as this attributor's: evidence-flow's, made by this code's
+ * version, with its grounds (verdicts stored before grounds existed are made again).
+ */
+export function isCurrentVerdict(
+  c: Pick<EvaluatedCase, 'method' | 'attributor_version' | 'grounds'>,
+): boolean {
+  return c.method === 'evidence' && !isStaleVerdict(c) && c.grounds !== undefined;
 }
 
 /** Whether a stored run of many verdicts (a report: `attributorVersion`) was made by an older evidence-flow attributor. */
@@ -105,17 +116,21 @@ export async function listEvaluationRuns(db: MemtraceDb): Promise<EvaluationRun[
   return (rows as EvaluationRun[]).sort((a, b) => (b.id ?? 0) - (a.id ?? 0));
 }
 
-export async function saveCaseRun(db: MemtraceDb, result: EvaluatedCase): Promise<number> {
-  const row: CaseRun = {
+/** A one-case verdict as its stored `runs` row. */
+function caseRunRow(result: EvaluatedCase, createdAt: number): CaseRun {
+  return {
     traceId: result.trace_id,
     queryId: result.query_id,
     kind: 'attribution',
     method: result.method,
     status: 'done',
-    createdAt: Date.now(),
+    createdAt,
     result,
   };
-  return (await db.runs.add(row)) as number;
+}
+
+export async function saveCaseRun(db: MemtraceDb, result: EvaluatedCase): Promise<number> {
+  return (await db.runs.add(caseRunRow(result, Date.now()))) as number;
 }
 
 /** The newest finished one-case run of a method, if any. */
@@ -129,4 +144,37 @@ export async function latestCaseRun(
   return (rows as CaseRun[])
     .filter((r) => r.kind === 'attribution' && r.method === method && r.status === 'done')
     .sort((a, b) => (b.id ?? 0) - (a.id ?? 0))[0];
+}
+
+/** Stores many one-case verdicts at once (one transaction). */
+export async function saveCaseRuns(db: MemtraceDb, results: readonly EvaluatedCase[]): Promise<void> {
+  const now = Date.now();
+  await db.runs.bulkAdd(results.map((r) => caseRunRow(r, now)));
+}
+
+/**
+ * The current evidence-flow verdicts stored for these traces (`isCurrentVerdict`), by `caseKey`:
+ * a case's newest one-case run (what its workspace shows), else its verdict in the newest
+ * evaluation run that holds one. An older attributor's verdicts are left out: they are made again.
+ */
+export async function heldVerdicts(
+  db: MemtraceDb,
+  traceIds: readonly string[],
+): Promise<Map<string, EvaluatedCase>> {
+  const wanted = new Set(traceIds);
+  const out = new Map<string, EvaluatedCase>();
+  const key = (c: EvaluatedCase) => caseKey({ graphId: c.trace_id, queryId: c.query_id });
+  // Oldest first, so a newer verdict replaces an older one; one-case runs after evaluations.
+  for (const run of (await listEvaluationRuns(db)).reverse())
+    for (const c of run.result?.cases ?? [])
+      if (wanted.has(c.trace_id) && isCurrentVerdict(c)) out.set(key(c), c);
+  const rows = (await db.runs
+    .where('traceId')
+    .anyOf([...wanted])
+    .toArray()) as CaseRun[];
+  rows.sort((a, b) => (a.id ?? 0) - (b.id ?? 0));
+  for (const r of rows)
+    if (r.kind === 'attribution' && r.status === 'done' && isCurrentVerdict(r.result))
+      out.set(key(r.result), r.result);
+  return out;
 }

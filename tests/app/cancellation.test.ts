@@ -4,7 +4,8 @@
  * aborting it stops the operation in the engine. Here the engine service is served over a
  * real MessageChannel exactly as the worker serves it, and each long operation — import,
  * evaluation, agent run, report — is started from the "page" end, aborted from there, and
- * seen to stop without storing anything (a cancelled agent run keeps only its own row).
+ * seen to stop without storing anything (a cancelled agent run keeps only its own row; a
+ * cancelled report stores no report, only the one-case verdicts it made, for the next report).
  */
 import 'fake-indexeddb/auto';
 import { readFileSync } from 'node:fs';
@@ -114,21 +115,28 @@ describe('aborting the signal passed from the page stops the operation in the en
     expect(none).toMatchObject({ status: 'cancelled', cases: [] });
   });
 
-  it('report: resolves null and stores no report row', async () => {
+  it('report: resolves null and stores no report row (the verdicts it made are kept as one-case verdicts)', async () => {
     const before = await storedState();
+    const verdicts = async () => (await db.runs.toArray()).filter((r) => r.kind === 'attribution').length;
+    const verdictsBefore = await verdicts();
     const abort = new AbortController();
     let total = 0;
+    let attributed = 0;
     const row = await engine.buildReport(
       { traceIds: [faults], source: { kind: 'evidence' } },
       Comlink.proxy((p: ReportProgress) => {
         total = p.total;
+        attributed = p.attributed;
         if (p.done >= 1) abort.abort();
       }),
       abort.signal,
     );
     expect(total).toBeGreaterThan(4);
     expect(row).toBeNull();
-    expect(await storedState()).toEqual(before);
+    // Stopped part-way: far fewer than all cases were attributed, and only those verdicts were stored.
+    expect(attributed).toBeLessThan(total);
+    expect(await verdicts()).toBe(verdictsBefore + attributed);
+    expect(await storedState()).toEqual({ ...before, runs: before.runs + attributed });
     expect((await db.runs.toArray()).filter((r) => r.kind === 'report')).toEqual([]);
   });
 

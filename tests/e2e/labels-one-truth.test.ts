@@ -20,12 +20,18 @@ const s = appPerFile();
 let caseUrl = '';
 
 /**
- * Stores, in the page's IndexedDB, a copy of the newest `runs` row of `kind` as made by an older
+ * Stores, in the page's IndexedDB, a copy of the newest `runs` row of `kind` (of question
+ * `queryId` when given: a report stores the verdicts it makes too) as made by an older
  * attributor (a newer row, as a stored verdict of an earlier build would be).
  */
-function storeAsOlder(page: Page, kind: 'attribution' | 'report', older: string): Promise<void> {
+function storeAsOlder(
+  page: Page,
+  kind: 'attribution' | 'report',
+  older: string,
+  queryId?: string,
+): Promise<void> {
   return page.evaluate(
-    ({ kind, older }) =>
+    ({ kind, older, queryId }) =>
       new Promise<void>((resolve, reject) => {
         const open = indexedDB.open('memtrace-workbench');
         open.onerror = () => reject(open.error);
@@ -34,7 +40,7 @@ function storeAsOlder(page: Page, kind: 'attribution' | 'report', older: string)
           const all = store.getAll();
           all.onsuccess = () => {
             const rows = (all.result as { id: number; kind: string; [k: string]: unknown }[]).filter(
-              (r) => r.kind === kind,
+              (r) => r.kind === kind && (!queryId || r.queryId === queryId),
             );
             const { id: _id, ...row } = rows.sort((a, b) => b.id - a.id)[0];
             if (kind === 'report') row.attributorVersion = older;
@@ -50,7 +56,7 @@ function storeAsOlder(page: Page, kind: 'attribution' | 'report', older: string)
           };
         };
       }),
-    { kind, older },
+    { kind, older, queryId },
   );
 }
 
@@ -125,7 +131,8 @@ describe('a stored verdict of an older attributor', () => {
     const { page, url } = s;
     expect(caseUrl).toContain('/case/');
     await page.goto(`${url}#/traces`);
-    await storeAsOlder(page, 'attribution', 'evidence-flow@0');
+    const queryId = decodeURIComponent(caseUrl.split('/case/')[1].split('?')[0]);
+    await storeAsOlder(page, 'attribution', 'evidence-flow@0', queryId);
     await page.goto(caseUrl);
     const panel = page.getByTestId('attribution');
     await panel.getByTestId('attribution-reattributed').waitFor({ timeout: 60_000 });

@@ -9,6 +9,7 @@ import * as Comlink from 'comlink';
 import { getContext, setContext } from 'svelte';
 import type {
   ImportedAttributions,
+  ReportLabels,
   ReportProgress,
   ReportSource,
   StoredReport,
@@ -22,6 +23,14 @@ const IMPORTED = '*imported';
 const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
 export type ExportFormat = 'md' | 'html' | 'json' | 'paper';
+
+/** What a cancelled build says: no report of it is shown; the verdicts it made stay for the next one. */
+function cancelledNotice(p: ReportProgress | null): string {
+  const kept = p?.attributed
+    ? ` The ${p.attributed} verdict(s) it made are kept: the next report reuses them.`
+    : '';
+  return `Cancelled after ${p?.done ?? 0} of ${p?.total ?? 0} cases; no report of it is shown, the previous report is kept.${kept}`;
+}
 
 class ReportState {
   #row = $state.raw<StoredReport | null>(null);
@@ -83,8 +92,11 @@ class ReportState {
       : { kind: 'evidence' };
   }
 
-  /** Builds the report over these traces in the engine worker and keeps it. */
-  async start(traceIds: string[]): Promise<void> {
+  /**
+   * Builds the report over this selection in the engine worker and keeps it (the engine reuses
+   * the verdicts it holds and attributes the rest). A cancelled build shows no report of its own.
+   */
+  async start(selection: { traceIds: string[]; systems: string[]; labels: ReportLabels }): Promise<void> {
     if (this.#running) return;
     this.#running = true;
     this.#error = null;
@@ -94,14 +106,19 @@ class ReportState {
     this.#abort = abort;
     try {
       const row = await this.services.analysis.buildReport(
-        { traceIds: [...traceIds], source: this.#sourceOf() },
+        {
+          traceIds: [...selection.traceIds],
+          systems: [...selection.systems],
+          labels: selection.labels,
+          source: this.#sourceOf(),
+        },
         Comlink.proxy((p: ReportProgress) => {
           this.#progress = p;
         }),
         abort.signal,
       );
       if (row) this.#row = row;
-      else this.#notice = 'Cancelled; the previous report is kept.';
+      else this.#notice = cancelledNotice(this.#progress);
     } catch (e) {
       this.#error = message(e);
     } finally {
@@ -110,7 +127,7 @@ class ReportState {
     }
   }
 
-  /** Stops the report being built after its current case; nothing is stored. */
+  /** Stops the report being built after its current case; no report is stored (verdicts made so far are kept). */
   cancel(): void {
     this.#abort?.abort();
   }

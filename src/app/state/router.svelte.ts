@@ -37,7 +37,15 @@ export type Route =
     }
   | { name: 'settings' }
   | { name: 'run' }
-  | { name: 'report' }
+  | {
+      name: 'report';
+      /** The traces chosen, comma-separated ids; '' for every trace (of the chosen systems). */
+      traces: string;
+      /** The systems chosen, comma-separated; '' for every system. */
+      systems: string;
+      /** The label source (`people` when absent from the URL; see workers/report-labels.ts). */
+      labels: string;
+    }
   | { name: 'optimize' }
   | { name: 'labels' }
   | { name: 'compare'; a: string; b: string; q: string; show: 'flipped' | 'all' }
@@ -74,7 +82,12 @@ export const href = {
     })}`,
   settings: () => '#/settings',
   run: () => '#/run',
-  report: () => '#/report',
+  report: (f: { traces?: string[]; systems?: string[]; labels?: string } = {}) =>
+    `#/report${query({
+      traces: f.traces?.join(','),
+      systems: f.systems?.join(','),
+      labels: f.labels && f.labels !== 'people' ? f.labels : undefined,
+    })}`,
   optimize: () => '#/optimize',
   labels: () => '#/labels',
   /** Compare two traces (A, B); `q`: a question (query id of A, else of B) opened. */
@@ -138,7 +151,8 @@ function parseHash(hash: string): Route {
     };
   if (parts[0] === 'settings' && parts.length === 1) return { name: 'settings' };
   if (parts[0] === 'run' && parts.length === 1) return { name: 'run' };
-  if (parts[0] === 'report' && parts.length === 1) return { name: 'report' };
+  if (parts[0] === 'report' && parts.length === 1)
+    return { name: 'report', traces: p('traces'), systems: p('systems'), labels: p('labels') || 'people' };
   if (parts[0] === 'optimize' && parts.length === 1) return { name: 'optimize' };
   if (parts[0] === 'labels' && parts.length === 1) return { name: 'labels' };
   if (parts[0] === 'compare' && parts.length === 1)

@@ -162,7 +162,9 @@ function cached<K, V>(map: Map<K, V>, key: K, make: () => V): V {
 /**
  * Was a memory unit holding the evidence changed or deleted before the question? The
  * attributor's own store losses (one carrying test for attribution and report): read off an
- * evidence-flow result's candidates, else computed (`evidenceChangedLater`).
+ * evidence-flow result's candidates, or off a stored verdict's grounds (its candidates are the
+ * verdict, when it names an op, and its runners-up), else computed (`evidenceChangedLater`,
+ * the costly way: a carrying test over the store's history).
  */
 function unitChangedLater(
   g: TraceGraph,
@@ -172,6 +174,11 @@ function unitChangedLater(
 ): boolean {
   if (a.method === 'evidence' && a.candidates)
     return a.candidates.some((x) => STORE_LOSS_TYPES.has(x.error_type));
+  if (a.method === 'evidence' && a.grounds)
+    return (
+      (a.op_id !== null && STORE_LOSS_TYPES.has(a.error_type ?? '')) ||
+      a.grounds.runners_up.some((x) => STORE_LOSS_TYPES.has(x.error_type))
+    );
   return evidenceChangedLater(g, c, carrying);
 }
 
