@@ -6,10 +6,11 @@
 import { type OpSummary, opSummary, type TraceGraph } from '../src/core/graph/index.ts';
 import type { EvaluatedCase } from './evaluation.ts';
 
-/** A variable as the panel names it. */
+/** A variable as the panel names it: its full name and version. */
 export interface VarName {
   id: string;
   name: string;
+  version: number;
 }
 
 /** The ops and variables a verdict names, named from its trace. */
@@ -49,7 +50,7 @@ export function verdictNames(g: TraceGraph, v: EvaluatedCase): VerdictNames {
   const variables: VarName[] = [];
   for (const id of ids.vars) {
     const x = g.varIndex.get(id);
-    if (x !== undefined) variables.push({ id, name: g.varFullName[x] });
+    if (x !== undefined) variables.push({ id, name: g.varFullName[x], version: g.vars[x].version });
   }
   return { ops, variables };
 }
