@@ -44,7 +44,9 @@ import type {
   ReportVerdicts,
   StoredReport,
 } from './report.ts';
+import type { VerdictNames } from './verdict-names.ts';
 
+export type { VarName, VerdictNames } from './verdict-names.ts';
 export type {
   CompareProgress,
   CompareResult,
@@ -75,6 +77,8 @@ export interface CaseVerdict {
   replaced: string | null;
   /** Why the new verdict could not be stored (it is shown all the same); null when stored or reused. */
   saveError: string | null;
+  /** The ops and variables the verdict names, named (empty when its trace cannot be opened): names from the first frame. */
+  names: VerdictNames;
 }
 
 export interface ImportInput {

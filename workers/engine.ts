@@ -102,6 +102,7 @@ import {
   type StoredReport,
 } from './report.ts';
 import { TraceEngine } from './trace-engine.ts';
+import { type VerdictNames, verdictNames } from './verdict-names.ts';
 
 /** Traces kept open (each holds its graph and indexes); older ones are dropped and reopened on demand. */
 const KEEP_OPEN = 3;
@@ -453,15 +454,30 @@ export class EngineService implements EngineApi {
   async caseVerdict(traceId: string, queryId: string, fresh = false): Promise<CaseVerdict> {
     const stored = fresh ? undefined : await latestCaseRun(this.db, traceId, queryId);
     if (stored && isCurrentVerdict(stored.result))
-      return { verdict: stored.result, replaced: null, saveError: null };
+      return {
+        verdict: stored.result,
+        replaced: null,
+        saveError: null,
+        names: await this.#names(traceId, stored.result),
+      };
     const verdict = await this.attributeCase(traceId, queryId);
     const replaced = stored ? (stored.result.attributor_version ?? 'unversioned') : null;
+    const names = await this.#names(traceId, verdict);
     try {
       await saveCaseRun(this.db, verdict);
-      return { verdict, replaced, saveError: null };
+      return { verdict, replaced, saveError: null, names };
     } catch (e) {
       // Shown all the same; the workspace says it was not kept.
-      return { verdict, replaced, saveError: e instanceof Error ? e.message : String(e) };
+      return { verdict, replaced, saveError: e instanceof Error ? e.message : String(e), names };
+    }
+  }
+
+  /** What a verdict names, named from its trace (the case page opens it anyway); none when it cannot be opened. */
+  async #names(traceId: string, verdict: EvaluatedCase): Promise<VerdictNames> {
+    try {
+      return verdictNames((await this.#get(traceId)).graph, verdict);
+    } catch {
+      return { ops: [], variables: [] };
     }
   }
 

@@ -15,7 +15,7 @@ import {
   select,
 } from 'd3';
 import { maxOf } from '../../core/arrays.ts';
-import { labelColumn, textWidth } from '../../core/report/index.ts';
+import { labelColumn, textWidth } from '../../core/report/index.charts.ts';
 import { clearChart, legendEntry, percentTick } from '../lib/svg-chart.ts';
 
 interface AccuracyRow {
