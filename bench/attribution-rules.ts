@@ -327,7 +327,8 @@ const thresholdChoice = (names: string[]) => {
         (o.src.part === 'dev' || o.src.set === 'shared' || o.src.set === 'faultbench'),
     );
   const scored = names.map((n) => ({ n, s: accuracy(dev(n)).macro }));
-  return scored.sort((a, b) => b.s - a.s)[0];
+  // A tie keeps the default: a threshold moves only on evidence.
+  return scored.sort((a, b) => b.s - a.s || Number(b.n === 'walk') - Number(a.n === 'walk'))[0];
 };
 const named = (prefix: string, xs: number[], dflt: number) =>
   xs.map((x) => (x === dflt ? 'walk' : `walk ${prefix}=${x}`));
