@@ -9,7 +9,7 @@
 import * as Comlink from 'comlink';
 import { summarize } from '../src/core/bench/index.ts';
 import { answerOpOf } from '../src/core/cases/index.ts';
-import { openTrace, type TraceGraph } from '../src/core/graph/index.ts';
+import { buildGraph, type TraceGraph } from '../src/core/graph/index.ts';
 import type { LabelRecord } from '../src/core/labels/index.ts';
 import type { LaneLayout, LaneLayoutOptions, NeighbourhoodDrawingOptions } from '../src/core/layout/index.ts';
 import type {
@@ -98,6 +98,7 @@ import {
   type StoredReport,
 } from './report.ts';
 import { TraceEngine } from './trace-engine.ts';
+import { readStoredTrace } from './trace-read.ts';
 
 /** Traces kept open (each holds its graph and indexes); older ones are dropped and reopened on demand. */
 const KEEP_OPEN = 3;
@@ -168,9 +169,9 @@ export class EngineService implements EngineApi {
   async #load(traceId: string): Promise<TraceEngine> {
     const blob = await getOriginal(this.db, traceId);
     if (!blob) throw new Error(`trace ${traceId} is not stored`);
-    const opened = openTrace(await blob.text(), { file: traceId });
+    const opened = await readStoredTrace(blob, traceId);
     if (!opened.ok) throw new Error(`trace ${traceId} no longer parses: ${opened.issues[0]?.message ?? ''}`);
-    return withSpanRows(new TraceEngine(traceId, opened.graph, this.#store));
+    return withSpanRows(new TraceEngine(traceId, buildGraph(opened.doc), this.#store));
   }
 
   forget(traceId: string): void {

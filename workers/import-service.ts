@@ -8,7 +8,7 @@ import { listCases, systemOf, type TraceCase } from '../src/core/cases/index.ts'
 import { buildGraph, type TraceGraph } from '../src/core/graph/index.ts';
 import { fileLabels } from '../src/core/labels/index.ts';
 import { traceStats } from '../src/core/stats/index.ts';
-import { decodeUtf8, parseTraceText, type TraceIssue } from '../src/core/trace/index.ts';
+import { decodeUtf8, type ImportResult, parseTraceText, type TraceIssue } from '../src/core/trace/index.ts';
 import { replaceFileLabels } from '../src/db/labels.ts';
 import { isQuotaError, QUOTA_MESSAGE, storeTrace } from '../src/db/repo.ts';
 import type { CaseRow, MemtraceDb, TraceMeta } from '../src/db/schema.ts';
@@ -21,6 +21,7 @@ import type {
   ImportPhase,
   ImportProgress,
 } from './api.ts';
+import { parseTraceBlob, readStoredTrace } from './trace-read.ts';
 
 /** Rough share of a file's work done when each phase starts (parse dominates). */
 const PHASE_SHARE: Record<ImportPhase, number> = {
@@ -65,7 +66,7 @@ export class ImportService implements ImportApi {
         });
       };
       try {
-        results.push(await this.#importOne(input, options, step));
+        results.push(await this.#importOne(input, options, step, signal));
       } catch (e) {
         if (!signal?.aborted) throw e;
         for (const rest of inputs.slice(i))
@@ -82,8 +83,9 @@ export class ImportService implements ImportApi {
     input: ImportInput,
     options: ImportOptions,
     step: (p: ImportPhase) => Promise<void>,
+    signal?: AbortSignal,
   ): Promise<FileResult> {
-    const parsed = await readAndParse(input, step);
+    const parsed = await readAndParse(input, step, signal);
     if ('status' in parsed) return parsed;
     const errorCount = parsed.issues.filter((x) => x.severity === 'error').length;
     const warningCount = parsed.issues.length - errorCount;
@@ -160,7 +162,7 @@ export class ImportService implements ImportApi {
     let restored = 0;
     for (const meta of pending) {
       const blob = (await this.db.blobs.get(meta.id))?.blob;
-      const parsed = blob ? parseTraceText(await blob.text(), { file: meta.path || meta.file }) : null;
+      const parsed = blob ? await readStoredTrace(blob, meta.path || meta.file) : null;
       if (!parsed?.ok) continue;
       const caseRows = caseRowsOf(meta.id, meta.system, listCases(buildGraph(parsed.doc)));
       await this.db.transaction('rw', [this.db.traces, this.db.cases, this.db.labels], async () => {
@@ -185,15 +187,34 @@ export class ImportService implements ImportApi {
 }
 
 /**
- * Reads the file's bytes, decodes them strictly (a bad byte is reported with its offset,
- * never replaced) and parses the text. Its own function so the text is garbage as soon as
- * it is parsed: only the parsed document lives on.
+ * Reads and parses the file, streamed: the bytes are decoded and cut into records as they
+ * arrive, so its whole text never sits beside the document (`parseTraceBlob`). A file the
+ * streaming reader gives up on (broken JSON, bad bytes, a repeated key, another layout) is read
+ * whole, which words each problem with its exact place.
  */
 async function readAndParse(
   input: ImportInput,
   step: (p: ImportPhase) => Promise<void>,
+  signal?: AbortSignal,
 ): Promise<ReturnType<typeof parseTraceText> | FileResult> {
   await step('reading');
+  await step('parsing');
+  let streamed: ImportResult | null;
+  try {
+    streamed = await parseTraceBlob(input.blob, { file: input.path || input.name }, signal);
+  } catch (e) {
+    if (signal?.aborted) throw e;
+    return { ...base(input), status: 'failed', message: `could not read the file: ${errorText(e)}` };
+  }
+  return streamed ?? readWhole(input);
+}
+
+/**
+ * Reads the file's bytes, decodes them strictly (a bad byte is reported with its offset,
+ * never replaced) and parses the text. Its own function so the text is garbage as soon as
+ * it is parsed: only the parsed document lives on.
+ */
+async function readWhole(input: ImportInput): Promise<ReturnType<typeof parseTraceText> | FileResult> {
   let bytes: Uint8Array;
   try {
     bytes = new Uint8Array(await input.blob.arrayBuffer());
@@ -211,7 +232,6 @@ async function readAndParse(
     };
     return { ...base(input), status: 'invalid', issues: [issue], errorCount: 1, warningCount: 0 };
   }
-  await step('parsing');
   return parseTraceText(decoded.text, { file: input.path || input.name });
 }
 
