@@ -8,7 +8,14 @@ import { listCases, systemOf, type TraceCase } from '../src/core/cases/index.ts'
 import { buildGraph, type TraceGraph } from '../src/core/graph/index.ts';
 import { fileLabels } from '../src/core/labels/index.ts';
 import { traceStats } from '../src/core/stats/index.ts';
-import { decodeUtf8, type ImportResult, parseTraceText, type TraceIssue } from '../src/core/trace/index.ts';
+import {
+  checkParsedValue,
+  decodeUtf8,
+  type ImportResult,
+  IssueCollector,
+  parseTraceText,
+  type TraceIssue,
+} from '../src/core/trace/index.ts';
 import { replaceFileLabels } from '../src/db/labels.ts';
 import { isQuotaError, QUOTA_MESSAGE, storeTrace } from '../src/db/repo.ts';
 import type { CaseRow, MemtraceDb, TraceMeta } from '../src/db/schema.ts';
@@ -199,9 +206,12 @@ async function readAndParse(
 ): Promise<ReturnType<typeof parseTraceText> | FileResult> {
   await step('reading');
   await step('parsing');
+  const file = input.path || input.name;
+  // A run's own document: the same checks, no parse of the bytes it was just written to.
+  if (input.document) return checkParsedValue({ value: input.document }, new IssueCollector(file));
   let streamed: ImportResult | null;
   try {
-    streamed = await parseTraceBlob(input.blob, { file: input.path || input.name }, signal);
+    streamed = await parseTraceBlob(input.blob, { file }, signal);
   } catch (e) {
     if (signal?.aborted) throw e;
     return { ...base(input), status: 'failed', message: `could not read the file: ${errorText(e)}` };

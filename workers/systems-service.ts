@@ -156,14 +156,15 @@ export class SystemsService implements Omit<SystemsApi, 'optimize'> {
   async #store(tracer: Tracer, file: string, t: RunTracker, signal?: AbortSignal): Promise<SystemRunResult> {
     t.report({ phase: 'exporting', label: 'writing the execution graph' });
     await yieldToMessages();
-    const text = exportSmartcomment(tracer.document());
-    const blob = new Blob([text], { type: 'application/json' });
+    const document = tracer.document();
+    const blob = new Blob([exportSmartcomment(document)], { type: 'application/json' });
     t.result.bytes = blob.size;
     signal?.throwIfAborted();
 
     t.report({ phase: 'storing', label: `storing ${file}` });
     const [stored] = await this.importer.importFiles(
-      [{ blob, name: file, path: file }],
+      // The run's document is handed over as it is: its bytes are stored, not parsed back.
+      [{ blob, name: file, path: file, document }],
       {},
       () => {},
       signal,
