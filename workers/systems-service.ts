@@ -8,7 +8,7 @@
  */
 
 import { metered, UsageMeter } from '../src/core/llm/index.ts';
-import { exportSmartcomment } from '../src/core/trace/index.ts';
+import { smartcommentPieces } from '../src/core/trace/index.ts';
 import { Tracer } from '../src/sdk/tracer.ts';
 import { createSystem } from '../src/systems/factory.ts';
 import { DATASET_LABEL, DATASETS, detectDataset, loadDataset } from '../src/systems/loaders/index.ts';
@@ -157,7 +157,7 @@ export class SystemsService implements Omit<SystemsApi, 'optimize'> {
     t.report({ phase: 'exporting', label: 'writing the execution graph' });
     await yieldToMessages();
     const document = tracer.document();
-    const blob = new Blob([exportSmartcomment(document)], { type: 'application/json' });
+    const blob = blobOf(smartcommentPieces(document), 'application/json');
     t.result.bytes = blob.size;
     signal?.throwIfAborted();
 
@@ -335,4 +335,20 @@ function runTracer(
 
 function errorText(e: unknown): string {
   return e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+}
+
+/** A blob of text pieces, made a few MB at a time: the file's whole text is never one string beside its document. */
+function blobOf(pieces: Iterable<string>, type: string): Blob {
+  let blob = new Blob([], { type });
+  let batch: string[] = [];
+  let chars = 0;
+  for (const piece of pieces) {
+    batch.push(piece);
+    chars += piece.length;
+    if (chars < 4_000_000) continue;
+    blob = new Blob([blob, ...batch], { type });
+    batch = [];
+    chars = 0;
+  }
+  return new Blob([blob, ...batch], { type });
 }

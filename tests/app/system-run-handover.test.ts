@@ -63,6 +63,9 @@ describe('a system run hands over its document', () => {
       expect(r.status, r.message).toBe('done');
       expect(bytesRead).toBe(0);
       const original = (await getOriginal(runDb, r.traceId as string)) as Blob;
+      // Written in pieces, the file is the toolkit's layout: what JSON.stringify with 2 spaces writes.
+      const text = await original.text();
+      expect(text).toBe(JSON.stringify(JSON.parse(text), null, 2));
       const fileDb = db();
       const [asFile] = await new ImportService(fileDb).importFiles(
         [{ blob: original, name: r.file as string, path: r.file as string }],
