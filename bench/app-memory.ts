@@ -79,16 +79,26 @@ class Workers {
     });
   }
 
-  /** Used JS heap of each worker (bytes), by worker url. */
-  async heaps(): Promise<Map<string, number>> {
-    const out = new Map<string, number>();
+  /**
+   * Used JS heap of each worker (bytes), by worker url (`heap`), and the same plus the memory
+   * outside the heap that its array buffers and external strings hold (`withBuffers`: a file's
+   * bytes, and the text a `TextDecoder` makes, live there, not in the heap).
+   */
+  async heaps(): Promise<{ heap: Map<string, number>; withBuffers: Map<string, number> }> {
+    const heap = new Map<string, number>();
+    const withBuffers = new Map<string, number>();
     await Promise.all(
       [...this.#sessions].map(async ([sid, url]) => {
-        const r = (await this.#send(sid, 'Runtime.getHeapUsage')) as { usedSize: number } | null;
-        if (r) out.set(`${url}#${sid.slice(0, 6)}`, r.usedSize);
+        const r = (await this.#send(sid, 'Runtime.getHeapUsage')) as {
+          usedSize: number;
+          backingStorageSize?: number;
+        } | null;
+        if (!r) return;
+        heap.set(`${url}#${sid.slice(0, 6)}`, r.usedSize);
+        withBuffers.set(`${url}#${sid.slice(0, 6)}`, r.usedSize + (r.backingStorageSize ?? 0));
       }),
     );
-    return out;
+    return { heap, withBuffers };
   }
 
   async collectGarbage(): Promise<void> {
@@ -105,19 +115,32 @@ function sampler(workers: Workers) {
   let peak = 0;
   let peakSingle = 0;
   let stop = false;
+  // The largest sums in each step of the flow, heap alone and with buffers (to tell which step makes the peak).
+  let phase = 'import';
+  const phases = new Map<string, number>();
+  const phasesAll = new Map<string, number>();
   const loop = (async () => {
     while (!stop) {
-      const h = await workers.heaps();
+      const { heap: h, withBuffers } = await workers.heaps();
+      phases.set(phase, Math.max(phases.get(phase) ?? 0, sum(h)));
+      phasesAll.set(phase, Math.max(phasesAll.get(phase) ?? 0, sum(withBuffers)));
       peak = Math.max(peak, sum(h));
       peakSingle = Math.max(peakSingle, ...h.values());
       await new Promise((r) => setTimeout(r, 100));
     }
   })();
   return {
+    step(name: string) {
+      phase = name;
+    },
     async end() {
       stop = true;
       await loop;
-      return { peak, peakSingle };
+      const byStep = (m: Map<string, number>) =>
+        [...m].map(([k, v]) => `${k} ${(v / MiB).toFixed(0)} MiB`).join(', ');
+      console.error(`peak by step: heap ${byStep(phases)}; with buffers ${byStep(phasesAll)}`);
+      const peakAll = Math.max(...phasesAll.values());
+      return { peak, peakSingle, peakAll, importAll: phasesAll.get('import') ?? 0 };
     },
   };
 }
@@ -156,6 +179,9 @@ async function oneParse(context: BrowserContext): Promise<{ parsed: number; with
 interface Run {
   peak: number;
   peakSingle: number;
+  /** Peak of heaps plus buffers (array buffers, external strings), whole flow and import step. */
+  peakAll: number;
+  importAll: number;
   held: number;
   workers: number;
   parse: number;
@@ -178,6 +204,7 @@ async function once(): Promise<Run> {
     await page.getByTestId('trace-row').first().waitFor({ timeout: 600_000 });
     const importMs = Date.now() - t;
     console.error(`imported in ${importMs} ms`);
+    sample.step('case');
     await page.goto(`${s.url}#/cases`);
     const link = page.getByTestId('case-row').first().locator('a').first();
     await link.waitFor({ timeout: 120_000 });
@@ -185,23 +212,27 @@ async function once(): Promise<Run> {
     await link.click();
     await page.getByTestId('case-path').locator('a').first().waitFor({ timeout: 600_000 });
     const caseMs = Date.now() - t;
+    sample.step('search');
     t = Date.now();
     await page.getByTestId('case-search').click();
     await page.getByTestId('search-hit').first().waitFor({ timeout: 600_000 });
     const searchMs = Date.now() - t;
+    sample.step('ranked');
     await page.getByTestId('mode-ranked').click();
     await page.getByTestId('ranked-query').fill('what did they talk about at sunrise');
     t = Date.now();
     await page.getByTestId('ranked-submit').click();
     await page.getByTestId('ranked-hit').first().waitFor({ timeout: 600_000 });
     const rankedMs = Date.now() - t;
-    const { peak, peakSingle } = await sample.end();
+    const { peak, peakSingle, peakAll, importAll } = await sample.end();
     await workers.collectGarbage();
-    const heldBy = await workers.heaps();
+    const heldBy = (await workers.heaps()).heap;
     const one = await oneParse(context);
     return {
       peak,
       peakSingle,
+      peakAll,
+      importAll,
       held: sum(heldBy),
       workers: heldBy.size,
       parse: one.parsed,
@@ -221,6 +252,13 @@ async function once(): Promise<Run> {
   }
 }
 
+/** A row written before the "peak with buffers" column gets — there. */
+function withBuffersCell(line: string): string {
+  const cells = line.split(' | ');
+  if (cells.length === 11) cells.splice(2, 0, '—');
+  return cells.join(' | ');
+}
+
 const results: Run[] = [];
 for (let r = 0; r < runs; r++) {
   const x = await once();
@@ -234,6 +272,7 @@ const parse = m('parse');
 const row = [
   label,
   `${(m('peak') / MiB).toFixed(0)} MiB (${(m('peak') / parse).toFixed(2)}×)`,
+  `${(m('peakAll') / MiB).toFixed(0)} MiB (${(m('peakAll') / parse).toFixed(2)}×); import step ${(m('importAll') / MiB).toFixed(0)} MiB (${(m('importAll') / parse).toFixed(2)}×)`,
   `${(m('peakSingle') / MiB).toFixed(0)} MiB`,
   `${(m('held') / MiB).toFixed(0)} MiB (${(m('held') / parse).toFixed(2)}×)`,
   `${(parse / MiB).toFixed(0)} MiB (with its text ${(m('parseWithText') / MiB).toFixed(0)} MiB)`,
@@ -256,12 +295,13 @@ const kept =
         .split('\n')
         .slice(1)
         .filter((l, i, all) => all.slice(0, i).every((x) => !x.startsWith('## ')) && !l.startsWith('## '))
-        .filter((l) => /^\| (?!label|---)/.test(l) && !l.startsWith(`| ${label} |`));
+        .filter((l) => /^\| (?!label|---)/.test(l) && !l.startsWith(`| ${label} |`))
+        .map(withBuffersCell);
 const body = [
-  `File: \`bench/out/synthetic-100mb.json\`, ${mb.toFixed(0)} MB (\`bench/synthetic.ts\`), imported through the UI of a fresh profile in headless Chromium (\`/usr/bin/chromium\`); then a failed case opened from the case list, its golden answer searched (words), and the trace's messages ranked by BM25. Memory: every worker's used JS heap (CDP \`Runtime.getHeapUsage\` per worker target), sampled every 100 ms during the whole flow; peak = the largest sum over workers, held = the sum after a forced GC at the end. One parse = the heap \`JSON.parse\` of the same text keeps (fresh page, same browser, after GC). Goal: peak ≤ 1.3× one parse. Times in ms; case = link clicked → case path shown, search = search opened → first hit, ranked = submitted → first ranked hit. \`before\` is main's code (each trace parsed in the import worker, again in the analysis worker and again in the retrieval worker), \`after\` the engine (parsed once in the engine worker, which keeps the graph; the embedder worker holds no trace).`,
+  `File: \`bench/out/synthetic-100mb.json\`, ${mb.toFixed(0)} MB (\`bench/synthetic.ts\`), imported through the UI of a fresh profile in headless Chromium (\`/usr/bin/chromium\`); then a failed case opened from the case list, its golden answer searched (words), and the trace's messages ranked by BM25. Memory: every worker's used JS heap (CDP \`Runtime.getHeapUsage\` per worker target), sampled every 100 ms during the whole flow; peak = the largest sum over workers, held = the sum after a forced GC at the end. Peak with buffers adds what each worker holds outside its heap in array buffers and external strings (\`backingStorageSize\`: a file's bytes, and the text \`TextDecoder\` makes, live there), for the whole flow and for the import step alone (file chosen → trace listed); rows measured before it was counted show —. One parse = the heap \`JSON.parse\` of the same text keeps (fresh page, same browser, after GC). Goal: peak ≤ 1.3× one parse. Times in ms; case = link clicked → case path shown, search = search opened → first hit, ranked = submitted → first ranked hit. \`before\` is main's code (each trace parsed in the import worker, again in the analysis worker and again in the retrieval worker), \`after\` the engine (parsed once in the engine worker, which keeps the graph; the embedder worker holds no trace); \`before-stream\` the engine reading the file whole (bytes, then the decoded text, then \`JSON.parse\`), \`after-stream\` the streamed import (records cut out of the decoded chunks and parsed as they arrive). Steps' peaks are printed by each run: the heap peak comes after the import, from attribution in the engine worker (evidence-flow's stage walk over the trace, started when a case opens), in whichever step it overlaps.`,
   '',
-  '| label | peak, all workers | largest worker | held after GC | one parse | workers | import ms | case ms | search ms | ranked ms | measured |',
-  '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+  '| label | peak, all workers | peak with buffers | largest worker | held after GC | one parse | workers | import ms | case ms | search ms | ranked ms | measured |',
+  '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
   ...[...kept, `| ${row.join(' | ')} |`].sort(),
   '',
   `Measured with \`npx tsx bench/app-memory.ts --label ${label} ${runs}\`.`,

@@ -18,7 +18,7 @@ import type {
 } from '../src/core/retrieval/index.ts';
 import type { SpanTable } from '../src/core/spans/index.ts';
 import type { DiffLine } from '../src/core/text/index.ts';
-import type { TraceIssue } from '../src/core/trace/index.ts';
+import type { TraceDocument, TraceIssue } from '../src/core/trace/index.ts';
 import type { AgentModelInfo, AgentRunInit, AgentRunRow } from '../src/db/agent-runs.ts';
 import type { AdjudicationInput, LabelInput, ReattachReport } from '../src/db/labels.ts';
 import type { EvaluationRun } from '../src/db/runs.ts';
@@ -88,6 +88,11 @@ export interface ImportInput {
   name: string;
   /** Path inside a picked or dropped folder (`MemTraceBench/mem0/graph-1.json`), or the name. */
   path: string;
+  /**
+   * The document the bytes were written from, when the caller holds it (a reference-system run):
+   * checked as it is, not parsed back from the bytes. It must be what parsing `blob` gives.
+   */
+  document?: TraceDocument;
 }
 
 export type ImportPhase = 'reading' | 'parsing' | 'indexing' | 'storing' | 'done';

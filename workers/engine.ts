@@ -21,7 +21,6 @@ import type {
   ServiceHit,
   ServiceProgress,
 } from '../src/core/retrieval/index.ts';
-import { parseTraceText } from '../src/core/trace/index.ts';
 import {
   type AgentModelInfo,
   type AgentRunInit,
@@ -102,6 +101,7 @@ import {
   type StoredReport,
 } from './report.ts';
 import { TraceEngine } from './trace-engine.ts';
+import { readStoredTrace } from './trace-read.ts';
 import { type VerdictNames, verdictNames } from './verdict-names.ts';
 
 /** Traces kept open (each holds its graph and indexes); older ones are dropped and reopened on demand. */
@@ -173,10 +173,10 @@ export class EngineService implements EngineApi {
   async #load(traceId: string): Promise<TraceEngine> {
     const stored = await getStored(this.db, traceId);
     if (!stored) throw new Error(`trace ${traceId} is not stored`);
-    const parsed = parseTraceText(await stored.blob.text(), { file: traceId });
-    if (!parsed.ok) throw new Error(`trace ${traceId} no longer parses: ${parsed.issues[0]?.message ?? ''}`);
+    const opened = await readStoredTrace(stored.blob, traceId);
+    if (!opened.ok) throw new Error(`trace ${traceId} no longer parses: ${opened.issues[0]?.message ?? ''}`);
     // A QA file dropped beside it joins again (its questions are cases of the trace).
-    const graph = buildGraph(withQa(parsed.doc, stored.qa));
+    const graph = buildGraph(withQa(opened.doc, stored.qa));
     return withSpanRows(new TraceEngine(traceId, graph, this.#store));
   }
 

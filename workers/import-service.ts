@@ -9,7 +9,14 @@ import { buildGraph, type TraceGraph } from '../src/core/graph/index.ts';
 import { fileLabels } from '../src/core/labels/index.ts';
 import { looksLikeQaFile } from '../src/core/qa/index.ts';
 import { traceStats } from '../src/core/stats/index.ts';
-import { decodeUtf8, parseTraceText, type TraceIssue } from '../src/core/trace/index.ts';
+import {
+  checkParsedValue,
+  decodeUtf8,
+  type ImportResult,
+  IssueCollector,
+  parseTraceText,
+  type TraceIssue,
+} from '../src/core/trace/index.ts';
 import { replaceFileLabels } from '../src/db/labels.ts';
 import { isQuotaError, QUOTA_MESSAGE, storeTrace } from '../src/db/repo.ts';
 import type { MemtraceDb, TraceMeta } from '../src/db/schema.ts';
@@ -24,6 +31,7 @@ import type {
 } from './api.ts';
 import { caseRowsOf } from './case-rows.ts';
 import { joinQaFile, rejoinQa } from './qa-attach.ts';
+import { parseTraceBlob, readStoredTrace } from './trace-read.ts';
 
 /** Rough share of a file's work done when each phase starts (parse dominates). */
 const PHASE_SHARE: Record<ImportPhase, number> = {
@@ -69,7 +77,7 @@ export class ImportService implements ImportApi {
         });
       };
       try {
-        const r = await this.#importOne(input, options, step);
+        const r = await this.#importOne(input, options, step, signal);
         if ('qaText' in r) qaFiles.push({ index: results.length, input, text: r.qaText });
         results.push('qaText' in r ? { ...base(input), status: 'questions' } : r);
       } catch (e) {
@@ -103,8 +111,9 @@ export class ImportService implements ImportApi {
     input: ImportInput,
     options: ImportOptions,
     step: (p: ImportPhase) => Promise<void>,
+    signal?: AbortSignal,
   ): Promise<FileResult | { qaText: string }> {
-    const parsed = await readAndParse(input, step);
+    const parsed = await readAndParse(input, step, signal);
     if ('status' in parsed || 'qaText' in parsed) return parsed;
     const errorCount = parsed.issues.filter((x) => x.severity === 'error').length;
     const warningCount = parsed.issues.length - errorCount;
@@ -183,7 +192,7 @@ export class ImportService implements ImportApi {
     let restored = 0;
     for (const meta of pending) {
       const blob = (await this.db.blobs.get(meta.id))?.blob;
-      const parsed = blob ? parseTraceText(await blob.text(), { file: meta.path || meta.file }) : null;
+      const parsed = blob ? await readStoredTrace(blob, meta.path || meta.file) : null;
       if (!parsed?.ok) continue;
       const caseRows = caseRowsOf(meta.id, meta.system, listCases(buildGraph(parsed.doc)));
       await this.db.transaction('rw', [this.db.traces, this.db.cases, this.db.labels], async () => {
@@ -208,15 +217,40 @@ export class ImportService implements ImportApi {
 }
 
 /**
- * Reads the file's bytes, decodes them strictly (a bad byte is reported with its offset,
- * never replaced) and parses the text. Its own function so the text is garbage as soon as
- * it is parsed: only the parsed document lives on.
+ * Reads and parses the file, streamed: the bytes are decoded and cut into records as they
+ * arrive, so its whole text never sits beside the document (`parseTraceBlob`). A file the
+ * streaming reader gives up on (broken JSON, bad bytes, a repeated key, another layout) is read
+ * whole, which words each problem with its exact place.
  */
 async function readAndParse(
   input: ImportInput,
   step: (p: ImportPhase) => Promise<void>,
+  signal?: AbortSignal,
 ): Promise<ReturnType<typeof parseTraceText> | FileResult | { qaText: string }> {
   await step('reading');
+  await step('parsing');
+  const file = input.path || input.name;
+  // A run's own document: the same checks, no parse of the bytes it was just written to.
+  if (input.document) return checkParsedValue({ value: input.document }, new IssueCollector(file));
+  let streamed: ImportResult | null;
+  try {
+    streamed = await parseTraceBlob(input.blob, { file }, signal);
+  } catch (e) {
+    if (signal?.aborted) throw e;
+    return { ...base(input), status: 'failed', message: `could not read the file: ${errorText(e)}` };
+  }
+  // Not a trace as it streamed (or off the plain layout): read whole, with exact places, where a QA file is recognised.
+  return streamed?.ok ? streamed : readWhole(input);
+}
+
+/**
+ * Reads the file's bytes, decodes them strictly (a bad byte is reported with its offset,
+ * never replaced) and parses the text. Its own function so the text is garbage as soon as
+ * it is parsed: only the parsed document lives on.
+ */
+async function readWhole(
+  input: ImportInput,
+): Promise<ReturnType<typeof parseTraceText> | FileResult | { qaText: string }> {
   let bytes: Uint8Array;
   try {
     bytes = new Uint8Array(await input.blob.arrayBuffer());
@@ -234,7 +268,6 @@ async function readAndParse(
     };
     return { ...base(input), status: 'invalid', issues: [issue], errorCount: 1, warningCount: 0 };
   }
-  await step('parsing');
   const parsed = parseTraceText(decoded.text, { file: input.path || input.name });
   // A file that is no trace may be a QA file (by its shape): its questions join the traces.
   return !parsed.ok && looksLikeQaFile(decoded.text) ? { qaText: decoded.text } : parsed;

@@ -8,7 +8,7 @@
  */
 
 import { metered, UsageMeter } from '../src/core/llm/index.ts';
-import { exportSmartcomment } from '../src/core/trace/index.ts';
+import { smartcommentPieces } from '../src/core/trace/index.ts';
 import { Tracer } from '../src/sdk/tracer.ts';
 import { createSystem } from '../src/systems/factory.ts';
 import { DATASET_LABEL, DATASETS, detectDataset, loadDataset } from '../src/systems/loaders/index.ts';
@@ -156,14 +156,15 @@ export class SystemsService implements Omit<SystemsApi, 'optimize'> {
   async #store(tracer: Tracer, file: string, t: RunTracker, signal?: AbortSignal): Promise<SystemRunResult> {
     t.report({ phase: 'exporting', label: 'writing the execution graph' });
     await yieldToMessages();
-    const text = exportSmartcomment(tracer.document());
-    const blob = new Blob([text], { type: 'application/json' });
+    const document = tracer.document();
+    const blob = blobOf(smartcommentPieces(document), 'application/json');
     t.result.bytes = blob.size;
     signal?.throwIfAborted();
 
     t.report({ phase: 'storing', label: `storing ${file}` });
     const [stored] = await this.importer.importFiles(
-      [{ blob, name: file, path: file }],
+      // The run's document is handed over as it is: its bytes are stored, not parsed back.
+      [{ blob, name: file, path: file, document }],
       {},
       () => {},
       signal,
@@ -334,4 +335,20 @@ function runTracer(
 
 function errorText(e: unknown): string {
   return e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+}
+
+/** A blob of text pieces, made a few MB at a time: the file's whole text is never one string beside its document. */
+function blobOf(pieces: Iterable<string>, type: string): Blob {
+  let blob = new Blob([], { type });
+  let batch: string[] = [];
+  let chars = 0;
+  for (const piece of pieces) {
+    batch.push(piece);
+    chars += piece.length;
+    if (chars < 4_000_000) continue;
+    blob = new Blob([blob, ...batch], { type });
+    batch = [];
+    chars = 0;
+  }
+  return new Blob([blob, ...batch], { type });
 }

@@ -72,11 +72,25 @@ export function parseTraceText(text: string, options: ImportOptions): ImportResu
     return { ok: false, issues: issues.finish() };
   }
   duplicates(stripBom(text), issues);
+  const parsed = { value };
+  value = undefined;
+  return checkParsedValue(parsed, issues);
+}
+
+/**
+ * The checks after parsing, shared by the whole-text reader and the streaming one
+ * (`parseTraceChunks`): a span format is mapped to a document, anything else must be
+ * smartcomment, and the document is validated. The value comes in a box that a span file's
+ * reading empties, so the parsed tree can go before the spans are mapped.
+ */
+export function checkParsedValue(parsed: { value: unknown }, issues: IssueCollector): ImportResult {
+  let value = parsed.value;
   const format = detectSpanFormat(value);
   if (format) {
     const spans: OtelSpan[] = [];
     readSpans(value, format, '', issues, spans);
     value = undefined; // the spans hold what is needed; let the parsed tree go before mapping
+    parsed.value = undefined;
 
     return fromSpans({ format, spans }, issues);
   }

@@ -15,5 +15,6 @@ export {
 } from './otel/emit.ts';
 export { type RecordRef, RecordTexts } from './otel/record-texts.ts';
 export * from './pyrepr.ts';
+export { parseTraceChunks } from './stream.ts';
 export * from './types.ts';
 export * from './utf8.ts';
