@@ -157,12 +157,26 @@ class AnswerTest {
     return { layer: 'normalised', similar: this.options.similar };
   }
 
+  // Versions of a keyed store repeat their units: each unit is scored once per premise.
+  private readonly scores = new Map<Evidence, Map<string, boolean>>();
+
+  private carries(text: string, e: Evidence): boolean {
+    let known = this.scores.get(e);
+    if (!known) {
+      known = new Map();
+      this.scores.set(e, known);
+    }
+    let ok = known.get(text);
+    if (ok === undefined) {
+      ok = unitScore(text, e, this.premiseOptions()) >= this.settings.minPremise;
+      known.set(text, ok);
+    }
+    return ok;
+  }
+
   private carrying(v: number, e: Evidence): QuotedUnit | null {
     if (EMPTY_VALUE.test(this.g.varValue[v]) || isMessageCategory(this.g.varCategory[v])) return null;
-    const o = this.premiseOptions();
-    const text = splitUnits(this.g.varValue[v]).texts.find(
-      (t) => unitScore(t, e, o) >= this.settings.minPremise,
-    );
+    const text = splitUnits(this.g.varValue[v]).texts.find((t) => this.carries(t, e));
     return text === undefined
       ? null
       : { var_id: this.g.varId[v], text, matched: this.matchedIn(text), support: 1 };
@@ -264,10 +278,22 @@ class OwnTimes {
     return this.writeTime(this.firstHolder(v, key));
   }
 
+  private readonly names = new Map<number, Time>();
+
+  /** The time v's metadata or record names (asked once per unit: answered once per variable). */
   private named(v: number): Time {
+    let t = this.names.get(v);
+    if (!t) {
+      t = this.namedNow(v);
+      this.names.set(v, t);
+    }
+    return t;
+  }
+
+  private namedNow(v: number): Time {
     const meta = metadataDate(varMetadata(this.g, v) as Record<string, unknown> | null);
     if (meta.day !== null) return meta;
-    const value = parseValue(this.g.varValue[v]);
+    const value = this.parsed(v);
     return value && typeof value === 'object' && !Array.isArray(value)
       ? metadataDate(value as Record<string, unknown>)
       : NO_TIME;
@@ -563,7 +589,13 @@ function lastLoss(g: TraceGraph, s: Stages, test: AnswerTest): Omit<StageVerdict
 }
 
 /** The earliest loss of one piece (see `lastLoss`) that left no version holding it. */
-function pieceLoss(g: TraceGraph, s: Stages, holds: (v: number) => QuotedUnit | null): Ending | null {
+function pieceLoss(g: TraceGraph, s: Stages, test: (v: number) => QuotedUnit | null): Ending | null {
+  // Asked of every version, and again of each for every loss: answered once per version.
+  const answers = new Map<number, QuotedUnit | null>();
+  const holds = (v: number) => {
+    if (!answers.has(v)) answers.set(v, test(v));
+    return answers.get(v) ?? null;
+  };
   const endings: Ending[] = [];
   for (const v of s.history) {
     const held = holds(v);
