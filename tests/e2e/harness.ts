@@ -193,12 +193,13 @@ export interface Session {
 
 /**
  * A fresh Chromium profile on the built app. The demo trace the app preloads on a
- * fresh profile is answered 404 (an empty store to start from) unless `demo` is set. `dist`: serve
+ * fresh profile is answered 404 (an empty store to start from) unless `demo` is set; `demoBody`
+ * serves that text as the demo instead. `dist`: serve
  * another build (a benchmark's "before") instead of this tree's. `url`: open the app another server
  * serves (`memtrace serve`) instead of a static server.
  */
 export async function openApp(
-  options: { demo?: boolean; bypassCSP?: boolean; dist?: string; url?: string } = {},
+  options: { demo?: boolean; demoBody?: string; bypassCSP?: boolean; dist?: string; url?: string } = {},
 ): Promise<Session> {
   const server = options.url ? null : await serveStatic({ '/': options.dist ?? (await buildOnce()) });
   const url = options.url ?? server!.url;
@@ -213,7 +214,11 @@ export async function openApp(
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(`${String(e)}\n${e.stack ?? ''}`));
   page.on('dialog', (d) => void d.accept());
-  if (!options.demo)
+  if (options.demoBody !== undefined)
+    await context.route('**/demo/demo-trace.json', (r) =>
+      r.fulfill({ status: 200, contentType: 'application/json', body: options.demoBody }),
+    );
+  else if (!options.demo)
     await context.route('**/demo/demo-trace.json', (r) =>
       r.fulfill({ status: 404, body: 'no demo in this test' }),
     );

@@ -8,6 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { DocBuilder } from '../helpers/doc-builder.ts';
 import { DATA, openApp } from './harness.ts';
 
 const FILE = join(DATA, 'conv-26-fault-3.json');
@@ -19,15 +20,29 @@ const expected = (doc.data.annotations as { query: string }[]).filter(
 ).length;
 const TRIES = 10;
 
+/**
+ * The first-run demo, made large (~15 MB of messages, none of them a question) so its import lasts
+ * long enough for a file to be picked while it runs: the shipped demo streams in a few hundred
+ * milliseconds, a window the test could miss.
+ */
+function largeDemo(): string {
+  const b = new DocBuilder('graph-large-demo');
+  const said = 'I spent the weekend repainting the fence and planting tomatoes in the back garden. ';
+  for (let i = 0; i < 40_000; i++)
+    b.variable(`D${i}`, JSON.stringify(`${said.repeat(3)}${i}`), { category: 'message' });
+  return JSON.stringify(b.doc);
+}
+const DEMO = largeDemo();
+
 describe('a shared filter link', () => {
   it(`lists the question every time in ${TRIES} fresh browsers, picked while the demo imports`, async () => {
     const listed: number[] = [];
     for (let i = 0; i < TRIES; i++) {
-      const s = await openApp({ demo: true });
+      const s = await openApp({ demoBody: DEMO });
       try {
         const { page, url } = s;
         // The first-run demo import is running: the import buttons are disabled meanwhile.
-        await page.locator('button:has-text("Open files…"):disabled').waitFor({ timeout: 30_000 });
+        await page.locator('button:has-text("Open files…"):disabled').waitFor({ timeout: 60_000 });
         await page.setInputFiles('[data-testid=file-input]', FILE);
         await page.goto(`${url}#/cases?q=${annotation.query}`);
         const rows = page.getByTestId('case-row');
