@@ -468,6 +468,11 @@ export function walkStages(
   return extractionVerdict(g, c, s, test, settings, rules);
 }
 
+/** The question-time op as a second candidate (none when there is no such op). */
+export function retrievalCandidate(g: TraceGraph, op: number, reason: string): Candidate | null {
+  return op < 0 ? null : { op_id: g.opId[op], error_type: 'RetrievalError', score: 0, reason };
+}
+
 /** The question-time op that wrote the answer's context (-1 when the context is the store itself). */
 export function retrievalOp(g: TraceGraph, cx: CaseContext): number {
   const writers = cx.context.flatMap((v) => producersOf(g, v)).filter((o) => cx.questionOps.includes(o));
@@ -635,16 +640,11 @@ function lossVerdict(g: TraceGraph, found: Ending, retrieval: number): Omit<Stag
     ],
     held: found.held,
     after: quoteOf(g, found.after),
-    runnerUp:
-      retrieval < 0
-        ? null
-        : {
-            op_id: g.opId[retrieval],
-            error_type: 'RetrievalError',
-            score: 0,
-            reason:
-              'if a later memory kept it in words the test did not see, the question-time op did not bring it',
-          },
+    runnerUp: retrievalCandidate(
+      g,
+      retrieval,
+      'if a later memory kept it in words the test did not see, the question-time op did not bring it',
+    ),
     margin: 0,
   };
 }

@@ -12,6 +12,7 @@ import { judgedVerdict, judgeStages } from './stage-judge.ts';
 import {
   DEFAULT_STAGE_SETTINGS,
   memoryHistory,
+  retrievalCandidate,
   retrievalOp,
   type StageRuleId,
   type StageSettings,
@@ -182,15 +183,11 @@ function noAnswerVerdict(input: AttributionInput, cx: CaseContext): StageVerdict
       path: [{ op_id: g.opId[cx.answerOp], note: 'answered a question the conversation does not answer' }],
       held: null,
       after: null,
-      runnerUp:
-        retrieval < 0
-          ? null
-          : {
-              op_id: g.opId[retrieval],
-              error_type: 'RetrievalError',
-              score: 0,
-              reason: 'if what it brought misled the answer op in a way the words do not show',
-            },
+      runnerUp: retrievalCandidate(
+        g,
+        retrieval,
+        'if what it brought misled the answer op in a way the words do not show',
+      ),
       margin: 0,
     };
   return {
