@@ -6,7 +6,7 @@ export * from './import.ts';
 export * from './issues.ts';
 export * from './json-syntax.ts';
 export * from './nesting.ts';
-export { normalizeUnit, textUnits } from './otel/dataflow.ts';
+export { normalizeUnit, textPieces, textUnits } from './otel/dataflow.ts';
 export {
   documentToSpans,
   type EmitOptions,

@@ -73,24 +73,33 @@ function sentences(line: string): string[] {
 }
 
 /**
- * The normalised units of a text (deduplicated, in order): each line and each of its sentences,
- * of the text and of every string inside it when it is JSON.
+ * The pieces of a text as written, in order: each line and each of its sentences (a labelled
+ * line also without its label), of the text and of every string inside it when it is JSON.
  */
-export function textUnits(text: string): string[] {
-  const seen = new Set<string>();
-  const add = (u: string) => {
-    const n = normalizeUnit(u);
-    if (n.length >= MIN_UNIT) seen.add(n);
-  };
+export function textPieces(text: string): string[] {
+  const out: string[] = [];
   const pieces = jsonStrings(text) ?? [text];
   for (const piece of pieces)
     for (const line of decodeEscapes(piece).split(/\r?\n/)) {
-      add(line);
+      out.push(line);
       // A labelled line ("Question: …", "User: …") is also its text without the label.
       const labelled = LABEL.exec(line);
-      if (labelled) add(line.slice(labelled[0].length));
+      if (labelled) out.push(line.slice(labelled[0].length));
       const parts = sentences(line.trim());
-      if (parts.length > 1) for (const s of parts) add(s);
+      if (parts.length > 1) appendAll(out, parts);
     }
+  return out;
+}
+
+/**
+ * The normalised units of a text (deduplicated, in order): its pieces (`textPieces`) normalised,
+ * those shorter than `minLength` left out.
+ */
+export function textUnits(text: string, minLength = MIN_UNIT): string[] {
+  const seen = new Set<string>();
+  for (const p of textPieces(text)) {
+    const n = normalizeUnit(p);
+    if (n.length >= minLength) seen.add(n);
+  }
   return [...seen];
 }
