@@ -44,7 +44,7 @@ export async function qaPrepare(
     const j = joinQa(doc, rows, QA_ANSWER_RULE);
     if (j.unmatched.length && !options.quiet)
       io.stderr.write(
-        `${file}: ${j.unmatched.length} of ${rows.length} question(s) of ${path} are in no LLM call's input (${j.unmatched.slice(0, 3).join(', ')}${j.unmatched.length > 3 ? ', …' : ''}): with the file's prediction a case without a path, else left out\n`,
+        `${file}: ${j.unmatched.length} of ${rows.length} question(s) of ${path} are asked by no LLM call (in none's input, or only as history before a later question) (${j.unmatched.slice(0, 3).join(', ')}${j.unmatched.length > 3 ? ', …' : ''}): with the file's prediction a case without a path, else left out\n`,
       );
     return j.doc;
   };

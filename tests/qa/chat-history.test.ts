@@ -46,5 +46,6 @@ describe('QA rows and chat history', () => {
     const { rows, r } = await cases('What is 2 + 2?', '4');
     expect(rows).toEqual([]);
     expect(r.stderr).toContain('1 of 1 question(s)');
+    expect(r.stderr).toContain('only as history before a later question');
   });
 });

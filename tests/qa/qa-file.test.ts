@@ -192,6 +192,6 @@ describe('memtrace cases --qa on a smartcomment trace with the LoCoMo file', () 
       doc.data.operations.filter((o) => o.op_name === 'question-answering').map((o) => o.op_id),
     );
     for (const c of fromQa) expect(c.path.some((op) => answerOps.has(op))).toBe(true);
-    expect(r.stderr).toMatch(/question\(s\) of .*locomo-dev\.json are in no LLM call's input/);
+    expect(r.stderr).toMatch(/question\(s\) of .*locomo-dev\.json are asked by no LLM call/);
   });
 });
