@@ -29,13 +29,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import {
-  attributeCase,
-  caseDeps,
-  evidenceSetup,
-  judgePoolOf,
-  type MethodRun,
-} from '../src/cli/attribution-setup.ts';
+import { attributeCase, caseDeps, judgePoolOf, type MethodRun } from '../src/cli/attribution-setup.ts';
 import { openTraceFile } from '../src/cli/files.ts';
 import type { AnswerRuleUsed } from '../src/core/attribution/index.ts';
 import { MIN_VERDICTS } from '../src/core/attribution/index.ts';
@@ -43,7 +37,7 @@ import { type BenchSummary, type ScoredCase, summarize } from '../src/core/bench
 import { listCases, systemOf } from '../src/core/cases/index.ts';
 import { caseKey, FILE_CHOICE, fileLabels, labelsFor } from '../src/core/labels/index.ts';
 import { JUDGE_RULES } from '../src/systems/index.ts';
-import { naiveAttribution, type Source, setSources } from './attribution-sets.ts';
+import { benchEvidenceSetup, naiveAttribution, type Source, setSources } from './attribution-sets.ts';
 import { type BaselineCase, benchAt, withWorktree } from './baseline.ts';
 import { machineFacts, writeResultsSection } from './stats-util.ts';
 
@@ -78,12 +72,7 @@ interface Outcome extends ScoredCase {
 
 // ---- running the attributor as `memtrace bench` does ----------------------------------------
 
-const quiet = { write: () => true } as unknown as NodeJS.WritableStream;
-const setup = await evidenceSetup({ method: 'evidence', match: 'vectors' }, {
-  stdout: quiet,
-  stderr: process.stderr,
-  env: process.env,
-} as never);
+const setup = await benchEvidenceSetup();
 const run: MethodRun = { method: 'evidence', model: undefined, prior: false, agent: {}, setup };
 
 const CACHE = join(OUT, 'generalisation-cache');

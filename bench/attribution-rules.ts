@@ -20,7 +20,7 @@
 import { writeFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { evidenceSetup, judgePoolOf } from '../src/cli/attribution-setup.ts';
+import { judgePoolOf } from '../src/cli/attribution-setup.ts';
 import { openTraceFile } from '../src/cli/files.ts';
 import {
   type Attribution,
@@ -35,7 +35,7 @@ import { casePath, listCases, systemOf, type TraceCase } from '../src/core/cases
 import { opStructure, type TraceGraph } from '../src/core/graph/index.ts';
 import { caseKey, FILE_CHOICE, fileLabels, labelsFor } from '../src/core/labels/index.ts';
 import { JUDGE_RULES } from '../src/systems/index.ts';
-import { naiveAttribution, type Source, setSources } from './attribution-sets.ts';
+import { benchEvidenceSetup, naiveAttribution, type Source, setSources } from './attribution-sets.ts';
 import { machineFacts, writeResultsSection } from './stats-util.ts';
 
 const { values } = parseArgs({
@@ -128,12 +128,7 @@ function sample(all: Source[], n: number): Source[] {
   );
 }
 
-const quiet = { write: () => true } as unknown as NodeJS.WritableStream;
-const setup = await evidenceSetup({ method: 'evidence', match: 'vectors' }, {
-  stdout: quiet,
-  stderr: process.stderr,
-  env: process.env,
-} as never);
+const setup = await benchEvidenceSetup();
 
 async function scoreFile(src: Source, pool: Awaited<ReturnType<typeof judgePoolOf>>): Promise<Outcome[]> {
   const r = await openTraceFile(src.file);

@@ -4,6 +4,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { evidenceSetup } from '../src/cli/attribution-setup.ts';
 import { casePath, type TraceCase } from '../src/core/cases/index.ts';
 import { opStructure, type TraceGraph } from '../src/core/graph/index.ts';
 import { answerWords, type LlmBenchSummary } from '../src/systems/index.ts';
@@ -101,4 +102,14 @@ export function naiveAttribution(g: TraceGraph, c: TraceCase): { type: string | 
     return { type: deletion ? 'DeletionError' : STAGES[stage].type, op: g.opId[op] };
   }
   return { type: 'ResponseError', op: answer };
+}
+
+/** The evidence method's setup as `memtrace bench` makes it (word vectors), its own output silenced. */
+export function benchEvidenceSetup(): ReturnType<typeof evidenceSetup> {
+  const quiet = { write: () => true } as unknown as NodeJS.WritableStream;
+  return evidenceSetup({ method: 'evidence', match: 'vectors' }, {
+    stdout: quiet,
+    stderr: process.stderr,
+    env: process.env,
+  } as never);
 }

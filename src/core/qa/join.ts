@@ -97,14 +97,15 @@ function callsHolding(rows: readonly QaRow[], calls: LlmCall[], text: (id: strin
   const out = rows.map(() => [] as number[]);
   calls.forEach((call, ci) => {
     const pieces = call.inputs.flatMap((id) => textPieces(text(id)));
-    // Every unit, however short: a question ("What is 2 + 2?") is no trivial overlap.
-    const body = pieces.map(normalizeUnit).join('\n');
+    // Every piece, however short: a question ("What is 2 + 2?") is no trivial overlap.
+    const normal = pieces.map(normalizeUnit);
+    const body = normal.join('\n');
     const w = words(body.replace(/\n/g, ' '));
     const seen = new Set<number>();
     for (let i = 0; i < w.length; i++)
       for (const n of lengths) {
         for (const r of byKey.get(w.slice(i, i + n).join(' ')) ?? [])
-          if (!seen.has(r) && body.includes(norm[r]) && !askedAfter(pieces, norm[r])) {
+          if (!seen.has(r) && body.includes(norm[r]) && !askedAfter(pieces, normal, norm[r])) {
             seen.add(r);
             out[r].push(ci);
           }
@@ -117,12 +118,11 @@ function callsHolding(rows: readonly QaRow[], calls: LlmCall[], text: (id: strin
  * Does the input ask another question after this one? Then the question is chat history and
  * the call answers the later one ("What is 2 + 2?", its answer, "And what is 3 + 3?").
  */
-function askedAfter(pieces: readonly string[], question: string): boolean {
-  let last = -1;
-  pieces.forEach((p, i) => {
-    if (normalizeUnit(p).includes(question)) last = i;
-  });
-  return pieces.slice(last + 1).some((p) => /\?\s*$/.test(p) && !normalizeUnit(p).includes(question));
+function askedAfter(pieces: readonly string[], normal: readonly string[], question: string): boolean {
+  const last = normal.findLastIndex((n) => n.includes(question));
+  for (let i = last + 1; i < pieces.length; i++)
+    if (/\?\s*$/.test(pieces[i]) && !normal[i].includes(question)) return true;
+  return false;
 }
 
 /** A completion that is a tool call's arguments (JSON), not an answer in words. */

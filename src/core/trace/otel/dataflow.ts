@@ -93,13 +93,13 @@ export function textPieces(text: string): string[] {
 
 /**
  * The normalised units of a text (deduplicated, in order): its pieces (`textPieces`) normalised,
- * those shorter than `minLength` left out.
+ * those shorter than `MIN_UNIT` left out.
  */
-export function textUnits(text: string, minLength = MIN_UNIT): string[] {
+export function textUnits(text: string): string[] {
   const seen = new Set<string>();
   for (const p of textPieces(text)) {
     const n = normalizeUnit(p);
-    if (n.length >= minLength) seen.add(n);
+    if (n.length >= MIN_UNIT) seen.add(n);
   }
   return [...seen];
 }
