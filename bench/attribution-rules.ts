@@ -16,6 +16,8 @@
  * per system: the full sets take hours on two cores. On `llm` and `faultbench` the trace's judge
  * is learned, so the default runs evidence-flow (`learned-judge`); the stage walk's rules are
  * ablated there with `learned-judge` off ("walk everywhere"), to see them on data made otherwise.
+ * `--default-only` scores the default alone (a quick check: no ablation); `--outcomes FILE` writes
+ * the default verdicts with their calibration keys as JSON (to study the calibration).
  */
 import { writeFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
@@ -25,17 +27,29 @@ import { openTraceFile } from '../src/cli/files.ts';
 import {
   type Attribution,
   attributeStageWalk,
+  type CalibrationTable,
   calibrationKey,
+  calibrationKeys,
+  confidenceFrom,
   DEFAULT_STAGE_SETTINGS,
+  PRIOR_WEIGHT,
+  SCORE_BANDS,
   STAGE_RULES,
   type StageRuleId,
   type StageSettings,
+  UNCERTAIN_BELOW,
 } from '../src/core/attribution/index.ts';
 import { casePath, listCases, systemOf, type TraceCase } from '../src/core/cases/index.ts';
 import { opStructure, type TraceGraph } from '../src/core/graph/index.ts';
 import { caseKey, FILE_CHOICE, fileLabels, labelsFor } from '../src/core/labels/index.ts';
 import { JUDGE_RULES } from '../src/systems/index.ts';
-import { benchEvidenceSetup, naiveAttribution, type Source, setSources } from './attribution-sets.ts';
+import {
+  benchEvidenceSetup,
+  memevalNaive,
+  naiveAttribution,
+  type Source,
+  setSources,
+} from './attribution-sets.ts';
 import { machineFacts, writeResultsSection } from './stats-util.ts';
 
 const { values } = parseArgs({
@@ -45,6 +59,8 @@ const { values } = parseArgs({
     'per-design': { type: 'string', default: '1' },
     'cases-per-file': { type: 'string', default: '20' },
     'write-calibration': { type: 'boolean', default: false },
+    'default-only': { type: 'boolean', default: false },
+    outcomes: { type: 'string' },
   },
 });
 const machine = machineFacts();
@@ -96,7 +112,12 @@ interface Outcome {
   label: string;
   predicted: string | null;
   naive: string | null;
+  /** The naive rule with MemEval's stage texts (`memevalNaive`). */
+  naiveMemeval: string | null;
+  /** The decider's calibration key (the previous table's key). */
   key: string;
+  /** The verdict's calibration keys, coarse to fine (`calibrationKeys`). */
+  keys: string[];
   confidence: number;
   uncertain: boolean;
   adversarial: boolean;
@@ -136,7 +157,8 @@ async function scoreFile(src: Source, pool: Awaited<ReturnType<typeof judgePoolO
   const g = r.graph;
   const chosen = labelsFor(fileLabels(g.doc), FILE_CHOICE);
   const system = systemOf(g.doc, src.file);
-  const variants = src.set === 'llm' || src.set === 'faultbench' ? JUDGED_VARIANTS : PRIOR_VARIANTS;
+  const all = src.set === 'llm' || src.set === 'faultbench' ? JUDGED_VARIANTS : PRIOR_VARIANTS;
+  const variants = values['default-only'] ? all.slice(0, 1) : all;
   const out: Outcome[] = [];
   const cap = src.set === 'llm' || src.set === 'faultbench' ? Number(values['cases-per-file']) : Infinity;
   let taken = 0;
@@ -144,6 +166,7 @@ async function scoreFile(src: Source, pool: Awaited<ReturnType<typeof judgePoolO
     const label = chosen.get(caseKey({ graphId: g.doc.graph_id, queryId: c.queryId }));
     if (!label || taken++ >= cap) continue;
     const naive = naiveAttribution(g, c).type;
+    const naiveMemeval = memevalNaive(g, c).type;
     for (const v of variants) {
       const a = await attributeStageWalk(
         { graph: g, case: c, system },
@@ -155,7 +178,9 @@ async function scoreFile(src: Source, pool: Awaited<ReturnType<typeof judgePoolO
         label: label.errorType,
         predicted: a.error_type,
         naive,
+        naiveMemeval,
         key: calibrationKey(a.rules ?? [], a.answer_rule?.source ?? 'prior'),
+        keys: a.calibration_keys ?? calibrationKeys(a.rules ?? [], a.answer_rule?.source ?? 'prior'),
         confidence: a.confidence ?? 0,
         uncertain: a.uncertain ?? false,
         adversarial: c.goldenAnswers.every((x) => !x.trim()),
@@ -183,18 +208,27 @@ function accuracy(os: Outcome[], pick: (o: Outcome) => string | null = (o) => o.
   return { micro, macro, oia, cells };
 }
 
-/** Calibration table from outcomes: per key, verdicts and right ones. */
+/** Calibration table from outcomes: per key (every level of each verdict's keys), verdicts and right ones. */
 function tableOf(os: Outcome[]): Record<string, { n: number; right: number }> {
   const t: Record<string, { n: number; right: number }> = {};
-  for (const o of os) {
-    t[o.key] ??= { n: 0, right: 0 };
-    t[o.key].n++;
-    if (o.predicted === o.label) t[o.key].right++;
-  }
+  for (const o of os)
+    for (const k of o.keys) {
+      t[k] ??= { n: 0, right: 0 };
+      t[k].n++;
+      if (o.predicted === o.label) t[k].right++;
+    }
   return t;
 }
-const conf = (t: Record<string, { n: number; right: number }>, key: string) =>
-  t[key] ? (t[key].right + 1) / (t[key].n + 2) : 0.5;
+/** The previous calibration: the decider's key alone, add-one smoothed (kept to compare). */
+const before = (t: CalibrationTable, o: Outcome) =>
+  t[o.key] ? (t[o.key].right + 1) / (t[o.key].n + 2) : 0.5;
+/** The calibration now: every level, each shrunk toward the one above (`confidenceFrom`). */
+const after = (t: CalibrationTable, o: Outcome) => confidenceFrom(t, o.keys);
+/** A key's levels, coarse to fine: `src`, `decider|src`, `decider|src|band`. */
+const chainOf = (key: string) => {
+  const [decider, src, band] = key.split('|');
+  return src === undefined ? [key] : [src, `${decider}|${src}`, ...(band ? [key] : [])];
+};
 
 /** ECE over 10 bins and the accuracy of the most confident half, under confidences `cs`. */
 function calibration(os: Outcome[], cs: number[]) {
@@ -209,7 +243,8 @@ function calibration(os: Outcome[], cs: number[]) {
   const order = cs.map((c, i) => [c, i] as const).sort((a, b) => b[0] - a[0]);
   const half = order.slice(0, Math.ceil(order.length / 2));
   const topHalf = half.filter(([, i]) => os[i].predicted === os[i].label).length / half.length;
-  const uncertain = cs.filter((c) => c < 0.5).length;
+  const unsure = os.filter((_, i) => cs[i] < UNCERTAIN_BELOW);
+  const uncertain = `${unsure.length}${unsure.length ? `: ${pct(unsure.filter((o) => o.predicted === o.label).length / unsure.length)}` : ''}`;
   return { ece, topHalf, uncertain };
 }
 
@@ -240,17 +275,21 @@ const groups = [...new Set(outcomes.map((o) => `${groupName(o.src)}|${partOf(o)}
 const of = (g: string, variant: string) =>
   outcomes.filter((o) => `${groupName(o.src)}|${partOf(o)}` === g && o.variant === variant);
 
-// Calibration: fitted on dev parts (llm dev, faultbench, shared); memeval by leave-one-out.
+// Calibration: fitted on the dev parts (llm dev, faultbench, shared, memeval); a dev verdict is
+// scored with the table of every other file (memeval: one case a file, so leave-one-out), a
+// held-out one with the whole dev table.
 const defaults = outcomes.filter((o) => o.variant === 'default');
-const devTable = tableOf(
-  defaults.filter(
-    (o) =>
-      o.src.part === 'dev' || o.src.set === 'faultbench' || o.src.set === 'shared' || o.src.set === 'memeval',
-  ),
-);
-const looConf = (o: Outcome) => {
-  const t = tableOf(defaults.filter((x) => x !== o && (x.src.part === 'dev' || x.src.set !== 'llm')));
-  return conf(t, o.key);
+const fitted = defaults.filter((o) => o.src.part === 'dev' || o.src.set !== 'llm');
+const devTable = tableOf(fitted);
+const withoutFile = new Map<string, CalibrationTable>();
+const tableFor = (o: Outcome): CalibrationTable => {
+  if (o.src.part === 'heldout') return devTable;
+  let t = withoutFile.get(o.src.file);
+  if (!t) {
+    t = tableOf(fitted.filter((x) => x.src.file !== o.src.file));
+    withoutFile.set(o.src.file, t);
+  }
+  return t;
 };
 
 const lines: string[] = [];
@@ -264,25 +303,52 @@ lines.push(
   '',
   '### Default verdicts and the naive stage rule',
   '',
-  '| set | part | n | ETA | macro ETA | OIA | naive ETA | naive macro | contradictions | Extraction | Update | Deletion | Retrieval | Response |',
-  '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+  '"naive (MemEval texts)": the same lexical test and order over the texts MemEval\'s staged diagnosis shows each stage (`memevalNaive`): the extraction of every store that read the case\'s messages, with the time stamps of those messages ("initial_results (and time_stamp if needed)"); what the path\'s updates wrote, with the time stamps it names; what retrieval returned.',
+  '',
+  '| set | part | n | ETA | macro ETA | OIA | naive ETA | naive macro | naive (MemEval texts) ETA | naive (MemEval texts) macro | contradictions | Extraction | Update | Deletion | Retrieval | Response |',
+  '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
 );
+/** A row of default verdicts against both naive rules. */
+const defaultRow = (set: string, part: string, os: Outcome[]) => {
+  const a = accuracy(os);
+  const n = accuracy(os, (o) => o.naive);
+  const m = accuracy(os, (o) => o.naiveMemeval);
+  return `| ${set} | ${part} | ${os.length} | ${pct(a.micro)} | ${pct(a.macro)} | ${pct(a.oia)} | ${pct(n.micro)} | ${pct(n.macro)} | ${pct(m.micro)} | ${pct(m.macro)} | ${os.filter((o) => o.contradicts).length} | ${a.cells.join(' | ')} |`;
+};
 for (const g of groups) {
   const os = of(g, 'default');
   if (os.length === 0) continue;
-  const a = accuracy(os);
-  const n = accuracy(os, (o) => o.naive);
   const [set, part] = g.split('|');
-  lines.push(
-    `| ${set} | ${part} | ${os.length} | ${pct(a.micro)} | ${pct(a.macro)} | ${pct(a.oia)} | ${pct(n.micro)} | ${pct(n.macro)} | ${os.filter((o) => o.contradicts).length} | ${a.cells.join(' | ')} |`,
-  );
-  if (set === 'memeval') {
-    const na = os.filter((o) => !o.adversarial);
-    const b = accuracy(na);
+  lines.push(defaultRow(set, part, os));
+  if (set === 'memeval')
     lines.push(
-      `| ${set} | not adversarial | ${na.length} | ${pct(b.micro)} | ${pct(b.macro)} | ${pct(b.oia)} | ${pct(accuracy(na, (o) => o.naive).micro)} | ${pct(accuracy(na, (o) => o.naive).macro)} | ${na.filter((o) => o.contradicts).length} | ${b.cells.join(' | ')} |`,
+      defaultRow(
+        set,
+        'not adversarial',
+        os.filter((o) => !o.adversarial),
+      ),
     );
-  }
+}
+
+// Per design (the LLM-written memories' designs, judge rules pooled; the fault-injected benchmark's systems).
+lines.push(
+  '',
+  '### Per design (judge rules pooled)',
+  '',
+  '| set | design | part | n | ETA | macro ETA | OIA | naive ETA | naive macro | naive (MemEval texts) ETA | naive (MemEval texts) macro | contradictions | Extraction | Update | Deletion | Retrieval | Response |',
+  '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+);
+const designOf = (o: Outcome) => `${o.src.set}|${o.src.design}|${partOf(o)}`;
+const designs = [...new Set(defaults.filter((o) => o.src.design !== undefined).map(designOf))].sort();
+for (const d of designs) {
+  const [set, design, part] = d.split('|');
+  lines.push(
+    defaultRow(
+      set,
+      `${design} | ${part}`,
+      defaults.filter((o) => designOf(o) === d),
+    ),
+  );
 }
 
 lines.push(
@@ -340,34 +406,50 @@ lines.push(
     : '**The default is not what the dev parts choose now**: set the chosen thresholds in `DEFAULT_STAGE_SETTINGS` and run again.',
 );
 
-lines.push('', '### Calibration of `confidence` (dev table; memeval by leave-one-out)', '');
+const w = PRIOR_WEIGHT;
 lines.push(
-  '| set | part | n | ECE (10 bins) | ETA of the most confident half | uncertain (< 0.5) |',
-  '| --- | --- | --- | --- | --- | --- |',
+  '',
+  '### Calibration of `confidence` (fitted on the dev parts; a dev verdict scored with the table of every other file, memeval by leave-one-out)',
+  '',
+  `Before: the table keyed by decider and source (\`decider|judge\` / \`decider|prior\`), add-one smoothed. After: three levels, coarse to fine — the source, the decider, and for an evidence-flow verdict the band of its own score (bands from ${SCORE_BANDS.join(', ')}) — each level's rate shrunk toward the level above with the weight of ${w.decider} (decider) / ${w.band} (band) verdicts of it, the source toward one in two with the weight of ${w.source}. Both are scored here the same way (before this change the dev rows were scored with the table fitted on them). "uncertain": verdicts below ${UNCERTAIN_BELOW}, and the ETA among them.`,
+  '',
+  '| set | part | n | ETA | ECE (10 bins) before | after | ETA of the most confident half before | after | uncertain before | after |',
+  '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
 );
+const calibrationRow = (set: string, part: string, os: Outcome[]) => {
+  const b = calibration(
+    os,
+    os.map((o) => before(tableFor(o), o)),
+  );
+  const c = calibration(
+    os,
+    os.map((o) => after(tableFor(o), o)),
+  );
+  const eta = os.filter((o) => o.predicted === o.label).length / os.length;
+  return `| ${set} | ${part} | ${os.length} | ${pct(eta)} | ${b.ece.toFixed(3)} | ${c.ece.toFixed(3)} | ${pct(b.topHalf)} | ${pct(c.topHalf)} | ${b.uncertain} | ${c.uncertain} |`;
+};
 for (const g of groups) {
   const os = of(g, 'default');
   if (os.length === 0) continue;
-  const cs = os.map((o) => (o.src.set === 'memeval' ? looConf(o) : conf(devTable, o.key)));
-  const c = calibration(os, cs);
   const [set, part] = g.split('|');
-  lines.push(
-    `| ${set} | ${part} | ${os.length} | ${c.ece.toFixed(3)} | ${pct(c.topHalf)} | ${c.uncertain} |`,
-  );
+  lines.push(calibrationRow(set, part, os));
 }
 lines.push('', '| calibration key | dev verdicts | right | confidence |', '| --- | --- | --- | --- |');
 for (const [k, v] of Object.entries(devTable).sort())
-  lines.push(`| ${k} | ${v.n} | ${v.right} | ${conf(devTable, k).toFixed(2)} |`);
+  lines.push(`| ${k} | ${v.n} | ${v.right} | ${confidenceFrom(devTable, chainOf(k)).toFixed(2)} |`);
 const minutes = (performance.now() - started) / 60000;
 lines.push(
   '',
   `${outcomes.length} verdicts (${defaults.length} cases × variants) in ${minutes.toFixed(1)} min. Measured with \`npx tsx bench/attribution-rules.ts --sets ${values.sets} --per-design ${values['per-design']} --cases-per-file ${values['cases-per-file']}${values['write-calibration'] ? ' --write-calibration' : ''}\`. Machine: ${machine}.`,
 );
+if (values.outcomes)
+  writeFileSync(values.outcomes, JSON.stringify(defaults.map(({ src, ...o }) => ({ ...src, ...o }))));
 writeResultsSection('Attribution rules, ablation and calibration', lines.join('\n'));
 if (values['write-calibration']) {
   const body = Object.entries(devTable)
     .sort()
-    .map(([k, v]) => `  '${k}': { n: ${v.n}, right: ${v.right} },`)
+    // Quoted as the formatter wants: bare when the key is an identifier.
+    .map(([k, v]) => `  ${/^[A-Za-z_$][\w$]*$/.test(k) ? k : `'${k}'`}: { n: ${v.n}, right: ${v.right} },`)
     .join('\n');
   writeFileSync(
     join(ROOT, 'src/core/attribution/calibration-table.ts'),

@@ -12,6 +12,7 @@ import {
   attributeStageWalk,
   CALIBRATION,
   llmCarryJudge,
+  PRIOR_WEIGHT,
   STAGE_RULES,
   STAGE_VOTES,
   UNCERTAIN_BELOW,
@@ -179,8 +180,11 @@ describe('honest uncertainty', () => {
       expect(a.op_id, question).toBe(first);
       expect(a.error_type, question).toBe(topical ? 'RetrievalError' : 'ResponseError');
       expect(a.rules, question).toEqual(['no-golden-answer']);
-      const cell = CALIBRATION['no-golden-answer|prior'];
-      const expected = cell ? (cell.right + 1) / (cell.n + 2) : 0.5;
+      // The source's rate (add-one), then the decider's shrunk toward it (PRIOR_WEIGHT.decider verdicts).
+      const src = CALIBRATION.prior ?? { n: 0, right: 0 };
+      const cell = CALIBRATION['no-golden-answer|prior'] ?? { n: 0, right: 0 };
+      const p = (src.right + 1) / (src.n + 2);
+      const expected = (cell.right + PRIOR_WEIGHT.decider * p) / (cell.n + PRIOR_WEIGHT.decider);
       expect(a.confidence, question).toBeCloseTo(expected, 6);
       // Below the threshold a verdict is uncertain and names its two leading candidates.
       expect(a.uncertain, question).toBe(expected < UNCERTAIN_BELOW);

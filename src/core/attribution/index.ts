@@ -1,6 +1,15 @@
 export * from './agents/index.ts';
 export { type AnswerRuleFit, accepts, describeAnswerRule, MIN_VERDICTS } from './answer-rule.ts';
-export { calibrationKey, confidenceOf, UNCERTAIN_BELOW } from './calibration.ts';
+export {
+  type CalibrationTable,
+  calibrationKey,
+  calibrationKeys,
+  confidenceFrom,
+  confidenceOf,
+  PRIOR_WEIGHT,
+  SCORE_BANDS,
+  UNCERTAIN_BELOW,
+} from './calibration.ts';
 export { CALIBRATION } from './calibration-table.ts';
 export { type CarryJudge, llmCarryJudge, sentenceModelJudge } from './carry-judge.ts';
 export * from './case-context.ts';

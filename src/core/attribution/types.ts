@@ -74,6 +74,8 @@ export interface Attribution {
    * right about 80 % of the time there.
    */
   confidence?: number;
+  /** Evidence: the calibration keys `confidence` was read from, coarse to fine (calibration.ts). */
+  calibration_keys?: string[];
   /** Evidence: the ids of the decision rules that fired (`STAGE_RULES`), in the order they applied. */
   rules?: string[];
   /** Evidence: the confidence is below `UNCERTAIN_BELOW`; `candidates` holds the two leading verdicts. */

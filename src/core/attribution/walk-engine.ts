@@ -1,4 +1,4 @@
-import { confidenceOf, UNCERTAIN_BELOW } from './calibration.ts';
+import { calibrationKeys, confidenceOf, UNCERTAIN_BELOW } from './calibration.ts';
 import type { CarryJudge } from './carry-judge.ts';
 import { type CaseContext, caseContext, untraceable } from './case-context.ts';
 import {
@@ -152,9 +152,12 @@ function flowVerdict(a: Attribution, used: AnswerRuleUsed): Attribution {
   if (a.error_type === null)
     return { ...a, rules: ['learned-judge'], attributor_version: ATTRIBUTOR_VERSION };
   const rules = ['learned-judge', `flow:${a.error_type}`];
-  const confidence = confidenceOf(rules, used.source);
+  // Evidence-flow's own score (before calibration) picks the band its verdict is calibrated in.
+  const score = a.confidence ?? null;
+  const confidence = confidenceOf(rules, used.source, score);
   const uncertain = confidence < UNCERTAIN_BELOW && a.candidates.length > 1;
-  return { ...a, rules, confidence, uncertain, attributor_version: ATTRIBUTOR_VERSION };
+  const calibration_keys = calibrationKeys(rules, used.source, score);
+  return { ...a, rules, confidence, calibration_keys, uncertain, attributor_version: ATTRIBUTOR_VERSION };
 }
 
 /**
@@ -237,6 +240,7 @@ function finish(
     not_attributable: null,
     rules: v.rules satisfies StageRuleId[],
     confidence,
+    calibration_keys: calibrationKeys(v.rules, used.source),
     uncertain,
     verdict_evidence: v.held ? { held: v.held, after: v.after } : null,
     cost,
