@@ -138,10 +138,16 @@ function contradicts(g: TraceGraph, c: TraceCase, a: Attribution): boolean {
   return opStructure(g, answerOp).inputs.some((v) => g.varValue[v].includes(held.text));
 }
 
+/**
+ * N files per judge rule, design and part of the LLM-written memories; N per conversation name of
+ * the fault-injected benchmark (its files sort by system, so the first system's: a wider sample
+ * of its 23–62 MB runs would take hours with the ablation); every file of the other sets.
+ */
 function sample(all: Source[], n: number): Source[] {
   const groups = new Map<string, Source[]>();
   for (const s of all) {
-    const g = `${s.set}|${s.rule ?? ''}|${s.design ?? basename(s.file).split('-')[0]}|${s.part ?? ''}`;
+    const design = s.set === 'faultbench' ? basename(s.file).split('-')[0] : s.design;
+    const g = `${s.set}|${s.rule ?? ''}|${design ?? basename(s.file).split('-')[0]}|${s.part ?? ''}`;
     groups.set(g, [...(groups.get(g) ?? []), s]);
   }
   return [...groups.values()].flatMap((g) =>
@@ -299,7 +305,7 @@ lines.push(
   "evidence-flow; elsewhere (people's labels, single verdicts) the stage walk decides. ETA = error-type accuracy; macro = mean",
   'over the types present; cells per type are n: ETA. "naive": MemEval\'s stage order with a lexical "states the answer" test',
   "(the first stage along the case path whose outputs hold fewer than half of the golden answer's content words).",
-  `Files: every memeval and shared file; ${values['per-design']} dev and ${values['per-design']} held-out file(s) per judge rule and design of the LLM-written memories, ${values['per-design']} per system of the fault-injected benchmark (\`--per-design\`), at most ${values['cases-per-file']} labelled cases of each of those files (\`--cases-per-file\`).`,
+  `Files: every memeval and shared file; ${values['per-design']} dev and ${values['per-design']} held-out file(s) per judge rule and design of the LLM-written memories, ${values['per-design']} per conversation name of the fault-injected benchmark (\`--per-design\`; its files sort by system, so these are ${[...new Set(srcs.filter((x) => x.set === 'faultbench').map((x) => x.design))].join(', ') || 'none'}'s), at most ${values['cases-per-file']} labelled cases of each of those files (\`--cases-per-file\`).`,
   '',
   '### Default verdicts and the naive stage rule',
   '',
