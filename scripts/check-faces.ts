@@ -18,14 +18,7 @@ import { specifierOf, takenBy } from './layers/taken.ts';
 import ts, { sourceProgram, type TS } from './layers/typescript.ts';
 
 /** Modules whose face still re-exports whole files (being reworked elsewhere); the rest are checked. */
-export const WIDE_FACES = new Set([
-  'src/core/attribution',
-  'src/core/cases',
-  'src/core/graph',
-  'src/core/labels',
-  'src/core/report',
-  'src/core/trace',
-]);
+export const WIDE_FACES = new Set<string>([]);
 
 const FOLDERS = ['src', 'workers', 'bench', 'scripts', 'bin', 'tests'];
 const SKIP = ['tests/fixtures'];
@@ -113,15 +106,19 @@ function starLines(root: string, face: string): number[] {
 function narrowText(root: string, face: string, keep: readonly Export[]): string {
   const text = readFileSync(join(root, face), 'utf8');
   const header = /^\/\*\*[\s\S]*?\*\/\n/.exec(text)?.[0] ?? '';
-  const byFile = new Map<string, string[]>();
+  const byFile = new Map<string, Export[]>();
   for (const e of keep) {
     const from = `./${posix(relative(face.replace(/\/[^/]+$/, ''), e.file!))}`;
-    const name = e.original === e.name ? e.name : `${e.original} as ${e.name}`;
-    byFile.set(from, [...(byFile.get(from) ?? []), e.isValue ? name : `type ${name}`]);
+    byFile.set(from, [...(byFile.get(from) ?? []), e]);
   }
+  const named = (e: Export) => (e.original === e.name ? e.name : `${e.original} as ${e.name}`);
   const lines = [...byFile]
     .sort(([a], [b]) => (a < b ? -1 : 1))
-    .map(([from, names]) => `export { ${names.join(', ')} } from '${from}';`);
+    .map(([from, es]) =>
+      es.some((e) => e.isValue)
+        ? `export { ${es.map((e) => (e.isValue ? named(e) : `type ${named(e)}`)).join(', ')} } from '${from}';`
+        : `export type { ${es.map(named).join(', ')} } from '${from}';`,
+    );
   return `${header}${header ? '\n' : ''}${lines.join('\n')}\n`;
 }
 
