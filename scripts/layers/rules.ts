@@ -140,6 +140,23 @@ export function coreModuleOf(path: string): string | undefined {
 }
 
 /**
+ * The module a path belongs to in any layer (`coreModuleOf` generalised): in core its
+ * `src/core/<name>`; elsewhere the outermost folder under `src/` that has an `index.ts` (its
+ * face), its subfolders included — `src/db`, `src/sdk`, `src/systems` (with `loaders/` and
+ * `optimize/`), `src/app/lanes`. Undefined for a file in no such folder (`src/cli/…`, `workers/…`).
+ * `faced`: the folders (relative to the root, `/` separated) that have an `index.ts`.
+ */
+export function moduleOf(path: string, faced: ReadonlySet<string>): string | undefined {
+  if (path.startsWith('src/core/')) return coreModuleOf(path);
+  const parts = path.split('/');
+  for (let i = 2; i < parts.length; i++) {
+    const folder = parts.slice(0, i).join('/');
+    if (folder.startsWith('src/') && faced.has(folder)) return folder;
+  }
+  return undefined;
+}
+
+/**
  * Whether a file is a face of its core module, the files other modules and layers may import:
  * its `index.ts`; a narrower `index.<name>.ts` (`index.light.ts`: a subset for code that must
  * load little, such as the app's start chunk); and its Node-only adapters (`*.node.ts` at the
