@@ -2,8 +2,9 @@
  * Narrow faces: a module's face (`index.ts`, `index.<name>.ts`) names what other modules and
  * layers import from it — no `export *`, and no name that no file outside the module imports
  * (src/, workers/, bench/, scripts/, bin/ and tests/ count; the module's own files import each
- * other directly). A module is a core module (`src/core/<name>`) or, in the other layers, the
- * outermost folder under src/ with an `index.ts` (`moduleOf` in ./layers/rules.ts). A public
+ * other directly). A module is a folder under src/ with an `index.ts` (`moduleOfFace` in
+ * ./layers/rules.ts); modules nest, and a nested module's face names what the files outside
+ * its folder (its parent's included) take. A public
  * face (`PUBLIC_FACES`: the SDK, which users import) keeps every name, but names them too.
  * Modules in `WIDE_FACES` keep their `export *` while someone reworks them (none now).
  *
@@ -14,7 +15,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { relativeResolver, sourceFiles } from './layers/check.ts';
-import { isModuleFace, moduleOf } from './layers/rules.ts';
+import { insideModule, moduleOfFace } from './layers/rules.ts';
 import { scriptsOf } from './layers/source.ts';
 import { specifierOf, takenBy } from './layers/taken.ts';
 import ts, { sourceProgram, type TS } from './layers/typescript.ts';
@@ -31,31 +32,26 @@ const SKIP = ['tests/fixtures'];
 const posix = (p: string) => p.split('\\').join('/');
 
 /** The folders under `dir` (relative to `root`) that have an `index.ts`, `dir` included. */
-function facedFolders(root: string, dir = 'src', out = new Set<string>()): Set<string> {
-  if (existsSync(join(root, dir, 'index.ts'))) out.add(dir);
+function modulesOf(root: string, dir = 'src', out: string[] = []): string[] {
+  if (existsSync(join(root, dir, 'index.ts'))) out.push(dir);
   for (const d of readdirSync(join(root, dir), { withFileTypes: true }))
-    if (d.isDirectory() && d.name !== 'node_modules') facedFolders(root, `${dir}/${d.name}`, out);
+    if (d.isDirectory() && d.name !== 'node_modules') modulesOf(root, `${dir}/${d.name}`, out);
   return out;
 }
 
-/** The faces of the modules under `root`: `index.ts` and `index.<name>.ts` at each module's top. */
-function facesOf(root: string, faced: ReadonlySet<string>): string[] {
-  return [...faced]
-    .filter((folder) => moduleOf(`${folder}/index.ts`, faced) === folder)
+/** The faces of the modules under `root`: each module's `index.ts` and `index.<name>.ts`. */
+function facesOf(root: string): string[] {
+  return modulesOf(root)
     .sort()
-    .flatMap((folder) =>
-      readdirSync(join(root, folder))
-        .map((f) => `${folder}/${f}`)
-        .filter((f) => isModuleFace(f) && /\/index(\.[\w-]+)?\.ts$/.test(f)),
+    .flatMap((module) =>
+      readdirSync(join(root, module))
+        .map((f) => `${module}/${f}`)
+        .filter((f) => moduleOfFace(f) === module),
     );
 }
 
 /** For each face: the names files outside its module take from it, or `whole` when one takes it all. */
-function usesOf(
-  root: string,
-  faces: ReadonlySet<string>,
-  faced: ReadonlySet<string>,
-): Map<string, Set<string> | 'whole'> {
+function usesOf(root: string, faces: ReadonlySet<string>): Map<string, Set<string> | 'whole'> {
   const resolveRelative = relativeResolver(root);
   const uses = new Map<string, Set<string> | 'whole'>();
   for (const file of sourceFiles(root, FOLDERS, SKIP)) {
@@ -64,7 +60,7 @@ function usesOf(
       const visit = (n: TS.Node): void => {
         const literal = specifierOf(n);
         const target = literal?.text.startsWith('.') ? resolveRelative(file, literal.text) : undefined;
-        if (target && faces.has(target) && moduleOf(file, faced) !== moduleOf(target, faced)) {
+        if (target && faces.has(target) && !insideModule(file, moduleOfFace(target)!)) {
           const takes = takenBy(n);
           const had = uses.get(target) ?? new Set<string>();
           if (takes === 'whole' || had === 'whole') uses.set(target, 'whole');
@@ -96,7 +92,8 @@ interface Export {
  * Where a face takes one name from: the specifier as the face writes it when it names the name
  * (`export { a } from './a.ts'`, kept, whatever it points at); else, for a name of `export *`,
  * the first file of the module along its re-export chain (the declaration's, or the module's
- * file re-exporting another module's name).
+ * file re-exporting another module's name) — or the face of a module nested in it that holds
+ * that file and names the name (`./loaders/index.ts`).
  */
 function exportOf(
   root: string,
@@ -104,6 +101,7 @@ function exportOf(
   e: TS.Symbol,
   checker: TS.TypeChecker,
   inModule: (file: string) => boolean,
+  nested: (file: string, name: string) => string | undefined,
 ): Export {
   const alias = e.flags & ts.SymbolFlags.Alias;
   const target = alias ? checker.getAliasedSymbol(e) : e;
@@ -124,7 +122,12 @@ function exportOf(
     const declared = s.declarations?.[0]?.getSourceFile().fileName;
     const file = declared && posix(relative(root, declared));
     if (file && file !== face && inModule(file))
-      return { name: e.name, from: specifierFrom(face, file), original: e.name, isValue };
+      return {
+        name: e.name,
+        from: specifierFrom(face, nested(file, e.name) ?? file),
+        original: e.name,
+        isValue,
+      };
     s = s.flags & ts.SymbolFlags.Alias ? checker.getImmediateAliasedSymbol(s) : undefined;
   }
   return { name: e.name, from: null, original: e.name, isValue };
@@ -143,18 +146,22 @@ function symbolsOf(root: string, files: readonly string[]) {
 }
 
 /** What each face exports, by the type checker, each name with the file it is re-exported from. */
-function exportsOf(
-  root: string,
-  faces: readonly string[],
-  faced: ReadonlySet<string>,
-): Map<string, Export[]> {
+function exportsOf(root: string, faces: readonly string[]): Map<string, Export[]> {
   const { checker, exports } = symbolsOf(root, faces);
+  const names = new Map(faces.map((f) => [f, new Set(exports(f).map((e) => e.name))]));
   const out = new Map<string, Export[]>();
   for (const face of faces) {
-    const inModule = (file: string) => moduleOf(file, faced) === moduleOf(face, faced);
+    const module = moduleOfFace(face)!;
+    // The outermost module nested in this one that holds `file`, when its face names `name`.
+    const nested = (file: string, name: string) =>
+      faces
+        .filter((f) => f.endsWith('/index.ts') && moduleOfFace(f) !== module && insideModule(f, module))
+        .filter((f) => insideModule(file, moduleOfFace(f)!) && names.get(f)?.has(name))
+        .sort((a, b) => a.length - b.length)[0];
+    const inModule = (file: string) => insideModule(file, module);
     out.set(
       face,
-      exports(face).map((e) => exportOf(root, face, e, checker, inModule)),
+      exports(face).map((e) => exportOf(root, face, e, checker, inModule, nested)),
     );
   }
   return out;
@@ -165,16 +172,10 @@ function exportsOf(
  * by a branch merged after the face was narrowed): each name declared by exactly one file of
  * the module (not re-exported), as the face would name it; the others stay missing.
  */
-function offersOf(
-  root: string,
-  face: string,
-  names: readonly string[],
-  faced: ReadonlySet<string>,
-): Export[] {
-  const module = moduleOf(face, faced);
-  const files = sourceFiles(root, [module!])
-    .filter((f) => /\.m?ts$/.test(f) && !/\.d\.m?ts$/.test(f) && f !== face)
-    .filter((f) => moduleOf(f, faced) === module);
+function offersOf(root: string, face: string, names: readonly string[]): Export[] {
+  const files = sourceFiles(root, [moduleOfFace(face)!]).filter(
+    (f) => /\.m?ts$/.test(f) && !/\.d\.m?ts$/.test(f) && f !== face,
+  );
   const { exports } = symbolsOf(root, files);
   const found = new Map<string, Export[]>();
   for (const file of files) {
@@ -221,13 +222,11 @@ function narrowText(root: string, face: string, keep: readonly Export[]): string
   return `${header}${header ? '\n' : ''}${lines.join('\n')}\n`;
 }
 
-function main() {
-  const root = resolve(process.argv.slice(2).find((a) => !a.startsWith('--')) ?? process.cwd());
-  const write = process.argv.includes('--write');
-  const faced = facedFolders(root);
-  const faces = facesOf(root, faced).filter((f) => !WIDE_FACES.has(moduleOf(f, faced)!));
-  const uses = usesOf(root, new Set(faces), faced);
-  const exports = exportsOf(root, faces, faced);
+/** Each face's problems; with `write`, the faces rewritten to name what is used (and what was lacking). */
+function review(root: string, write: boolean) {
+  const faces = facesOf(root).filter((f) => !WIDE_FACES.has(moduleOfFace(f)!));
+  const uses = usesOf(root, new Set(faces));
+  const exports = exportsOf(root, faces);
   const problems: string[] = [];
   const rewritten: string[] = [];
   for (const face of faces) {
@@ -247,7 +246,7 @@ function main() {
         `${face}: does not name what files outside the module import from it: ${missing.join(', ')}`,
       );
     if (!write) continue;
-    const offered = missing.length ? offersOf(root, face, missing, faced) : [];
+    const offered = missing.length ? offersOf(root, face, missing) : [];
     const keep = [...(used === 'whole' ? all : all.filter((e) => used.has(e.name))), ...offered];
     const why = !onlyReExports(root, face)
       ? 'it has code of its own'
@@ -262,20 +261,37 @@ function main() {
       rewritten.push(face);
     }
   }
-  if (rewritten.length) {
-    execFileSync('npx', ['biome', 'check', '--write', '--linter-enabled=false', ...rewritten], {
-      cwd: root,
-      stdio: 'inherit',
-    });
-    console.log(`rewrote ${rewritten.length} face(s): ${rewritten.join(', ')}`);
+  return { faces: faces.length, problems, rewritten };
+}
+
+function main() {
+  const root = resolve(process.argv.slice(2).find((a) => !a.startsWith('--')) ?? process.cwd());
+  if (process.argv.includes('--write')) {
+    // A rewritten face asks other things of the faces nested in it: rewrite until none changes.
+    const rewritten = new Set<string>();
+    for (let pass = 0; pass < 4; pass++) {
+      const r = review(root, true);
+      if (!r.rewritten.length) break;
+      execFileSync('npx', ['biome', 'check', '--write', '--linter-enabled=false', ...r.rewritten], {
+        cwd: root,
+        stdio: 'inherit',
+      });
+      for (const f of r.rewritten) rewritten.add(f);
+    }
+    console.log(
+      rewritten.size
+        ? `rewrote ${rewritten.size} face(s): ${[...rewritten].join(', ')}`
+        : 'faces: nothing to rewrite',
+    );
     return;
   }
+  const { faces, problems } = review(root, false);
   if (problems.length) {
     console.error(`Faces wider than their use (${problems.length}):\n${problems.join('\n')}`);
     process.exit(1);
   }
   const wide = WIDE_FACES.size ? `; still wide: ${[...WIDE_FACES].join(', ')}` : '';
-  console.log(`faces: ok (${faces.length} faces name only what others use${wide})`);
+  console.log(`faces: ok (${faces} faces name only what others use${wide})`);
 }
 
 main();

@@ -140,20 +140,20 @@ export function coreModuleOf(path: string): string | undefined {
 }
 
 /**
- * The module a path belongs to in any layer (`coreModuleOf` generalised): in core its
- * `src/core/<name>`; elsewhere the outermost folder under `src/` that has an `index.ts` (its
- * face), its subfolders included — `src/db`, `src/sdk`, `src/systems` (with `loaders/` and
- * `optimize/`), `src/app/lanes`. Undefined for a file in no such folder (`src/cli/…`, `workers/…`).
- * `faced`: the folders (relative to the root, `/` separated) that have an `index.ts`.
+ * A module in any layer (the core notion generalised): a folder under `src/` with an `index.ts`,
+ * its face (with any narrower `index.<name>.ts` beside it) — `src/core/<name>` (as `coreModuleOf`),
+ * `src/db`, `src/sdk`, `src/systems`, `src/app/lanes`. Modules nest: `src/systems/loaders` is a
+ * module whose files are inside `src/systems` too (in core a nested module is reached from outside
+ * its core module only through the core module's face: rule `module-face`). The module of a face
+ * file, or undefined when the path is no face.
  */
-export function moduleOf(path: string, faced: ReadonlySet<string>): string | undefined {
-  if (path.startsWith('src/core/')) return coreModuleOf(path);
-  const parts = path.split('/');
-  for (let i = 2; i < parts.length; i++) {
-    const folder = parts.slice(0, i).join('/');
-    if (folder.startsWith('src/') && faced.has(folder)) return folder;
-  }
-  return undefined;
+export function moduleOfFace(path: string): string | undefined {
+  return /^(src\/.+)\/index(\.[\w-]+)?\.ts$/.exec(path)?.[1];
+}
+
+/** Whether a file is inside a module (`moduleOfFace`), in a module nested in it included. */
+export function insideModule(path: string, module: string): boolean {
+  return path.startsWith(`${module}/`);
 }
 
 /**

@@ -40,12 +40,15 @@ export {
   type LlmBenchSummary,
   SHAPE_SPLIT,
 } from './llm-bench.ts';
-export { detectDataset } from './loaders/detect.ts';
-export { DatasetFormatError } from './loaders/format.ts';
-export { DATASETS, loadDataset } from './loaders/index.ts';
-export { loadLocomo } from './loaders/locomo.ts';
-export { loadLongMemEval } from './loaders/longmemeval.ts';
-export { loadRealmem } from './loaders/realmem.ts';
+export {
+  DATASETS,
+  DatasetFormatError,
+  detectDataset,
+  loadDataset,
+  loadLocomo,
+  loadLongMemEval,
+  loadRealmem,
+} from './loaders/index.ts';
 export { contradicts, PerUserStore, type PerUserStoreOptions } from './per-user-store.ts';
 export { runSystem } from './run.ts';
 export { withinSessions } from './sessions.ts';

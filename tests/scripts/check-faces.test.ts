@@ -38,15 +38,18 @@ function tree(files: Record<string, string>): string {
 }
 
 /**
- * Modules outside core: systems (a face re-exporting its files and an inner loaders/ folder
- * whose own index.ts is no face; a file inside the module taking `spare` does not count), the
+ * Modules outside core: systems (a face re-exporting its files and the module nested in it,
+ * loaders/, whose face is asked for `load` by the parent's face and for `parse` by a file of the
+ * parent; a file inside systems taking `spare` from its face does not count), the
  * SDK's public face (`forUsers`: imported by no file, kept), and an app folder whose face names
  * a Svelte component; `later` is taken only by `Promise.all([import(…)])` destructuring.
  */
 function layers(): string {
   return tree({
-    'src/systems/a.ts': 'export const run = 1;\nexport const spare = 2;\nexport const later = 3;\n',
-    'src/systems/loaders/load.ts': 'export const load = 4;\n',
+    'src/systems/a.ts':
+      "import { parse } from './loaders/index.ts';\nexport const run = parse;\nexport const spare = 2;\nexport const later = 3;\n",
+    'src/systems/loaders/load.ts':
+      'export const load = 4;\nexport const parse = 5;\nexport const idle = 6;\n',
     'src/systems/loaders/index.ts': "export * from './load.ts';\n",
     'src/systems/loaders/uses.ts': "import { spare } from '../index.ts';\nexport const s = spare;\n",
     'src/systems/index.ts': "/** Systems. */\nexport * from './a.ts';\nexport * from './loaders/index.ts';\n",
@@ -107,15 +110,15 @@ describe('scripts/check-faces.ts', () => {
     expect(r.out).toContain('src/systems/index.ts:3: `export *`');
     expect(r.out).toContain('src/sdk/index.ts:2: `export *`');
     expect(r.out).toContain('src/app/view/index.ts:2: `export *`');
-    expect(r.out).toMatch(
-      /^src\/systems\/index\.ts: exports what no file outside the module imports: spare$/m,
+    const unused = /^src\/systems\/index\.ts: exports what no file outside the module imports: (.*)$/m.exec(
+      r.out,
     );
+    expect(unused?.[1].split(', ').sort()).toEqual(['idle', 'parse', 'spare']);
     expect(r.out).toMatch(
       /^src\/app\/view\/index\.ts: exports what no file outside the module imports: unusedUtil$/m,
     );
     expect(r.out).not.toContain('src/sdk/index.ts: exports what');
-    // An inner folder's index.ts is a file of its module, not a face.
-    expect(r.out).not.toContain('src/systems/loaders/index.ts');
+    expect(r.out).toContain('src/systems/loaders/index.ts:1: `export *`');
   });
 
   it('--write names what each face gives: used names, every public name, a Svelte default as written', () => {
@@ -125,7 +128,11 @@ describe('scripts/check-faces.ts', () => {
     const systems = read('src/systems/index.ts');
     expect(systems).toContain('/** Systems. */');
     expect(systems).toMatch(/export \{ later, run \} from ['"]\.\/a\.ts['"];/);
-    expect(systems).toMatch(/export \{ load \} from ['"]\.\/loaders\/load\.ts['"];/);
+    // Through the nested module's face, which then names what its parent and the parent's files take.
+    expect(systems).toMatch(/export \{ load \} from ['"]\.\/loaders\/index\.ts['"];/);
+    expect(read('src/systems/loaders/index.ts')).toMatch(
+      /^export \{ load, parse \} from ['"]\.\/load\.ts['"];$/m,
+    );
     expect(systems).not.toMatch(/spare|export \*/);
     const sdk = read('src/sdk/index.ts');
     expect(sdk).toMatch(/export \{ forUsers, Tracer \} from ['"]\.\/tracer\.ts['"];/);

@@ -3,20 +3,27 @@
  * walk, the MemTrace / MemTrace-OBS agents, judge fits and calibration.
  */
 
-export { AGENT_PRESETS, type AgentOptions, budgetsOf } from './agents/budgets.ts';
 export {
+  AGENT_PRESETS,
+  type AgentOptions,
+  AgentStoppedError,
   addToFrontier,
+  attributeMemTrace,
+  attributeObs,
+  budgetsOf,
   finishCurrent,
+  GREP_MAX,
   initialFrontier,
+  isAgentStopped,
+  MAX_BAD_REPLIES,
   MAX_FRONTIER,
+  memtraceOracle,
+  obsLogOf,
+  obsOracle,
   removeFromFrontier,
-} from './agents/frontier.ts';
-export { attributeMemTrace } from './agents/memtrace.ts';
-export { attributeObs, GREP_MAX, obsLogOf } from './agents/obs.ts';
-export { memtraceOracle, obsOracle } from './agents/oracle.ts';
-export { SYSTEM_PRIORS, systemPrior } from './agents/prompts.ts';
-export { MAX_BAD_REPLIES } from './agents/runtime.ts';
-export { AgentStoppedError, isAgentStopped } from './agents/stopped.ts';
+  SYSTEM_PRIORS,
+  systemPrior,
+} from './agents/index.ts';
 export { type AnswerRuleFit, accepts, describeAnswerRule, MIN_VERDICTS } from './answer-rule.ts';
 export { calibrationKey, UNCERTAIN_BELOW } from './calibration.ts';
 export { CALIBRATION } from './calibration-table.ts';
