@@ -15,7 +15,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { relativeResolver, sourceFiles } from './layers/check.ts';
-import { insideModule, moduleOfFace } from './layers/rules.ts';
+import { insideModule, moduleOfFace, WORKER_ENTRY_MODULES } from './layers/rules.ts';
 import { scriptsOf } from './layers/source.ts';
 import { specifierOf, takenBy } from './layers/taken.ts';
 import ts, { sourceProgram, type TS } from './layers/typescript.ts';
@@ -39,16 +39,25 @@ function modulesOf(root: string, dir = 'src', out: string[] = []): string[] {
   return out;
 }
 
-/** The faces of the modules under `root`: each module's `index.ts` and `index.<name>.ts`. */
+/** The faces under `root`: each module's `index.ts` and `index.<name>.ts`, and the workers' API. */
 function facesOf(root: string): string[] {
-  return modulesOf(root)
+  const indexes = modulesOf(root)
     .sort()
     .flatMap((module) =>
       readdirSync(join(root, module))
         .map((f) => `${module}/${f}`)
         .filter((f) => moduleOfFace(f) === module),
     );
+  return [...indexes, ...[...WORKER_ENTRY_MODULES].filter((f) => existsSync(join(root, f)))];
 }
+
+/**
+ * Whether `file` taking from `face` is its module's own use (not counted): a file inside the
+ * module. The workers' API is the exception: the workers take their shared types from it too,
+ * so every file but the face counts.
+ */
+const ownUse = (file: string, face: string) =>
+  WORKER_ENTRY_MODULES.has(face) ? file === face : insideModule(file, moduleOfFace(face)!);
 
 /** For each face: the names files outside its module take from it, or `whole` when one takes it all. */
 function usesOf(root: string, faces: ReadonlySet<string>): Map<string, Set<string> | 'whole'> {
@@ -60,7 +69,7 @@ function usesOf(root: string, faces: ReadonlySet<string>): Map<string, Set<strin
       const visit = (n: TS.Node): void => {
         const literal = specifierOf(n);
         const target = literal?.text.startsWith('.') ? resolveRelative(file, literal.text) : undefined;
-        if (target && faces.has(target) && !insideModule(file, moduleOfFace(target)!)) {
+        if (target && faces.has(target) && !ownUse(file, target)) {
           const takes = takenBy(n);
           const had = uses.get(target) ?? new Set<string>();
           if (takes === 'whole' || had === 'whole') uses.set(target, 'whole');
@@ -190,25 +199,34 @@ function offersOf(root: string, face: string, names: readonly string[]): Export[
   return [...found.values()].filter((list) => list.length === 1).map(([e]) => e);
 }
 
-/** Whether a face is re-exports only (`export … from`), so `--write` may rewrite it whole. */
-function onlyReExports(root: string, face: string): boolean {
+/**
+ * The side-effect imports of a face (`import './x.ts'`, with the comment above each), which
+ * `--write` keeps; null when the face has code of its own besides them and its re-exports.
+ */
+function sideEffects(root: string, face: string): string[] | null {
   const text = readFileSync(join(root, face), 'utf8');
   const source = ts.createSourceFile(face, text, ts.ScriptTarget.ES2022);
-  return source.statements.every((st) => ts.isExportDeclaration(st) && !!st.moduleSpecifier);
+  const reExport = (st: TS.Statement) => ts.isExportDeclaration(st) && !!st.moduleSpecifier;
+  const sideEffect = (st: TS.Statement) => ts.isImportDeclaration(st) && !st.importClause;
+  if (!source.statements.every((st) => reExport(st) || sideEffect(st))) return null;
+  const header = headerOf(text);
+  return source.statements
+    .filter(sideEffect)
+    .map((st) => text.slice(st.getFullStart(), st.getEnd()).replace(header, '').trim());
 }
+
+/** A face's file comment (`/** … *\/` first in the file), with its line end. */
+const headerOf = (text: string) => /^\/\*\*[\s\S]*?\*\/\n/.exec(text)?.[0] ?? '';
 
 /** `export *` lines of a face (syntactic: the file as written). */
 function starLines(root: string, face: string): number[] {
   const text = readFileSync(join(root, face), 'utf8');
-  return text
-    .split('\n')
-    .flatMap((line, i) => (/^export \* from /.test(line) || /^export \* as /.test(line) ? [i + 1] : []));
+  return text.split('\n').flatMap((line, i) => (/^export (type )?\* (from|as) /.test(line) ? [i + 1] : []));
 }
 
-/** A face's new text: its header comment, then one `export { … } from` line per file of the names used. */
-function narrowText(root: string, face: string, keep: readonly Export[]): string {
-  const text = readFileSync(join(root, face), 'utf8');
-  const header = /^\/\*\*[\s\S]*?\*\/\n/.exec(text)?.[0] ?? '';
+/** A face's new text: its header comment, its side-effect imports, then one `export { … } from` line per file of the names used. */
+function narrowText(root: string, face: string, keep: readonly Export[], kept: readonly string[]): string {
+  const header = headerOf(readFileSync(join(root, face), 'utf8'));
   const byFile = new Map<string, Export[]>();
   for (const e of keep) byFile.set(e.from!, [...(byFile.get(e.from!) ?? []), e]);
   const named = (e: Export) => (e.original === e.name ? e.name : `${e.original} as ${e.name}`);
@@ -219,7 +237,8 @@ function narrowText(root: string, face: string, keep: readonly Export[]): string
         ? `export { ${es.map((e) => (e.isValue ? named(e) : `type ${named(e)}`)).join(', ')} } from '${from}';`
         : `export type { ${es.map(named).join(', ')} } from '${from}';`,
     );
-  return `${header}${header ? '\n' : ''}${lines.join('\n')}\n`;
+  const top = kept.length ? `${kept.join('\n')}\n\n` : '';
+  return `${header}${header && !kept.length ? '\n' : ''}${top}${lines.join('\n')}\n`;
 }
 
 /** Each face's problems; with `write`, the faces rewritten to name what is used (and what was lacking). */
@@ -248,7 +267,8 @@ function review(root: string, write: boolean) {
     if (!write) continue;
     const offered = missing.length ? offersOf(root, face, missing) : [];
     const keep = [...(used === 'whole' ? all : all.filter((e) => used.has(e.name))), ...offered];
-    const why = !onlyReExports(root, face)
+    const kept = sideEffects(root, face);
+    const why = !kept
       ? 'it has code of its own'
       : keep.some((e) => !e.from)
         ? `no file of the module has ${keep.filter((e) => !e.from).map((e) => e.name)}`
@@ -257,7 +277,7 @@ function review(root: string, write: boolean) {
           : '';
     if (why) console.log(`${face}: left as it is: ${why}`);
     else {
-      writeFileSync(join(root, face), narrowText(root, face, keep));
+      writeFileSync(join(root, face), narrowText(root, face, keep, kept!));
       rewritten.push(face);
     }
   }

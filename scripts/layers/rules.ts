@@ -144,10 +144,12 @@ export function coreModuleOf(path: string): string | undefined {
  * its face (with any narrower `index.<name>.ts` beside it) — `src/core/<name>` (as `coreModuleOf`),
  * `src/db`, `src/sdk`, `src/systems`, `src/app/lanes`. Modules nest: `src/systems/loaders` is a
  * module whose files are inside `src/systems` too (in core a nested module is reached from outside
- * its core module only through the core module's face: rule `module-face`). The module of a face
- * file, or undefined when the path is no face.
+ * its core module only through the core module's face: rule `module-face`). The workers' typed
+ * APIs (`WORKER_ENTRY_MODULES`) are the face of `workers`. The module of a face file, or
+ * undefined when the path is no face.
  */
 export function moduleOfFace(path: string): string | undefined {
+  if (WORKER_ENTRY_MODULES.has(path)) return 'workers';
   return /^(src\/.+)\/index(\.[\w-]+)?\.ts$/.exec(path)?.[1];
 }
 

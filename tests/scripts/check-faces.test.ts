@@ -41,8 +41,10 @@ function tree(files: Record<string, string>): string {
  * Modules outside core: systems (a face re-exporting its files and the module nested in it,
  * loaders/, whose face is asked for `load` by the parent's face and for `parse` by a file of the
  * parent; a file inside systems taking `spare` from its face does not count), the
- * SDK's public face (`forUsers`: imported by no file, kept), and an app folder whose face names
- * a Svelte component; `later` is taken only by `Promise.all([import(…)])` destructuring.
+ * SDK's public face (`forUsers`: imported by no file, kept; `export type *` too), an app folder
+ * whose face names a Svelte component, and the workers' API face with a side-effect import
+ * (a worker's own import of it counts);
+ * `later` is taken only by `Promise.all([import(…)])` destructuring.
  */
 function layers(): string {
   return tree({
@@ -57,14 +59,21 @@ function layers(): string {
     'src/cli/lazy.ts':
       "export async function lazy() {\n  const [{ later }] = await Promise.all([import('../systems/index.ts')]);\n  return later;\n}\n",
     'src/sdk/tracer.ts': 'export class Tracer {}\nexport const forUsers = 5;\n',
-    'src/sdk/index.ts': "/** The SDK. */\nexport * from './tracer.ts';\n",
+    'src/sdk/options.ts': 'export interface Options {\n  n: number;\n}\n',
+    'src/sdk/index.ts': "/** The SDK. */\nexport * from './tracer.ts';\nexport type * from './options.ts';\n",
+    'workers/setup.ts': 'export const ready = true;\n',
+    'workers/engine-api.ts':
+      'export interface EngineApi {\n  n: number;\n}\nexport const NO_LABELS = 0;\nexport const SHOWN = 1;\n',
+    'workers/engine.ts': "import { SHOWN } from './api.ts';\nexport const shown = SHOWN;\n",
+    'workers/api.ts':
+      "/** The API. */\n// Registers a transfer.\nimport './setup.ts';\n\nexport * from './engine-api.ts';\n",
     'src/systems/traced.ts': "import { Tracer } from '../sdk/index.ts';\nexport const t = new Tracer();\n",
     'src/app/view/View.svelte':
       '<script lang="ts">\n  let { n }: { n: number } = $props();\n</script>\n\n<p>{n}</p>\n',
     'src/app/view/util.ts': 'export const fmt = (n: number) => String(n);\nexport const unusedUtil = 6;\n',
     'src/app/view/index.ts': "export { default as View } from './View.svelte';\nexport * from './util.ts';\n",
     'src/app/App.svelte':
-      '<script lang="ts">\n  import { fmt, View } from \'./view/index.ts\';\n</script>\n\n<View n={1} />{fmt(2)}\n',
+      "<script lang=\"ts\">\n  import type { EngineApi } from '../../workers/api.ts';\n  import { fmt, View } from './view/index.ts';\n  export const api: EngineApi | null = null;\n</script>\n\n<View n={1} />{fmt(2)}\n",
   });
 }
 
@@ -109,6 +118,9 @@ describe('scripts/check-faces.ts', () => {
     expect(r.out).toContain('src/systems/index.ts:2: `export *`');
     expect(r.out).toContain('src/systems/index.ts:3: `export *`');
     expect(r.out).toContain('src/sdk/index.ts:2: `export *`');
+    expect(r.out).toContain('src/sdk/index.ts:3: `export *`');
+    expect(r.out).toContain('workers/api.ts:5: `export *`');
+    expect(r.out).toMatch(/^workers\/api\.ts: exports what no file outside the module imports: NO_LABELS$/m);
     expect(r.out).toContain('src/app/view/index.ts:2: `export *`');
     const unused = /^src\/systems\/index\.ts: exports what no file outside the module imports: (.*)$/m.exec(
       r.out,
@@ -136,6 +148,13 @@ describe('scripts/check-faces.ts', () => {
     expect(systems).not.toMatch(/spare|export \*/);
     const sdk = read('src/sdk/index.ts');
     expect(sdk).toMatch(/export \{ forUsers, Tracer \} from ['"]\.\/tracer\.ts['"];/);
+    expect(sdk).toMatch(/export type \{ Options \} from ['"]\.\/options\.ts['"];/);
+    // The workers' API keeps its side-effect import, with its comment.
+    const api = read('workers/api.ts');
+    expect(api).toMatch(/\/\/ Registers a transfer\.\nimport ['"]\.\/setup\.ts['"];/);
+    // A worker's own use counts: the workers take their shared names from their API too.
+    expect(api).toMatch(/export \{ type EngineApi, SHOWN \} from ['"]\.\/engine-api\.ts['"];/);
+    expect(api).not.toMatch(/NO_LABELS|export \*/);
     const view = read('src/app/view/index.ts');
     expect(view).toMatch(/export \{ default as View \} from ['"]\.\/View\.svelte['"];/);
     expect(view).toMatch(/export \{ fmt \} from ['"]\.\/util\.ts['"];/);
