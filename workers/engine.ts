@@ -74,6 +74,7 @@ import type {
   SearchQuery,
   SearchResult,
   SpanTable,
+  SystemsStoreApi,
   VarDetail,
   VersionDiff,
 } from './api.ts';
@@ -91,6 +92,7 @@ import {
 import { ImportService } from './import-service.ts';
 import { JudgeFits } from './judge-fits.ts';
 import { type MatcherInfo, type MatcherProgress, Matching, warmLanguage } from './matcher.ts';
+import { optimizeRuns } from './optimize-runs.ts';
 import { withQa } from './qa-attach.ts';
 import { remoteEmbedder } from './remote-embedder.ts';
 import {
@@ -129,6 +131,7 @@ export class EngineService implements EngineApi {
     } = {},
   ) {
     this.#store = options.store;
+    this.#now = options.now ?? Date.now;
     this.#matching = options.matching ?? new Matching();
     this.#fits = new JudgeFits(db, options.build ?? null);
     this.#importer = new ImportService(db, options.now, (id, graph) => this.#adopt(id, graph));
@@ -140,6 +143,7 @@ export class EngineService implements EngineApi {
   }
 
   readonly #store: IndexStore | undefined;
+  readonly #now: () => number;
 
   // ---------- open traces ----------
 
@@ -349,6 +353,15 @@ export class EngineService implements EngineApi {
       result.groups.push(...found.groups);
     }
     return done();
+  }
+
+  /** The systems worker's port: its runs' traces are imported (and kept open) here, its optimisation runs kept. */
+  connectSystems(port: MessagePort): void {
+    const api = {
+      importFiles: this.importFiles.bind(this),
+      ...optimizeRuns(this.db, this.#now),
+    } satisfies SystemsStoreApi;
+    Comlink.expose(api, port);
   }
 
   /** The port of the embedder worker (the page connects the two workers once). */

@@ -39,6 +39,7 @@ const api = {
   addAgentRun: service.addAgentRun.bind(service),
   reopenAgentRun: service.reopenAgentRun.bind(service),
   setSetting: service.setSetting.bind(service),
+  connectSystems: service.connectSystems.bind(service),
   evaluate: service.evaluate.bind(service),
   runEvaluation: service.runEvaluation.bind(service),
   runAgent: service.runAgent.bind(service),

@@ -101,6 +101,29 @@ export const FORBIDDEN_PACKAGES: Readonly<Partial<Record<Layer, readonly string[
 export const WORKER_ENTRY_MODULES: ReadonlySet<string> = new Set(['workers/api.ts']);
 
 /**
+ * The tables of the workbench database (`MemtraceDb` of src/db/schema.ts; a test keeps them equal
+ * to its `RECORD_VERSIONS`): a Dexie write call through one of them is a database write.
+ */
+export const DB_TABLES: ReadonlySet<string> = new Set([
+  'traces',
+  'blobs',
+  'cases',
+  'runs',
+  'labels',
+  'indexes',
+  'settings',
+]);
+
+/** The database's one writer: the engine worker's entry. Only code that nothing else starts may write. */
+export const DB_WRITER_ENTRY = 'workers/engine.worker.ts';
+
+/** The function that opens the database (it runs the upgrades, so opening counts as writing). */
+export const DB_OPEN = 'openDb';
+
+/** Files that open the database only to read it: the page's connection (its lists and counts). */
+export const DB_READ_CONNECTIONS: ReadonlySet<string> = new Set(['src/app/state/services.ts']);
+
+/**
  * Import cycles tolerated for now, each exactly as listed (one more file in the knot and it
  * fails). Empty: keep it so; break a new knot by moving what both sides need to a leaf module.
  */
@@ -109,6 +132,8 @@ export const KNOWN_CYCLES: readonly (readonly string[])[] = [];
 export const RULES = {
   'layer-direction': 'a layer imports only the layers below it',
   'db-access': 'storage (src/db) is used only by the UI and the workers',
+  'db-writer':
+    'the engine worker is the one writer of the database: the page reads it, other workers hand their writes to the engine',
   'ui-worker-api': 'the UI reaches workers only through their typed APIs',
   'node-builtin': 'browser layers import no Node built-in (Node code goes in a *.node.ts adapter)',
   'node-only-package': 'browser layers import no Node-only package or build tool',

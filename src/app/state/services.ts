@@ -2,7 +2,9 @@
  * The app's connections: the database (read side) and the workers (comlink proxies). The
  * engine worker imports files and keeps each open trace's graph, indexes and analyses; the
  * embedder worker (texts in, vectors out) starts on the first ranked search and talks to the
- * engine over its own port; the systems worker (reference memory systems) starts on first use.
+ * engine over its own port; the systems worker (reference memory systems) starts on first use and
+ * hands its writes to the engine over another (the engine worker is the database's one writer; the
+ * page's connection reads).
  */
 import * as Comlink from 'comlink';
 import { getContext, setContext } from 'svelte';
@@ -91,6 +93,10 @@ export function createServices(): Services {
           name: 'systems',
         });
         systems = Comlink.wrap<SystemsApi>(systemsWorker);
+        // It writes no database: the engine stores its runs, over a port of their own.
+        const { port1, port2 } = new MessageChannel();
+        void systems.connectEngine(Comlink.transfer(port1, [port1]));
+        void engine.connectSystems(Comlink.transfer(port2, [port2]));
       }
       return systems;
     },
