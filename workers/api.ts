@@ -60,6 +60,7 @@ export {
   type ServiceProgress,
   type SpanTable,
   type StoredReport,
+  type SystemsStoreApi,
   type VarDetail,
   type VarView,
   type VersionDiff,
