@@ -2,14 +2,16 @@
  * Narrow faces: a module's face (`index.ts`, `index.<name>.ts`) names what other modules and
  * layers import from it — no `export *`, and no name that no file outside the module imports
  * (src/, workers/, bench/, scripts/, bin/ and tests/ count; the module's own files import each
- * other directly). A module is a folder under src/ with an `index.ts` (`moduleOfFace` in
- * ./layers/rules.ts); modules nest, and a nested module's face names what the files outside
- * its folder (its parent's included) take. A public
+ * other directly), and naming all they import. A module is a folder under src/ with an
+ * `index.ts` (`moduleOfFace` in ./layers/rules.ts); modules nest, and a nested module's face
+ * names what the files outside its folder (its parent's included) take. The workers' API
+ * (`workers/api.ts`) is a face too, whose names the workers' own files take as well. A public
  * face (`PUBLIC_FACES`: the SDK, which users import) keeps every name, but names them too.
  * Modules in `WIDE_FACES` keep their `export *` while someone reworks them (none now).
  *
  * `tsx scripts/check-faces.ts [root]` lists what breaks the rule and exits 1; `--write` rewrites
- * the faces as `export { a, type B } from './file.ts'` lines of the names used.
+ * the faces as `export { a, type B } from './file.ts'` lines of the names used, adding those a
+ * face lacks (after a merge) from the file of the module declaring them.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
