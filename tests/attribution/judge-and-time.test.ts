@@ -594,6 +594,39 @@ describe('a memory written from one message alone, under a token-F1 judge', () =
     // "8 May 2022" would reach 2/3). The memory lost "yesterday": the extraction is at fault.
     expect(a).toMatchObject({ error_type: 'ExtractionError', op_id: run.extract });
   });
+
+  /** John's tournament told on 8 May 2022 ("yesterday"); the memory keeps the tournament, not when. */
+  const tournamentRun = (golden: string) => {
+    const b = new DocBuilder();
+    tokenHistory(b);
+    return oneFactRun(b, {
+      id: 'tournament',
+      message: 'conv:D10:2',
+      said: 'John: I organized a charity tournament with my friends yesterday!',
+      timestamp: '8 May, 2022',
+      unit: 'Charity tournament',
+      question: 'When did John first organize a charity tournament with his friends?',
+      prediction: 'In October 2022.',
+      golden,
+    });
+  };
+
+  it('takes the day a memory was written as a date: the next day does not give the answer', async () => {
+    const run = tournamentRun('May 7, 2022');
+    const a = await attributeEvidenceFlow({ graph: run.g, case: run.c });
+    expect(a.answer_rule?.description).toMatch(/^token F1 ≥ 0.5/);
+    // Read as words, "8 May, 2022" shares "may" and "2022" with "May 7, 2022" (F1 2/3), yet it
+    // is another day: the memory lost "yesterday", so the extraction is at fault.
+    expect(a).toMatchObject({ error_type: 'ExtractionError', op_id: run.extract });
+  });
+
+  it('keeps the day a memory was written when the answer is written against it', async () => {
+    const run = tournamentRun('The day before 8 May 2022');
+    const a = await attributeEvidenceFlow({ graph: run.g, case: run.c });
+    // "8 May, 2022" is the day the answer names: 3 of its 5 words (F1 3/4). The memory reached the
+    // context and gives the answer to this judge: the answer op is at fault.
+    expect(a).toMatchObject({ error_type: 'ResponseError', op_id: run.answer });
+  });
 });
 
 /** Mem0's shape: one store per speaker, each unit its own chain; the fact is added to both. */

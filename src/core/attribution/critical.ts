@@ -416,15 +416,37 @@ function windowF1(text: string, goldenKeys: readonly string[]): number {
 }
 
 /**
+ * The day a text was written, as a segment of its token-F1 windows. A date carries as a date:
+ * for a dated answer that day counts only when it falls within the answer's time or is the day
+ * the answer is written against ("the day before 8 May 2023" names 8 May). A memory of something
+ * done "recently", written on 8 May, does not say "7 May 2023", however many words the two days
+ * share ("May", "2023").
+ */
+function writtenDay(said: Said, golden: string): string[] {
+  const written = said.written ?? (said.day !== null ? dayText(said.day) : null);
+  if (!written) return [];
+  const span = goldenSpan(golden);
+  // The day as the trace writes it names its own time; else the day the text inherited.
+  const time =
+    temporalMentions(written, null).find((m) => m.span)?.span ??
+    (said.day !== null ? daySpan(said.day) : null);
+  if (span === null || time === null) return [written];
+  const relation = dateRelation(time, { ...span, fuzz: 0 });
+  if (relation === 'same' || relation === 'finer') return [written];
+  const want = new Set(answerTokens(golden));
+  const named = time.start === time.end && answerTokens(dayText(time.start)).every((t) => want.has(t));
+  return named ? [written] : [];
+}
+
+/**
  * The best token F1 (`tokenF1`) of a window of a memory against the golden answer: one or two
  * consecutive segments, a segment being one of its sentences, the day it was written as the
- * trace writes it, or a day its relative times name — the span an answerer would quote.
+ * trace writes it (`writtenDay`), or a day its relative times name — the span an answerer would quote.
  */
 function windowTokenF1(said: Said, golden: string, fallbackDay: number | null): number {
   const want = answerTokens(golden);
   const day = said.day ?? fallbackDay;
-  const written = said.written ?? (said.day !== null ? dayText(said.day) : null);
-  const segments = [...(written ? [written] : []), ...sentences(said.text), ...relativeReadings(said, day)];
+  const segments = [...writtenDay(said, golden), ...sentences(said.text), ...relativeReadings(said, day)];
   const words = segments.map(answerTokens);
   let best = 0;
   for (let i = 0; i < words.length; i++) {
