@@ -382,6 +382,26 @@ describe('time is read as intervals, against the time each text was written', ()
     expect(judgeText(inside, c)).toBe('yes');
     expect(judgeText(outside, c)).toBe('no');
   });
+  it('under a judge counting date words, a relative time naming another time adds none of them', () => {
+    // Two in three of the answer's five words ("week", "before", "9", "june", "2023") are needed.
+    const rule = { kind: 'words', minShare: null, words: 'lemma', finerDates: true, dates: 'words' } as const;
+    const c = criticalInfo(
+      {
+        text: 'I gave a talk at a school about my transition last week.',
+        day: day('9 June, 2023'),
+        speaker: 'caroline',
+      },
+      'When did Caroline give a talk at a school?',
+      ['The week before 9 June 2023'],
+      { rule },
+    );
+    const written = (text: string) => ({ text, day: day('9 June, 2023'), speaker: null });
+    // "last week" on 9 June is the answer's week: "week before 9 June 2023", all five words.
+    expect(judgeText(written('Caroline gave a talk at a school last week.'), c, { rule })).toBe('yes');
+    // "three years ago" is June 2020: its reading "three years before 9 June 2023" shares four of
+    // the five words, yet names another time; the day written gives three ("9 June 2023").
+    expect(judgeText(written('Caroline gave a talk at a school three years ago.'), c, { rule })).toBe('no');
+  });
   it('a memory that drops "yesterday" loses the time a "how long" answer is computed from', () => {
     const c = criticalInfo(
       { text: 'Lost my job as a banker yesterday.', day: day('20 January, 2023'), speaker: 'jon' },

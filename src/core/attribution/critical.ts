@@ -273,10 +273,11 @@ function datedAsWords(g: GoldenAnswer): GoldenAnswer {
  * The words a text's times add when dates are read as words: the days its relative time
  * expressions resolve to (against the day it was written, else `fallbackDay`), also in the form
  * dated answers take, and the day it was written ("yesterday", written on 8 May 2023, adds "7 May
- * 2023", "before 8 May 2023" and "8 May 2023").
+ * 2023", "before 8 May 2023" and "8 May 2023"). Given the answer's time (`near`), a relative time
+ * outside it adds nothing: a date carries as a date.
  */
-function dateWords(said: Said, fallbackDay: number | null): string[] {
-  const relative = relativeReadings(said, said.day ?? fallbackDay);
+function dateWords(said: Said, fallbackDay: number | null, near: DaySpan | null = null): string[] {
+  const relative = relativeReadings(said, said.day ?? fallbackDay, near);
   return said.day !== null ? [...relative, dayText(said.day)] : relative;
 }
 
@@ -285,9 +286,11 @@ function dateWords(said: Said, fallbackDay: number | null): string[] {
  * take ("yesterday" on 8 May 2023: "7 May 2023", "day before 8 May 2023"). An absolute date is
  * already in the text's words.
  */
-function relativeReadings(said: Said, day: number | null): string[] {
+function relativeReadings(said: Said, day: number | null, near: DaySpan | null = null): string[] {
   const out: string[] = [];
   for (const m of temporalMentions(said.text, day)) {
+    // A date carries as a date: "three years ago" adds no words to "the week before 9 June 2023".
+    if (near && m.span && dateRelation(m.span, near) === 'outside') continue;
     if (m.relative && m.span) out.push(spanText(m.span));
     if (m.relative && day !== null) out.push(relativeWords(m.relative, day));
   }
@@ -721,7 +724,7 @@ export function withOthers(infos: readonly (CriticalInfo | null)[]): (CriticalIn
 function keepsDateWords(said: Said, c: CriticalInfo, options: CriticalOptions, terms: Term[]): boolean {
   const rule = options.rule ?? PRIOR_ANSWER_RULE;
   const want = [...c.answerTerms, ...c.dateTerms];
-  const all = [...terms, ...contentTerms(dateWords(said, c.day).join(' '))];
+  const all = [...terms, ...contentTerms(dateWords(said, c.day, c.answerSpan).join(' '))];
   const kept = want.filter((t) => present(t, all, rule.words, options)).length;
   return kept >= wordsNeeded(rule, want.length, c.goldenTermCount + c.dateTerms.length);
 }
