@@ -258,6 +258,9 @@ class AnswerTest {
 
 const NO_TIME: Time = { day: null, written: null };
 
+/** Where a dict, list or tuple starts (`parseValue` trims the same white space as `\s`). */
+const CONTAINER_START = /^\s*[[{(]/;
+
 interface Time {
   day: number | null;
   written: string | null;
@@ -315,8 +318,14 @@ class OwnTimes {
   private readonly values = new Map<number, unknown>();
   private readonly chains = new Map<number, number[]>();
 
+  /**
+   * v's value read as data when it can be a dict or list (both callers use nothing else);
+   * undefined otherwise. A window's text is neither: it is not read (nor kept) once per version.
+   */
   private parsed(v: number): unknown {
-    if (!this.values.has(v)) this.values.set(v, parseValue(this.g.varValue[v]));
+    const value = this.g.varValue[v];
+    if (!CONTAINER_START.test(value)) return undefined;
+    if (!this.values.has(v)) this.values.set(v, parseValue(value));
     return this.values.get(v);
   }
 
