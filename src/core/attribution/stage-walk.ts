@@ -169,7 +169,7 @@ class AnswerTest {
     let ok = known.get(text);
     if (ok === undefined) {
       ok = unitScore(text, e, this.premiseOptions()) >= this.settings.minPremise;
-      known.set(text, ok);
+      known.set(detached(text), ok);
     }
     return ok;
   }
@@ -218,7 +218,8 @@ class AnswerTest {
       for (const m of this.memories) {
         const u = splitUnits(this.g.varValue[m]);
         u.texts.forEach((t, k) => {
-          if (!this.copies?.has(t)) this.copies?.set(t, this.times.of(m, u.keyed ? u.keys[k] : null));
+          if (!this.copies?.has(t))
+            this.copies?.set(detached(t), this.times.of(m, u.keyed ? u.keys[k] : null));
         });
       }
     }
@@ -229,7 +230,7 @@ class AnswerTest {
     const key = `${said.day}\u0000${said.speaker}\u0000${said.text}`;
     if (this.cache.has(key)) return this.cache.get(key) ?? null;
     const q = this.judge(v, said);
-    this.cache.set(key, q);
+    this.cache.set(detached(key), q);
     return q;
   }
 
@@ -377,13 +378,22 @@ function latest(g: TraceGraph, messages: number[]): Time {
   return best;
 }
 
+/**
+ * A copy of a text that keeps nothing else alive. A unit is cut out of its whole value (a
+ * 20,000-character window): as a key kept for the whole walk (or across walks) it would keep
+ * that value too, one per version, since engines share a cut-out text's original.
+ */
+function detached(text: string): string {
+  return text.length < 64 ? text : ` ${text}`.slice(1);
+}
+
 const termCache = new Map<string, Set<string>>();
 function termsOf(text: string): Set<string> {
   let t = termCache.get(text);
   if (!t) {
     t = new Set(contentTerms(text).map((x) => x.key));
     if (termCache.size > 50_000) termCache.clear();
-    termCache.set(text, t);
+    termCache.set(detached(text), t);
   }
   return t;
 }
