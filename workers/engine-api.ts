@@ -7,6 +7,7 @@ import type {
   NeighbourhoodDrawing,
   NeighbourhoodDrawingOptions,
 } from '../src/core/layout/index.ts';
+import type { CacheEntry } from '../src/core/llm/index.ts';
 import type {
   DocScope,
   EmbedderInfo,
@@ -549,6 +550,14 @@ export interface StorageApi {
   reopenAgentRun(id: number, model?: AgentModelInfo): Promise<number>;
   /** Stores a small setting (annotator name, annotation queue, demo offered). */
   setSetting(key: string, value: unknown): Promise<void>;
+  /** The LLM response cache (its own database, `memtrace-llm-cache`): the entry of a request's key. */
+  llmCacheGet(key: string): Promise<CacheEntry | undefined>;
+  /** Stores a response under its request's key. */
+  llmCacheSet(key: string, entry: CacheEntry): Promise<void>;
+  /** How many responses the cache holds. */
+  llmCacheSize(): Promise<number>;
+  /** Empties the cache. */
+  llmCacheClear(): Promise<void>;
   /**
    * Serves the systems worker on `port` (the page connects the two once, `SystemsApi.connectEngine`):
    * it writes nothing itself, the engine stores its runs' traces and optimisation runs.

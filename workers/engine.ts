@@ -12,6 +12,7 @@ import { answerOpOf } from '../src/core/cases/index.ts';
 import { buildGraph, type TraceGraph } from '../src/core/graph/index.ts';
 import type { LabelRecord } from '../src/core/labels/index.ts';
 import type { LaneLayout, LaneLayoutOptions, NeighbourhoodDrawingOptions } from '../src/core/layout/index.ts';
+import type { CacheEntry } from '../src/core/llm/index.ts';
 import type {
   DocScope,
   Embedder,
@@ -37,6 +38,7 @@ import {
   saveLabel,
   storeImported,
 } from '../src/db/labels.ts';
+import { IndexedDbCacheStore } from '../src/db/llm-cache.ts';
 import { deleteTrace, getStored, listTraces, setSetting } from '../src/db/repo.ts';
 import {
   addEvaluationRun,
@@ -112,6 +114,7 @@ const KEEP_OPEN = 3;
 export class EngineService implements EngineApi {
   readonly #open = new Map<string, Promise<TraceEngine>>();
   readonly #importer: ImportService;
+  #cache: IndexedDbCacheStore | undefined;
   readonly #evaluator: Evaluator;
   readonly #agents: AgentRunner;
   readonly #reports: ReportRunner;
@@ -527,6 +530,28 @@ export class EngineService implements EngineApi {
 
   setSetting(key: string, value: unknown): Promise<void> {
     return setSetting(this.db, key, value);
+  }
+
+  /** The LLM response cache's database, opened on first use (the page's model calls fill it through here). */
+  #llmCache(): IndexedDbCacheStore {
+    this.#cache ??= new IndexedDbCacheStore();
+    return this.#cache;
+  }
+
+  llmCacheGet(key: string): Promise<CacheEntry | undefined> {
+    return this.#llmCache().get(key);
+  }
+
+  llmCacheSet(key: string, entry: CacheEntry): Promise<void> {
+    return this.#llmCache().set(key, entry);
+  }
+
+  llmCacheSize(): Promise<number> {
+    return this.#llmCache().size();
+  }
+
+  llmCacheClear(): Promise<void> {
+    return this.#llmCache().clear();
   }
 
   saveLabel(input: LabelInput): Promise<LabelRow> {

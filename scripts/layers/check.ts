@@ -11,7 +11,7 @@ import {
   BROWSER_LAYERS,
   CLOCK_ADAPTERS,
   coreModuleOf,
-  DB_TABLES,
+  DB_WRITE_TABLES,
   FORBIDDEN_PACKAGES,
   HOST_GLOBALS,
   isModuleFace,
@@ -139,11 +139,11 @@ export function checkLayers(root: string, options: CheckOptions = {}): Violation
         if (target && layerOf(target) === 'db' && layer !== 'db' && ref.names?.length)
           dbImports.push({ file, line: ref.line, names: ref.names });
       }
-      if (layer === 'db') dbFunctions.push(...dbFunctionsOf(script.source, DB_TABLES));
+      if (layer === 'db') dbFunctions.push(...dbFunctionsOf(script.source, DB_WRITE_TABLES));
       if (layer === 'app' || layer === 'workers')
         dbWrites.set(file, [
           ...(dbWrites.get(file) ?? []),
-          ...dbWritesIn(script.source, script.source, script.firstLine, DB_TABLES),
+          ...dbWritesIn(script.source, script.source, script.firstLine, DB_WRITE_TABLES),
         ]);
       if (SHIPPED_LAYERS.has(layer))
         for (const line of facts.requires) add(line, 'no-require', 'uses require / createRequire');

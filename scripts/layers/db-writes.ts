@@ -90,7 +90,7 @@ export interface DbFunction {
   calls: string[];
 }
 
-/** The top-level functions of a file (`function f` and `const f = (…) => …`), with what they write and call. */
+/** The top-level functions (`function f`, `const f = (…) => …`) and classes of a file, with what they write and call. */
 export function dbFunctionsOf(source: TS.SourceFile, tables: ReadonlySet<string>): DbFunction[] {
   const out: DbFunction[] = [];
   const add = (name: string, body: TS.Node) => {
@@ -104,6 +104,8 @@ export function dbFunctionsOf(source: TS.SourceFile, tables: ReadonlySet<string>
   };
   for (const s of source.statements) {
     if (ts.isFunctionDeclaration(s) && s.name && s.body) add(s.name.text, s.body);
+    // A class counts as one function: constructing it hands out its methods' writes.
+    else if (ts.isClassDeclaration(s) && s.name) add(s.name.text, s);
     else if (ts.isVariableStatement(s))
       for (const d of s.declarationList.declarations)
         if (ts.isIdentifier(d.name) && d.initializer && ts.isArrowFunction(d.initializer))

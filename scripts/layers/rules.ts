@@ -114,6 +114,9 @@ export const DB_TABLES: ReadonlySet<string> = new Set([
   'settings',
 ]);
 
+/** The tables a write to counts: the workbench database's and the LLM response cache's (`entries`, src/db/llm-cache.ts). */
+export const DB_WRITE_TABLES: ReadonlySet<string> = new Set([...DB_TABLES, 'entries']);
+
 /** The database's one writer: the engine worker's entry. Only code that nothing else starts may write. */
 export const DB_WRITER_ENTRY = 'workers/engine.worker.ts';
 

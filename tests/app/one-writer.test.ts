@@ -11,6 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { modelInfo, modelPort } from '../../src/app/attribution/model-port.ts';
 import { OpenAICompatibleChatModel } from '../../src/core/llm/index.ts';
 import { listCaseRows, listTraces, type MemtraceDb, openDb } from '../../src/db/index.ts';
+import { IndexedDbCacheStore } from '../../src/db/llm-cache.ts';
 import { EngineService } from '../../workers/engine.ts';
 import { EngineLink } from '../../workers/engine-link.ts';
 import { type OptimizeRun, OptimizeService } from '../../workers/optimize-service.ts';
@@ -120,4 +121,29 @@ describe('the engine writes what the systems worker produces', () => {
       ),
     ).rejects.toThrow(/no optimisation run/);
   }, 240_000);
+});
+
+describe('the engine keeps the page’s LLM response cache', () => {
+  it('stores, counts and clears responses in the cache’s own database', async () => {
+    const { engine } = connected();
+    const entry = {
+      request: '{"v":1,"model":"m"}',
+      response: {
+        text: 'Paris',
+        usage: { inputTokens: 3, outputTokens: 1, estimated: false },
+        model: 'm',
+        finishReason: 'stop' as const,
+      },
+      createdAt: 1,
+    };
+    await engine.llmCacheSet('k1', entry);
+    // Read back through a connection of its own: the row is in `memtrace-llm-cache`.
+    const own = new IndexedDbCacheStore();
+    expect(await own.get('k1')).toEqual(entry);
+    expect(await engine.llmCacheGet('k1')).toEqual(entry);
+    expect(await engine.llmCacheSize()).toBe(1);
+    await engine.llmCacheClear();
+    expect(await own.get('k1')).toBeUndefined();
+    own.close();
+  });
 });

@@ -14,6 +14,7 @@ import {
   type SystemsApi,
   WORD_VECTORS_PATH,
 } from '../../../workers/api.ts';
+import type { CacheStore } from '../../core/llm/index.ts';
 import type { MemtraceDb } from '../../db/schema.ts';
 import { openDb } from '../../db/schema.ts';
 
@@ -27,6 +28,8 @@ export interface Services {
   readonly embedder: Comlink.Remote<EmbedderApi>;
   /** Runs reference memory systems offline and stores their traces (started on first use). */
   readonly systems: Comlink.Remote<SystemsApi>;
+  /** The LLM response cache, kept by the engine (the one writer of the app's databases). */
+  llmCache: CacheStore;
   /**
    * Starts downloading the matcher's word vectors on the page's thread (once) and hands their
    * body to the engine: the 11 MB arrive while the engine worker is still starting up.
@@ -73,6 +76,12 @@ export function createServices(): Services {
     db,
     engine,
     analysis: engine,
+    llmCache: {
+      get: (key) => engine.llmCacheGet(key),
+      set: (key, entry) => engine.llmCacheSet(key, entry),
+      size: () => engine.llmCacheSize(),
+      clear: () => engine.llmCacheClear(),
+    },
     get embedder() {
       if (!embedder) {
         embedderWorker = new Worker(new URL('../../../workers/embedder.worker.ts', import.meta.url), {
