@@ -7,6 +7,7 @@ import type {
   NeighbourhoodDrawing,
   NeighbourhoodDrawingOptions,
 } from '../src/core/layout/index.ts';
+import type { CacheEntry } from '../src/core/llm/index.ts';
 import type {
   DocScope,
   EmbedderInfo,
@@ -35,7 +36,7 @@ import type {
 import type { EvalProgress, EvalResult, EvaluatedCase } from './evaluation.ts';
 import type { MatcherInfo, MatcherProgress } from './matcher.ts';
 import type { ModelInfo, ModelPort } from './model-port.ts';
-import type { OptimizeEvent, OptimizeRequest, OptimizeRun } from './optimize-service.ts';
+import type { OptimizeEvent, OptimizeRequest, OptimizeRun, OptimizeRunStore } from './optimize-service.ts';
 import type {
   ImportedAttributions,
   ReportProgress,
@@ -549,7 +550,27 @@ export interface StorageApi {
   reopenAgentRun(id: number, model?: AgentModelInfo): Promise<number>;
   /** Stores a small setting (annotator name, annotation queue, demo offered). */
   setSetting(key: string, value: unknown): Promise<void>;
+  /** The LLM response cache (its own database, `memtrace-llm-cache`): the entry of a request's key. */
+  llmCacheGet(key: string): Promise<CacheEntry | undefined>;
+  /** Stores a response under its request's key. */
+  llmCacheSet(key: string, entry: CacheEntry): Promise<void>;
+  /** How many responses the cache holds. */
+  llmCacheSize(): Promise<number>;
+  /** Empties the cache. */
+  llmCacheClear(): Promise<void>;
+  /**
+   * Serves the systems worker on `port` (the page connects the two once, `SystemsApi.connectEngine`):
+   * it writes nothing itself, the engine stores its runs' traces and optimisation runs.
+   */
+  connectSystems(port: MessagePort): void;
 }
+
+/**
+ * What the engine serves the systems worker on their port: a run's trace goes through the
+ * engine's import (its document handed over, checked and built into the graph the engine keeps
+ * open; never written out and parsed back), and the optimisation loop's runs are kept.
+ */
+export interface SystemsStoreApi extends Pick<ImportApi, 'importFiles'>, OptimizeRunStore {}
 
 /** The engine worker: one engine per open trace, everything asked of a trace, and the database's writes. */
 export interface EngineApi extends ImportApi, AnalysisApi, RankedApi, LabelsApi, StorageApi {}

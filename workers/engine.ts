@@ -12,6 +12,7 @@ import { answerOpOf } from '../src/core/cases/index.ts';
 import { buildGraph, type TraceGraph } from '../src/core/graph/index.ts';
 import type { LabelRecord } from '../src/core/labels/index.ts';
 import type { LaneLayout, LaneLayoutOptions, NeighbourhoodDrawingOptions } from '../src/core/layout/index.ts';
+import type { CacheEntry } from '../src/core/llm/index.ts';
 import type {
   DocScope,
   Embedder,
@@ -37,6 +38,7 @@ import {
   saveLabel,
   storeImported,
 } from '../src/db/labels.ts';
+import { IndexedDbCacheStore } from '../src/db/llm-cache.ts';
 import { deleteTrace, getStored, listTraces, setSetting } from '../src/db/repo.ts';
 import {
   addEvaluationRun,
@@ -74,6 +76,7 @@ import type {
   SearchQuery,
   SearchResult,
   SpanTable,
+  SystemsStoreApi,
   VarDetail,
   VersionDiff,
 } from './api.ts';
@@ -91,6 +94,7 @@ import {
 import { ImportService } from './import-service.ts';
 import { JudgeFits } from './judge-fits.ts';
 import { type MatcherInfo, type MatcherProgress, Matching, warmLanguage } from './matcher.ts';
+import { optimizeRuns } from './optimize-runs.ts';
 import { withQa } from './qa-attach.ts';
 import { remoteEmbedder } from './remote-embedder.ts';
 import {
@@ -110,6 +114,7 @@ const KEEP_OPEN = 3;
 export class EngineService implements EngineApi {
   readonly #open = new Map<string, Promise<TraceEngine>>();
   readonly #importer: ImportService;
+  #cache: IndexedDbCacheStore | undefined;
   readonly #evaluator: Evaluator;
   readonly #agents: AgentRunner;
   readonly #reports: ReportRunner;
@@ -129,6 +134,7 @@ export class EngineService implements EngineApi {
     } = {},
   ) {
     this.#store = options.store;
+    this.#now = options.now ?? Date.now;
     this.#matching = options.matching ?? new Matching();
     this.#fits = new JudgeFits(db, options.build ?? null);
     this.#importer = new ImportService(db, options.now, (id, graph) => this.#adopt(id, graph));
@@ -140,6 +146,7 @@ export class EngineService implements EngineApi {
   }
 
   readonly #store: IndexStore | undefined;
+  readonly #now: () => number;
 
   // ---------- open traces ----------
 
@@ -351,6 +358,15 @@ export class EngineService implements EngineApi {
     return done();
   }
 
+  /** The systems worker's port: its runs' traces are imported (and kept open) here, its optimisation runs kept. */
+  connectSystems(port: MessagePort): void {
+    const api = {
+      importFiles: this.importFiles.bind(this),
+      ...optimizeRuns(this.db, this.#now),
+    } satisfies SystemsStoreApi;
+    Comlink.expose(api, port);
+  }
+
   /** The port of the embedder worker (the page connects the two workers once). */
   connectEmbedder(port: MessagePort): void {
     this.#embedder = Comlink.wrap<EmbedderApi>(port);
@@ -514,6 +530,28 @@ export class EngineService implements EngineApi {
 
   setSetting(key: string, value: unknown): Promise<void> {
     return setSetting(this.db, key, value);
+  }
+
+  /** The LLM response cache's database, opened on first use (the page's model calls fill it through here). */
+  #llmCache(): IndexedDbCacheStore {
+    this.#cache ??= new IndexedDbCacheStore();
+    return this.#cache;
+  }
+
+  llmCacheGet(key: string): Promise<CacheEntry | undefined> {
+    return this.#llmCache().get(key);
+  }
+
+  llmCacheSet(key: string, entry: CacheEntry): Promise<void> {
+    return this.#llmCache().set(key, entry);
+  }
+
+  llmCacheSize(): Promise<number> {
+    return this.#llmCache().size();
+  }
+
+  llmCacheClear(): Promise<void> {
+    return this.#llmCache().clear();
   }
 
   saveLabel(input: LabelInput): Promise<LabelRow> {

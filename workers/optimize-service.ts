@@ -3,17 +3,17 @@
  * the page's chat model behind a port in every role (keys stay in the page). The loop's
  * state is a `runs` row of kind `optimize`, saved after every round, so a run left by a
  * closed page resumes from its last round; aborting the run's signal stops it at the next call.
+ * The rows are kept by the engine, the database's one writer (`OptimizeRunStore`, over the port
+ * the page connects the two workers by; workers/optimize-runs.ts).
  */
 
-import type { MemtraceDb, RunRow } from '../src/db/schema.ts';
+import type { RunRow } from '../src/db/schema.ts';
 import { detectDataset, loadDataset } from '../src/systems/loaders/index.ts';
 import { type OptimizeState, optimizePrompts, referenceTarget } from '../src/systems/optimize/index.ts';
 import type { SystemName } from '../src/systems/system.ts';
 import type { DatasetName } from '../src/systems/types.ts';
 import type { DatasetSource } from './dataset-source.ts';
 import { type ModelInfo, type ModelPort, PortChatModel } from './model-port.ts';
-
-const OPTIMIZE_RUNS = '*optimize';
 
 export interface OptimizeRequest {
   source: DatasetSource;
@@ -36,10 +36,20 @@ export interface OptimizeRun extends RunRow {
 
 export type OptimizeEvent = { type: 'progress'; message: string } | { type: 'round'; state: OptimizeState };
 
+/** Where the loop's runs are kept: by the engine, which writes the database (workers/optimize-runs.ts). */
+export interface OptimizeRunStore {
+  /** The stored optimisation run `id` (undefined: there is none). */
+  optimizeRun(id: number): Promise<OptimizeRun | undefined>;
+  /** Stores a new run of `request` (status `running`, no state yet) and returns its row. */
+  startOptimizeRun(request: OptimizeRun['request']): Promise<OptimizeRun>;
+  /** Saves a run's state after a round; the row's status follows the state's. */
+  saveOptimizeState(id: number, state: OptimizeState): Promise<void>;
+}
+
 export class OptimizeService {
   #running = false;
 
-  constructor(private readonly db: MemtraceDb) {}
+  constructor(private readonly runs: OptimizeRunStore) {}
 
   /**
    * Starts a new run (no `runId`) or resumes a stored one with the same request; resolves with
@@ -74,29 +84,15 @@ export class OptimizeService {
           return c;
         });
       const { source: _source, ...rest } = request;
-      let row: OptimizeRun | undefined =
-        runId === undefined ? undefined : ((await this.db.runs.get(runId)) as OptimizeRun | undefined);
-      if (runId !== undefined && !row) throw new Error(`no optimisation run ${runId}`);
-      if (!row) {
-        row = {
-          traceId: OPTIMIZE_RUNS,
-          queryId: '',
-          kind: 'optimize',
-          method: 'evidence',
-          status: 'running',
-          createdAt: Date.now(),
-          request: { ...rest, file: request.source.name, dataset },
-          state: null,
-        };
-        row.id = (await this.db.runs.add(row)) as number;
-      }
+      const found = runId === undefined ? undefined : await this.runs.optimizeRun(runId);
+      if (runId !== undefined && !found) throw new Error(`no optimisation run ${runId}`);
+      const row =
+        found ?? (await this.runs.startOptimizeRun({ ...rest, file: request.source.name, dataset }));
       const id = row.id as number;
       const m = new PortChatModel(model, port);
       const store = {
-        load: async () => ((await this.db.runs.get(id)) as OptimizeRun | undefined)?.state ?? null,
-        save: async (state: OptimizeState) => {
-          await this.db.runs.update(id, { state, status: state.status });
-        },
+        load: async () => (await this.runs.optimizeRun(id))?.state ?? null,
+        save: (state: OptimizeState) => this.runs.saveOptimizeState(id, state),
       };
       await optimizePrompts(
         referenceTarget(request.system),
@@ -118,7 +114,7 @@ export class OptimizeService {
           onRound: (_r, state) => onEvent({ type: 'round', state: structuredClone(state) }),
         },
       ).catch(() => undefined); // failures are in the saved state (status failed, message)
-      return (await this.db.runs.get(id)) as OptimizeRun;
+      return (await this.runs.optimizeRun(id)) as OptimizeRun;
     } finally {
       this.#running = false;
     }

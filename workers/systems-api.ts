@@ -107,9 +107,15 @@ export function emptyRunResult(
 
 /**
  * Runs the reference memory systems (src/systems) in a worker, offline or with the page's
- * model, and stores the execution graph through the import path (as if the exported JSON had been imported).
+ * model, and stores the execution graph through the engine's import path (as if the exported
+ * JSON had been imported, without parsing it back).
  */
 export interface SystemsApi {
+  /**
+   * The engine's port (the page connects the two once, `EngineApi.connectSystems`): the worker
+   * writes no database itself; a run's trace and the optimisation runs are stored by the engine.
+   */
+  connectEngine(port: MessagePort): void;
   /** Reads a data set file: which data set and layout it is and its conversations. */
   inspect(source: DatasetSource): Promise<DatasetInfo>;
   /**

@@ -2,9 +2,10 @@
  * Runs a reference memory system (src/systems) over one conversation of a data set file,
  * in the **offline mode** (deterministic components, no model) or in **LLM mode** with the
  * page's chat model behind a port (keys stay in the page), traces it with the SDK
- * into memory (`MemorySink`), and hands the exported smartcomment JSON to the import path
- * — so the new trace is stored exactly like an imported file whose bytes are that JSON.
- * Runs inside the systems worker; a plain class so Node tests can drive it on fake-indexeddb.
+ * into memory (`MemorySink`), and hands the document with its smartcomment JSON bytes to the
+ * engine's import path (the engine writes the database) — so the new trace is stored exactly like
+ * an imported file whose bytes are that JSON. Runs inside the systems worker; a plain class so
+ * Node tests can drive it with an ImportService on fake-indexeddb.
  */
 
 import { metered, UsageMeter } from '../src/core/llm/index.ts';
@@ -35,12 +36,12 @@ class RunInputError extends Error {}
 
 const now = () => (typeof performance !== 'undefined' ? performance.now() : Date.now());
 
-export class SystemsService implements Omit<SystemsApi, 'optimize'> {
+export class SystemsService implements Omit<SystemsApi, 'optimize' | 'connectEngine'> {
   /** One run at a time (they share the worker and the import path). */
   #running = false;
 
-  /** `importer` is the import path the trace is stored through (ImportService on the same database). */
-  constructor(private readonly importer: ImportApi) {}
+  /** `importer` is the import path the trace is stored through: the engine's (in Node tests, an ImportService). */
+  constructor(private readonly importer: Pick<ImportApi, 'importFiles'>) {}
 
   async inspect(source: DatasetSource): Promise<DatasetInfo> {
     const { dataset, layout, detected, conversations } = await this.#load(source);
@@ -166,7 +167,7 @@ export class SystemsService implements Omit<SystemsApi, 'optimize'> {
       // The run's document is handed over as it is: its bytes are stored, not parsed back.
       [{ blob, name: file, path: file, document }],
       {},
-      () => {},
+      undefined,
       signal,
     );
     if (stored.status === 'cancelled' || signal?.aborted)

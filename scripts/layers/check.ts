@@ -6,10 +6,12 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { isBuiltin } from 'node:module';
 import { dirname, join, relative, resolve, sep } from 'node:path';
+import { type DbFunction, type DbWrite, dbFunctionsOf, dbWriterViolations, dbWritesIn } from './db-writes.ts';
 import {
   BROWSER_LAYERS,
   CLOCK_ADAPTERS,
   coreModuleOf,
+  DB_WRITE_TABLES,
   FORBIDDEN_PACKAGES,
   HOST_GLOBALS,
   isModuleFace,
@@ -109,6 +111,9 @@ export function checkLayers(root: string, options: CheckOptions = {}): Violation
   /** Resolved relative imports inside the checked tree, for the cycle check. */
   const edges: ImportEdge[] = [];
   const pureFiles: { path: string; text: string }[] = [];
+  const dbWrites = new Map<string, DbWrite[]>();
+  const dbImports: { file: string; line: number; names: string[] }[] = [];
+  const dbFunctions: DbFunction[] = [];
   for (const file of files) {
     const layer = layerOf(file);
     if (!layer) continue;
@@ -131,7 +136,15 @@ export function checkLayers(root: string, options: CheckOptions = {}): Violation
         checkImport(file, layer, ref, resolveRelative, add);
         const target = ref.specifier.startsWith('.') ? resolveRelative(file, ref.specifier) : undefined;
         if (target) edges.push({ from: file, to: target, line: ref.line, typeOnly: ref.typeOnly });
+        if (target && layerOf(target) === 'db' && layer !== 'db' && ref.names?.length)
+          dbImports.push({ file, line: ref.line, names: ref.names });
       }
+      if (layer === 'db') dbFunctions.push(...dbFunctionsOf(script.source, DB_WRITE_TABLES));
+      if (layer === 'app' || layer === 'workers')
+        dbWrites.set(file, [
+          ...(dbWrites.get(file) ?? []),
+          ...dbWritesIn(script.source, script.source, script.firstLine, DB_WRITE_TABLES),
+        ]);
       if (SHIPPED_LAYERS.has(layer))
         for (const line of facts.requires) add(line, 'no-require', 'uses require / createRequire');
       if (SHIPPED_LAYERS.has(layer))
@@ -172,6 +185,9 @@ export function checkLayers(root: string, options: CheckOptions = {}): Violation
           },
     );
   }
+
+  for (const v of dbWriterViolations({ files, writes: dbWrites, dbImports, dbFunctions, edges }))
+    violations.push({ ...v, rule: 'db-writer' });
 
   for (const cycle of importCycles(edges)) {
     if (KNOWN_CYCLES.some((k) => k.length === cycle.files.length && k.every((f) => cycle.files.includes(f))))

@@ -101,6 +101,32 @@ export const FORBIDDEN_PACKAGES: Readonly<Partial<Record<Layer, readonly string[
 export const WORKER_ENTRY_MODULES: ReadonlySet<string> = new Set(['workers/api.ts']);
 
 /**
+ * The tables of the workbench database (`MemtraceDb` of src/db/schema.ts; a test keeps them equal
+ * to its `RECORD_VERSIONS`): a Dexie write call through one of them is a database write.
+ */
+export const DB_TABLES: ReadonlySet<string> = new Set([
+  'traces',
+  'blobs',
+  'cases',
+  'runs',
+  'labels',
+  'indexes',
+  'settings',
+]);
+
+/** The tables a write to counts: the workbench database's and the LLM response cache's (`entries`, src/db/llm-cache.ts). */
+export const DB_WRITE_TABLES: ReadonlySet<string> = new Set([...DB_TABLES, 'entries']);
+
+/** The database's one writer: the engine worker's entry. Only code that nothing else starts may write. */
+export const DB_WRITER_ENTRY = 'workers/engine.worker.ts';
+
+/** The function that opens the database (it runs the upgrades, so opening counts as writing). */
+export const DB_OPEN = 'openDb';
+
+/** Files that open the database only to read it: the page's connection (its lists and counts). */
+export const DB_READ_CONNECTIONS: ReadonlySet<string> = new Set(['src/app/state/services.ts']);
+
+/**
  * Import cycles tolerated for now, each exactly as listed (one more file in the knot and it
  * fails). Empty: keep it so; break a new knot by moving what both sides need to a leaf module.
  */
@@ -109,6 +135,8 @@ export const KNOWN_CYCLES: readonly (readonly string[])[] = [];
 export const RULES = {
   'layer-direction': 'a layer imports only the layers below it',
   'db-access': 'storage (src/db) is used only by the UI and the workers',
+  'db-writer':
+    'the engine worker is the one writer of the database: the page reads it, other workers hand their writes to the engine',
   'ui-worker-api': 'the UI reaches workers only through their typed APIs',
   'node-builtin': 'browser layers import no Node built-in (Node code goes in a *.node.ts adapter)',
   'node-only-package': 'browser layers import no Node-only package or build tool',
@@ -137,6 +165,25 @@ export type RuleId = keyof typeof RULES;
  */
 export function coreModuleOf(path: string): string | undefined {
   return /^src\/core\/[^/]+(?=\/)/.exec(path)?.[0];
+}
+
+/**
+ * A module in any layer (the core notion generalised): a folder under `src/` with an `index.ts`,
+ * its face (with any narrower `index.<name>.ts` beside it) — `src/core/<name>` (as `coreModuleOf`),
+ * `src/db`, `src/sdk`, `src/systems`, `src/app/lanes`. Modules nest: `src/systems/loaders` is a
+ * module whose files are inside `src/systems` too (in core a nested module is reached from outside
+ * its core module only through the core module's face: rule `module-face`). The workers' typed
+ * APIs (`WORKER_ENTRY_MODULES`) are the face of `workers`. The module of a face file, or
+ * undefined when the path is no face.
+ */
+export function moduleOfFace(path: string): string | undefined {
+  if (WORKER_ENTRY_MODULES.has(path)) return 'workers';
+  return /^(src\/.+)\/index(\.[\w-]+)?\.ts$/.exec(path)?.[1];
+}
+
+/** Whether a file is inside a module (`moduleOfFace`), in a module nested in it included. */
+export function insideModule(path: string, module: string): boolean {
+  return path.startsWith(`${module}/`);
 }
 
 /**

@@ -13,6 +13,8 @@ export interface ImportRef {
   line: number;
   /** Erased at compile time (`import type`, `export type`, `import('x').T` in a type). */
   typeOnly: boolean;
+  /** An `import` declaration's value names as exported (`default`, `*` for a namespace); absent on other imports. */
+  names?: string[];
 }
 
 interface SourceFacts {
@@ -75,6 +77,17 @@ function isImportMetaUrl(e: TS.Expression | undefined): boolean {
   );
 }
 
+/** The value names an import clause takes, as their module exports them (none for `import type`). */
+function valueNames(clause: TS.ImportClause | undefined): string[] {
+  if (!clause || clause.isTypeOnly) return [];
+  const names = clause.name ? ['default'] : [];
+  const bindings = clause.namedBindings;
+  if (bindings && ts.isNamespaceImport(bindings)) names.push('*');
+  else if (bindings)
+    for (const e of bindings.elements) if (!e.isTypeOnly) names.push((e.propertyName ?? e.name).text);
+  return names;
+}
+
 /** Reads the facts of one script. */
 export function factsOf(script: Script): SourceFacts {
   const { source, firstLine } = script;
@@ -92,7 +105,8 @@ export function factsOf(script: Script): SourceFacts {
   const visit = (n: TS.Node): void => {
     if (ts.isImportDeclaration(n) && isStringLike(n.moduleSpecifier)) {
       const typeOnly = !!n.importClause?.isTypeOnly;
-      facts.imports.push({ specifier: n.moduleSpecifier.text, line: lineOf(n), typeOnly });
+      const names = valueNames(n.importClause);
+      facts.imports.push({ specifier: n.moduleSpecifier.text, line: lineOf(n), typeOnly, names });
     } else if (ts.isExportDeclaration(n) && n.moduleSpecifier && isStringLike(n.moduleSpecifier)) {
       facts.imports.push({ specifier: n.moduleSpecifier.text, line: lineOf(n), typeOnly: n.isTypeOnly });
     } else if (ts.isImportEqualsDeclaration(n) && ts.isExternalModuleReference(n.moduleReference)) {

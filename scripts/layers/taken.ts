@@ -42,6 +42,8 @@ export function takenBy(node: TS.Node): Taken[] | 'whole' | 'default' | 'side-ef
   }
   // `(await import('…')).a`: that name.
   const awaited = ts.isAwaitExpression(node.parent) ? node.parent : undefined;
+  const together = awaited ? undefined : allAt(node);
+  if (together) return together;
   const access = awaited && ts.isParenthesizedExpression(awaited.parent) ? awaited.parent.parent : undefined;
   if (access && ts.isPropertyAccessExpression(access) && ts.isIdentifier(access.name))
     return [{ name: access.name.text, typeOnly: false }];
@@ -52,6 +54,23 @@ export function takenBy(node: TS.Node): Taken[] | 'whole' | 'default' | 'side-ef
     if (names.every(ts.isIdentifier)) return names.map((n) => ({ name: n.text, typeOnly: false }));
   }
   return 'whole';
+}
+
+/**
+ * `const [{ a }, { b }] = await Promise.all([import('…'), import('…')])`: the names destructured
+ * at the import's place; undefined when the import is not such an element.
+ */
+function allAt(node: TS.Node): Taken[] | 'whole' | undefined {
+  const list = node.parent;
+  const call = list && ts.isArrayLiteralExpression(list) ? list.parent : undefined;
+  if (!call || !ts.isCallExpression(call) || call.expression.getText() !== 'Promise.all') return undefined;
+  const decl = ts.isAwaitExpression(call.parent) ? call.parent.parent : undefined;
+  if (!decl || !ts.isVariableDeclaration(decl) || !ts.isArrayBindingPattern(decl.name)) return 'whole';
+  const at = decl.name.elements[(list as TS.ArrayLiteralExpression).elements.indexOf(node as TS.Expression)];
+  if (!at || ts.isOmittedExpression(at)) return [];
+  if (!ts.isObjectBindingPattern(at.name)) return 'whole';
+  const names = at.name.elements.map((e) => e.propertyName ?? e.name);
+  return names.every(ts.isIdentifier) ? names.map((n) => ({ name: n.text, typeOnly: false })) : 'whole';
 }
 
 /** The module specifier node of an import-like node, when it is a plain string. */

@@ -1,7 +1,9 @@
 import 'fake-indexeddb/auto';
 import { readFileSync } from 'node:fs';
+import { Index } from 'flexsearch';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { diffLines } from '../../src/core/text/index.ts';
+import { fullNodeIdOf } from '../../src/core/trace/index.ts';
 import { isQuotaError, listCaseRows, type MemtraceDb, openDb } from '../../src/db/index.ts';
 import { EngineService } from '../../workers/engine.ts';
 import { ImportService } from '../../workers/import-service.ts';
@@ -54,6 +56,36 @@ describe('EngineService over a stored trace', () => {
     expect(new Set(units).size).toBe(units.length);
     const bad = await svc.search({ q: '(', regex: true });
     expect(bad.error).toBeTruthy();
+  });
+
+  it('words search finds what the words index finds over each whole value, in its order', async () => {
+    // The oracle: flexsearch over every value as written (the engine feeds it each word once).
+    const doc = JSON.parse(readFileSync(file, 'utf8'));
+    const nodes = (
+      doc.data.nodes as {
+        name: string;
+        class_name?: string;
+        version: number;
+        value: unknown;
+        category?: string;
+      }[]
+    ).filter((n) => n.category !== 'sentinel');
+    const oracle = new Index({ tokenize: 'forward', resolution: 9 });
+    nodes.forEach((n, i) => {
+      const value = typeof n.value === 'string' ? n.value : JSON.stringify(n.value);
+      oracle.add(i, value.length > 20_000 ? value.slice(0, 20_000) : value);
+    });
+    for (const q of ['sunrise', 'sun', 'paint', 'caroline support group', 'me', 'lake camp']) {
+      const want = (oracle.search(q, { limit: 201 }) as number[]).map((i) =>
+        fullNodeIdOf(nodes[i].name, nodes[i].class_name, nodes[i].version),
+      );
+      const got = await svc.search({ q, traceIds: [traceId] });
+      const ids = got.groups.flatMap((g) => g.versions.map((v) => v.varId));
+      expect(new Set(ids), q).toEqual(new Set(want.slice(0, 200)));
+      // Groups come in the order of their first hit.
+      const firstHit = got.groups.map((g) => Math.min(...g.versions.map((v) => want.indexOf(v.varId))));
+      expect(firstHit, q).toEqual([...firstHit].sort((a, b) => a - b));
+    }
   });
 
   it("neighbourhood(seeds) lays out the seeds' surroundings with their ids; laneLayout covers the graph", async () => {

@@ -382,6 +382,26 @@ describe('time is read as intervals, against the time each text was written', ()
     expect(judgeText(inside, c)).toBe('yes');
     expect(judgeText(outside, c)).toBe('no');
   });
+  it('under a judge counting date words, a relative time naming another time adds none of them', () => {
+    // Two in three of the answer's five words ("week", "before", "9", "june", "2023") are needed.
+    const rule = { kind: 'words', minShare: null, words: 'lemma', finerDates: true, dates: 'words' } as const;
+    const c = criticalInfo(
+      {
+        text: 'I gave a talk at a school about my transition last week.',
+        day: day('9 June, 2023'),
+        speaker: 'caroline',
+      },
+      'When did Caroline give a talk at a school?',
+      ['The week before 9 June 2023'],
+      { rule },
+    );
+    const written = (text: string) => ({ text, day: day('9 June, 2023'), speaker: null });
+    // "last week" on 9 June is the answer's week: "week before 9 June 2023", all five words.
+    expect(judgeText(written('Caroline gave a talk at a school last week.'), c, { rule })).toBe('yes');
+    // "three years ago" is June 2020: its reading "three years before 9 June 2023" shares four of
+    // the five words, yet names another time; the day written gives three ("9 June 2023").
+    expect(judgeText(written('Caroline gave a talk at a school three years ago.'), c, { rule })).toBe('no');
+  });
   it('a memory that drops "yesterday" loses the time a "how long" answer is computed from', () => {
     const c = criticalInfo(
       { text: 'Lost my job as a banker yesterday.', day: day('20 January, 2023'), speaker: 'jon' },
@@ -593,6 +613,39 @@ describe('a memory written from one message alone, under a token-F1 judge', () =
     // "12:45 am on 8 May, 2022" shares "may" and "2022" with "May 7, 2022": F1 2/5 (a day written
     // "8 May 2022" would reach 2/3). The memory lost "yesterday": the extraction is at fault.
     expect(a).toMatchObject({ error_type: 'ExtractionError', op_id: run.extract });
+  });
+
+  /** John's tournament told on 8 May 2022 ("yesterday"); the memory keeps the tournament, not when. */
+  const tournamentRun = (golden: string) => {
+    const b = new DocBuilder();
+    tokenHistory(b);
+    return oneFactRun(b, {
+      id: 'tournament',
+      message: 'conv:D10:2',
+      said: 'John: I organized a charity tournament with my friends yesterday!',
+      timestamp: '8 May, 2022',
+      unit: 'Charity tournament',
+      question: 'When did John first organize a charity tournament with his friends?',
+      prediction: 'In October 2022.',
+      golden,
+    });
+  };
+
+  it('takes the day a memory was written as a date: the next day does not give the answer', async () => {
+    const run = tournamentRun('May 7, 2022');
+    const a = await attributeEvidenceFlow({ graph: run.g, case: run.c });
+    expect(a.answer_rule?.description).toMatch(/^token F1 ≥ 0.5/);
+    // Read as words, "8 May, 2022" shares "may" and "2022" with "May 7, 2022" (F1 2/3), yet it
+    // is another day: the memory lost "yesterday", so the extraction is at fault.
+    expect(a).toMatchObject({ error_type: 'ExtractionError', op_id: run.extract });
+  });
+
+  it('keeps the day a memory was written when the answer is written against it', async () => {
+    const run = tournamentRun('The day before 8 May 2022');
+    const a = await attributeEvidenceFlow({ graph: run.g, case: run.c });
+    // "8 May, 2022" is the day the answer names: 3 of its 5 words (F1 3/4). The memory reached the
+    // context and gives the answer to this judge: the answer op is at fault.
+    expect(a).toMatchObject({ error_type: 'ResponseError', op_id: run.answer });
   });
 });
 

@@ -75,6 +75,25 @@ describe('streaming import', () => {
     if (r?.ok) expect(JSON.stringify(r.doc)).toBe(JSON.stringify(JSON.parse(text)));
   });
 
+  it('records that repeat strings (shared between them as read) keep their own values, "__proto__" fields as data', async () => {
+    const doc = JSON.parse(trickyText());
+    const long = 'w'.repeat(300);
+    for (const [i, n] of doc.data.nodes.entries()) {
+      n.comment = i % 2 ? 'same comment' : long;
+      n.metadata = { source: 'same source', ['__proto__']: i % 2 ? 'odd' : 'even', at: { file: 'f.py' } };
+    }
+    const text = JSON.stringify(doc);
+    const r = await read(text, 5);
+    expect(r?.ok).toBe(true);
+    if (!r?.ok) return;
+    expect(JSON.stringify(r.doc)).toBe(JSON.stringify(JSON.parse(text)));
+    const meta = r.doc.data.nodes.map((n) => n.metadata as Record<string, unknown>);
+    expect(meta.map((m) => Object.getOwnPropertyDescriptor(m, '__proto__')?.value)).toEqual(
+      meta.map((_, i) => (i % 2 ? 'odd' : 'even')),
+    );
+    expect(meta.every((m) => Object.getPrototypeOf(m) === Object.prototype)).toBe(true);
+  });
+
   it('gives up on what the whole-text reader must word with its place', async () => {
     const good = trickyText();
     const bad: [string, string | Uint8Array][] = [

@@ -3,7 +3,8 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkLayers, formatViolation, importCycles } from '../../scripts/layers/check.ts';
-import { RULES } from '../../scripts/layers/rules.ts';
+import { DB_TABLES, RULES } from '../../scripts/layers/rules.ts';
+import { RECORD_VERSIONS } from '../../src/db/index.ts';
 
 const ROOT = join(import.meta.dirname, '../..');
 const FIXTURE = join(import.meta.dirname, '../fixtures/layers');
@@ -87,6 +88,12 @@ describe('importCycles', () => {
       { ring: ['x>x'], files: ['x'] },
     ]);
     expect(importCycles([e('a', 'b'), e('b', 'c'), e('a', 'c')])).toEqual([]);
+  });
+});
+
+describe('rule db-writer', () => {
+  it('knows every table of the database (a write through any of them counts)', () => {
+    expect([...DB_TABLES].sort()).toEqual(Object.keys(RECORD_VERSIONS).sort());
   });
 });
 

@@ -2,4 +2,3 @@
 
 export { default as LaneView } from './LaneView.svelte';
 export type { LaneSelection } from './selection.ts';
-export * from './viewport.ts';

@@ -1,6 +1,6 @@
 /** `setupLlm()` in the root component, `useLlm()` below it (svelte context pair). */
 import { getContext, setContext } from 'svelte';
-import { IndexedDbCacheStore } from '../../db/llm-cache.ts';
+import type { CacheStore } from '../../core/llm/index.ts';
 import { LlmSettings } from './settings.svelte.ts';
 import { WebLLMState } from './webllm.svelte.ts';
 
@@ -11,12 +11,16 @@ interface LlmContext {
 
 const KEY = Symbol('memtrace.llm');
 
-/** Create the stores for this page (browser storage, IndexedDB cache, navigator.gpu) and provide them. */
-export function setupLlm(): LlmContext {
+/**
+ * Create the stores for this page (browser storage, navigator.gpu) and provide them. `cache` is
+ * the response cache (the app's is kept by the engine worker, the database's one writer; none:
+ * caching cannot be turned on).
+ */
+export function setupLlm(cache?: CacheStore): LlmContext {
   const webllm = new WebLLMState((navigator as Navigator & { gpu?: unknown }).gpu);
   const settings = new LlmSettings({
     storage: localStorage,
-    cache: new IndexedDbCacheStore(),
+    cache,
     engineFor: (p) => webllm.engineFor(p.model),
   });
   const ctx = { settings, webllm };

@@ -2,7 +2,9 @@
  * The app's connections: the database (read side) and the workers (comlink proxies). The
  * engine worker imports files and keeps each open trace's graph, indexes and analyses; the
  * embedder worker (texts in, vectors out) starts on the first ranked search and talks to the
- * engine over its own port; the systems worker (reference memory systems) starts on first use.
+ * engine over its own port; the systems worker (reference memory systems) starts on first use and
+ * hands its writes to the engine over another (the engine worker is the database's one writer; the
+ * page's connection reads).
  */
 import * as Comlink from 'comlink';
 import { getContext, setContext } from 'svelte';
@@ -12,6 +14,7 @@ import {
   type SystemsApi,
   WORD_VECTORS_PATH,
 } from '../../../workers/api.ts';
+import type { CacheStore } from '../../core/llm/index.ts';
 import type { MemtraceDb } from '../../db/schema.ts';
 import { openDb } from '../../db/schema.ts';
 
@@ -25,6 +28,8 @@ export interface Services {
   readonly embedder: Comlink.Remote<EmbedderApi>;
   /** Runs reference memory systems offline and stores their traces (started on first use). */
   readonly systems: Comlink.Remote<SystemsApi>;
+  /** The LLM response cache, kept by the engine (the one writer of the app's databases). */
+  llmCache: CacheStore;
   /**
    * Starts downloading the matcher's word vectors on the page's thread (once) and hands their
    * body to the engine: the 11 MB arrive while the engine worker is still starting up.
@@ -71,6 +76,12 @@ export function createServices(): Services {
     db,
     engine,
     analysis: engine,
+    llmCache: {
+      get: (key) => engine.llmCacheGet(key),
+      set: (key, entry) => engine.llmCacheSet(key, entry),
+      size: () => engine.llmCacheSize(),
+      clear: () => engine.llmCacheClear(),
+    },
     get embedder() {
       if (!embedder) {
         embedderWorker = new Worker(new URL('../../../workers/embedder.worker.ts', import.meta.url), {
@@ -91,6 +102,10 @@ export function createServices(): Services {
           name: 'systems',
         });
         systems = Comlink.wrap<SystemsApi>(systemsWorker);
+        // It writes no database: the engine stores its runs, over a port of their own.
+        const { port1, port2 } = new MessageChannel();
+        void systems.connectEngine(Comlink.transfer(port1, [port1]));
+        void engine.connectSystems(Comlink.transfer(port2, [port2]));
       }
       return systems;
     },

@@ -19,9 +19,6 @@ import { chatModelFromFlags, PROVIDER_FLAGS, PROVIDER_USAGE } from '../provider-
 import { writeAtomic } from '../write.ts';
 import { DATA_FLAGS, readDataArgs } from './run.ts';
 
-/** The loop, loaded when the command runs: its import is heavy (systems, attribution, NLP libraries). */
-const optimizeLib = () => import('../../systems/optimize/index.ts');
-
 async function writeJson(path: string, value: unknown) {
   await writeAtomic(path, `${JSON.stringify(value, null, 2)}\n`);
 }
@@ -45,7 +42,8 @@ function folderStore(dir: string): OptimizeStore {
       }
     },
     async save(state) {
-      const { updateResults } = await optimizeLib();
+      // The loop is loaded when the command runs: its import is heavy (systems, attribution, NLP libraries).
+      const { updateResults } = await import('../../systems/optimize/index.ts');
       await mkdir(dir, { recursive: true });
       for (const r of state.rounds) {
         const it = join(dir, `iteration_${r.round}`);
@@ -228,7 +226,7 @@ export const optimize = command({
   args: { min: 0, max: 0, name: '' },
   options: OPTIMIZE_FLAGS,
   async run({ values }, io: CliIO) {
-    const { optimizePrompts } = await optimizeLib();
+    const { optimizePrompts } = await import('../../systems/optimize/index.ts'); // heavy: loaded when run
     const out = values.out;
     if (typeof out !== 'string') throw new CliError('-o DIR is required (the run is saved there)', 2);
     const system = oneOf('system', TARGET_NAMES, values.system ?? '');

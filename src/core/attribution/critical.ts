@@ -273,10 +273,11 @@ function datedAsWords(g: GoldenAnswer): GoldenAnswer {
  * The words a text's times add when dates are read as words: the days its relative time
  * expressions resolve to (against the day it was written, else `fallbackDay`), also in the form
  * dated answers take, and the day it was written ("yesterday", written on 8 May 2023, adds "7 May
- * 2023", "before 8 May 2023" and "8 May 2023").
+ * 2023", "before 8 May 2023" and "8 May 2023"). Given the answer's time (`near`), a relative time
+ * outside it adds nothing: a date carries as a date.
  */
-function dateWords(said: Said, fallbackDay: number | null): string[] {
-  const relative = relativeReadings(said, said.day ?? fallbackDay);
+function dateWords(said: Said, fallbackDay: number | null, near: DaySpan | null = null): string[] {
+  const relative = relativeReadings(said, said.day ?? fallbackDay, near);
   return said.day !== null ? [...relative, dayText(said.day)] : relative;
 }
 
@@ -285,9 +286,11 @@ function dateWords(said: Said, fallbackDay: number | null): string[] {
  * take ("yesterday" on 8 May 2023: "7 May 2023", "day before 8 May 2023"). An absolute date is
  * already in the text's words.
  */
-function relativeReadings(said: Said, day: number | null): string[] {
+function relativeReadings(said: Said, day: number | null, near: DaySpan | null = null): string[] {
   const out: string[] = [];
   for (const m of temporalMentions(said.text, day)) {
+    // A date carries as a date: "three years ago" adds no words to "the week before 9 June 2023".
+    if (near && m.span && dateRelation(m.span, near) === 'outside') continue;
     if (m.relative && m.span) out.push(spanText(m.span));
     if (m.relative && day !== null) out.push(relativeWords(m.relative, day));
   }
@@ -416,15 +419,37 @@ function windowF1(text: string, goldenKeys: readonly string[]): number {
 }
 
 /**
+ * The day a text was written, as a segment of its token-F1 windows. A date carries as a date:
+ * for a dated answer that day counts only when it falls within the answer's time or is the day
+ * the answer is written against ("the day before 8 May 2023" names 8 May). A memory of something
+ * done "recently", written on 8 May, does not say "7 May 2023", however many words the two days
+ * share ("May", "2023").
+ */
+function writtenDay(said: Said, golden: string): string[] {
+  const written = said.written ?? (said.day !== null ? dayText(said.day) : null);
+  if (!written) return [];
+  const span = goldenSpan(golden);
+  // The day as the trace writes it names its own time; else the day the text inherited.
+  const time =
+    temporalMentions(written, null).find((m) => m.span)?.span ??
+    (said.day !== null ? daySpan(said.day) : null);
+  if (span === null || time === null) return [written];
+  const relation = dateRelation(time, { ...span, fuzz: 0 });
+  if (relation === 'same' || relation === 'finer') return [written];
+  const want = new Set(answerTokens(golden));
+  const named = time.start === time.end && answerTokens(dayText(time.start)).every((t) => want.has(t));
+  return named ? [written] : [];
+}
+
+/**
  * The best token F1 (`tokenF1`) of a window of a memory against the golden answer: one or two
  * consecutive segments, a segment being one of its sentences, the day it was written as the
- * trace writes it, or a day its relative times name — the span an answerer would quote.
+ * trace writes it (`writtenDay`), or a day its relative times name — the span an answerer would quote.
  */
 function windowTokenF1(said: Said, golden: string, fallbackDay: number | null): number {
   const want = answerTokens(golden);
   const day = said.day ?? fallbackDay;
-  const written = said.written ?? (said.day !== null ? dayText(said.day) : null);
-  const segments = [...(written ? [written] : []), ...sentences(said.text), ...relativeReadings(said, day)];
+  const segments = [...writtenDay(said, golden), ...sentences(said.text), ...relativeReadings(said, day)];
   const words = segments.map(answerTokens);
   let best = 0;
   for (let i = 0; i < words.length; i++) {
@@ -699,7 +724,7 @@ export function withOthers(infos: readonly (CriticalInfo | null)[]): (CriticalIn
 function keepsDateWords(said: Said, c: CriticalInfo, options: CriticalOptions, terms: Term[]): boolean {
   const rule = options.rule ?? PRIOR_ANSWER_RULE;
   const want = [...c.answerTerms, ...c.dateTerms];
-  const all = [...terms, ...contentTerms(dateWords(said, c.day).join(' '))];
+  const all = [...terms, ...contentTerms(dateWords(said, c.day, c.answerSpan).join(' '))];
   const kept = want.filter((t) => present(t, all, rule.words, options)).length;
   return kept >= wordsNeeded(rule, want.length, c.goldenTermCount + c.dateTerms.length);
 }

@@ -4,6 +4,6 @@
  */
 
 export { MAX_STEPS } from './agents/budgets.ts';
-export { ruleTest, STAGE_RULES } from './rules.ts';
+export { ruleTest } from './rules.ts';
 export { AGENT_METHODS, type AgentMethod } from './types.ts';
 export { ATTRIBUTOR_VERSION } from './version.ts';

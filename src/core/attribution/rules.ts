@@ -62,7 +62,7 @@ export const STAGE_RULES: readonly StageRule[] = [
   {
     id: 'states-answer',
     tests:
-      "a unit of text gives the golden answer under the trace's answer rule (fitted to its judge, else the prior: every word of a short answer, two in three of longer ones; a date answer as a date)",
+      "a unit of text gives the golden answer under the trace's answer rule (fitted to its judge, else the prior: every word of a short answer, two in three of longer ones; a date answer as a date — also where dates are read as words: under token F1 the day a unit was written counts only when it is within the answer's time or the day the answer is written against; under a judge counting date words a relative time adds its words only when it is not outside the answer's time)",
     threshold: null,
     reason: 'the one test every stage is put to, the same the judge applied to the prediction',
   },

@@ -169,7 +169,7 @@ class AnswerTest {
     let ok = known.get(text);
     if (ok === undefined) {
       ok = unitScore(text, e, this.premiseOptions()) >= this.settings.minPremise;
-      known.set(text, ok);
+      known.set(detached(text), ok);
     }
     return ok;
   }
@@ -218,7 +218,8 @@ class AnswerTest {
       for (const m of this.memories) {
         const u = splitUnits(this.g.varValue[m]);
         u.texts.forEach((t, k) => {
-          if (!this.copies?.has(t)) this.copies?.set(t, this.times.of(m, u.keyed ? u.keys[k] : null));
+          if (!this.copies?.has(t))
+            this.copies?.set(detached(t), this.times.of(m, u.keyed ? u.keys[k] : null));
         });
       }
     }
@@ -229,7 +230,7 @@ class AnswerTest {
     const key = `${said.day}\u0000${said.speaker}\u0000${said.text}`;
     if (this.cache.has(key)) return this.cache.get(key) ?? null;
     const q = this.judge(v, said);
-    this.cache.set(key, q);
+    this.cache.set(detached(key), q);
     return q;
   }
 
@@ -257,6 +258,9 @@ class AnswerTest {
 }
 
 const NO_TIME: Time = { day: null, written: null };
+
+/** Where a dict, list or tuple starts (`parseValue` trims the same white space as `\s`). */
+const CONTAINER_START = /^\s*[[{(]/;
 
 interface Time {
   day: number | null;
@@ -315,8 +319,14 @@ class OwnTimes {
   private readonly values = new Map<number, unknown>();
   private readonly chains = new Map<number, number[]>();
 
+  /**
+   * v's value read as data when it can be a dict or list (both callers use nothing else);
+   * undefined otherwise. A window's text is neither: it is not read (nor kept) once per version.
+   */
   private parsed(v: number): unknown {
-    if (!this.values.has(v)) this.values.set(v, parseValue(this.g.varValue[v]));
+    const value = this.g.varValue[v];
+    if (!CONTAINER_START.test(value)) return undefined;
+    if (!this.values.has(v)) this.values.set(v, parseValue(value));
     return this.values.get(v);
   }
 
@@ -368,13 +378,22 @@ function latest(g: TraceGraph, messages: number[]): Time {
   return best;
 }
 
+/**
+ * A copy of a text that keeps nothing else alive. A unit is cut out of its whole value (a
+ * 20,000-character window): as a key kept for the whole walk (or across walks) it would keep
+ * that value too, one per version, since engines share a cut-out text's original.
+ */
+function detached(text: string): string {
+  return text.length < 64 ? text : ` ${text}`.slice(1);
+}
+
 const termCache = new Map<string, Set<string>>();
 function termsOf(text: string): Set<string> {
   let t = termCache.get(text);
   if (!t) {
     t = new Set(contentTerms(text).map((x) => x.key));
     if (termCache.size > 50_000) termCache.clear();
-    termCache.set(text, t);
+    termCache.set(detached(text), t);
   }
   return t;
 }

@@ -5,7 +5,6 @@
  * output — or a file written by the paper's tools — can be reported the same way.
  */
 import {
-  contentTokens,
   type EvidenceFlowOptions,
   evidenceChangedLater,
   evidenceText,
@@ -14,6 +13,7 @@ import {
 } from '../attribution/index.ts';
 import { systemOf, type TraceCase } from '../cases/index.ts';
 import { isSentinelVar, opStructure, producersOf, type TraceGraph, varMetadata } from '../graph/index.ts';
+import { contentTokens } from '../nlp/index.ts';
 import { type ErrorType, isErrorType, prettyValue } from '../trace/index.ts';
 import { textFeatures } from './features.ts';
 import { type AttributionEvidence, type VerdictGrounds, verdictGrounds } from './grounds.ts';

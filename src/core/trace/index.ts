@@ -1,20 +1,39 @@
-export * from './categories.ts';
-export * from './error-colours.ts';
-export * from './export.ts';
-export * from './identity.ts';
-export * from './import.ts';
-export * from './issues.ts';
-export * from './json-syntax.ts';
-export * from './nesting.ts';
-export { normalizeUnit, textPieces, textUnits } from './otel/dataflow.ts';
+/**
+ * The trace model and its files: types, import (JSON syntax, validation, nesting limit),
+ * identity, Python-repr values, export, and the OTLP span pieces other modules use.
+ */
+
 export {
-  documentToSpans,
-  type EmitOptions,
-  opSpanId,
-  type SpanDescription,
-} from './otel/emit.ts';
+  isConversationMessage,
+  isGenericCategory,
+  isMessageCategory,
+  isPromptCategory,
+  isQueryCategory,
+} from './categories.ts';
+export { ERROR_TYPE_COLOURS, errorTypeCssVars } from './error-colours.ts';
+export { exportSmartcomment, smartcommentPieces } from './export.ts';
+export { fullNameOf, fullNodeIdOf, splitFullNodeId } from './identity.ts';
+export { checkParsedValue, type ImportOptions, type ImportResult, parseTraceText } from './import.ts';
+export { formatIssue, IssueCollector, type TraceIssue } from './issues.ts';
+export { findJsonSyntaxError } from './json-syntax.ts';
+export { joinPath, MAX_NESTING, nestsDeeperThan, TOO_DEEP_MESSAGE, tooDeepAt } from './nesting.ts';
+export { normalizeUnit, textPieces, textUnits } from './otel/dataflow.ts';
+export { documentToSpans, type EmitOptions, opSpanId, type SpanDescription } from './otel/emit.ts';
 export { type RecordRef, RecordTexts } from './otel/record-texts.ts';
-export * from './pyrepr.ts';
+export { messageText, parseValue, prettyValue, readableValue, valueStrings, valueText } from './pyrepr.ts';
 export { parseTraceChunks } from './stream.ts';
-export * from './types.ts';
-export * from './utf8.ts';
+export {
+  type Annotation,
+  type EdgeRecord,
+  ERROR_TYPES,
+  type ErrorType,
+  isErrorType,
+  type JsonObject,
+  type OperationRecord,
+  SENTINEL,
+  type SessionRecord,
+  type TraceDocument,
+  type TraceHeader,
+  type VariableRecord,
+} from './types.ts';
+export { decodeUtf8, stripBom } from './utf8.ts';

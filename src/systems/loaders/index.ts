@@ -6,11 +6,11 @@ import { loadLocomo, locomoIdFromPath } from './locomo.ts';
 import { loadLongMemEval } from './longmemeval.ts';
 import { loadRealmem } from './realmem.ts';
 
-export * from './detect.ts';
-export * from './format.ts';
-export * from './locomo.ts';
-export * from './longmemeval.ts';
-export * from './realmem.ts';
+export { DATASET_LABEL, detectDataset } from './detect.ts';
+export { DatasetFormatError } from './format.ts';
+export { loadLocomo } from './locomo.ts';
+export { loadLongMemEval } from './longmemeval.ts';
+export { loadRealmem } from './realmem.ts';
 
 export const DATASETS: readonly DatasetName[] = ['locomo', 'realmem', 'longmemeval'];
 

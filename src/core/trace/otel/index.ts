@@ -19,7 +19,6 @@ import { importWarnings } from './warnings.ts';
 
 export type { OtelImportSummary } from './build.ts';
 export { detectSpanFormat, jsonLinesFormat, noFormatMessage } from './detect.ts';
-export * from './emit.ts';
 export type { SpanFile } from './span.ts';
 
 /** Reads each item of a value that may be one item or a list of them. */
