@@ -7,13 +7,14 @@
  * with `--write-calibration`, src/core/attribution/calibration-table.ts from the dev parts.
  *
  * `npx tsx bench/attribution-rules.ts [--sets llm,faultbench,shared,memeval]
- *   [--rules offline,containment,token-f1,half-words] [--per-design 1] [--write-calibration]`
+ *   [--rules offline,containment,token-f1,half-words] [--per-design 1] [--fault-files 3]
+ *   [--cases-per-file 20] [--write-calibration]`
  *
  * Sets: `memeval` (people's labels of real Mem0 failures; type accuracy is the figure), `shared`
  * (the smartcomment toolkit's own files), `llm` (LLM-written memories under each judge rule,
  * `scripts/make-llm-bench.ts --all-rules`), `faultbench` (`scripts/make-fault-bench.ts`).
- * `--per-design N` scores N dev and N held-out files per (judge rule, design) and N fault files
- * per system: the full sets take hours on two cores. On `llm` and `faultbench` the trace's judge
+ * `--per-design N` scores N dev and N held-out files per (judge rule, design), `--fault-files N`
+ * (default 3) N fault-injected files per system and fault kind: the full sets take hours on two cores. On `llm` and `faultbench` the trace's judge
  * is learned, so the default runs evidence-flow (`learned-judge`); the stage walk's rules are
  * ablated there with `learned-judge` off ("walk everywhere"), to see them on data made otherwise.
  * `--default-only` scores the default alone (a quick check: no ablation); `--outcomes FILE` writes
@@ -57,6 +58,7 @@ const { values } = parseArgs({
     sets: { type: 'string', default: 'llm,faultbench,shared,memeval' },
     rules: { type: 'string', default: JUDGE_RULES.join(',') },
     'per-design': { type: 'string', default: '1' },
+    'fault-files': { type: 'string', default: '3' },
     'cases-per-file': { type: 'string', default: '20' },
     'write-calibration': { type: 'boolean', default: false },
     'default-only': { type: 'boolean', default: false },
@@ -138,21 +140,35 @@ function contradicts(g: TraceGraph, c: TraceCase, a: Attribution): boolean {
   return opStructure(g, answerOp).inputs.some((v) => g.varValue[v].includes(held.text));
 }
 
+const FAULT_KINDS = ['extraction', 'update', 'deletion', 'retrieval', 'response'];
+
+/** A fault-injected file's kind: the fault injected into it (`conv-26-update-conv-26-qa-17.json`), else `base`. */
+function faultKind(file: string): string {
+  return FAULT_KINDS.find((k) => basename(file).includes(`-${k}-`)) ?? 'base';
+}
+
+/** `n` of `items`, spread evenly over them (the first, then every len/n-th). */
+function spread<T>(items: readonly T[], n: number): T[] {
+  if (items.length <= n) return [...items];
+  return Array.from({ length: n }, (_, i) => items[Math.floor((i * items.length) / n)]);
+}
+
 /**
- * N files per judge rule, design and part of the LLM-written memories; N per conversation name of
- * the fault-injected benchmark (its files sort by system, so the first system's: a wider sample
- * of its 23–62 MB runs would take hours with the ablation); every file of the other sets.
+ * N files per judge rule, design and part of the LLM-written memories; `--fault-files` per system
+ * and fault kind of the fault-injected benchmark (spread over its conversations; an injected file
+ * carries the one case its fault broke); every file of the other sets.
  */
-function sample(all: Source[], n: number): Source[] {
+function sample(all: Source[], n: number, faultFiles: number): Source[] {
   const groups = new Map<string, Source[]>();
   for (const s of all) {
-    const design = s.set === 'faultbench' ? basename(s.file).split('-')[0] : s.design;
+    const design = s.set === 'faultbench' ? `${s.design}|${faultKind(s.file)}` : s.design;
     const g = `${s.set}|${s.rule ?? ''}|${design ?? basename(s.file).split('-')[0]}|${s.part ?? ''}`;
     groups.set(g, [...(groups.get(g) ?? []), s]);
   }
-  return [...groups.values()].flatMap((g) =>
-    g[0].set === 'llm' || g[0].set === 'faultbench' ? g.slice(0, n) : g,
-  );
+  return [...groups.values()].flatMap((g) => {
+    if (g[0].set === 'faultbench') return spread(g, faultFiles);
+    return g[0].set === 'llm' ? g.slice(0, n) : g;
+  });
 }
 
 const setup = await benchEvidenceSetup();
@@ -257,7 +273,11 @@ function calibration(os: Outcome[], cs: number[]) {
 // ---- run ------------------------------------------------------------------------------------
 
 const wanted = new Set(values.sets.split(','));
-const srcs = sample(setSources(wanted, values.rules.split(',')), Number(values['per-design']));
+const srcs = sample(
+  setSources(wanted, values.rules.split(',')),
+  Number(values['per-design']),
+  Number(values['fault-files']),
+);
 const outcomes: Outcome[] = [];
 const pools = new Map<string, Awaited<ReturnType<typeof judgePoolOf>>>();
 for (const [i, src] of srcs.entries()) {
@@ -305,7 +325,7 @@ lines.push(
   "evidence-flow; elsewhere (people's labels, single verdicts) the stage walk decides. ETA = error-type accuracy; macro = mean",
   'over the types present; cells per type are n: ETA. "naive": MemEval\'s stage order with a lexical "states the answer" test',
   "(the first stage along the case path whose outputs hold fewer than half of the golden answer's content words).",
-  `Files: every memeval and shared file; ${values['per-design']} dev and ${values['per-design']} held-out file(s) per judge rule and design of the LLM-written memories, ${values['per-design']} per conversation name of the fault-injected benchmark (\`--per-design\`; its files sort by system, so these are ${[...new Set(srcs.filter((x) => x.set === 'faultbench').map((x) => x.design))].join(', ') || 'none'}'s), at most ${values['cases-per-file']} labelled cases of each of those files (\`--cases-per-file\`).`,
+  `Files: every memeval and shared file; ${values['per-design']} dev and ${values['per-design']} held-out file(s) per judge rule and design of the LLM-written memories, ${values['fault-files']} per system and fault kind (base run or the fault injected) of the fault-injected benchmark (\`--fault-files\`, spread over its conversations: ${srcs.filter((x) => x.set === 'faultbench').length} files of ${[...new Set(srcs.filter((x) => x.set === 'faultbench').map((x) => x.design))].join(', ') || 'no system'}), at most ${values['cases-per-file']} labelled cases of each of those files (\`--cases-per-file\`).`,
   '',
   '### Default verdicts and the naive stage rule',
   '',

@@ -32,3 +32,32 @@ describe('relative times next to numbers', () => {
     });
   });
 });
+
+describe('golden answers naming a weekday before or after a date', () => {
+  // The calendar says which day: the nearest such weekday strictly before (after) the date.
+  const nearestWeekday = (iso: string, weekday: number, step: -1 | 1) => {
+    const d = new Date(`${iso}T00:00:00Z`);
+    do d.setUTCDate(d.getUTCDate() + step);
+    while (d.getUTCDay() !== weekday);
+    return Math.round(d.getTime() / 86_400_000);
+  };
+  it('"the Friday before" a Saturday is the day before it, not a week earlier', () => {
+    expect(spanOf('The Friday before 15 July 2023')?.start).toBe(nearestWeekday('2023-07-15', 5, -1));
+    expect(spanOf('The Tuesday before 20 July 2023')?.start).toBe(nearestWeekday('2023-07-20', 2, -1));
+    expect(spanOf('The Monday after 3 May 2023')?.start).toBe(nearestWeekday('2023-05-03', 1, 1));
+  });
+  it('reads a date whose day is glued to its month ("25October, 2022")', () => {
+    expect(spanOf('The Sunday before 25October, 2022.')?.start).toBe(nearestWeekday('2022-10-25', 0, -1));
+    expect(spanText(spanOf('The week before 6October, 2022')!)).not.toMatch(/19[67]\d|202[4-9]/);
+  });
+});
+
+describe('times without a year and no day to read them against', () => {
+  it('keep only their words (no 1970, no week of the clock)', () => {
+    expect(temporalMentions('We met on Sunday.', null)).toEqual([
+      { text: 'on Sunday', span: null, relative: 'on sunday' },
+    ]);
+    expect(temporalMentions('The festival is in June.', null).every((m) => m.span === null)).toBe(true);
+    expect(spanOf('7 May 2023')).not.toBeNull();
+  });
+});

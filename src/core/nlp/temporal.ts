@@ -45,6 +45,9 @@ const RELATIVE =
 const LOOSE =
   /\b(?:last|next|this)\s+(?:week|weekend|mon|tue|wed|thu|fri|sat|sun)|\bfew\b|\bweekends?\b|\bweeks?\s+ago\b/i;
 
+/** "on Sunday": past or coming Sunday, the words do not say. */
+const BARE_WEEKDAY = /^(?:on\s+)?(?:mon|tues|wednes|thurs|fri|satur|sun)day$/i;
+
 function toDay(iso: string | undefined): number | null {
   if (!iso) return null;
   const t = Date.parse(iso.slice(0, 10));
@@ -69,8 +72,25 @@ function parseDates(text: string, today: number | null): CompromiseDate[] {
   return doc.dates({ today: isoDay(today ?? 0), timezone: 'UTC' }).json();
 }
 
+const WEEKDAYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'];
+
+/**
+ * "the Friday before 15 July 2023" is the last Friday before that day (14 July), "after" the first
+ * one after it. Kept as loose as "last Friday" (7 days): people's "last Friday" may mean the
+ * week before.
+ */
+function weekdayNear(weekday: string, anchor: number, direction: string): DaySpan | null {
+  const wanted = WEEKDAYS.indexOf(weekday);
+  if (wanted < 0) return null;
+  const weekdayOf = (day: number) => (day + 4) % 7; // 1970-01-01 was a Thursday
+  const step = direction === 'before' ? -1 : 1;
+  let day = anchor + step;
+  while (weekdayOf(day) !== wanted) day += step;
+  return { start: day, end: day, fuzz: 7 };
+}
+
 /** "the week before 27 June 2023" → ["last week", day of 27 June 2023]; "two weekends before X" → "2 weeks ago". */
-function beforeForm(text: string): { phrase: string; anchor: number } | null {
+function beforeForm(text: string): { phrase: string; anchor: number; day: DaySpan | null } | null {
   // Only short texts (golden answers): a long text's "before" is rarely a date offset.
   if (text.length > 60) return null;
   const m = /\b(?:the\s+)?([a-z0-9 -]{2,30}?)\s+(before|after)\s+(.+)$/i.exec(text.trim());
@@ -79,10 +99,11 @@ function beforeForm(text: string): { phrase: string; anchor: number } | null {
   const anchor = toDay(anchorDates[0]?.dates?.start);
   if (anchor === null || RELATIVE.test(m[3])) return null;
   let what = m[1].toLowerCase().replace(/\bweekends?\b/, (w) => (w.endsWith('s') ? 'weeks' : 'weekend'));
+  const day = weekdayNear(what, anchor, m[2].toLowerCase());
   const count = /^(\w+)\s+(days?|weeks?|months?|years?)$/.exec(what);
-  if (m[2] === 'before') what = count ? `${what} ago` : `last ${what}`;
+  if (m[2].toLowerCase() === 'before') what = count ? `${what} ago` : `last ${what}`;
   else what = count ? `in ${what}` : `next ${what}`;
-  return { phrase: what, anchor };
+  return { phrase: what, anchor, day };
 }
 
 /**
@@ -106,11 +127,23 @@ function plainRelative(text: string): string {
 
 const cache = new Map<string, TemporalMention[]>();
 
+const GLUED_MONTH =
+  /(\d)(?=(?:january|february|march|april|may|june|july|august|september|october|november|december)\b)/gi;
+
+/** "3June, 2022" (as some LoCoMo answers write a date) → "3 June, 2022". */
+function unglued(text: string): string {
+  return text.replace(GLUED_MONTH, '$1 ');
+}
+
 /** Relative times that need no other words to name a day or a span. */
 const RELATIVE_PHRASE =
   /\b(?:yesterday|today|tonight|tomorrow|(?:last|next|this)\s+(?:week|weekend|month|year|monday|tuesday|wednesday|thursday|friday|saturday|sunday)|(?:\d+|a|an|one|two|three|four|five|six|a few|a couple of)\s+(?:days?|weeks?|months?|years?)\s+ago)\b/gi;
 
-/** compromise's dates as mentions (relative ones with no day to read them against keep no span). */
+/**
+ * compromise's dates as mentions. Relative ones with no day to read them against keep no span,
+ * nor do those without a year ("on Sunday", "in June"): with no day, compromise would place them
+ * in 1970 or in the clock's week.
+ */
 function mentionsOf(dates: readonly CompromiseDate[], today: number | null): TemporalMention[] {
   const out: TemporalMention[] = [];
   for (const d of dates) {
@@ -118,10 +151,14 @@ function mentionsOf(dates: readonly CompromiseDate[], today: number | null): Tem
     const end = toDay(d.dates?.end) ?? start;
     if (start === null || end === null) continue;
     const words = d.text.replace(/[\s\W]+$/, '').trim();
-    const relative = RELATIVE.test(words) ? words.toLowerCase() : null;
+    const unplaced = today === null && !/\b\d{4}\b/.test(words);
+    const relative = RELATIVE.test(words) || unplaced ? words.toLowerCase() : null;
     out.push({
       text: words,
-      span: relative && today === null ? null : { start, end, fuzz: LOOSE.test(words) ? 7 : 0 },
+      span:
+        relative && today === null
+          ? null
+          : { start, end, fuzz: LOOSE.test(words) || BARE_WEEKDAY.test(words) ? 7 : 0 },
       relative,
     });
   }
@@ -133,14 +170,16 @@ function mentionsOf(dates: readonly CompromiseDate[], today: number | null): Tem
  * day the text was said or written; null when unknown — relative expressions then
  * keep only their words).
  */
-export function temporalMentions(text: string, today: number | null): TemporalMention[] {
+export function temporalMentions(written: string, today: number | null): TemporalMention[] {
+  const text = unglued(written);
   if (!hasTemporalCue(text)) return [];
   const key = `${today}\u0000${text}`;
   const hit = cache.get(key);
   if (hit) return hit;
   let out: TemporalMention[];
   const before = beforeForm(text);
-  if (before) {
+  if (before?.day) out = [{ text, span: before.day, relative: null }];
+  else if (before) {
     const inner = temporalMentions(before.phrase, before.anchor);
     out = inner.map((x) => ({ text, span: x.span, relative: null }));
   } else {
