@@ -9,8 +9,7 @@
  * at a value's ends are not where the next version has them, so no value is one cut of the
  * shared text; each keeps its opening and closing characters apart (a few, pooled), and its
  * record's `value` becomes an accessor that reads `open + cut + close` — a string equal to the
- * parsed one, made at each read and dropped by the reader (the last few read are kept whole,
- * so a reader asking again gets the same string, not another copy). JSON, structured clone
+ * parsed one, made at each read and dropped by the reader. JSON, structured clone
  * and every reader of `record.value` see a plain string; assigning `value` stores a plain one.
  *
  * A chain's text is built in segments: the appended tails wait in a list and are joined once
@@ -38,8 +37,6 @@ const SEAL_WAITING = 4_000_000;
 const OPENERS = new Set(["'", '"', '[', '(', '{']);
 const CLOSERS = new Set(["'", '"', ']', ')', '}']);
 const MAX_EDGE = 8;
-/** Values read lately, kept whole so a reader asking again gets the same string (no new copy). */
-const RECENT = 32;
 
 /** How much text the versions' values hold, and how much is stored for them. */
 export interface VersionTextStats {
@@ -174,32 +171,13 @@ export function overlapStart(prev: string, next: string): number {
   return -1;
 }
 
-/**
- * Values read lately, kept whole: a value made of a cut and its closing characters is a new
- * string at each read, copied whole by its first reader; a reader that asks again (the stage
- * walk reads a value several times) gets the same string rather than a new copy.
- */
-class Recent {
-  readonly #values = new Map<object, string>();
-
-  get(record: object, make: () => string): string {
-    let value = this.#values.get(record);
-    if (value === undefined) {
-      value = make();
-      this.#values.set(record, value);
-      if (this.#values.size > RECENT) this.#values.delete(this.#values.keys().next().value as object);
-    }
-    return value;
-  }
-}
-
 /** Makes the record's `value` read as the shared text's cut (and its closing characters); assigning it stores a plain value again. */
-function storeCut(record: Record<string, unknown>, text: string, m: Member, recent: Recent): void {
+function storeCut(record: Record<string, unknown>, text: string, m: Member): void {
   const { open, start, end, close } = m;
-  const get =
-    open || close
-      ? () => recent.get(record, () => open + text.slice(start, end) + close)
-      : () => text.slice(start, end);
+  // A new string at each read, copied whole by its first reader and dropped with it: young
+  // garbage. Kept for later reads, the copies would outlive young collections (a cache of the last
+  // 32 read made a reading of every value gather 90 MiB in the old generation).
+  const get = open || close ? () => open + text.slice(start, end) + close : () => text.slice(start, end);
   const set = (value: unknown) => {
     Object.defineProperty(record, 'value', { value, writable: true, enumerable: true, configurable: true });
   };
@@ -220,8 +198,6 @@ export function hasSharedValue(record: object): boolean {
 export class VersionTexts {
   readonly #chains = new Map<string, Chain>();
   readonly #closes = new Map<string, string>();
-  /** The document's values read lately (held with the document, gone with it). */
-  readonly #recent = new Recent();
   readonly #stats: VersionTextStats = { shared: 0, valueChars: 0, storedChars: 0 };
 
   /** Takes the next variable record (any value: only records with a long string value are stored). */
@@ -263,7 +239,7 @@ export class VersionTexts {
     if (chain.parts.length === 1 && members.length <= 1) return chain.parts[0];
     const text = chain.parts.join('');
     for (const m of members) {
-      storeCut(m.record, text, m, this.#recent);
+      storeCut(m.record, text, m);
       this.#stats.valueChars += valueLength(m);
     }
     this.#stats.shared += members.length;
