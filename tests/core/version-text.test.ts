@@ -144,9 +144,11 @@ describe('versions sharing their text', () => {
     }
   });
 
-  it('holds a streamed long-context trace in a fraction of its values (heap after GC, in a fresh Node)', () => {
-    // A child with --expose-gc: the heap after GC with the document held, less the heap before reading.
+  it('holds a streamed long-context trace and its graph, every value read, in a fraction of its values (heap after GC, in a fresh Node)', () => {
+    // A child with --expose-gc: the heap after GC with the document and its graph held (every
+    // value read through the graph, as a search does), less the heap before reading.
     const script = `
+      import { buildGraph } from './src/core/graph/index.ts';
       import { parseTraceChunks } from './src/core/trace/index.ts';
       import { syntheticText } from './bench/synthetic.ts';
       const heap = () => { gc(); gc(); return process.memoryUsage().heapUsed; };
@@ -155,19 +157,24 @@ describe('versions sharing their text', () => {
         const chars = JSON.parse(text).data.nodes.reduce((s, n) => s + n.value.length, 0);
         const bytes = new TextEncoder().encode(text);
         async function* chunks() { for (let i = 0; i < bytes.length; i += 65536) yield bytes.subarray(i, i + 65536); }
-        return { chars, r: await parseTraceChunks(chunks(), { file: 'f.json' }) };
+        const r = await parseTraceChunks(chunks(), { file: 'f.json' });
+        const g = buildGraph(r.doc);
+        let hits = 0;
+        for (let i = 0; i < g.varValue.length; i++) if (/#\\d+'$/.test(g.varValue[i])) hits++;
+        return { chars, r, g, hits };
       }
       const before = heap();
-      const { chars, r } = await read();
-      console.log(JSON.stringify({ ok: r.ok, chars, doc: heap() - before }));
+      const { chars, r, g, hits } = await read();
+      console.log(JSON.stringify({ ok: r.ok && g.varValue.length > 0, chars, hits, doc: heap() - before }));
     `;
     const out = execFileSync(
       process.execPath,
       ['--expose-gc', '--import', 'tsx', '--input-type=module', '-e', script],
       { cwd: `${import.meta.dirname}/../..`, encoding: 'utf8' },
     );
-    const { ok, chars, doc } = JSON.parse(out.trim().split('\n').at(-1) as string);
+    const { ok, chars, hits, doc } = JSON.parse(out.trim().split('\n').at(-1) as string);
     expect(ok).toBe(true);
+    expect(hits).toBeGreaterThan(100); // the windows (each ends with its last turn's number) were read
     expect(chars).toBeGreaterThan(10_000_000); // one-byte strings: as many bytes if each were held
     // Each window held whole would take at least `chars` bytes (main's reader: 12.0 MB for 10.3 M chars).
     expect(doc).toBeLessThan(chars / 2);
