@@ -2,12 +2,14 @@
  * The indexed in-memory graph: struct-of-arrays over the document's records.
  * Variables, operations and edges are numbered in file order; every query
  * ("ops touching v", "inputs of op", "versions of X") is an array lookup.
- * Values are the document's own strings — nothing large is copied.
+ * Values are the document's own strings — nothing large is copied; values stored as cuts of a
+ * shared text are read through to their records.
  */
 import {
   type EdgeRecord,
   fullNameOf,
   fullNodeIdOf,
+  hasSharedValue,
   type JsonObject,
   type OperationRecord,
   SENTINEL,
@@ -164,16 +166,39 @@ function varColumns(vars: VariableRecord[]): VarColumns {
     varCreatedAt: new Array<string>(nv),
     varIndex: new Map<string, number>(),
   };
+  let shared: Uint8Array | null = null;
   for (let i = 0; i < nv; i++) {
     const v = vars[i];
     c.varFullName[i] = fullNameOf(v.name, v.class_name);
     c.varId[i] = fullNodeIdOf(v.name, v.class_name, v.version);
-    c.varValue[i] = text(v.value);
+    if (hasSharedValue(v)) {
+      shared ??= new Uint8Array(nv);
+      shared[i] = 1;
+      c.varValue[i] = '';
+    } else c.varValue[i] = text(v.value);
     c.varCategory[i] = text(v.category, 'variable');
     c.varCreatedAt[i] = text(v.created_at);
     c.varIndex.set(c.varId[i], i);
   }
+  if (shared) c.varValue = readThrough(c.varValue, vars, shared);
   return c;
+}
+
+/**
+ * The values column when some records' values are cuts of a shared text (`shareVersionTexts`):
+ * those are read from the record at each access, never held here — a column of whole strings
+ * would keep a copy of each (the long-context windows of a 100 MB trace: 88 MiB).
+ */
+function readThrough(values: string[], vars: VariableRecord[], shared: Uint8Array): string[] {
+  return new Proxy(values, {
+    get(target, key, receiver) {
+      if (typeof key === 'string') {
+        const i = Number(key);
+        if (shared[i] === 1) return text(vars[i].value);
+      }
+      return Reflect.get(target, key, receiver);
+    },
+  });
 }
 
 type OpColumns = Pick<TraceGraph, 'opId' | 'opName' | 'opCategory' | 'opCreatedAt' | 'opIndex'>;

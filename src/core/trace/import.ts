@@ -22,6 +22,7 @@ import type { OtelSpan } from './otel/span.ts';
 import type { TraceDocument } from './types.ts';
 import { stripBom } from './utf8.ts';
 import { validateDocument } from './validate.ts';
+import { shareVersionTexts } from './version-text.ts';
 
 /**
  * A validated document with its warnings (and, for a span file, what it was mapped to), or the issues that
@@ -72,6 +73,7 @@ export function parseTraceText(text: string, options: ImportOptions): ImportResu
     return { ok: false, issues: issues.finish() };
   }
   duplicates(stripBom(text), issues);
+  shareVersionTexts(dataNodes(value));
   const parsed = { value };
   value = undefined;
   return checkParsedValue(parsed, issues);
@@ -101,6 +103,12 @@ export function checkParsedValue(parsed: { value: unknown }, issues: IssueCollec
     return { ok: false, issues: issues.finish() };
   }
   return validateParsed(value, issues);
+}
+
+/** `data.nodes` of a parsed smartcomment value, if it has them. */
+function dataNodes(value: unknown): unknown {
+  const data = typeof value === 'object' && value !== null ? (value as { data?: unknown }).data : undefined;
+  return typeof data === 'object' && data !== null ? (data as { nodes?: unknown }).nodes : undefined;
 }
 
 /** Keys whose second, different value replaces what the file's records are: an error; other repeated keys warn. */

@@ -1,6 +1,6 @@
 /**
  * The trace model and its files: types, import (JSON syntax, validation, nesting limit),
- * identity, Python-repr values, export, and the OTLP span pieces other modules use.
+ * identity, Python-repr values, versions' repeated text stored once, export, and the OTLP span pieces other modules use.
  */
 
 export {
@@ -37,3 +37,4 @@ export {
   type VariableRecord,
 } from './types.ts';
 export { decodeUtf8, stripBom } from './utf8.ts';
+export { hasSharedValue, shareVersionTexts } from './version-text.ts';

@@ -13,6 +13,7 @@
  */
 import { checkParsedValue, type ImportOptions, type ImportResult } from './import.ts';
 import { IssueCollector } from './issues.ts';
+import { VersionTexts } from './version-text.ts';
 
 /** Where the top-level object is: which container is open and what comes next in it. */
 type Expect = 'key' | 'key-or-end' | 'colon' | 'value' | 'value-or-end' | 'next';
@@ -24,6 +25,7 @@ interface Frame {
   target: Record<string, unknown> | unknown[];
   /** Keys seen (objects): a key given twice is left to the whole-text reader to report. */
   keys: Set<string>;
+  /** The key whose value comes next (objects); the list's name in `data` (lists). */
   key: string;
 }
 
@@ -80,6 +82,8 @@ class RecordSplitter {
   readonly #root: Record<string, unknown> = {};
   readonly #stack: Frame[] = [];
   readonly #pool = new StringPool();
+  /** The variable records' long values, stored as cuts of shared texts as they arrive. */
+  readonly #texts = new VersionTexts();
   #capture: Capture | null = null;
   #started = false;
   #ended = false;
@@ -107,6 +111,7 @@ class RecordSplitter {
   finish(): Record<string, unknown> {
     // A scalar's end is only seen at the next character; none is valid at the end of the file.
     if (!this.#ended || this.#capture) throw new NotPlain();
+    this.#texts.finish();
     return this.#root;
   }
 
@@ -142,7 +147,8 @@ class RecordSplitter {
     } else if (f.kind === 'data' && c === 0x5b) {
       const list: unknown[] = [];
       (f.target as Record<string, unknown>)[f.key] = list;
-      this.#stack.push(frame('list', list, 'value-or-end'));
+      // A list's frame keeps the list's name (it has no keys of its own).
+      this.#stack.push(frame('list', list, 'value-or-end', f.key));
     } else this.#begin(c, 'value');
   }
 
@@ -190,14 +196,15 @@ class RecordSplitter {
     }
     if (f.kind === 'list') {
       this.#pool.share(value);
+      if (f.key === 'nodes') this.#texts.add(value);
       (f.target as unknown[]).push(value);
     } else (f.target as Record<string, unknown>)[f.key] = value;
     f.expect = 'next';
   }
 }
 
-function frame(kind: Frame['kind'], target: Frame['target'], expect: Expect): Frame {
-  return { kind, expect, target, keys: new Set(), key: '' };
+function frame(kind: Frame['kind'], target: Frame['target'], expect: Expect, key = ''): Frame {
+  return { kind, expect, target, keys: new Set(), key };
 }
 
 function parse(text: string): unknown {
