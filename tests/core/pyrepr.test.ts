@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseValue, prettyValue, valueStrings, valueText } from '../../src/core/trace/index.ts';
+import { seededRandom } from '../../src/core/random.ts';
 
 describe('Python repr values', () => {
   it('parses strings with either quote and escapes', () => {
@@ -68,5 +69,35 @@ describe('Python repr values', () => {
   });
   it('survives deep nesting without a stack overflow', () => {
     expect(parseValue(`${'['.repeat(5000)}${']'.repeat(5000)}`)).toBeDefined();
+  });
+});
+
+describe('Python string reprs read back (fuzzed against an encoder written here)', () => {
+  const PIECES = ['a', 'word ', "'", '"', '\\', '\n', '\t', 'é', '😀', '\u0007', ' | ', 'x'.repeat(40)];
+  /** Python's repr of a str with single quotes (as the toolkit stores values). */
+  const pyRepr = (text: string) =>
+    `'${[...text]
+      .map((ch) => {
+        if (ch === '\\') return '\\\\';
+        if (ch === "'") return "\\'";
+        if (ch === '\n') return '\\n';
+        if (ch === '\t') return '\\t';
+        if (ch === '\u0007') return '\\x07';
+        return ch;
+      })
+      .join('')}'`;
+  it('every string, alone and as items of a list, reads back as the text encoded', () => {
+    const r = seededRandom(5);
+    const texts = Array.from({ length: 300 }, () =>
+      Array.from({ length: Math.floor(r() * 30) }, () => PIECES[Math.floor(r() * PIECES.length)]).join(''),
+    );
+    for (const t of texts) expect(parseValue(pyRepr(t))).toBe(t);
+    // One list: the reader's search for the next backslash carries across its strings.
+    expect(parseValue(`[${texts.map(pyRepr).join(', ')}]`)).toEqual(texts);
+  });
+  it('an unterminated string or a bad escape is no value', () => {
+    expect(parseValue("'abc")).toBeUndefined();
+    expect(parseValue("'ab\\")).toBeUndefined();
+    expect(parseValue("'a\\xZZ'")).toBeUndefined();
   });
 });

@@ -176,7 +176,7 @@ class AnswerTest {
 
   private carrying(v: number, e: Evidence): QuotedUnit | null {
     if (EMPTY_VALUE.test(this.g.varValue[v]) || isMessageCategory(this.g.varCategory[v])) return null;
-    const text = splitUnits(this.g.varValue[v]).texts.find((t) => this.carries(t, e));
+    const text = this.units(v).texts.find((t) => this.carries(t, e));
     return text === undefined
       ? null
       : { var_id: this.g.varId[v], text, matched: this.matchedIn(text), support: 1 };
@@ -200,7 +200,7 @@ class AnswerTest {
     if (EMPTY_VALUE.test(g.varValue[v])) return null;
     const meta = varMetadata(g, v) as Record<string, unknown> | null;
     if (isMessageCategory(g.varCategory[v])) return this.unit(v, readMessage(g.varValue[v], meta));
-    const units = splitUnits(g.varValue[v]);
+    const units = this.units(v);
     for (let i = 0; i < units.texts.length; i++) {
       const own = this.settings.off.has('own-time') ? NO_TIME : this.ownTime(v, units, i);
       const q = this.unit(v, readSaid(units.texts[i], { ...own, speaker: null }));
@@ -216,7 +216,7 @@ class AnswerTest {
     if (!this.copies) {
       this.copies = new Map();
       for (const m of this.memories) {
-        const u = splitUnits(this.g.varValue[m]);
+        const u = this.units(m);
         u.texts.forEach((t, k) => {
           if (!this.copies?.has(t))
             this.copies?.set(detached(t), this.times.of(m, u.keyed ? u.keys[k] : null));
@@ -224,6 +224,11 @@ class AnswerTest {
       }
     }
     return this.copies.get(units.texts[i]) ?? own;
+  }
+
+  /** v's memory units (`splitUnits`), split once per graph (`unitsOf`). */
+  private units(v: number): ValueUnits {
+    return unitsOf(this.g, v);
   }
 
   private unit(v: number, said: Said): QuotedUnit | null {
@@ -258,6 +263,49 @@ class AnswerTest {
 }
 
 const NO_TIME: Time = { day: null, written: null };
+
+/**
+ * The memory units of a graph's versions, each split once: every stage, piece and case of a
+ * trace asks about the same versions (a long-context trace: thousands of 20,000-character
+ * windows). A window repeats almost every line of the version before, so lines are kept once,
+ * as copies (a line cut out of its window would keep the whole window alive).
+ */
+class GraphUnits {
+  private readonly split = new Map<number, ValueUnits>();
+  private readonly lines = new Map<string, string>();
+  constructor(private readonly g: TraceGraph) {}
+
+  of(v: number): ValueUnits {
+    let units = this.split.get(v);
+    if (!units) {
+      const fresh = splitUnits(this.g.varValue[v]);
+      units = { ...fresh, texts: fresh.texts.map((t) => this.line(t)) };
+      this.split.set(v, units);
+    }
+    return units;
+  }
+
+  private line(text: string): string {
+    let kept = this.lines.get(text);
+    if (kept === undefined) {
+      kept = detached(text);
+      this.lines.set(kept, kept);
+    }
+    return kept;
+  }
+}
+
+const graphUnits = new WeakMap<TraceGraph, GraphUnits>();
+
+/** v's memory units (`splitUnits`), split once per graph. */
+function unitsOf(g: TraceGraph, v: number): ValueUnits {
+  let units = graphUnits.get(g);
+  if (!units) {
+    units = new GraphUnits(g);
+    graphUnits.set(g, units);
+  }
+  return units.of(v);
+}
 
 /** Where a dict, list or tuple starts (`parseValue` trims the same white space as `\s`). */
 const CONTAINER_START = /^\s*[[{(]/;
@@ -343,10 +391,32 @@ class OwnTimes {
   private writeTime(v: number): Time {
     let t = this.written.get(v);
     if (!t) {
-      t = latest(this.g, this.messagesRead(v));
+      t = this.latest(this.messagesRead(v));
       this.written.set(v, t);
     }
     return t;
+  }
+
+  // Each version of a window was written after reading the same messages as the one before:
+  // each message is read once per case.
+  private readonly said = new Map<number, Time>();
+
+  /** The latest day among messages, as written. */
+  private latest(messages: number[]): Time {
+    let best = NO_TIME;
+    for (const m of messages) {
+      let said = this.said.get(m);
+      if (!said) {
+        const read = readMessage(
+          this.g.varValue[m],
+          varMetadata(this.g, m) as Record<string, unknown> | null,
+        );
+        said = { day: read.day, written: read.written ?? null };
+        this.said.set(m, said);
+      }
+      if (said.day !== null && (best.day === null || said.day > best.day)) best = said;
+    }
+    return best;
   }
 
   /** The messages v's writers read, directly or one op back. */
@@ -365,17 +435,6 @@ class OwnTimes {
       }
     return out;
   }
-}
-
-/** The latest day among messages, as written. */
-function latest(g: TraceGraph, messages: number[]): Time {
-  let best = NO_TIME;
-  for (const m of messages) {
-    const said = readMessage(g.varValue[m], varMetadata(g, m) as Record<string, unknown> | null);
-    if (said.day !== null && (best.day === null || said.day > best.day))
-      best = { day: said.day, written: said.written ?? null };
-  }
-  return best;
 }
 
 /**
@@ -417,7 +476,7 @@ export function topicalUnit(g: TraceGraph, vars: readonly number[], question: st
   const topic = topicWords(question);
   let best: QuotedUnit | null = null;
   for (const v of vars)
-    for (const text of splitUnits(g.varValue[v]).texts) {
+    for (const text of unitsOf(g, v).texts) {
       const matched = [...termsOf(text)].filter((w) => topic.has(w));
       if (matched.length > (best?.matched.length ?? 0))
         best = { var_id: g.varId[v], text, matched, support: 0 };
@@ -645,7 +704,7 @@ function lossVerdict(g: TraceGraph, found: Ending, retrieval: number): Omit<Stag
   const emptied =
     found.after !== null &&
     (EMPTY_VALUE.test(g.varValue[found.after]) ||
-      splitUnits(g.varValue[found.after]).texts.length < splitUnits(g.varValue[found.v]).texts.length);
+      unitsOf(g, found.after).texts.length < unitsOf(g, found.v).texts.length);
   const type: ErrorType = emptied ? 'DeletionError' : 'UpdateError';
   const what = emptied ? 'deleted it' : 'rewrote it without the answer';
   return {
@@ -729,7 +788,7 @@ function evidenceQuote(g: TraceGraph, v: number, test: AnswerTest): QuotedUnit {
 /** The first unit of v as a quote of what came after the held text (it does not hold the answer). */
 function quoteOf(g: TraceGraph, v: number | null | undefined): QuotedUnit | null {
   if (v === null || v === undefined || v < 0) return null;
-  const text = splitUnits(g.varValue[v]).texts[0] ?? g.varValue[v];
+  const text = unitsOf(g, v).texts[0] ?? g.varValue[v];
   return { var_id: g.varId[v], text, matched: [], support: 0 };
 }
 

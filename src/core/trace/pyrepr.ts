@@ -65,33 +65,42 @@ class Reader {
     return Number(w.replace('inf', 'Infinity').replace('nan', 'NaN'));
   }
   str(): string {
-    const q = this.s[this.i++];
-    const qc = q.charCodeAt(0);
-    let out = '';
+    const s = this.s;
+    const q = s[this.i++];
+    // Runs between escapes are found by indexOf and joined once: values can be megabytes.
+    const parts: string[] = [];
+    let quote = -1;
     for (;;) {
-      // Copy the run up to the next quote or backslash in one slice: values can be megabytes.
-      let end = this.i;
-      while (end < this.s.length) {
-        const ch = this.s.charCodeAt(end);
-        if (ch === 0x5c || ch === qc) break;
-        end++;
-      }
-      out += this.s.slice(this.i, end);
-      this.i = end;
-      const c = this.s[this.i++];
-      if (c === undefined) throw new Error('unterminated');
-      if (c === q) return out;
-      const e = this.s[this.i++];
-      if (e === 'x' || e === 'u' || e === 'U') {
-        const len = e === 'x' ? 2 : e === 'u' ? 4 : 8;
-        const hex = this.s.slice(this.i, this.i + len);
-        if (!/^[0-9a-fA-F]+$/.test(hex) || hex.length !== len) throw new Error('bad escape');
-        out += String.fromCodePoint(Number.parseInt(hex, 16));
-        this.i += len;
-      } else if (e === '/' && q === '"') out += '/';
-      else if (e !== undefined && e in ESCAPES) out += ESCAPES[e];
-      else out += `\\${e ?? ''}`;
+      if (quote < this.i) quote = s.indexOf(q, this.i);
+      if (quote === -1) throw new Error('unterminated');
+      const slash = this.nextSlash();
+      const end = slash !== -1 && slash < quote ? slash : quote;
+      parts.push(s.slice(this.i, end));
+      this.i = end + 1;
+      if (end === quote) return parts.length === 1 ? parts[0] : parts.join('');
+      parts.push(this.escape(q));
     }
+  }
+  // The next backslash at or after `i`, found again only once `i` passes it: the reader moves
+  // forward only, so a text's backslashes are searched for once in all (not once per string).
+  #slash = -2;
+  nextSlash(): number {
+    if (this.#slash !== -1 && this.#slash < this.i) this.#slash = this.s.indexOf('\\', this.i);
+    return this.#slash;
+  }
+  /** The text of the escape after a backslash (the backslash read). */
+  escape(q: string): string {
+    const e = this.s[this.i++];
+    if (e === 'x' || e === 'u' || e === 'U') {
+      const len = e === 'x' ? 2 : e === 'u' ? 4 : 8;
+      const hex = this.s.slice(this.i, this.i + len);
+      if (!/^[0-9a-fA-F]+$/.test(hex) || hex.length !== len) throw new Error('bad escape');
+      this.i += len;
+      return String.fromCodePoint(Number.parseInt(hex, 16));
+    }
+    if (e === '/' && q === '"') return '/';
+    if (e !== undefined && e in ESCAPES) return ESCAPES[e];
+    return `\\${e ?? ''}`;
   }
   list(close: string, depth: number): Json[] {
     this.i++;
