@@ -466,7 +466,7 @@ for (const [k, v] of Object.entries(devTable).sort())
 const minutes = (performance.now() - started) / 60000;
 lines.push(
   '',
-  `${outcomes.length} verdicts (${defaults.length} cases × variants) in ${minutes.toFixed(1)} min. Measured with \`npx tsx bench/attribution-rules.ts --sets ${values.sets} --per-design ${values['per-design']} --cases-per-file ${values['cases-per-file']}${values['write-calibration'] ? ' --write-calibration' : ''}\`. Machine: ${machine}.`,
+  `${outcomes.length} verdicts (${defaults.length} cases × variants) in ${minutes.toFixed(1)} min. Measured with \`npx tsx bench/attribution-rules.ts --sets ${values.sets} --per-design ${values['per-design']} --fault-files ${values['fault-files']} --cases-per-file ${values['cases-per-file']}${values['write-calibration'] ? ' --write-calibration' : ''}\`. Machine: ${machine}.`,
 );
 if (values.outcomes)
   writeFileSync(values.outcomes, JSON.stringify(defaults.map(({ src, ...o }) => ({ ...src, ...o }))));
