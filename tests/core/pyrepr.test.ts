@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseValue, prettyValue, valueStrings, valueText } from '../../src/core/trace/index.ts';
 import { seededRandom } from '../../src/core/random.ts';
+import { parseValue, prettyValue, valueStrings, valueText } from '../../src/core/trace/index.ts';
 
 describe('Python repr values', () => {
   it('parses strings with either quote and escapes', () => {
