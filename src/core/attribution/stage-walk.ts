@@ -74,6 +74,8 @@ interface Stages {
   inHistory: Set<number>;
   /** `endingOf` per version (a loss search asks it many times). */
   endings: Map<number, { op: number; after: number | null } | null>;
+  /** Each history version's next version in the history (its variable's, by creation order). */
+  later: Map<number, number>;
 }
 
 /** Reads "does this unit state the answer?" for one case. */
@@ -174,8 +176,25 @@ class AnswerTest {
     return ok;
   }
 
+  // The loss search and the unkept-premise search ask each version about each premise.
+  private readonly carried = new Map<Evidence, Map<number, QuotedUnit | null>>();
+
   private carrying(v: number, e: Evidence): QuotedUnit | null {
-    if (EMPTY_VALUE.test(this.g.varValue[v]) || isMessageCategory(this.g.varCategory[v])) return null;
+    let known = this.carried.get(e);
+    if (!known) {
+      known = new Map();
+      this.carried.set(e, known);
+    }
+    let q = known.get(v);
+    if (q === undefined) {
+      q = this.carryingNow(v, e);
+      known.set(v, q);
+    }
+    return q;
+  }
+
+  private carryingNow(v: number, e: Evidence): QuotedUnit | null {
+    if (emptyValue(this.g, v) || isMessageCategory(this.g.varCategory[v])) return null;
     const text = this.units(v).texts.find((t) => this.carries(t, e));
     return text === undefined
       ? null
@@ -197,7 +216,7 @@ class AnswerTest {
   /** The first unit of v that states the answer, quoted; null when none does. */
   stating(v: number): QuotedUnit | null {
     const g = this.g;
-    if (EMPTY_VALUE.test(g.varValue[v])) return null;
+    if (emptyValue(g, v)) return null;
     const meta = varMetadata(g, v) as Record<string, unknown> | null;
     if (isMessageCategory(g.varCategory[v])) return this.unit(v, readMessage(g.varValue[v], meta));
     const units = this.units(v);
@@ -273,7 +292,16 @@ const NO_TIME: Time = { day: null, written: null };
 class GraphUnits {
   private readonly split = new Map<number, ValueUnits>();
   private readonly lines = new Map<string, string>();
-  constructor(private readonly g: TraceGraph) {}
+  /** Per version: 0 not read yet, 1 empty (`EMPTY_VALUE`), 2 not (a read of a shared window is a copy of it). */
+  private readonly emptiness: Uint8Array;
+  constructor(private readonly g: TraceGraph) {
+    this.emptiness = new Uint8Array(g.varValue.length);
+  }
+
+  isEmpty(v: number): boolean {
+    if (this.emptiness[v] === 0) this.emptiness[v] = EMPTY_VALUE.test(this.g.varValue[v]) ? 1 : 2;
+    return this.emptiness[v] === 1;
+  }
 
   of(v: number): ValueUnits {
     let units = this.split.get(v);
@@ -297,14 +325,23 @@ class GraphUnits {
 
 const graphUnits = new WeakMap<TraceGraph, GraphUnits>();
 
-/** v's memory units (`splitUnits`), split once per graph. */
-function unitsOf(g: TraceGraph, v: number): ValueUnits {
+function unitsIndex(g: TraceGraph): GraphUnits {
   let units = graphUnits.get(g);
   if (!units) {
     units = new GraphUnits(g);
     graphUnits.set(g, units);
   }
-  return units.of(v);
+  return units;
+}
+
+/** v's memory units (`splitUnits`), split once per graph. */
+function unitsOf(g: TraceGraph, v: number): ValueUnits {
+  return unitsIndex(g).of(v);
+}
+
+/** Whether v's value is empty (`EMPTY_VALUE`), read once per graph. */
+function emptyValue(g: TraceGraph, v: number): boolean {
+  return unitsIndex(g).isEmpty(v);
 }
 
 /** Where a dict, list or tuple starts (`parseValue` trims the same white space as `\s`). */
@@ -511,7 +548,13 @@ export function walkStages(
   if (cx.answerOp < 0) return null;
   const test = new AnswerTest(g, c, rule, options, settings);
   const history = memoryHistory(g, cx);
-  const s: Stages = { cx, history, inHistory: new Set(history), endings: new Map() };
+  const s: Stages = {
+    cx,
+    history,
+    inHistory: new Set(history),
+    endings: new Map(),
+    later: laterVersions(g, history),
+  };
   const rules: StageRuleId[] = ['states-answer'];
   if (!settings.off.has('topic-anchor')) rules.push('topic-anchor');
   if (!settings.off.has('own-time')) rules.push('own-time');
@@ -638,10 +681,25 @@ function endingOf(g: TraceGraph, s: Stages, v: number): { op: number; after: num
   return s.endings.get(v) ?? null;
 }
 
+/** Each version of `history` (in creation order) mapped to the next version of its variable in it. */
+function laterVersions(g: TraceGraph, history: readonly number[]): Map<number, number> {
+  const later = new Map<number, number>();
+  const last = new Map<number, number>();
+  for (const v of history) {
+    const before = last.get(g.varLineage[v]);
+    if (before !== undefined) later.set(before, v);
+    last.set(g.varLineage[v], v);
+  }
+  return later;
+}
+
 function findEnding(g: TraceGraph, s: Stages, v: number): { op: number; after: number | null } | null {
-  const later = lineageOf(g, v)
-    .filter((w) => g.varRank[w] > g.varRank[v] && s.inHistory.has(w))
-    .sort((a, b) => g.varRank[a] - g.varRank[b])[0];
+  // A long-context window has thousands of versions: each one's next is looked up, not searched for.
+  const later = s.inHistory.has(v)
+    ? s.later.get(v)
+    : lineageOf(g, v)
+        .filter((w) => g.varRank[w] > g.varRank[v] && s.inHistory.has(w))
+        .sort((a, b) => g.varRank[a] - g.varRank[b])[0];
   if (later !== undefined) {
     const op = producersOf(g, later)[0];
     return op === undefined ? null : { op, after: later };
@@ -703,8 +761,7 @@ function lossVerdict(g: TraceGraph, found: Ending, retrieval: number): Omit<Stag
   // Emptied, or a unit fewer (a keyed store dropped an entry): deleted; else rewritten.
   const emptied =
     found.after !== null &&
-    (EMPTY_VALUE.test(g.varValue[found.after]) ||
-      unitsOf(g, found.after).texts.length < unitsOf(g, found.v).texts.length);
+    (emptyValue(g, found.after) || unitsOf(g, found.after).texts.length < unitsOf(g, found.v).texts.length);
   const type: ErrorType = emptied ? 'DeletionError' : 'UpdateError';
   const what = emptied ? 'deleted it' : 'rewrote it without the answer';
   return {
