@@ -32,7 +32,7 @@ import {
 import { type IndexStore, TraceRetrieval } from '../src/core/retrieval/index.ts';
 import { buildSpanTable, type SpanTable, spanInputs } from '../src/core/spans/index.ts';
 import { diffLines } from '../src/core/text/index.ts';
-import { readableValue } from '../src/core/trace/index.ts';
+import { readableValue, valueParts } from '../src/core/trace/index.ts';
 import type {
   CaseOverview,
   CaseThrough,
@@ -357,10 +357,20 @@ function buildTextIndex(g: TraceGraph): Index {
   for (let v = 0; v < g.varValue.length; v++) {
     if (isSentinelVar(g, v)) continue;
     // Long values (whole memory windows) are indexed by their first part; regex search covers all of it.
-    const value = g.varValue[v];
+    const value = valueWords(g, v);
     index.add(v, firstOccurrences(value.length > 20_000 ? value.slice(0, 20_000) : value));
   }
   return index;
+}
+
+/**
+ * The text a value's words are read from: a version stored as a cut of its chain's shared text
+ * gives that cut (its repr's quotes and brackets are no words), not its whole value — each read of
+ * which is a copy, thousands of 20,000-character copies for one index of a long-context trace.
+ */
+function valueWords(g: TraceGraph, v: number): string {
+  const parts = valueParts(g.vars[v]);
+  return parts ? parts[1] : g.varValue[v];
 }
 
 /**

@@ -16,6 +16,7 @@ import {
   shareVersionTexts,
   smartcommentPieces,
   type TraceDocument,
+  valueParts,
 } from '../../src/core/trace/index.ts';
 import { smartcommentFiles } from '../helpers/shared-data.ts';
 
@@ -63,6 +64,23 @@ describe('versions sharing their text', () => {
     // The values compared above were stored shared, not left as parsed.
     const windows = doc.data.nodes.filter((n) => n.name === 'context-window');
     expect(windows.filter((n) => hasSharedValue(n)).length).toBeGreaterThan(windows.length * 0.9);
+  });
+
+  it("gives a shared value's parts (opening, cut, closing) that make its value, and none for a plain one", async () => {
+    const [doc] = await expectSameValues(small);
+    const plain = JSON.parse(small) as TraceDocument;
+    let shared = 0;
+    doc.data.nodes.forEach((n, i) => {
+      const parts = valueParts(n);
+      if (parts) {
+        shared++;
+        expect(parts.join('')).toBe(plain.data.nodes[i].value);
+      } else expect(hasSharedValue(n)).toBe(false);
+    });
+    expect(shared).toBeGreaterThan(0);
+    const window = doc.data.nodes.find((n) => hasSharedValue(n))!;
+    window.value = 'replaced';
+    expect(valueParts(window)).toBeNull();
   });
 
   it('stores a window chain as about its unique text: the first window and each turn appended', () => {

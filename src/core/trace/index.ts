@@ -37,4 +37,4 @@ export {
   type VariableRecord,
 } from './types.ts';
 export { decodeUtf8, stripBom } from './utf8.ts';
-export { hasSharedValue, shareVersionTexts } from './version-text.ts';
+export { hasSharedValue, shareVersionTexts, valueParts } from './version-text.ts';

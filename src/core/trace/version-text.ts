@@ -182,6 +182,21 @@ function storeCut(record: Record<string, unknown>, text: string, m: Member): voi
     Object.defineProperty(record, 'value', { value, writable: true, enumerable: true, configurable: true });
   };
   Object.defineProperty(record, 'value', { get, set, enumerable: true, configurable: true });
+  // Not enumerable and keyed by a symbol: JSON and structured clone leave it out.
+  Object.defineProperty(record, VALUE_PARTS, { value: () => [open, text.slice(start, end), close] });
+}
+
+const VALUE_PARTS = Symbol('value parts');
+
+/**
+ * A shared value's parts — its opening characters, the cut of the shared text (no copy) and
+ * its closing characters — for a reader that needs no whole string (a words index); null for a
+ * value held as a plain string (or reassigned since).
+ */
+export function valueParts(record: object): readonly [string, string, string] | null {
+  if (!hasSharedValue(record)) return null;
+  const parts = (record as { [VALUE_PARTS]?: () => [string, string, string] })[VALUE_PARTS];
+  return parts ? parts() : null;
 }
 
 /** Whether the record's value is stored as a cut of a shared text (read through an accessor, not held). */
