@@ -24,7 +24,6 @@ import {
 import { contentTerms } from '../nlp/index.ts';
 import { type ErrorType, isMessageCategory, parseValue } from '../trace/index.ts';
 import { type AnswerRule, accepts } from './answer-rule.ts';
-import { EMPTY_VALUE } from './carriers.ts';
 import { type CaseContext, caseContext } from './case-context.ts';
 import { answerFeatures, type CriticalOptions } from './critical.ts';
 import {
@@ -33,10 +32,10 @@ import {
   evidenceCore,
   type MatchOptions,
   makeEvidence,
-  splitUnits,
   unitScore,
   type ValueUnits,
 } from './evidence-match.ts';
+import { detached, emptyValue, unitsOf } from './graph-units.ts';
 import { DEFAULT_STAGE_SETTINGS, type StageRuleId, type StageSettings } from './rules.ts';
 import { metadataDate, readMessage, readSaid, type Said } from './said.ts';
 import type { Candidate, PathStep, QuotedUnit, SupportStep } from './types.ts';
@@ -283,67 +282,6 @@ class AnswerTest {
 
 const NO_TIME: Time = { day: null, written: null };
 
-/**
- * The memory units of a graph's versions, each split once: every stage, piece and case of a
- * trace asks about the same versions (a long-context trace: thousands of 20,000-character
- * windows). A window repeats almost every line of the version before, so lines are kept once,
- * as copies (a line cut out of its window would keep the whole window alive).
- */
-class GraphUnits {
-  private readonly split = new Map<number, ValueUnits>();
-  private readonly lines = new Map<string, string>();
-  /** Per version: 0 not read yet, 1 empty (`EMPTY_VALUE`), 2 not (a read of a shared window is a copy of it). */
-  private readonly emptiness: Uint8Array;
-  constructor(private readonly g: TraceGraph) {
-    this.emptiness = new Uint8Array(g.varValue.length);
-  }
-
-  isEmpty(v: number): boolean {
-    if (this.emptiness[v] === 0) this.emptiness[v] = EMPTY_VALUE.test(this.g.varValue[v]) ? 1 : 2;
-    return this.emptiness[v] === 1;
-  }
-
-  of(v: number): ValueUnits {
-    let units = this.split.get(v);
-    if (!units) {
-      const fresh = splitUnits(this.g.varValue[v]);
-      units = { ...fresh, texts: fresh.texts.map((t) => this.line(t)) };
-      this.split.set(v, units);
-    }
-    return units;
-  }
-
-  private line(text: string): string {
-    let kept = this.lines.get(text);
-    if (kept === undefined) {
-      kept = detached(text);
-      this.lines.set(kept, kept);
-    }
-    return kept;
-  }
-}
-
-const graphUnits = new WeakMap<TraceGraph, GraphUnits>();
-
-function unitsIndex(g: TraceGraph): GraphUnits {
-  let units = graphUnits.get(g);
-  if (!units) {
-    units = new GraphUnits(g);
-    graphUnits.set(g, units);
-  }
-  return units;
-}
-
-/** v's memory units (`splitUnits`), split once per graph. */
-function unitsOf(g: TraceGraph, v: number): ValueUnits {
-  return unitsIndex(g).of(v);
-}
-
-/** Whether v's value is empty (`EMPTY_VALUE`), read once per graph. */
-function emptyValue(g: TraceGraph, v: number): boolean {
-  return unitsIndex(g).isEmpty(v);
-}
-
 /** Where a dict, list or tuple starts (`parseValue` trims the same white space as `\s`). */
 const CONTAINER_START = /^\s*[[{(]/;
 
@@ -472,15 +410,6 @@ class OwnTimes {
       }
     return out;
   }
-}
-
-/**
- * A copy of a text that keeps nothing else alive. A unit is cut out of its whole value (a
- * 20,000-character window): as a key kept for the whole walk (or across walks) it would keep
- * that value too, one per version, since engines share a cut-out text's original.
- */
-function detached(text: string): string {
-  return text.length < 64 ? text : ` ${text}`.slice(1);
 }
 
 const termCache = new Map<string, Set<string>>();

@@ -1,0 +1,78 @@
+/**
+ * The memory units of a graph's versions (`splitUnits`), each split once per graph and kept
+ * with the graph (a `WeakMap`): the stage walk asks about the same versions for every stage,
+ * piece and case. Lines are kept once, as copies that keep no window alive.
+ */
+import type { TraceGraph } from '../graph/index.ts';
+import { EMPTY_VALUE } from './carriers.ts';
+import { splitUnits, type ValueUnits } from './evidence-match.ts';
+
+/**
+ * A copy of a text that keeps nothing else alive. A unit is cut out of its whole value (a
+ * 20,000-character window): as a key kept for the whole walk (or across walks) it would keep
+ * that value too, one per version, since engines share a cut-out text's original.
+ */
+export function detached(text: string): string {
+  return text.length < 64 ? text : ` ${text}`.slice(1);
+}
+
+/**
+ * The memory units of a graph's versions, each split once: every stage, piece and case of a
+ * trace asks about the same versions (a long-context trace: thousands of 20,000-character
+ * windows). A window repeats almost every line of the version before, so lines are kept once,
+ * as copies (a line cut out of its window would keep the whole window alive).
+ */
+class GraphUnits {
+  private readonly split = new Map<number, ValueUnits>();
+  private readonly lines = new Map<string, string>();
+  /** Per version: 0 not read yet, 1 empty (`EMPTY_VALUE`), 2 not (a read of a shared window is a copy of it). */
+  private readonly emptiness: Uint8Array;
+  constructor(private readonly g: TraceGraph) {
+    this.emptiness = new Uint8Array(g.varValue.length);
+  }
+
+  isEmpty(v: number): boolean {
+    if (this.emptiness[v] === 0) this.emptiness[v] = EMPTY_VALUE.test(this.g.varValue[v]) ? 1 : 2;
+    return this.emptiness[v] === 1;
+  }
+
+  of(v: number): ValueUnits {
+    let units = this.split.get(v);
+    if (!units) {
+      const fresh = splitUnits(this.g.varValue[v]);
+      units = { ...fresh, texts: fresh.texts.map((t) => this.line(t)) };
+      this.split.set(v, units);
+    }
+    return units;
+  }
+
+  private line(text: string): string {
+    let kept = this.lines.get(text);
+    if (kept === undefined) {
+      kept = detached(text);
+      this.lines.set(kept, kept);
+    }
+    return kept;
+  }
+}
+
+const graphUnits = new WeakMap<TraceGraph, GraphUnits>();
+
+function unitsIndex(g: TraceGraph): GraphUnits {
+  let units = graphUnits.get(g);
+  if (!units) {
+    units = new GraphUnits(g);
+    graphUnits.set(g, units);
+  }
+  return units;
+}
+
+/** v's memory units (`splitUnits`), split once per graph. */
+export function unitsOf(g: TraceGraph, v: number): ValueUnits {
+  return unitsIndex(g).of(v);
+}
+
+/** Whether v's value is empty (`EMPTY_VALUE`), read once per graph. */
+export function emptyValue(g: TraceGraph, v: number): boolean {
+  return unitsIndex(g).isEmpty(v);
+}
