@@ -43,7 +43,8 @@ import {
 import { casePath, listCases, systemOf, type TraceCase } from '../src/core/cases/index.ts';
 import { opStructure, type TraceGraph } from '../src/core/graph/index.ts';
 import { caseKey, FILE_CHOICE, fileLabels, labelsFor } from '../src/core/labels/index.ts';
-import { JUDGE_RULES } from '../src/systems/index.ts';
+import { ERROR_TYPES } from '../src/core/trace/index.ts';
+import { FAULT_KINDS, JUDGE_RULES } from '../src/systems/index.ts';
 import {
   benchEvidenceSetup,
   memevalNaive,
@@ -68,7 +69,6 @@ const { values } = parseArgs({
 const machine = machineFacts();
 const started = performance.now();
 const ROOT = resolve(import.meta.dirname, '..');
-const TYPES = ['ExtractionError', 'UpdateError', 'DeletionError', 'RetrievalError', 'ResponseError'];
 
 /** A variant of the settings: the default, a rule off, or another threshold. */
 interface Variant {
@@ -139,8 +139,6 @@ function contradicts(g: TraceGraph, c: TraceCase, a: Attribution): boolean {
   if (answerOp < 0) return false;
   return opStructure(g, answerOp).inputs.some((v) => g.varValue[v].includes(held.text));
 }
-
-const FAULT_KINDS = ['extraction', 'update', 'deletion', 'retrieval', 'response'];
 
 /** A fault-injected file's kind: the fault injected into it (`conv-26-update-conv-26-qa-17.json`), else `base`. */
 function faultKind(file: string): string {
@@ -220,9 +218,9 @@ const pct = (x: number) => (Number.isNaN(x) ? '—' : `${(100 * x).toFixed(1)} %
 function accuracy(os: Outcome[], pick: (o: Outcome) => string | null = (o) => o.predicted) {
   const right = (o: Outcome) => pick(o) === o.label;
   const micro = os.filter(right).length / os.length;
-  const per = TYPES.map((t) => os.filter((o) => o.label === t)).filter((x) => x.length > 0);
+  const per = ERROR_TYPES.map((t) => os.filter((o) => o.label === t)).filter((x) => x.length > 0);
   const macro = per.reduce((s, x) => s + x.filter(right).length / x.length, 0) / per.length;
-  const cells = TYPES.map((t) => {
+  const cells = ERROR_TYPES.map((t) => {
     const x = os.filter((o) => o.label === t);
     return x.length ? `${x.length}: ${pct(x.filter(right).length / x.length)}` : '—';
   });

@@ -4,6 +4,7 @@
  * piece and case. Lines are kept once, as copies that keep no window alive.
  */
 import type { TraceGraph } from '../graph/index.ts';
+import { getOrSet } from '../maps.ts';
 import { EMPTY_VALUE } from './carriers.ts';
 import { splitUnits, type ValueUnits } from './evidence-match.ts';
 
@@ -37,13 +38,10 @@ class GraphUnits {
   }
 
   of(v: number): ValueUnits {
-    let units = this.split.get(v);
-    if (!units) {
+    return getOrSet(this.split, v, () => {
       const fresh = splitUnits(this.g.varValue[v]);
-      units = { ...fresh, texts: fresh.texts.map((t) => this.line(t)) };
-      this.split.set(v, units);
-    }
-    return units;
+      return { ...fresh, texts: fresh.texts.map((t) => this.line(t)) };
+    });
   }
 
   private line(text: string): string {
@@ -59,12 +57,7 @@ class GraphUnits {
 const graphUnits = new WeakMap<TraceGraph, GraphUnits>();
 
 function unitsIndex(g: TraceGraph): GraphUnits {
-  let units = graphUnits.get(g);
-  if (!units) {
-    units = new GraphUnits(g);
-    graphUnits.set(g, units);
-  }
-  return units;
+  return getOrSet(graphUnits, g, () => new GraphUnits(g));
 }
 
 /** v's memory units (`splitUnits`), split once per graph. */

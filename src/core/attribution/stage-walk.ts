@@ -21,6 +21,7 @@ import {
   type TraceGraph,
   varMetadata,
 } from '../graph/index.ts';
+import { getOrSet } from '../maps.ts';
 import { contentTerms } from '../nlp/index.ts';
 import { type ErrorType, isMessageCategory, parseValue } from '../trace/index.ts';
 import { type AnswerRule, accepts } from './answer-rule.ts';
@@ -162,11 +163,7 @@ class AnswerTest {
   private readonly scores = new Map<Evidence, Map<string, boolean>>();
 
   private carries(text: string, e: Evidence): boolean {
-    let known = this.scores.get(e);
-    if (!known) {
-      known = new Map();
-      this.scores.set(e, known);
-    }
+    const known = getOrSet(this.scores, e, () => new Map<string, boolean>());
     let ok = known.get(text);
     if (ok === undefined) {
       ok = unitScore(text, e, this.premiseOptions()) >= this.settings.minPremise;
@@ -179,17 +176,8 @@ class AnswerTest {
   private readonly carried = new Map<Evidence, Map<number, QuotedUnit | null>>();
 
   private carrying(v: number, e: Evidence): QuotedUnit | null {
-    let known = this.carried.get(e);
-    if (!known) {
-      known = new Map();
-      this.carried.set(e, known);
-    }
-    let q = known.get(v);
-    if (q === undefined) {
-      q = this.carryingNow(v, e);
-      known.set(v, q);
-    }
-    return q;
+    const known = getOrSet(this.carried, e, () => new Map<number, QuotedUnit | null>());
+    return getOrSet(known, v, () => this.carryingNow(v, e));
   }
 
   private carryingNow(v: number, e: Evidence): QuotedUnit | null {
@@ -380,15 +368,13 @@ class OwnTimes {
   private latest(messages: number[]): Time {
     let best = NO_TIME;
     for (const m of messages) {
-      let said = this.said.get(m);
-      if (!said) {
+      const said = getOrSet(this.said, m, () => {
         const read = readMessage(
           this.g.varValue[m],
           varMetadata(this.g, m) as Record<string, unknown> | null,
         );
-        said = { day: read.day, written: read.written ?? null };
-        this.said.set(m, said);
-      }
+        return { day: read.day, written: read.written ?? null };
+      });
       if (said.day !== null && (best.day === null || said.day > best.day)) best = said;
     }
     return best;
