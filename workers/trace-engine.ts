@@ -1,10 +1,9 @@
 /**
  * One open trace in the engine worker: the graph parsed and validated once, and everything
- * built from it on first use — its questions, the evidence map, the words index (flexsearch),
+ * built from it on first use — its questions, the evidence map, the words index (`WordsIndex`),
  * the ranked-retrieval index (BM25, vectors from the embedder worker) — answering the views'
  * questions about this trace. Nothing here reads the file again.
  */
-import { Index } from 'flexsearch';
 import { casePath, listCases, type TraceCase } from '../src/core/cases/index.ts';
 import {
   consumersOf,
@@ -32,7 +31,7 @@ import {
 import { type IndexStore, TraceRetrieval } from '../src/core/retrieval/index.ts';
 import { buildSpanTable, type SpanTable, spanInputs } from '../src/core/spans/index.ts';
 import { diffLines } from '../src/core/text/index.ts';
-import { readableValue, valueParts } from '../src/core/trace/index.ts';
+import { readableValue, valueCut } from '../src/core/trace/index.ts';
 import type {
   CaseOverview,
   CaseThrough,
@@ -47,6 +46,7 @@ import type {
   VersionDiff,
 } from './api.ts';
 import { PATH_SHOWN } from './api.ts';
+import { WordsIndex } from './words-index.ts';
 
 const PRETTY_LIMIT = 2_000_000;
 
@@ -61,7 +61,7 @@ interface Hit {
 export class TraceEngine {
   #cases?: TraceCase[];
   #evidence?: Map<number, string[]>;
-  #text?: Index;
+  #text?: WordsIndex;
   #retrieval?: TraceRetrieval;
   #spans?: SpanTable;
   #casesByOp?: Map<number, number[]>;
@@ -273,7 +273,7 @@ export class TraceEngine {
       }));
     this.#text ??= buildTextIndex(g);
     const words = q.toLowerCase().split(/\s+/).filter(Boolean);
-    return (this.#text.search(q, { limit }) as number[]).map((v) => ({
+    return this.#text.search(q, limit).map((v) => ({
       v,
       ...wordSnippet(g.varValue[v], words),
     }));
@@ -351,35 +351,9 @@ function versionDiff(g: TraceGraph, a: number, b: number): VersionDiff {
   return { from: g.varId[a], to: g.varId[b], lines: d.lines, truncated: d.truncated };
 }
 
-/** Full-text index over variable values (forward tokenisation: prefixes match while typing). */
-function buildTextIndex(g: TraceGraph): Index {
-  const index = new Index({ tokenize: 'forward', resolution: 9 });
-  for (let v = 0; v < g.varValue.length; v++) {
-    if (isSentinelVar(g, v)) continue;
-    // Long values (whole memory windows) are indexed by their first part; regex search covers all of it.
-    const value = valueWords(g, v);
-    index.add(v, firstOccurrences(value.length > 20_000 ? value.slice(0, 20_000) : value));
-  }
-  return index;
-}
-
-/**
- * The text a value's words are read from: a version stored as a cut of its chain's shared text
- * gives that cut (its repr's quotes and brackets are no words), not its whole value — each read of
- * which is a copy, thousands of 20,000-character copies for one index of a long-context trace.
- */
-function valueWords(g: TraceGraph, v: number): string {
-  const parts = valueParts(g.vars[v]);
-  return parts ? parts[1] : g.varValue[v];
-}
-
-/**
- * The text's words (split at white space) each once, at its first place. The index keeps a
- * word at its first place only, but its encoder normalises every copy first: a memory window
- * repeats its words thousands of times (the 100 MB synthetic trace's words index allocated 1 GB).
- */
-function firstOccurrences(text: string): string {
-  const seen = new Set<string>();
-  for (const word of text.split(/\s+/)) if (word) seen.add(word);
-  return [...seen].join(' ');
+/** The words index over variable values (sentinels left out; a shared version read through its cut, never copied). */
+function buildTextIndex(g: TraceGraph): WordsIndex {
+  return new WordsIndex(g.varValue.length, (v) =>
+    isSentinelVar(g, v) ? null : (valueCut(g.vars[v]) ?? g.varValue[v]),
+  );
 }

@@ -10,13 +10,14 @@ import { syntheticText } from '../../bench/synthetic.ts';
 import { buildGraph } from '../../src/core/graph/index.ts';
 import {
   exportSmartcomment,
+  firstMark,
   hasSharedValue,
   parseTraceChunks,
   parseTraceText,
   shareVersionTexts,
   smartcommentPieces,
   type TraceDocument,
-  valueParts,
+  valueCut,
 } from '../../src/core/trace/index.ts';
 import { smartcommentFiles } from '../helpers/shared-data.ts';
 
@@ -66,21 +67,26 @@ describe('versions sharing their text', () => {
     expect(windows.filter((n) => hasSharedValue(n)).length).toBeGreaterThan(windows.length * 0.9);
   });
 
-  it("gives a shared value's parts (opening, cut, closing) that make its value, and none for a plain one", async () => {
+  it("gives a shared value's cut of its segment: the value but for its quotes and brackets; none for a plain one", async () => {
     const [doc] = await expectSameValues(small);
     const plain = JSON.parse(small) as TraceDocument;
     let shared = 0;
     doc.data.nodes.forEach((n, i) => {
-      const parts = valueParts(n);
-      if (parts) {
+      const cut = valueCut(n);
+      if (cut) {
         shared++;
-        expect(parts.join('')).toBe(plain.data.nodes[i].value);
+        // The cut is the value but for the quotes and brackets at its ends.
+        const value = plain.data.nodes[i].value as string;
+        const inner = cut.shared.text.slice(cut.start, cut.end);
+        const at = value.indexOf(inner);
+        expect(at).toBeGreaterThanOrEqual(0);
+        expect(value.slice(0, at) + value.slice(at + inner.length)).toMatch(/^['"()[\]{}]*$/);
       } else expect(hasSharedValue(n)).toBe(false);
     });
     expect(shared).toBeGreaterThan(0);
     const window = doc.data.nodes.find((n) => hasSharedValue(n))!;
     window.value = 'replaced';
-    expect(valueParts(window)).toBeNull();
+    expect(valueCut(window)).toBeNull();
   });
 
   it('stores a window chain as about its unique text: the first window and each turn appended', () => {
@@ -137,6 +143,25 @@ describe('versions sharing their text', () => {
     expect(stats.shared).toBe(3);
     expect(nodes.map((n) => n.value)).toEqual([v1, v2, v3]);
     expect(JSON.stringify(nodes.map((n) => n.value))).toBe(JSON.stringify([v1, v2, v3]));
+  });
+
+  it("tells a value's first mark (not white space) from its parts, as the value read whole gives it", () => {
+    const text = 'q'.repeat(1200);
+    const chain = [
+      `[('a', '${text}')]`,
+      `[('a', '${text}'), ('b', 'c')]`,
+      `  ${' '.repeat(1100)}{${text}`,
+      `  ${' '.repeat(1100)}{${text}!`,
+      `'${text}'`,
+      `'${text} more'`,
+      ' '.repeat(1500),
+      `${' '.repeat(1500)} `,
+    ];
+    const nodes = chain.map((value, i) => ({ name: 'm', version: i + 1, value }));
+    shareVersionTexts(nodes);
+    expect(nodes.filter((n) => valueCut(n)).length).toBeGreaterThan(3);
+    // From each value as written: its first character that is not white space.
+    expect(nodes.map((n) => firstMark(n))).toEqual(chain.map((v) => v.trimStart().slice(0, 1)));
   });
 
   it('stores a plain value again when one is assigned', () => {

@@ -5,6 +5,7 @@
  */
 import type { TraceGraph } from '../graph/index.ts';
 import { getOrSet } from '../maps.ts';
+import { valueCut } from '../trace/index.ts';
 import { EMPTY_VALUE } from './carriers.ts';
 import { splitUnits, type ValueUnits } from './evidence-match.ts';
 
@@ -33,7 +34,7 @@ class GraphUnits {
   }
 
   isEmpty(v: number): boolean {
-    if (this.emptiness[v] === 0) this.emptiness[v] = EMPTY_VALUE.test(this.g.varValue[v]) ? 1 : 2;
+    if (this.emptiness[v] === 0) this.emptiness[v] = emptyNow(this.g, v) ? 1 : 2;
     return this.emptiness[v] === 1;
   }
 
@@ -52,6 +53,19 @@ class GraphUnits {
     }
     return kept;
   }
+}
+
+/** Five characters that are not white space: more than an empty value (`EMPTY_VALUE`: `None`, `[ ]`, …) has. */
+const FIVE_MARKS = /\S(?:\s*\S){4}/;
+
+/**
+ * Whether v's value is empty (`EMPTY_VALUE`). A shared window is told from its cut of the shared
+ * text (no copy): a read of its value would copy 20,000 characters to find its first word.
+ */
+function emptyNow(g: TraceGraph, v: number): boolean {
+  const cut = valueCut(g.vars[v]);
+  if (cut && FIVE_MARKS.test(cut.shared.text.slice(cut.start, cut.end))) return false;
+  return EMPTY_VALUE.test(g.varValue[v]);
 }
 
 const graphUnits = new WeakMap<TraceGraph, GraphUnits>();

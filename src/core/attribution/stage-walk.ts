@@ -23,7 +23,7 @@ import {
 } from '../graph/index.ts';
 import { getOrSet } from '../maps.ts';
 import { contentTerms } from '../nlp/index.ts';
-import { type ErrorType, isMessageCategory, parseValue } from '../trace/index.ts';
+import { type ErrorType, firstMark, isMessageCategory, parseValue } from '../trace/index.ts';
 import { type AnswerRule, accepts } from './answer-rule.ts';
 import { type CaseContext, caseContext } from './case-context.ts';
 import { answerFeatures, type CriticalOptions } from './critical.ts';
@@ -167,7 +167,8 @@ class AnswerTest {
     let ok = known.get(text);
     if (ok === undefined) {
       ok = unitScore(text, e, this.premiseOptions()) >= this.settings.minPremise;
-      known.set(detached(text), ok);
+      // Units are kept once per graph, as copies (`unitsOf`): the key keeps no window alive.
+      known.set(text, ok);
     }
     return ok;
   }
@@ -224,8 +225,8 @@ class AnswerTest {
       for (const m of this.memories) {
         const u = this.units(m);
         u.texts.forEach((t, k) => {
-          if (!this.copies?.has(t))
-            this.copies?.set(detached(t), this.times.of(m, u.keyed ? u.keys[k] : null));
+          // Units are kept once per graph, as copies (`unitsOf`): no copy of them is needed here.
+          if (!this.copies?.has(t)) this.copies?.set(t, this.times.of(m, u.keyed ? u.keys[k] : null));
         });
       }
     }
@@ -271,7 +272,8 @@ class AnswerTest {
 const NO_TIME: Time = { day: null, written: null };
 
 /** Where a dict, list or tuple starts (`parseValue` trims the same white space as `\s`). */
-const CONTAINER_START = /^\s*[[{(]/;
+/** The characters a dict or list value starts with (after white space). */
+const CONTAINER_OPENERS = '[{(';
 
 interface Time {
   day: number | null;
@@ -335,9 +337,10 @@ class OwnTimes {
    * undefined otherwise. A window's text is neither: it is not read (nor kept) once per version.
    */
   private parsed(v: number): unknown {
-    const value = this.g.varValue[v];
-    if (!CONTAINER_START.test(value)) return undefined;
-    if (!this.values.has(v)) this.values.set(v, parseValue(value));
+    // Told from its first mark: a read of a shared window is a copy of it, for every case.
+    const mark = firstMark(this.g.vars[v]);
+    if (mark === '' || !CONTAINER_OPENERS.includes(mark)) return undefined;
+    if (!this.values.has(v)) this.values.set(v, parseValue(this.g.varValue[v]));
     return this.values.get(v);
   }
 

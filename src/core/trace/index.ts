@@ -37,4 +37,11 @@ export {
   type VariableRecord,
 } from './types.ts';
 export { decodeUtf8, stripBom } from './utf8.ts';
-export { hasSharedValue, shareVersionTexts, valueParts } from './version-text.ts';
+export {
+  firstMark,
+  hasSharedValue,
+  type SharedText,
+  shareVersionTexts,
+  type ValueCut,
+  valueCut,
+} from './version-text.ts';

@@ -172,7 +172,8 @@ export function overlapStart(prev: string, next: string): number {
 }
 
 /** Makes the record's `value` read as the shared text's cut (and its closing characters); assigning it stores a plain value again. */
-function storeCut(record: Record<string, unknown>, text: string, m: Member): void {
+function storeCut(record: Record<string, unknown>, shared: SharedText, m: Member): void {
+  const { text } = shared;
   const { open, start, end, close } = m;
   // A new string at each read, copied whole by its first reader and dropped with it: young
   // garbage. Kept for later reads, the copies would outlive young collections (a cache of the last
@@ -183,21 +184,50 @@ function storeCut(record: Record<string, unknown>, text: string, m: Member): voi
   };
   Object.defineProperty(record, 'value', { get, set, enumerable: true, configurable: true });
   // Not enumerable and keyed by a symbol: JSON and structured clone leave it out.
-  Object.defineProperty(record, VALUE_PARTS, { value: () => [open, text.slice(start, end), close] });
+  Object.defineProperty(record, VALUE_CUT, { value: { shared, start, end, open, close } satisfies ValueCut });
 }
 
-const VALUE_PARTS = Symbol('value parts');
+const VALUE_CUT = Symbol('value cut');
+
+/** One sealed segment of a variable's text, shared by the versions cut from it (one object: versions group by it). */
+export interface SharedText {
+  readonly text: string;
+}
+
+/** A shared value: `open`, its segment's text from `start` to `end`, then `close` (its repr's quotes and brackets). */
+export interface ValueCut {
+  readonly shared: SharedText;
+  readonly start: number;
+  readonly end: number;
+  readonly open: string;
+  readonly close: string;
+}
 
 /**
- * A shared value's parts — its opening characters, the cut of the shared text (no copy) and
- * its closing characters — for a reader that needs no whole string (a words index); null for a
- * value held as a plain string (or reassigned since).
+ * A shared value's cut of its segment's text, for a reader that needs no whole string (a words
+ * index reads each segment once for all its versions); null for a value held as a plain string
+ * (or reassigned since).
  */
-export function valueParts(record: object): readonly [string, string, string] | null {
+export function valueCut(record: object): ValueCut | null {
   if (!hasSharedValue(record)) return null;
-  const parts = (record as { [VALUE_PARTS]?: () => [string, string, string] })[VALUE_PARTS];
-  return parts ? parts() : null;
+  return (record as { [VALUE_CUT]?: ValueCut })[VALUE_CUT] ?? null;
 }
+
+/**
+ * The first character of the record's string value that is not white space ('' when none), read
+ * from a shared value's parts: a read of the value itself would copy it whole.
+ */
+export function firstMark(record: object): string {
+  const cut = valueCut(record);
+  if (cut === null) {
+    const value = (record as { value?: unknown }).value;
+    return typeof value === 'string' ? (NOT_SPACE.exec(value)?.[0] ?? '') : '';
+  }
+  if (cut.open) return cut.open[0];
+  return NOT_SPACE.exec(cut.shared.text.slice(cut.start, cut.end))?.[0] ?? cut.close.slice(0, 1);
+}
+
+const NOT_SPACE = /\S/;
 
 /** Whether the record's value is stored as a cut of a shared text (read through an accessor, not held). */
 export function hasSharedValue(record: object): boolean {
@@ -253,8 +283,9 @@ export class VersionTexts {
     // A segment of one version and nothing appended: nothing shared, the parsed value stays.
     if (chain.parts.length === 1 && members.length <= 1) return chain.parts[0];
     const text = chain.parts.join('');
+    const shared: SharedText = { text };
     for (const m of members) {
-      storeCut(m.record, text, m);
+      storeCut(m.record, shared, m);
       this.#stats.valueChars += valueLength(m);
     }
     this.#stats.shared += members.length;
