@@ -1,18 +1,8 @@
 import { Index } from 'flexsearch';
 import { describe, expect, it } from 'vitest';
+import { seededRandom } from '../../src/core/random.ts';
 import { shareVersionTexts, valueCut } from '../../src/core/trace/index.ts';
 import { WordsIndex } from '../../workers/words-index.ts';
-
-/** A seeded generator (mulberry32), so a failure can be replayed. */
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const SPECIAL = ['e-mail', '2023-05-07', "Caroline's", 'café', 'Melanie'];
 
@@ -40,7 +30,7 @@ function windows(rand: () => number, name: string, count: number): Rec[] {
 
 describe('WordsIndex', () => {
   it('finds the versions a words index over each whole value finds, for words, prefixes and pairs', () => {
-    const rand = random(7);
+    const rand = seededRandom(7);
     const records: Rec[] = [
       ...windows(rand, 'context-a', 40),
       { name: 'note', class_name: '', version: 1, value: 'abc ab e-mail' },

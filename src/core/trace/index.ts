@@ -21,6 +21,7 @@ export { normalizeUnit, textPieces, textUnits } from './otel/dataflow.ts';
 export { documentToSpans, type EmitOptions, opSpanId, type SpanDescription } from './otel/emit.ts';
 export { type RecordRef, RecordTexts } from './otel/record-texts.ts';
 export { messageText, parseValue, prettyValue, readableValue, valueStrings, valueText } from './pyrepr.ts';
+export { sharedString } from './shared-string.ts';
 export { parseTraceChunks } from './stream.ts';
 export {
   type Annotation,

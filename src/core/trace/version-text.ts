@@ -192,6 +192,8 @@ const VALUE_CUT = Symbol('value cut');
 /** One sealed segment of a variable's text, shared by the versions cut from it (one object: versions group by it). */
 export interface SharedText {
   readonly text: string;
+  /** Where its versions' cuts start and end, sorted, once each (with 0 and the text's length). */
+  readonly bounds: Int32Array;
 }
 
 /** A shared value: `open`, its segment's text from `start` to `end`, then `close` (its repr's quotes and brackets). */
@@ -283,7 +285,7 @@ export class VersionTexts {
     // A segment of one version and nothing appended: nothing shared, the parsed value stays.
     if (chain.parts.length === 1 && members.length <= 1) return chain.parts[0];
     const text = chain.parts.join('');
-    const shared: SharedText = { text };
+    const shared: SharedText = { text, bounds: boundsOf(members, text.length) };
     for (const m of members) {
       storeCut(m.record, shared, m);
       this.#stats.valueChars += valueLength(m);
@@ -294,6 +296,13 @@ export class VersionTexts {
     chain.members = [];
     return text;
   }
+}
+
+/** The members' starts and ends, with 0 and the text's length, sorted, once each. */
+function boundsOf(members: Member[], length: number): Int32Array {
+  const at = new Set([0, length]);
+  for (const m of members) at.add(m.start).add(m.end);
+  return Int32Array.from(at).sort();
 }
 
 /** The variable a record is a version of (class and name), or null when it names none. */
