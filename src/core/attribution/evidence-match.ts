@@ -302,9 +302,28 @@ export function makeEvidence(
 /** Three-word-run containment: the share of the evidence's runs found in the unit's words. */
 function containment(words: string[], e: Evidence): number {
   if (e.shingles.size === 0) return 0;
-  let hit = 0;
-  for (const sh of shinglesOf(words)) if (e.shingles.has(sh)) hit++;
-  return hit / e.shingles.size;
+  const hits = new Set<string>();
+  const { tokens } = e;
+  for (let i = 0; i + 2 < words.length; i++) {
+    // The evidence's runs are made of its words: a run with another word is not made to be looked up.
+    if (!tokens.has(words[i]) || !tokens.has(words[i + 1]) || !tokens.has(words[i + 2])) continue;
+    const run = `${words[i]} ${words[i + 1]} ${words[i + 2]}`;
+    if (e.shingles.has(run)) hits.add(run);
+  }
+  return hits.size / e.shingles.size;
+}
+
+/** A unit's words as `unitScore` reads them: made once for a unit put to several pieces of evidence. */
+export interface UnitWords {
+  readonly text: string;
+  readonly tokens: string[];
+  /** Its normalised terms, made when first needed. */
+  terms?: Term[];
+}
+
+/** The unit's words, for `unitScore`. */
+export function unitWords(text: string): UnitWords {
+  return { text, tokens: contentTokens(text) };
 }
 
 /**
@@ -316,13 +335,14 @@ function containment(words: string[], e: Evidence): number {
  * words with the evidence without holding it. The lexical layer; also the fallback
  * of the others (with normalised words) when the golden answer is not stated.
  */
-export function unitScore(unit: string, e: Evidence, options: MatchOptions = {}): number {
+export function unitScore(unit: string | UnitWords, e: Evidence, options: MatchOptions = {}): number {
   const o = resolveOptions(options);
   if (e.tokens.size === 0) return 0;
-  const words = contentTokens(unit);
+  const u = typeof unit === 'string' ? unitWords(unit) : unit;
+  const words = u.tokens;
   const c = containment(words, e);
   if (c >= o.minContainment) return c;
-  if (o.layer !== 'lexical') return normalisedFallback(unit, words.length, e, o);
+  if (o.layer !== 'lexical') return normalisedFallback(u, e, o);
   const set = new Set(words);
   for (const t of e.answerTokens) if (!set.has(t)) return 0;
   if (e.keyTokens.size > 0) {
@@ -338,9 +358,10 @@ export function unitScore(unit: string, e: Evidence, options: MatchOptions = {})
 }
 
 /** The lexical test over normalised words (lemmas, number words, near-synonyms with vectors). */
-function normalisedFallback(unit: string, length: number, e: Evidence, o: ResolvedOptions): number {
-  if (length > 3 * e.length + 10) return 0;
-  const terms = contentTerms(unit);
+function normalisedFallback(u: UnitWords, e: Evidence, o: ResolvedOptions): number {
+  if (u.tokens.length > 3 * e.length + 10) return 0;
+  u.terms ??= contentTerms(u.text);
+  const terms = u.terms;
   const keys = new Set(terms.map((t) => t.key));
   const has = (t: Term, min: number) =>
     keys.has(t.key) ||

@@ -33,7 +33,9 @@ import {
   evidenceCore,
   type MatchOptions,
   makeEvidence,
+  type UnitWords,
   unitScore,
+  unitWords,
   type ValueUnits,
 } from './evidence-match.ts';
 import { detached, emptyValue, unitsOf } from './graph-units.ts';
@@ -159,14 +161,16 @@ class AnswerTest {
     return { layer: 'normalised', similar: this.options.similar };
   }
 
-  // Versions of a keyed store repeat their units: each unit is scored once per premise.
+  // Versions of a keyed store repeat their units: each unit is scored once per premise, its words read once.
   private readonly scores = new Map<Evidence, Map<string, boolean>>();
+  private readonly unitWords = new Map<string, UnitWords>();
 
   private carries(text: string, e: Evidence): boolean {
     const known = getOrSet(this.scores, e, () => new Map<string, boolean>());
     let ok = known.get(text);
     if (ok === undefined) {
-      ok = unitScore(text, e, this.premiseOptions()) >= this.settings.minPremise;
+      const words = getOrSet(this.unitWords, text, () => unitWords(text));
+      ok = unitScore(words, e, this.premiseOptions()) >= this.settings.minPremise;
       // Units are kept once per graph, as copies (`unitsOf`): the key keeps no window alive.
       known.set(text, ok);
     }

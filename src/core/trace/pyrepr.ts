@@ -40,6 +40,11 @@ function isSpace(c: number): boolean {
   );
 }
 
+/** How a value the reader reads starts: a quote, a bracket, or a scalar (`Reader.value`). */
+const VALUE_START = /^(?:['"[({]|True|False|None|null|true|false|-?\.?\d|-?inf|nan)/;
+/** How a JSON text starts (a subset of `VALUE_START`): JSON reads nothing else. */
+const JSON_START = /^[{["\-\dtfn]/;
+
 class Reader {
   i = 0;
   constructor(readonly s: string) {}
@@ -141,12 +146,15 @@ class Reader {
 /** Parses a Python literal or JSON text; undefined when it is neither. */
 export function parseValue(text: string): Json | undefined {
   const t = text.trim();
-  if (t === '') return undefined;
-  try {
-    return JSON.parse(t) as Json;
-  } catch {
-    // not JSON: try a Python literal
-  }
+  // Told from its start, a plain text is no value: tried, each parser would throw, and a
+  // thrown error costs more than the parse (a walk reads thousands of message texts).
+  if (!VALUE_START.test(t)) return undefined;
+  if (JSON_START.test(t))
+    try {
+      return JSON.parse(t) as Json;
+    } catch {
+      // not JSON: try a Python literal
+    }
   try {
     const r = new Reader(t);
     const v = r.value(0);
