@@ -7,7 +7,9 @@ export function getOrSet<K extends object | string | number, V>(
   make: () => V,
 ): V {
   const m = map as Pick<Map<K, V>, 'has' | 'get' | 'set'>;
-  if (m.has(key)) return m.get(key) as V;
+  // One lookup when the key is there (a stored `undefined` needs the second).
+  const known = m.get(key);
+  if (known !== undefined || m.has(key)) return known as V;
   const value = make();
   m.set(key, value);
   return value;

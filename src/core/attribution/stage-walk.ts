@@ -165,8 +165,8 @@ class AnswerTest {
   private readonly scores = new Map<Evidence, Map<string, boolean>>();
   private readonly unitWords = new Map<string, UnitWords>();
 
-  private carries(text: string, e: Evidence): boolean {
-    const known = getOrSet(this.scores, e, () => new Map<string, boolean>());
+  /** Whether a unit carries the premise (`known`: the premise's scores so far). */
+  private carries(text: string, e: Evidence, known: Map<string, boolean>): boolean {
     let ok = known.get(text);
     if (ok === undefined) {
       const words = getOrSet(this.unitWords, text, () => unitWords(text));
@@ -187,7 +187,8 @@ class AnswerTest {
 
   private carryingNow(v: number, e: Evidence): QuotedUnit | null {
     if (emptyValue(this.g, v) || isMessageCategory(this.g.varCategory[v])) return null;
-    const text = this.units(v).texts.find((t) => this.carries(t, e));
+    const known = getOrSet(this.scores, e, () => new Map<string, boolean>());
+    const text = this.units(v).texts.find((t) => this.carries(t, e, known));
     return text === undefined
       ? null
       : { var_id: this.g.varId[v], text, matched: this.matchedIn(text), support: 1 };
@@ -660,20 +661,19 @@ function pieceLoss(g: TraceGraph, s: Stages, test: (v: number) => QuotedUnit | n
     return answers.get(v) ?? null;
   };
   const endings: Ending[] = [];
+  // Each stating version's span: the rank of the op that wrote it and of the op that ended it.
+  const spans: { w: number; from: number; to: number }[] = [];
   for (const v of s.history) {
     const held = holds(v);
     if (!held) continue;
     const end = endingOf(g, s, v);
     if (end && (end.after === null || !holds(end.after))) endings.push({ v, held, ...end });
+    if (end)
+      spans.push({ w: v, from: minOf(producersOf(g, v).map((o) => g.opRank[o])), to: g.opRank[end.op] });
   }
   // Another stating version written before the ending op and ended after it: a copy survived.
-  const written = (w: number) => minOf(producersOf(g, w).map((o) => g.opRank[o]));
   const alive = (e: Ending) =>
-    s.history.some((w) => {
-      if (w === e.v || written(w) >= g.opRank[e.op] || !holds(w)) return false;
-      const end = endingOf(g, s, w);
-      return end !== null && g.opRank[end.op] > g.opRank[e.op];
-    });
+    spans.some((x) => x.w !== e.v && x.from < g.opRank[e.op] && x.to > g.opRank[e.op]);
   const total = endings.filter((e) => !alive(e)).sort((a, b) => g.opRank[a.op] - g.opRank[b.op]);
   return total[0] ?? null;
 }
