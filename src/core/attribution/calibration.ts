@@ -28,14 +28,7 @@ export const PRIOR_WEIGHT = { source: 2, decider: 1, band: 8 } as const;
 export const SCORE_BANDS = [0.6, 0.9] as const;
 
 /** The rules that decide a verdict (the last of them in a result's `rules`). */
-const DECIDERS = [
-  'no-golden-answer',
-  'context-states',
-  'copied-into-context',
-  'store-states',
-  'memory-lost',
-  'never-stored',
-];
+const DECIDERS = ['no-golden-answer', 'context-states', 'store-states', 'memory-lost', 'never-stored'];
 
 /** The calibration key of a verdict decided by these rules under a carrying test from `source`. */
 export function calibrationKey(rules: readonly string[], source: AnswerRuleUsed['source']): string {

@@ -22,7 +22,6 @@ export type StageRuleId =
   | 'own-time'
   | 'premises'
   | 'context-states'
-  | 'copied-into-context'
   | 'store-states'
   | 'memory-lost'
   | 'never-stored'
@@ -39,7 +38,7 @@ export interface StageSettings {
 }
 
 /** The settings results are made with: every rule on, thresholds as chosen by `bench/attribution-rules.ts`. */
-export const DEFAULT_STAGE_SETTINGS: StageSettings = { off: new Set(), minTopicWords: 2, minPremise: 0.5 };
+export const DEFAULT_STAGE_SETTINGS: StageSettings = { off: new Set(), minTopicWords: 3, minPremise: 0.5 };
 
 /** The decision procedure (see the module comment); `threshold` is the default's. */
 export const STAGE_RULES: readonly StageRule[] = [
@@ -92,13 +91,6 @@ export const STAGE_RULES: readonly StageRule[] = [
     tests: "a unit of the answer op's context states the answer",
     threshold: null,
     reason: 'the answer op had what it needed: it is at fault, whatever was lost elsewhere (ResponseError)',
-  },
-  {
-    id: 'copied-into-context',
-    tests: "a store unit that states the answer is copied, word for word, into the answer op's context",
-    threshold: null,
-    reason:
-      'the answer op read that very text, so retrieval did not lose it, whatever its form in the context (ResponseError)',
   },
   {
     id: 'store-states',

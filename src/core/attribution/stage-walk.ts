@@ -487,26 +487,12 @@ export function walkStages(
   if (inContext.length > 0 && !settings.off.has('context-states'))
     return responseVerdict(g, cx, inContext, [...rules, ...test.how(), 'context-states'], retrievalOp(g, cx));
   const inStore = test.holds(cx.store.filter((v) => !cx.context.includes(v)));
-  // A stating store unit whose text the context holds too: the answer op read it (item: a verdict never contradicts its evidence).
-  const contextText = cx.context.map((v) => g.varValue[v]).join('\n');
-  const copied = inStore.filter((q) => copiedInto(q.text, contextText));
-  // Premises hold only together: every carrier must be in the context.
-  const enough = test.how().includes('premises') ? copied.length === inStore.length : copied.length > 0;
-  if (copied.length > 0 && enough && !settings.off.has('copied-into-context'))
-    return responseVerdict(
-      g,
-      cx,
-      copied,
-      [...rules, ...test.how(), 'copied-into-context'],
-      retrievalOp(g, cx),
-    );
-  if (inStore.length > 0 && !settings.off.has('store-states'))
-    // Quote what the context lacks (of premises held together, the one not copied into it).
-    return retrievalVerdict(g, cx, inStore.find((q) => !copied.includes(q)) ?? inStore[0], inStore.length, [
-      ...rules,
-      ...test.how(),
-      'store-states',
-    ]);
+  if (inStore.length > 0 && !settings.off.has('store-states')) {
+    // Quote a stating unit the context lacks: a verdict never contradicts its own evidence.
+    const contextText = cx.context.map((v) => g.varValue[v]).join('\n');
+    const quoted = inStore.find((q) => !copiedInto(q.text, contextText)) ?? inStore[0];
+    return retrievalVerdict(g, cx, quoted, inStore.length, [...rules, ...test.how(), 'store-states']);
+  }
   const lost = settings.off.has('memory-lost') ? null : lastLoss(g, s, test);
   if (lost) return { ...lost, rules: [...rules, 'memory-lost'] };
   return extractionVerdict(g, c, s, test, settings, rules);
