@@ -403,15 +403,21 @@ for (const g of groups) {
 }
 
 // Thresholds: chosen on the dev parts (walk everywhere on llm and faultbench, default elsewhere, memeval left out), scored on the rest.
+// Each kind of data weighs the same (the mean of its macro ETA): pooled, the largest set (our own
+// fault generator's) would choose alone.
 const thresholdChoice = (names: string[]) => {
-  const dev = (v: string) =>
-    outcomes.filter(
-      (o) =>
-        o.variant === v &&
-        o.src.set !== 'memeval' &&
-        (o.src.part === 'dev' || o.src.set === 'shared' || o.src.set === 'faultbench'),
-    );
-  const scored = names.map((n) => ({ n, s: accuracy(dev(n)).macro }));
+  const devGroups = groups.filter((g) => {
+    const [set, part] = g.split('|');
+    return set !== 'memeval' && (part === 'dev' || set === 'shared' || set === 'faultbench');
+  });
+  const meanMacro = (v: string) => {
+    const macros = devGroups
+      .map((g) => of(g, v))
+      .filter((os) => os.length > 0)
+      .map((os) => accuracy(os).macro);
+    return macros.reduce((a, b) => a + b, 0) / macros.length;
+  };
+  const scored = names.map((n) => ({ n, s: meanMacro(n) }));
   // A tie keeps the default: a threshold moves only on evidence.
   return scored.sort((a, b) => b.s - a.s || Number(b.n === 'walk') - Number(a.n === 'walk'))[0];
 };
@@ -424,7 +430,7 @@ lines.push(
   '',
   '### Thresholds chosen on the dev parts, scored elsewhere',
   '',
-  `Chosen by macro ETA of the walk on the dev parts of llm, faultbench and shared (memeval never chooses): topic-anchor → \`${topic?.n ?? '—'}\` (dev macro ${pct(topic?.s ?? Number.NaN)}), premises → \`${premise?.n ?? '—'}\` (dev macro ${pct(premise?.s ?? Number.NaN)}); \`walk\` is the default (topic ${DEFAULT_STAGE_SETTINGS.minTopicWords}, premise ${DEFAULT_STAGE_SETTINGS.minPremise}).`,
+  `Chosen by the mean over the dev parts of llm (one per judge rule), faultbench and shared of the walk's macro ETA (each kind of data weighs the same; memeval never chooses): topic-anchor → \`${topic?.n ?? '—'}\` (mean dev macro ${pct(topic?.s ?? Number.NaN)}), premises → \`${premise?.n ?? '—'}\` (mean dev macro ${pct(premise?.s ?? Number.NaN)}); \`walk\` is the default (topic ${DEFAULT_STAGE_SETTINGS.minTopicWords}, premise ${DEFAULT_STAGE_SETTINGS.minPremise}).`,
   defaultChosen
     ? 'The default is what the dev parts choose; the default row of each held-out part and of memeval above is scored with thresholds it did not choose.'
     : '**The default is not what the dev parts choose now**: set the chosen thresholds in `DEFAULT_STAGE_SETTINGS` and run again.',

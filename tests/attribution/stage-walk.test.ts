@@ -151,23 +151,6 @@ describe('the conservative prior (no judge to learn from)', () => {
     expect(a.error_type).toBe('RetrievalError');
     expect(a.op_id).toBe(r.search);
   });
-
-  it('a line with the answer and two of the question’s five topic words does not state it; four do', async () => {
-    // Topic words (names aside): instrument, daughter, learn, summer, camp. The retrieved line
-    // shares two (summer, camp), below the anchor's three; the stored memory shares four.
-    const neighbour = 'Gina’s neighbour played the violin at the summer camp concert.';
-    const said: Turn = {
-      id: 'D3:4',
-      said: 'Gina: My daughter learned the violin at summer camp!',
-      timestamp: '2 August, 2023',
-      facts: ['Gina’s daughter learned the violin at summer camp.', neighbour],
-    };
-    const r = run([said], [neighbour], 'What instrument did Gina’s daughter learn at summer camp?', 'violin');
-    const a = await attributeStageWalk({ graph: r.g, case: r.c });
-    expect(a.error_type).toBe('RetrievalError');
-    expect(a.op_id).toBe(r.search);
-    expect(a.rules).toContain('topic-anchor');
-  });
 });
 
 describe('honest uncertainty', () => {

@@ -38,7 +38,7 @@ export interface StageSettings {
 }
 
 /** The settings results are made with: every rule on, thresholds as chosen by `bench/attribution-rules.ts`. */
-export const DEFAULT_STAGE_SETTINGS: StageSettings = { off: new Set(), minTopicWords: 3, minPremise: 0.5 };
+export const DEFAULT_STAGE_SETTINGS: StageSettings = { off: new Set(), minTopicWords: 2, minPremise: 0.5 };
 
 /** The decision procedure (see the module comment); `threshold` is the default's. */
 export const STAGE_RULES: readonly StageRule[] = [

@@ -4,8 +4,8 @@
  * Changes whenever the attributor's decisions or confidences may change (@2: dates read as
  * dates under a learned judge, three-level calibration; @3: weekday answers and glued dates
  * read right, times without a year left unplaced, calibration refitted on a wider
- * fault-injected sample; @4: the topic anchor needs three question words, `copied-into-context`
- * gone): a stored verdict carrying another version (or none) was made by
+ * fault-injected sample; @4: `copied-into-context` gone,
+ * thresholds chosen with each kind of data weighing the same): a stored verdict carrying another version (or none) was made by
  * older code and is re-attributed or shown as stale.
  */
 export const ATTRIBUTOR_VERSION = 'stage-walk@4';
