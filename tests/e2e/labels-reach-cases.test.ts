@@ -39,6 +39,8 @@ describe('labels in the Cases list', () => {
     });
     await answer.click();
     await page.getByTestId('queue-op-name').waitFor();
+    // The verdict shown first: its arrival re-renders the workspace, which would take the focus the keys need.
+    await page.getByTestId('attribution-type').waitFor();
     await page.locator('[data-testid=case-path] [aria-current=true]').focus();
     await page.keyboard.press('5');
     await page.keyboard.press('r');
