@@ -14,6 +14,19 @@ describe('getOrSet', () => {
     expect(made).toBe(1);
     expect(map.has(1)).toBe(true);
   });
+  it('keeps a value that is undefined and does not make it again', () => {
+    const map = new Map<string, undefined>();
+    let made = 0;
+    getOrSet(map, 'a', () => {
+      made++;
+      return undefined;
+    });
+    getOrSet(map, 'a', () => {
+      made++;
+      return undefined;
+    });
+    expect(made).toBe(1);
+  });
   it('works on a WeakMap keyed by objects', () => {
     const map = new WeakMap<object, number[]>();
     const key = {};

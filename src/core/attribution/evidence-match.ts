@@ -146,11 +146,11 @@ export function splitUnits(value: string): ValueUnits {
     const texts = v.map(unitText);
     return { kind: 'list', keyed: false, keys: texts.map((_, i) => String(i)), texts };
   }
-  return textUnits(typeof v === 'string' ? v : value);
+  return lineUnits(typeof v === 'string' ? v : value);
 }
 
 /** The units of a plain text: its lines, a multi-line record's continuation lines kept with it (`groupRecords`). */
-export function textUnits(text: string): ValueUnits {
+export function lineUnits(text: string): ValueUnits {
   const texts = groupRecords(text.split(/\n+/).filter((t) => t.trim() !== ''));
   return { kind: 'text', keyed: false, keys: texts.map((_, i) => String(i)), texts };
 }

@@ -7,7 +7,7 @@ import type { TraceGraph } from '../graph/index.ts';
 import { getOrSet } from '../maps.ts';
 import { sharedString, valueCut } from '../trace/index.ts';
 import { EMPTY_VALUE } from './carriers.ts';
-import { splitUnits, textUnits, type ValueUnits } from './evidence-match.ts';
+import { lineUnits, splitUnits, type ValueUnits } from './evidence-match.ts';
 
 /**
  * A copy of a text that keeps nothing else alive. A unit is cut out of its whole value (a
@@ -42,7 +42,7 @@ class GraphUnits {
     return getOrSet(this.split, v, () => {
       // A shared window reads as a slice of its segment, parsed once for all its versions.
       const window = sharedString(this.g.vars[v]);
-      const fresh = window === null ? splitUnits(this.g.varValue[v]) : textUnits(window);
+      const fresh = window === null ? splitUnits(this.g.varValue[v]) : lineUnits(window);
       return { ...fresh, texts: fresh.texts.map((t) => this.line(t)) };
     });
   }

@@ -276,8 +276,7 @@ class AnswerTest {
 
 const NO_TIME: Time = { day: null, written: null };
 
-/** Where a dict, list or tuple starts (`parseValue` trims the same white space as `\s`). */
-/** The characters a dict or list value starts with (after white space). */
+/** The characters a dict, list or tuple value starts with (after white space). */
 const CONTAINER_OPENERS = '[{(';
 
 interface Time {

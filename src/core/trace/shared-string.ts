@@ -42,9 +42,8 @@ export function sharedString(record: object): string | null {
 /** The segment parsed piece by piece with `quote` (kept for the next versions of its chain). */
 function readSegment(shared: SharedText, quote: string): ReadSegment {
   const known = recent.get(shared);
-  if (known?.quote === quote) return known;
-  const read = parsePieces(shared, quote);
-  recent.delete(shared);
+  const read = known?.quote === quote ? known : parsePieces(shared, quote);
+  recent.delete(shared); // the most recent last: the oldest goes first
   recent.set(shared, read);
   if (recent.size > RECENT) recent.delete(recent.keys().next().value as SharedText);
   return read;
