@@ -80,12 +80,15 @@ const on = (off: StageRuleId[], more: Partial<StageSettings> = {}): StageSetting
   ...more,
   off: new Set(off),
 });
+/** Evidence-flow's own rules (ablated on traces with a learned judge); the walk's are the rest. */
+const FLOW_RULES: StageRuleId[] = ['whole-memory'];
 const WALK_RULES = STAGE_RULES.map((r) => r.id).filter(
-  (id) => id !== 'learned-judge' && id !== 'states-answer',
+  (id) => id !== 'learned-judge' && id !== 'states-answer' && !FLOW_RULES.includes(id),
 );
 /** The thresholds the dev parts choose among (the default's among them). */
 const TOPIC_CHOICES = [0, 1, 2, 3];
 const PREMISE_CHOICES = [0.34, 0.5, 0.67];
+const WHOLE_CHOICES = [6, 10, 15, 25];
 /** Variants on traces whose judge cannot be learned (the stage walk decides). */
 const PRIOR_VARIANTS: Variant[] = [
   { name: 'default', settings: on([]) },
@@ -99,9 +102,14 @@ const PRIOR_VARIANTS: Variant[] = [
     settings: on([], { minPremise: x }),
   })),
 ];
-/** On traces with a learned judge: the default, and the walk everywhere with its variants. */
+/** On traces with a learned judge: the default, evidence-flow's rules off or moved, and the walk everywhere with its variants. */
 const JUDGED_VARIANTS: Variant[] = [
   { name: 'default', settings: on([]) },
+  ...FLOW_RULES.map((id) => ({ name: `off:${id}`, settings: on([id]) })),
+  ...WHOLE_CHOICES.filter((n) => n !== DEFAULT_STAGE_SETTINGS.wholeMemorySentences).map((n) => ({
+    name: `whole=${n}`,
+    settings: on([], { wholeMemorySentences: n }),
+  })),
   ...PRIOR_VARIANTS.map((v) => ({
     name: v.name === 'default' ? 'walk' : `walk ${v.name}`,
     settings: { ...v.settings, off: new Set([...v.settings.off, 'learned-judge' as const]) },
@@ -405,10 +413,12 @@ for (const g of groups) {
 // Thresholds: chosen on the dev parts (walk everywhere on llm and faultbench, default elsewhere, memeval left out), scored on the rest.
 // Each kind of data weighs the same (the mean of its macro ETA): pooled, the largest set (our own
 // fault generator's) would choose alone.
-const thresholdChoice = (names: string[]) => {
+const thresholdChoice = (names: string[], dflt = 'walk') => {
+  // Only parts that have every candidate compete (the walk's variants do not run where it decides anyway).
   const devGroups = groups.filter((g) => {
     const [set, part] = g.split('|');
-    return set !== 'memeval' && (part === 'dev' || set === 'shared' || set === 'faultbench');
+    const dev = set !== 'memeval' && (part === 'dev' || set === 'shared' || set === 'faultbench');
+    return dev && names.every((n) => of(g, n).length > 0);
   });
   const meanMacro = (v: string) => {
     const macros = devGroups
@@ -417,20 +427,24 @@ const thresholdChoice = (names: string[]) => {
       .map((os) => accuracy(os).macro);
     return macros.reduce((a, b) => a + b, 0) / macros.length;
   };
-  const scored = names.map((n) => ({ n, s: meanMacro(n) }));
+  const scored = names.map((n) => ({ n, s: meanMacro(n), parts: devGroups.length }));
   // A tie keeps the default: a threshold moves only on evidence.
-  return scored.sort((a, b) => b.s - a.s || Number(b.n === 'walk') - Number(a.n === 'walk'))[0];
+  return scored.sort((a, b) => b.s - a.s || Number(b.n === dflt) - Number(a.n === dflt))[0];
 };
 const named = (prefix: string, xs: number[], dflt: number) =>
   xs.map((x) => (x === dflt ? 'walk' : `walk ${prefix}=${x}`));
 const topic = thresholdChoice(named('topic', TOPIC_CHOICES, DEFAULT_STAGE_SETTINGS.minTopicWords));
 const premise = thresholdChoice(named('premise', PREMISE_CHOICES, DEFAULT_STAGE_SETTINGS.minPremise));
-const defaultChosen = topic?.n === 'walk' && premise?.n === 'walk';
+const whole = thresholdChoice(
+  WHOLE_CHOICES.map((n) => (n === DEFAULT_STAGE_SETTINGS.wholeMemorySentences ? 'default' : `whole=${n}`)),
+  'default',
+);
+const defaultChosen = topic?.n === 'walk' && premise?.n === 'walk' && whole?.n === 'default';
 lines.push(
   '',
   '### Thresholds chosen on the dev parts, scored elsewhere',
   '',
-  `Chosen by the mean over the dev parts of llm (one per judge rule), faultbench and shared of the walk's macro ETA (each kind of data weighs the same; memeval never chooses): topic-anchor → \`${topic?.n ?? '—'}\` (mean dev macro ${pct(topic?.s ?? Number.NaN)}), premises → \`${premise?.n ?? '—'}\` (mean dev macro ${pct(premise?.s ?? Number.NaN)}); \`walk\` is the default (topic ${DEFAULT_STAGE_SETTINGS.minTopicWords}, premise ${DEFAULT_STAGE_SETTINGS.minPremise}).`,
+  `Chosen by the mean of the macro ETA over the dev parts that ran every candidate (llm, one per judge rule, and faultbench: the walk's thresholds are tried with the walk everywhere, which does not run on shared; each part weighs the same; memeval never chooses): topic-anchor → \`${topic?.n ?? '—'}\` (mean dev macro ${pct(topic?.s ?? Number.NaN)} over ${topic?.parts ?? 0} parts), premises → \`${premise?.n ?? '—'}\` (${pct(premise?.s ?? Number.NaN)}); \`walk\` is the default (topic ${DEFAULT_STAGE_SETTINGS.minTopicWords}, premise ${DEFAULT_STAGE_SETTINGS.minPremise}). whole-memory (evidence-flow's, among ${WHOLE_CHOICES.join(', ')} sentences) → \`${whole?.n ?? '—'}\` (${pct(whole?.s ?? Number.NaN)} over ${whole?.parts ?? 0} parts); \`default\` is ${DEFAULT_STAGE_SETTINGS.wholeMemorySentences}.`,
   defaultChosen
     ? 'The default is what the dev parts choose; the default row of each held-out part and of memeval above is scored with thresholds it did not choose.'
     : '**The default is not what the dev parts choose now**: set the chosen thresholds in `DEFAULT_STAGE_SETTINGS` and run again.',

@@ -27,6 +27,7 @@ import {
   judgeText,
   keepsAnswer,
 } from './critical.ts';
+import { DEFAULT_STAGE_SETTINGS } from './rules.ts';
 import { readSaid, type Said } from './said.ts';
 import { effectiveMatchLayer, type MatchLayer } from './types.ts';
 
@@ -240,6 +241,11 @@ export interface MatchOptions extends CriticalOptions {
   minRecall?: number;
   /** Share of the evidence's three-word runs a unit of any size must hold (default 0.5). */
   minContainment?: number;
+  /**
+   * A unit of at most this many sentences is read whole as well as by windows (`readingWindows`;
+   * rule `whole-memory`, default its threshold); 0 reads windows only.
+   */
+  wholeMemorySentences?: number;
 }
 
 interface ResolvedOptions extends Required<Omit<MatchOptions, 'similar' | 'judge'>> {
@@ -253,6 +259,7 @@ function resolveOptions(o: MatchOptions): ResolvedOptions {
     layer,
     minRecall: o.minRecall ?? 0.5,
     minContainment: o.minContainment ?? 0.5,
+    wholeMemorySentences: o.wholeMemorySentences ?? DEFAULT_STAGE_SETTINGS.wholeMemorySentences,
     similar: layer === 'vectors' ? (o.similar ?? null) : null,
     judge: layer === 'lexical' ? null : (o.judge ?? null),
     topicSimilarity: o.topicSimilarity ?? 0.5,
@@ -386,6 +393,17 @@ function normalisedFallback(u: UnitWords, e: Evidence, o: ResolvedOptions): numb
   for (const t of distinct.values()) if (has(t, o.topicSimilarity)) hit++;
   const recall = hit / distinct.size;
   return recall >= o.minRecall ? recall : 0;
+}
+
+/**
+ * The spans of a unit the carrying test reads: windows of one or two sentences (the span an
+ * answerer would quote) and, for a unit of at most `wholeUpTo` sentences, the unit whole — a
+ * summary names its people once and states the answer sentences later (rule `whole-memory`).
+ */
+export function readingWindows(text: string, wholeUpTo: number): string[] {
+  const windows = sentenceWindows(text);
+  if (windows.length === 1 || sentences(text).length > wholeUpTo) return windows;
+  return [...windows, text];
 }
 
 const NO_DEFAULTS: UnitDefaults = { day: null, speaker: null };
@@ -538,7 +556,7 @@ export class Matcher {
     if (critical && e.critical) {
       const said = this.saidOf(text, d);
       let undecided = false;
-      for (const w of sentenceWindows(said.text)) {
+      for (const w of readingWindows(said.text, this.options.wholeMemorySentences)) {
         const v = judgeText({ ...said, text: w }, e.critical, this.bandOptions);
         if (v === 'yes') return true;
         if (v === 'undecided') undecided = true;

@@ -46,7 +46,7 @@ export {
   evidenceChangedLater,
   STORE_LOSS_TYPES,
 } from './evidence-flow.ts';
-export { evidenceText, splitUnits } from './evidence-match.ts';
+export { evidenceText, readingWindows, splitUnits } from './evidence-match.ts';
 export {
   adoptJudgeFit,
   type JudgeFitSetup,

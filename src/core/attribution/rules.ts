@@ -18,6 +18,7 @@ export type StageRuleId =
   | 'learned-judge'
   | 'no-golden-answer'
   | 'states-answer'
+  | 'whole-memory'
   | 'topic-anchor'
   | 'own-time'
   | 'premises'
@@ -35,10 +36,17 @@ export interface StageSettings {
   minTopicWords: number;
   /** `premises`: the share of an evidence message's words (`unitScore`) a unit must keep to carry it. */
   minPremise: number;
+  /** `whole-memory`: evidence-flow reads a unit of at most this many sentences whole as well as by windows. */
+  wholeMemorySentences: number;
 }
 
 /** The settings results are made with: every rule on, thresholds as chosen by `bench/attribution-rules.ts`. */
-export const DEFAULT_STAGE_SETTINGS: StageSettings = { off: new Set(), minTopicWords: 2, minPremise: 0.5 };
+export const DEFAULT_STAGE_SETTINGS: StageSettings = {
+  off: new Set(),
+  minTopicWords: 2,
+  minPremise: 0.5,
+  wholeMemorySentences: 15,
+};
 
 /** The decision procedure (see the module comment); `threshold` is the default's. */
 export const STAGE_RULES: readonly StageRule[] = [
@@ -64,6 +72,14 @@ export const STAGE_RULES: readonly StageRule[] = [
       "a unit of text gives the golden answer under the trace's answer rule (fitted to its judge, else the prior: every word of a short answer, two in three of longer ones; a date answer as a date — also where dates are read as words: under token F1 the day a unit was written counts only when it is within the answer's time or the day the answer is written against; under a judge counting date words a relative time adds its words only when it is not outside the answer's time)",
     threshold: null,
     reason: 'the one test every stage is put to, the same the judge applied to the prediction',
+  },
+  {
+    id: 'whole-memory',
+    tests:
+      'under a learned judge (evidence-flow), a memory unit of at most the threshold of sentences is read whole as well as by windows of one or two sentences; a longer one by windows only (the stage walk always reads a unit whole)',
+    threshold: DEFAULT_STAGE_SETTINGS.wholeMemorySentences,
+    reason:
+      'a summary names its people once and gives the answer sentences later ("John and Tim met…", "They discussed Seattle"): read by windows it never names who the answer is about; in a long unit (an episode quoting a dialogue, a chunk of turns) words far apart are no one statement',
   },
   {
     id: 'topic-anchor',

@@ -5,7 +5,8 @@
  * dates under a learned judge, three-level calibration; @3: weekday answers and glued dates
  * read right, times without a year left unplaced, calibration refitted on a wider
  * fault-injected sample; @4: `copied-into-context` gone,
- * thresholds chosen with each kind of data weighing the same): a stored verdict carrying another version (or none) was made by
- * older code and is re-attributed or shown as stale.
+ * thresholds chosen with each kind of data weighing the same; @5: `whole-memory`, a short unit
+ * read whole under a learned judge): a stored verdict carrying another version (or none) was
+ * made by older code and is re-attributed or shown as stale.
  */
-export const ATTRIBUTOR_VERSION = 'stage-walk@4';
+export const ATTRIBUTOR_VERSION = 'stage-walk@5';

@@ -73,7 +73,7 @@ export async function attributeStageWalk(
     cost: cost(),
   });
   if ((used.source === 'fitted' || used.source === 'pooled') && !settings.off.has('learned-judge'))
-    return flowVerdict(await attributeEvidenceFlow(input, options, hooks), used);
+    return flowVerdict(await attributeEvidenceFlow(input, flowOptions(options, settings), hooks), used);
   const cx = caseContext(g, c);
   const stop = untraceable(g, c, cx);
   // No golden answer is decided below, whether or not the evidence is in the trace.
@@ -108,6 +108,12 @@ export async function attributeStageWalk(
   };
   if (!out.uncertain || !options.judge || settings.off.has('stage-judge')) return out;
   return askStages(input, walked, verdict, out, options.judge, hooks);
+}
+
+/** Evidence-flow's options under the rule settings (`whole-memory` off reads windows only). */
+function flowOptions(options: StageWalkOptions, settings: StageSettings): EvidenceFlowOptions {
+  const whole = settings.off.has('whole-memory') ? 0 : settings.wholeMemorySentences;
+  return { ...options, wholeMemorySentences: whole };
 }
 
 /** An uncertain verdict put to the model (`stage-judge`): its stages' votes decide, its calls counted. */
