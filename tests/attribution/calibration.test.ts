@@ -26,6 +26,10 @@ describe('calibration', () => {
       'flow:RetrievalError|judge',
       'flow:RetrievalError|judge|b0',
     ]);
+    // A reading rule listed before the verdict does not move its key.
+    expect(calibrationKey(['learned-judge', 'whole-memory', 'flow:RetrievalError'], 'fitted')).toBe(
+      'flow:RetrievalError|judge',
+    );
     // The walk's verdicts have no score: two levels; the last deciding rule names them.
     const walk = ['states-answer', 'topic-anchor', 'never-stored', 'stating-evidence-first'];
     expect(calibrationKeys(walk, 'prior')).toEqual(['prior', 'never-stored+stated|prior']);

@@ -73,7 +73,11 @@ export async function attributeStageWalk(
     cost: cost(),
   });
   if ((used.source === 'fitted' || used.source === 'pooled') && !settings.off.has('learned-judge'))
-    return flowVerdict(await attributeEvidenceFlow(input, flowOptions(options, settings), hooks), used);
+    return flowVerdict(
+      await attributeEvidenceFlow(input, flowOptions(options, settings), hooks),
+      used,
+      settings,
+    );
   const cx = caseContext(g, c);
   const stop = untraceable(g, c, cx);
   // No golden answer is decided below, whether or not the evidence is in the trace.
@@ -154,10 +158,12 @@ async function askStages(
 }
 
 /** The evidence-flow verdict under a learned judge, with its rules, calibrated confidence and version. */
-function flowVerdict(a: Attribution, used: AnswerRuleUsed): Attribution {
+function flowVerdict(a: Attribution, used: AnswerRuleUsed, settings: StageSettings): Attribution {
+  // The content test's reading rule applies to every unit the flow reads, as the walk's `own-time` does.
+  const reading = settings.off.has('whole-memory') ? [] : ['whole-memory'];
   if (a.error_type === null)
-    return { ...a, rules: ['learned-judge'], attributor_version: ATTRIBUTOR_VERSION };
-  const rules = ['learned-judge', `flow:${a.error_type}`];
+    return { ...a, rules: ['learned-judge', ...reading], attributor_version: ATTRIBUTOR_VERSION };
+  const rules = ['learned-judge', ...reading, `flow:${a.error_type}`];
   // Evidence-flow's own score (before calibration) picks the band its verdict is calibrated in.
   const score = a.confidence ?? null;
   const confidence = confidenceOf(rules, used.source, score);
