@@ -16,7 +16,9 @@
  *
  * Several evidence turns: a text keeps the information of evidence turn `e` when the judge
  * accepts it together with the raw text of the other evidence turns (it can stand in for `e`).
- * With one evidence turn that is just "the judge accepts the text".
+ * When those other turns are accepted on their own, that test is vacuous (any text passes it),
+ * so the text must then be accepted on its own. With one evidence turn that is just "the judge
+ * accepts the text".
  */
 import { acceptsAnswer, type JudgeRule } from './judge-rules.ts';
 import { parseLooseDate, resolveRelativeDate } from './offline.ts';
@@ -112,7 +114,10 @@ export class CarryRule {
     let r = this.cache.get(key);
     if (r === undefined) {
       const others = this.q.evidence.filter((e) => e !== turn).map((e) => this.raw.get(e) ?? []);
-      r = this.accepted([parts, ...others]);
+      // When the others alone answer, standing in for this turn asks the text to answer alone.
+      r =
+        this.accepted([parts, ...others]) &&
+        (others.length === 0 || !this.accepted(others) || this.accepted([parts]));
       this.cache.set(key, r);
     }
     return r;

@@ -126,4 +126,35 @@ describe('carrying under each rule', () => {
     ).toBe(true);
     expect(rule.keeps([{ text: 'Ann has a cat.', date: '8 May 2023' }], 'D1:1')).toBe(false);
   });
+
+  it('CarryRule: when the other evidence turn answers alone, a text keeps this turn only if it answers alone', () => {
+    const conv: Conversation = {
+      dataset: 'locomo',
+      id: 'c',
+      speakers: ['Ann', 'Bo'],
+      sessions: [
+        {
+          index: 1,
+          id: 's1',
+          dateTime: '1:00 pm on 8 May, 2023',
+          turns: [
+            { id: 'D1:1', speaker: 'Ann', role: 'user', text: 'I volunteer at the homeless shelter.' },
+            { id: 'D1:2', speaker: 'Ann', role: 'user', text: 'I started there last month.' },
+          ],
+        },
+      ],
+      questions: [],
+    };
+    const rule = new CarryRule(
+      conv,
+      { answers: ['homeless shelter'], evidence: ['D1:1', 'D1:2'] },
+      'containment',
+    );
+    // D1:1 alone answers, so "tea" read beside it would be accepted: it must not count as keeping D1:2.
+    expect(rule.keeps([{ text: 'Ann likes tea.', date: '8 May 2023' }], 'D1:2')).toBe(false);
+    expect(rule.keeps([{ text: 'Ann helps at a homeless shelter.', date: '8 May 2023' }], 'D1:2')).toBe(true);
+    // D1:2 alone does not answer: standing in for D1:1 beside it still asks for the answer's words.
+    expect(rule.keeps([{ text: 'Ann likes tea.', date: '8 May 2023' }], 'D1:1')).toBe(false);
+    expect(rule.keeps([{ text: 'Ann helps at a homeless shelter.', date: '8 May 2023' }], 'D1:1')).toBe(true);
+  });
 });
