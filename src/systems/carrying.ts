@@ -16,9 +16,10 @@
  *
  * Several evidence turns: a text keeps the information of evidence turn `e` when the judge
  * accepts it together with the raw text of the other evidence turns (it can stand in for `e`).
- * When those other turns are accepted on their own, that test is vacuous (any text passes it),
- * so the text must then be accepted on its own. With one evidence turn that is just "the judge
- * accepts the text".
+ * When `e` and the other turns are each accepted on their own (alternatives: either answers),
+ * that test is vacuous (any text passes it), so the text must then be accepted on its own. When
+ * only the others are, `e` adds nothing the answer needs and any text keeps it, as before. With
+ * one evidence turn that is just "the judge accepts the text".
  */
 import { acceptsAnswer, type JudgeRule } from './judge-rules.ts';
 import { parseLooseDate, resolveRelativeDate } from './offline.ts';
@@ -88,6 +89,8 @@ export class CarryRule {
   private readonly cache = new Map<string, boolean>();
   /** The evidence turns' own texts, read with their dates, are accepted together. */
   readonly evidenceCarries: boolean;
+  /** Evidence turns accepted on their own while the other turns are too (either answers). */
+  private readonly alternatives = new Set<string>();
 
   /** `rule`: the trace's judge rule (default `offline`). */
   constructor(
@@ -101,6 +104,14 @@ export class CarryRule {
           this.raw.set(t.id, [{ text: `${t.speaker}: ${t.text}`, date: s.dateTime }]);
     this.evidenceCarries =
       this.raw.size === q.evidence.length && this.accepted(q.evidence.map((e) => this.raw.get(e) ?? []));
+    for (const e of q.evidence)
+      if (q.evidence.length > 1 && this.accepted([this.raw.get(e) ?? []]) && this.accepted(this.othersOf(e)))
+        this.alternatives.add(e);
+  }
+
+  /** The raw texts of the evidence turns other than `turn`. */
+  private othersOf(turn: string): MemoryPart[][] {
+    return this.q.evidence.filter((e) => e !== turn).map((e) => this.raw.get(e) ?? []);
   }
 
   private accepted(memories: (readonly MemoryPart[])[]): boolean {
@@ -113,11 +124,8 @@ export class CarryRule {
     const key = `${turn}\u0000${read}`;
     let r = this.cache.get(key);
     if (r === undefined) {
-      const others = this.q.evidence.filter((e) => e !== turn).map((e) => this.raw.get(e) ?? []);
-      // When the others alone answer, standing in for this turn asks the text to answer alone.
-      r =
-        this.accepted([parts, ...others]) &&
-        (others.length === 0 || !this.accepted(others) || this.accepted([parts]));
+      // An alternative is stood in for only by a text that answers alone (see the module comment).
+      r = this.accepted(this.alternatives.has(turn) ? [parts] : [parts, ...this.othersOf(turn)]);
       this.cache.set(key, r);
     }
     return r;

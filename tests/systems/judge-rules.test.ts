@@ -127,8 +127,9 @@ describe('carrying under each rule', () => {
     expect(rule.keeps([{ text: 'Ann has a cat.', date: '8 May 2023' }], 'D1:1')).toBe(false);
   });
 
-  it('CarryRule: when the other evidence turn answers alone, a text keeps this turn only if it answers alone', () => {
-    const conv: Conversation = {
+  it('CarryRule: two evidence turns that each answer alone are kept only by a text that answers alone', () => {
+    const turn = (id: string, text: string) => ({ id, speaker: 'Ann', role: 'user' as const, text });
+    const conv = (second: string): Conversation => ({
       dataset: 'locomo',
       id: 'c',
       speakers: ['Ann', 'Bo'],
@@ -137,24 +138,24 @@ describe('carrying under each rule', () => {
           index: 1,
           id: 's1',
           dateTime: '1:00 pm on 8 May, 2023',
-          turns: [
-            { id: 'D1:1', speaker: 'Ann', role: 'user', text: 'I volunteer at the homeless shelter.' },
-            { id: 'D1:2', speaker: 'Ann', role: 'user', text: 'I started there last month.' },
-          ],
+          turns: [turn('D1:1', 'I volunteer at the homeless shelter.'), turn('D1:2', second)],
         },
       ],
       questions: [],
-    };
-    const rule = new CarryRule(
-      conv,
-      { answers: ['homeless shelter'], evidence: ['D1:1', 'D1:2'] },
-      'containment',
-    );
-    // D1:1 alone answers, so "tea" read beside it would be accepted: it must not count as keeping D1:2.
-    expect(rule.keeps([{ text: 'Ann likes tea.', date: '8 May 2023' }], 'D1:2')).toBe(false);
-    expect(rule.keeps([{ text: 'Ann helps at a homeless shelter.', date: '8 May 2023' }], 'D1:2')).toBe(true);
-    // D1:2 alone does not answer: standing in for D1:1 beside it still asks for the answer's words.
-    expect(rule.keeps([{ text: 'Ann likes tea.', date: '8 May 2023' }], 'D1:1')).toBe(false);
-    expect(rule.keeps([{ text: 'Ann helps at a homeless shelter.', date: '8 May 2023' }], 'D1:1')).toBe(true);
+    });
+    const q = { answers: ['homeless shelter'], evidence: ['D1:1', 'D1:2'] };
+    const tea = [{ text: 'Ann likes tea.', date: '8 May 2023' }];
+    const says = [{ text: 'Ann helps at a homeless shelter.', date: '8 May 2023' }];
+    // Alternatives: either turn answers, so "tea" read beside the other would pass — it must not keep either.
+    const both = new CarryRule(conv('The homeless shelter needs people.'), q, 'containment');
+    for (const t of ['D1:1', 'D1:2']) {
+      expect(both.keeps(tea, t)).toBe(false);
+      expect(both.keeps(says, t)).toBe(true);
+    }
+    // D1:2 adds nothing the answer needs: any text keeps it; D1:1 still needs the answer's words.
+    const one = new CarryRule(conv('I started there last month.'), q, 'containment');
+    expect(one.keeps(tea, 'D1:2')).toBe(true);
+    expect(one.keeps(tea, 'D1:1')).toBe(false);
+    expect(one.keeps(says, 'D1:1')).toBe(true);
   });
 });
