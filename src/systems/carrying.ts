@@ -14,12 +14,13 @@
  * the relative time expressions it holds, resolved against that date (`resolveRelativeDate`),
  * so "painted a sunrise last year" written in May 2023 counts for "2022".
  *
- * Several evidence turns: a text keeps the information of evidence turn `e` when the judge
- * accepts it together with the raw text of the other evidence turns (it can stand in for `e`).
- * When `e` and the other turns are each accepted on their own (alternatives: either answers),
- * that test is vacuous (any text passes it), so the text must then be accepted on its own. When
- * only the others are, `e` adds nothing the answer needs and any text keeps it, as before. With
- * one evidence turn that is just "the judge accepts the text".
+ * Several evidence turns: a text keeps the information of evidence turn `e` when it can stand in
+ * for `e` wherever `e` is needed — beside every smallest set of the other turns' raw texts that
+ * the judge does not accept alone but does with `e`. Read beside all the other turns only, the
+ * test would be vacuous (any text passes) whenever those already answer without `e`: two turns
+ * that each state the answer, or three of which any two do. When `e` is needed nowhere (it adds
+ * nothing the answer needs), any text keeps it. With one evidence turn that is just "the judge
+ * accepts the text"; with two that do not answer alone, "accepted beside the other".
  */
 import { acceptsAnswer, type JudgeRule } from './judge-rules.ts';
 import { parseLooseDate, resolveRelativeDate } from './offline.ts';
@@ -83,14 +84,24 @@ export interface CarryQuestion {
   evidence: string[];
 }
 
+/** Most other evidence turns whose sets `CarryRule` searches (2^8 judge calls per turn, once). */
+const MAX_SEARCHED_OTHERS = 8;
+
+/** Every subset of `items`, smallest first. */
+function subsetsBySize<T>(items: readonly T[]): T[][] {
+  const all: T[][] = [];
+  for (let mask = 0; mask < 1 << items.length; mask++) all.push(items.filter((_, i) => mask & (1 << i)));
+  return all.sort((a, b) => a.length - b.length);
+}
+
 /** The carrying rule for one question of one conversation (results cached per text). */
 export class CarryRule {
   private readonly raw = new Map<string, MemoryPart[]>();
   private readonly cache = new Map<string, boolean>();
   /** The evidence turns' own texts, read with their dates, are accepted together. */
   readonly evidenceCarries: boolean;
-  /** Evidence turns accepted on their own while the other turns are too (either answers). */
-  private readonly alternatives = new Set<string>();
+  /** Per evidence turn, the smallest sets of other turns it completes (`neededWith`), found once. */
+  private readonly needed = new Map<string, string[][]>();
 
   /** `rule`: the trace's judge rule (default `offline`). */
   constructor(
@@ -104,14 +115,33 @@ export class CarryRule {
           this.raw.set(t.id, [{ text: `${t.speaker}: ${t.text}`, date: s.dateTime }]);
     this.evidenceCarries =
       this.raw.size === q.evidence.length && this.accepted(q.evidence.map((e) => this.raw.get(e) ?? []));
-    for (const e of q.evidence)
-      if (q.evidence.length > 1 && this.accepted([this.raw.get(e) ?? []]) && this.accepted(this.othersOf(e)))
-        this.alternatives.add(e);
   }
 
-  /** The raw texts of the evidence turns other than `turn`. */
-  private othersOf(turn: string): MemoryPart[][] {
-    return this.q.evidence.filter((e) => e !== turn).map((e) => this.raw.get(e) ?? []);
+  private rawOf(turns: readonly string[]): MemoryPart[][] {
+    return turns.map((e) => this.raw.get(e) ?? []);
+  }
+
+  /**
+   * The smallest sets of the other evidence turns that the judge does not accept alone but does
+   * with `turn` (smallest first; a superset of a found set is not searched). With more than
+   * `MAX_SEARCHED_OTHERS` others, or evidence that does not carry, just all the others.
+   */
+  private neededWith(turn: string): string[][] {
+    let sets = this.needed.get(turn);
+    if (sets) return sets;
+    const others = this.q.evidence.filter((e) => e !== turn);
+    sets = [];
+    if (!this.evidenceCarries || others.length > MAX_SEARCHED_OTHERS) sets.push(others);
+    else
+      for (const s of subsetsBySize(others))
+        if (!sets.some((found) => found.every((e) => s.includes(e))) && this.completes(turn, s)) sets.push(s);
+    this.needed.set(turn, sets);
+    return sets;
+  }
+
+  /** `turn`'s text turns the other turns `s`, not accepted alone, into an accepted answer. */
+  private completes(turn: string, s: string[]): boolean {
+    return !this.accepted(this.rawOf(s)) && this.accepted([...this.rawOf(s), this.raw.get(turn) ?? []]);
   }
 
   private accepted(memories: (readonly MemoryPart[])[]): boolean {
@@ -124,8 +154,11 @@ export class CarryRule {
     const key = `${turn}\u0000${read}`;
     let r = this.cache.get(key);
     if (r === undefined) {
-      // An alternative is stood in for only by a text that answers alone (see the module comment).
-      r = this.accepted(this.alternatives.has(turn) ? [parts] : [parts, ...this.othersOf(turn)]);
+      const sets = this.neededWith(turn);
+      r =
+        sets.length === 0
+          ? true // needed nowhere: the others answer without it
+          : sets.every((s) => this.accepted([parts, ...this.rawOf(s)]));
       this.cache.set(key, r);
     }
     return r;

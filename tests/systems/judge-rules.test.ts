@@ -158,4 +158,37 @@ describe('carrying under each rule', () => {
     expect(one.keeps(tea, 'D1:1')).toBe(false);
     expect(one.keeps(says, 'D1:1')).toBe(true);
   });
+
+  it('CarryRule: of three turns any two of which answer, a text keeps one only if it completes each other turn', () => {
+    const turn = (id: string, text: string) => ({ id, speaker: 'Ann', role: 'user' as const, text });
+    const conv: Conversation = {
+      dataset: 'locomo',
+      id: 'c',
+      speakers: ['Ann', 'Bo'],
+      sessions: [
+        {
+          index: 1,
+          id: 's1',
+          dateTime: '1:00 pm on 8 May, 2023',
+          turns: [
+            turn('D1:1', 'We held a toy event.'),
+            turn('D1:2', 'We ran for veterans.'),
+            turn('D1:3', 'We helped domestic abuse victims.'),
+          ],
+        },
+      ],
+      questions: [],
+    };
+    // half-words: 2 of the 3 content words (toy, veterans, domestic) answer; each turn holds one.
+    const rule = new CarryRule(
+      conv,
+      { answers: ['toy, veterans, domestic'], evidence: ['D1:1', 'D1:2', 'D1:3'] },
+      'half-words',
+    );
+    expect(rule.evidenceCarries).toBe(true);
+    // Beside both others "tea" would pass (they answer without D1:1); beside either one alone it does not.
+    expect(rule.keeps([{ text: 'Ann likes tea.', date: '8 May 2023' }], 'D1:1')).toBe(false);
+    expect(rule.keeps([{ text: 'Ann organised a toy drive.', date: '8 May 2023' }], 'D1:1')).toBe(true);
+    expect(rule.keeps([{ text: 'Ann organised a toy drive.', date: '8 May 2023' }], 'D1:2')).toBe(false);
+  });
 });
