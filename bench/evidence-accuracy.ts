@@ -69,6 +69,8 @@ interface LabelledSet {
   files: string[];
   /** Attribute with the evidence located by start points instead of the evidence ids. */
   located?: boolean;
+  /** Held out: its cases are counted, never named. */
+  heldOut?: boolean;
 }
 
 const sets: LabelledSet[] = [];
@@ -76,7 +78,7 @@ if (existsSync(join(LLM, 'manifest.json'))) {
   const manifest = JSON.parse(readFileSync(join(LLM, 'manifest.json'), 'utf8')) as Record<string, string[]>;
   const part = (p: string) => (manifest[p] ?? []).map((f) => join(LLM, f));
   sets.push({ name: 'LLM-written memories, dev part', files: part('dev') });
-  sets.push({ name: 'LLM-written memories, held-out part', files: part('heldout') });
+  sets.push({ name: 'LLM-written memories, held-out part', files: part('heldout'), heldOut: true });
   sets.push({ name: 'LLM-written memories, dev part, evidence located', files: part('dev'), located: true });
 } else console.error(`no ${LLM}: run npx tsx scripts/make-llm-bench.ts first`);
 if (existsSync(FAULTS)) sets.push({ name: 'extractive fault-injected benchmark', files: jsonFiles(FAULTS) });
@@ -165,12 +167,14 @@ for (const set of sets) {
     const fixed = now.filter((o) => right(o) && before.get(o.id) === false);
     const broke = now.filter((o) => !right(o) && before.get(o.id) === true);
     const ex = (xs: Outcome[]) =>
-      xs
-        .slice(0, 3)
-        .map((o) => `\`${o.id}\``)
-        .join(', ');
+      xs.length && !set.heldOut
+        ? ` (e.g. ${xs
+            .slice(0, 3)
+            .map((o) => `\`${o.id}\``)
+            .join(', ')})`
+        : '';
     lines.push(
-      `- ${layers[i].name} against ${layers[i - 1].name}: fixed ${fixed.length}${fixed.length ? ` (e.g. ${ex(fixed)})` : ''}, broke ${broke.length}${broke.length ? ` (e.g. ${ex(broke)})` : ''}.`,
+      `- ${layers[i].name} against ${layers[i - 1].name}: fixed ${fixed.length}${ex(fixed)}, broke ${broke.length}${ex(broke)}.`,
     );
   }
   const headline = summarize(results.get(DEFAULT_LAYER) ?? []);

@@ -12,6 +12,18 @@ import {
   tokenF1Rule,
 } from '../../src/systems/index.ts';
 
+/** A conversation of one session on 8 May 2023 in which Ann says `texts` (turns D1:1, D1:2, …). */
+function annSays(...texts: string[]): Conversation {
+  const turns = texts.map((text, i) => ({ id: `D1:${i + 1}`, speaker: 'Ann', role: 'user' as const, text }));
+  return {
+    dataset: 'locomo',
+    id: 'c',
+    speakers: ['Ann', 'Bo'],
+    sessions: [{ index: 1, id: 's1', dateTime: '1:00 pm on 8 May, 2023', turns }],
+    questions: [],
+  };
+}
+
 // Expected values are worked out by hand in the comments (SQuAD normalisation drops punctuation,
 // articles and "and"; F1 = 2PR / (P + R) over those tokens).
 describe('judge rules', () => {
@@ -95,27 +107,7 @@ describe('carrying under each rule', () => {
   });
 
   it("CarryRule uses the trace's rule: the evidence carries under half-words, not under containment", () => {
-    const conv: Conversation = {
-      dataset: 'locomo',
-      id: 'c',
-      speakers: ['Ann', 'Bo'],
-      sessions: [
-        {
-          index: 1,
-          id: 's1',
-          dateTime: '1:00 pm on 8 May, 2023',
-          turns: [
-            {
-              id: 'D1:1',
-              speaker: 'Ann',
-              role: 'user',
-              text: 'Luna came from the shelter, she is a sweet cat.',
-            },
-          ],
-        },
-      ],
-      questions: [],
-    };
+    const conv = annSays('Luna came from the shelter, she is a sweet cat.');
     const q = { answers: ["Luna is from the shelter and Max is her mother's cat"], evidence: ['D1:1'] };
     expect(new CarryRule(conv, q, 'half-words').evidenceCarries).toBe(true); // luna, shelter, cat
     expect(new CarryRule(conv, q, 'containment').evidenceCarries).toBe(false);
@@ -128,21 +120,7 @@ describe('carrying under each rule', () => {
   });
 
   it('CarryRule: two evidence turns that each answer alone are kept only by a text that answers alone', () => {
-    const turn = (id: string, text: string) => ({ id, speaker: 'Ann', role: 'user' as const, text });
-    const conv = (second: string): Conversation => ({
-      dataset: 'locomo',
-      id: 'c',
-      speakers: ['Ann', 'Bo'],
-      sessions: [
-        {
-          index: 1,
-          id: 's1',
-          dateTime: '1:00 pm on 8 May, 2023',
-          turns: [turn('D1:1', 'I volunteer at the homeless shelter.'), turn('D1:2', second)],
-        },
-      ],
-      questions: [],
-    });
+    const conv = (second: string) => annSays('I volunteer at the homeless shelter.', second);
     const q = { answers: ['homeless shelter'], evidence: ['D1:1', 'D1:2'] };
     const tea = [{ text: 'Ann likes tea.', date: '8 May 2023' }];
     const says = [{ text: 'Ann helps at a homeless shelter.', date: '8 May 2023' }];
@@ -160,25 +138,7 @@ describe('carrying under each rule', () => {
   });
 
   it('CarryRule: of three turns any two of which answer, a text keeps one only if it completes each other turn', () => {
-    const turn = (id: string, text: string) => ({ id, speaker: 'Ann', role: 'user' as const, text });
-    const conv: Conversation = {
-      dataset: 'locomo',
-      id: 'c',
-      speakers: ['Ann', 'Bo'],
-      sessions: [
-        {
-          index: 1,
-          id: 's1',
-          dateTime: '1:00 pm on 8 May, 2023',
-          turns: [
-            turn('D1:1', 'We held a toy event.'),
-            turn('D1:2', 'We ran for veterans.'),
-            turn('D1:3', 'We helped domestic abuse victims.'),
-          ],
-        },
-      ],
-      questions: [],
-    };
+    const conv = annSays('We held a toy event.', 'We ran for veterans.', 'We helped domestic abuse victims.');
     // half-words: 2 of the 3 content words (toy, veterans, domestic) answer; each turn holds one.
     const rule = new CarryRule(
       conv,
