@@ -275,4 +275,21 @@ describe('value units', () => {
     expect(splitUnits("['x', 'y']").texts).toEqual(['x', 'y']);
     expect(splitUnits("'line one\\nline two'").texts).toEqual(['line one', 'line two']);
   });
+
+  it('splits a list item made of dated records into its records (item numbers kept), other items stay whole', () => {
+    const digest = JSON.stringify([
+      '8 May, 2023 | Caroline: painting\n25 May, 2023 | Melanie: a race\nthat she ran',
+      'a note\nin two lines',
+    ]);
+    expect(splitUnits(digest)).toEqual({
+      kind: 'list',
+      keyed: false,
+      keys: ['0', '0', '1'],
+      texts: [
+        '8 May, 2023 | Caroline: painting',
+        '25 May, 2023 | Melanie: a race\nthat she ran',
+        'a note\nin two lines',
+      ],
+    });
+  });
 });

@@ -8,6 +8,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
+  type AnswerRule,
   ATTRIBUTOR_VERSION,
   attributeStageWalk,
   CALIBRATION,
@@ -348,5 +349,40 @@ describe('a question with no golden answer, put to the model (scripted carrying 
     }
     expect(a.error_type).toBe('ResponseError');
     expect(a.cost.llm_calls).toBe(STAGE_VOTES);
+  });
+});
+
+describe('a retrieved context read as the store is', () => {
+  it('a retrieved item made of dated lines (a digest) is read line by line, each with its own date', async () => {
+    // A judge scoring token F1 takes the day a line was written for the answer's day; the race line
+    // of the digest is dated 25 May, the digest's first line 8 May.
+    const tokenF1: AnswerRule = {
+      kind: 'tokens',
+      minShare: 0.5,
+      words: 'surface',
+      finerDates: true,
+      dates: 'words',
+    };
+    const digest = [
+      '1:56 pm on 8 May, 2023 | Caroline and Melanie talked about painting.',
+      '1:14 pm on 25 May, 2023 | Melanie told Caroline about the charity race she ran for mental health.',
+    ].join('\n');
+    const r = run(
+      [
+        {
+          id: 'D2:1',
+          said: 'Melanie: I ran a charity race for mental health last Sunday.',
+          timestamp: '25 May, 2023',
+          facts: ['Melanie ran a charity race for mental health.'],
+        },
+      ],
+      [digest],
+      'When did Melanie run a charity race?',
+      'The sunday before 25 May 2023',
+      '1:14 pm on 25 May, 2023',
+    );
+    const a = await attributeStageWalk({ graph: r.g, case: r.c }, { rule: tokenF1 });
+    expect(a.error_type).toBe('ResponseError');
+    expect(a.op_id).toBe(r.answer);
   });
 });

@@ -216,7 +216,7 @@ function versionLoss(g: TraceGraph, ev: number, flow: Flow, m: Matcher, prev: nu
     held: prev,
     heldUnits: flow.carriers.get(prev),
     after: cur,
-    reason: `${g.varId[prev]} held the evidence (${before.keyed ? `entry ${before.keys[unit]}` : `item ${unit + 1}`}); the next version ${g.varId[cur]} ${deleted ? 'no longer has that entry' : 'changed it and lost the evidence'}.`,
+    reason: `${g.varId[prev]} held the evidence (${before.keyed ? `entry ${before.keys[unit]}` : `item ${Number(before.keys[unit]) + 1}`}); the next version ${g.varId[cur]} ${deleted ? 'no longer has that entry' : 'changed it and lost the evidence'}.`,
     path: [
       { var_id: g.varId[ev], note: 'evidence' },
       { var_id: g.varId[prev], note: 'held in the store' },

@@ -144,10 +144,29 @@ export function splitUnits(value: string): ValueUnits {
     return { kind: 'dict', keyed: true, keys, texts: keys.map((k) => unitText(v[k])) };
   }
   if (Array.isArray(v)) {
-    const texts = v.map(unitText);
-    return { kind: 'list', keyed: false, keys: texts.map((_, i) => String(i)), texts };
+    const keys: string[] = [];
+    const texts: string[] = [];
+    v.forEach((item, i) => {
+      for (const t of recordsOf(unitText(item))) {
+        keys.push(String(i));
+        texts.push(t);
+      }
+    });
+    return { kind: 'list', keyed: false, keys, texts };
   }
   return lineUnits(typeof v === 'string' ? v : value);
+}
+
+/**
+ * A list item made of several dated or spoken records (a digest of session summaries passed
+ * as one retrieved item) is those records, as the same text is when stored as lines: each is read
+ * with its own date. Any other item is one unit.
+ */
+function recordsOf(item: string): string[] {
+  const lines = item.split(/\n+/).filter((t) => t.trim() !== '');
+  if (lines.length < 2 || !RECORD_HEAD.test(lines[0]) || lines.filter((l) => RECORD_HEAD.test(l)).length < 2)
+    return [item];
+  return groupRecords(lines);
 }
 
 /** The units of a plain text: its lines, a multi-line record's continuation lines kept with it (`groupRecords`). */

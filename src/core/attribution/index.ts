@@ -24,7 +24,13 @@ export {
   SYSTEM_PRIORS,
   systemPrior,
 } from './agents/index.ts';
-export { type AnswerRuleFit, accepts, describeAnswerRule, MIN_VERDICTS } from './answer-rule.ts';
+export {
+  type AnswerRule,
+  type AnswerRuleFit,
+  accepts,
+  describeAnswerRule,
+  MIN_VERDICTS,
+} from './answer-rule.ts';
 export {
   type CalibrationTable,
   calibrationKey,

@@ -6,7 +6,8 @@
  * read right, times without a year left unplaced, calibration refitted on a wider
  * fault-injected sample; @4: `copied-into-context` gone,
  * thresholds chosen with each kind of data weighing the same; @5: `whole-memory`, a short unit
- * read whole under a learned judge): a stored verdict carrying another version (or none) was
+ * read whole under a learned judge; @6: a retrieved item made of dated
+ * records read record by record, as the store reads them): a stored verdict carrying another version (or none) was
  * made by older code and is re-attributed or shown as stale.
  */
-export const ATTRIBUTOR_VERSION = 'stage-walk@5';
+export const ATTRIBUTOR_VERSION = 'stage-walk@6';
