@@ -268,12 +268,50 @@ function calibration(os: Outcome[], cs: number[]) {
     const confB = idx.reduce((s, [c]) => s + c, 0) / idx.length;
     ece += (idx.length / os.length) * Math.abs(accB - confB);
   }
-  const order = cs.map((c, i) => [c, i] as const).sort((a, b) => b[0] - a[0]);
-  const half = order.slice(0, Math.ceil(order.length / 2));
-  const topHalf = half.filter(([, i]) => os[i].predicted === os[i].label).length / half.length;
   const unsure = os.filter((_, i) => cs[i] < UNCERTAIN_BELOW);
-  const uncertain = `${unsure.length}${unsure.length ? `: ${pct(unsure.filter((o) => o.predicted === o.label).length / unsure.length)}` : ''}`;
-  return { ece, topHalf, uncertain };
+  const unsureRight = unsure.filter((o) => o.predicted === o.label).length;
+  return { ece, topHalf: topHalfAccuracy(os, cs), unsure: unsure.length, unsureRight };
+}
+
+/**
+ * The accuracy of the most confident half, verdicts of equal confidence taken in random order:
+ * a group of ties that straddles the half counts by its own accuracy (its expected share of right
+ * ones), not by the order the files happened to come in.
+ */
+function topHalfAccuracy(os: Outcome[], cs: number[]): number {
+  const groups = new Map<number, { n: number; right: number }>();
+  cs.forEach((c, i) => {
+    const g = groups.get(c) ?? { n: 0, right: 0 };
+    g.n++;
+    if (os[i].predicted === os[i].label) g.right++;
+    groups.set(c, g);
+  });
+  const half = Math.ceil(os.length / 2);
+  let left = half;
+  let right = 0;
+  for (const [, g] of [...groups].sort((a, b) => b[0] - a[0])) {
+    const taken = Math.min(left, g.n);
+    right += (taken * g.right) / g.n;
+    left -= taken;
+    if (left === 0) break;
+  }
+  return right / half;
+}
+
+/** Halvings of a set with one verdict a file (memeval) for cross-fitting, and their seed. */
+const HALVINGS = 20;
+const HALVING_SEED = 31;
+
+/** A small seeded generator (mulberry32): the same halvings on every run. */
+function seeded(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
 }
 
 // ---- run ------------------------------------------------------------------------------------
@@ -453,22 +491,67 @@ lines.push(
 const w = PRIOR_WEIGHT;
 lines.push(
   '',
-  '### Calibration of `confidence` (fitted on the dev parts; a dev verdict scored with the table of every other file, memeval by leave-one-out)',
+  '### Calibration of `confidence` (fitted on the dev parts; a dev verdict scored with the table of every other file, memeval cross-fitted by halves)',
   '',
-  `Before: the table keyed by decider and source (\`decider|judge\` / \`decider|prior\`), add-one smoothed. After: three levels, coarse to fine — the source, the decider, and for an evidence-flow verdict the band of its own score (bands from ${SCORE_BANDS.join(', ')}) — each level's rate shrunk toward the level above with the weight of ${w.decider} (decider) / ${w.band} (band) verdicts of it, the source toward one in two with the weight of ${w.source}. Both are scored here the same way (before this change the dev rows were scored with the table fitted on them). "uncertain": verdicts below ${UNCERTAIN_BELOW}, and the ETA among them.`,
+  `Before: the table keyed by decider and source (\`decider|judge\` / \`decider|prior\`), add-one smoothed. After: three levels, coarse to fine — the source, the decider, and for an evidence-flow verdict the band of its own score (bands from ${SCORE_BANDS.join(', ')}) — each level's rate shrunk toward the level above with the weight of ${w.decider} (decider) / ${w.band} (band) verdicts of it, the source toward one in two with the weight of ${w.source}. Both are scored here the same way (before this change the dev rows were scored with the table fitted on them). "uncertain": verdicts below ${UNCERTAIN_BELOW}, and the ETA among them. Memeval holds one verdict a file: it is scored by ${HALVINGS} random halvings (seed ${HALVING_SEED}; each half with the table of the other half and every other set; the figures are means over the halvings), not by leaving one verdict out, which puts each verdict's own label into its confidence — without a wrong verdict its cell looks better, without a right one worse — so wrong verdicts ranked first within their cell and a small cell split across bins by its labels (the leakage of leave-one-out target encoding). The most confident half takes verdicts of equal confidence in random order: a group of ties straddling the half counts by its own accuracy.`,
   '',
   '| set | part | n | ETA | ECE (10 bins) before | after | ETA of the most confident half before | after | uncertain before | after |',
   '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
 );
+type Score = (t: CalibrationTable, o: Outcome) => number;
+
+/**
+ * The confidences of a part's verdicts under tables that never saw them, one list per repetition.
+ * A held-out verdict: the whole dev table; a dev verdict: the table of every other file. Memeval
+ * holds one verdict a file, and leaving one verdict out puts its own label into its confidence (a
+ * wrong one's cell without it looks better, a right one's worse: wrong verdicts rank first within
+ * their cell, and a small cell splits across bins by label). So memeval is cross-fitted instead:
+ * `HALVINGS` random halvings, each half scored with the table of the other half and every other set.
+ */
+function crossFitted(os: Outcome[], score: Score): number[][] {
+  if (!os.every((o) => o.src.set === 'memeval')) return [os.map((o) => score(tableFor(o), o))];
+  const rand = seeded(HALVING_SEED);
+  const others = fitted.filter((x) => x.src.set !== 'memeval');
+  const reps: number[][] = [];
+  for (let r = 0; r < HALVINGS; r++) {
+    const order = os.map((_, i) => i);
+    for (let i = order.length - 1; i > 0; i--) {
+      const j = Math.floor(rand() * (i + 1));
+      [order[i], order[j]] = [order[j], order[i]];
+    }
+    const inFirst = new Set(order.slice(0, Math.ceil(os.length / 2)));
+    const first = tableOf([...others, ...os.filter((_, i) => !inFirst.has(i))]);
+    const second = tableOf([...others, ...os.filter((_, i) => inFirst.has(i))]);
+    reps.push(os.map((o, i) => score(inFirst.has(i) ? first : second, o)));
+  }
+  return reps;
+}
+
+/** `calibration` averaged over the repetitions of `crossFitted`. */
+function calibrationOf(os: Outcome[], score: Score) {
+  const reps = crossFitted(os, score).map((cs) => calibration(os, cs));
+  const mean = (f: (x: (typeof reps)[number]) => number) => reps.reduce((s, x) => s + f(x), 0) / reps.length;
+  const unsure = mean((x) => x.unsure);
+  const right = mean((x) => x.unsureRight);
+  const count = reps.length === 1 ? String(unsure) : unsure.toFixed(1);
+  return {
+    ece: mean((x) => x.ece),
+    topHalf: mean((x) => x.topHalf),
+    uncertain: `${count}${unsure ? `: ${pct(right / unsure)}` : ''}`,
+  };
+}
+
+/** Memeval scored by leave-one-out, as before the cross-fitting (shown for comparison). */
+function leaveOneOut(os: Outcome[]) {
+  return calibration(
+    os,
+    os.map((o) => after(tableOf(fitted.filter((x) => x !== o)), o)),
+  );
+}
+
 const calibrationRow = (set: string, part: string, os: Outcome[]) => {
-  const b = calibration(
-    os,
-    os.map((o) => before(tableFor(o), o)),
-  );
-  const c = calibration(
-    os,
-    os.map((o) => after(tableFor(o), o)),
-  );
+  const b = calibrationOf(os, before);
+  const c = calibrationOf(os, after);
   const eta = os.filter((o) => o.predicted === o.label).length / os.length;
   return `| ${set} | ${part} | ${os.length} | ${pct(eta)} | ${b.ece.toFixed(3)} | ${c.ece.toFixed(3)} | ${pct(b.topHalf)} | ${pct(c.topHalf)} | ${b.uncertain} | ${c.uncertain} |`;
 };
@@ -477,6 +560,14 @@ for (const g of groups) {
   if (os.length === 0) continue;
   const [set, part] = g.split('|');
   lines.push(calibrationRow(set, part, os));
+}
+const memeval = defaults.filter((o) => o.src.set === 'memeval');
+if (memeval.length) {
+  const loo = leaveOneOut(memeval);
+  lines.push(
+    '',
+    `Memeval scored by leave-one-out instead (as before; each verdict's table lacks only itself): ECE ${loo.ece.toFixed(3)}, most confident half ${pct(loo.topHalf)}.`,
+  );
 }
 lines.push('', '| calibration key | dev verdicts | right | confidence |', '| --- | --- | --- | --- |');
 for (const [k, v] of Object.entries(devTable).sort())
