@@ -32,14 +32,14 @@ import { parseArgs } from 'node:util';
 import { attributeCase, caseDeps, judgePoolOf, type MethodRun } from '../src/cli/attribution-setup.ts';
 import { openTraceFile } from '../src/cli/files.ts';
 import type { AnswerRuleUsed } from '../src/core/attribution/index.ts';
-import { MIN_VERDICTS } from '../src/core/attribution/index.ts';
+import { MIN_VERDICTS, UNCERTAIN_BELOW } from '../src/core/attribution/index.ts';
 import { type BenchSummary, type ScoredCase, summarize } from '../src/core/bench/index.ts';
 import { listCases, systemOf } from '../src/core/cases/index.ts';
 import { caseKey, FILE_CHOICE, fileLabels, labelsFor } from '../src/core/labels/index.ts';
 import { JUDGE_RULES } from '../src/systems/index.ts';
 import { benchEvidenceSetup, naiveAttribution, type Source, setSources } from './attribution-sets.ts';
 import { type BaselineCase, benchAt, withWorktree } from './baseline.ts';
-import { machineFacts, writeResultsSection } from './stats-util.ts';
+import { type Calibrated, calibrationStats, machineFacts, writeResultsSection } from './stats-util.ts';
 
 const SET_KEYS = ['llm', 'faultbench', 'shared', 'memeval'] as const;
 const { values } = parseArgs({
@@ -280,6 +280,43 @@ function judgeTable(groups: [string, Outcome[]][]): string[] {
   return lines;
 }
 
+/** The verdicts of these cases as calibration sees them (cases with no verdict left out). */
+const calibrated = (os: Outcome[]): Calibrated[] =>
+  os
+    .filter((o) => o.predicted_type !== null && typeof o.confidence === 'number')
+    .map((o) => ({ right: o.predicted_type === o.label_type, confidence: o.confidence as number }));
+
+/** `n | ECE | most confident half | uncertain (n: ETA)` of these cases' verdicts. */
+function calibrationCells(os: Outcome[]): string {
+  const rows = calibrated(os);
+  if (rows.length === 0) return '— | — | — | —';
+  const c = calibrationStats(rows, UNCERTAIN_BELOW);
+  const unsure = c.unsure ? `${c.unsure}: ${pct(c.unsureRight / c.unsure)}` : '0';
+  return `${rows.length} | ${c.ece.toFixed(3)} | ${pct(c.topHalf)} | ${unsure}`;
+}
+
+/** Calibration of `confidence` per judge rule and design (dev and held out), and per other set. */
+function calibrationTable(llmCases: Outcome[], others: [string, Outcome[]][]): string[] {
+  const lines = [
+    '| cases of | design | dev verdicts | dev ECE | dev most confident half | dev uncertain | held-out verdicts | held-out ECE | held-out most confident half | held-out uncertain |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+  ];
+  const designs = [...new Set(llmCases.map((o) => o.src.design!))].sort();
+  for (const rule of [...new Set(llmCases.map((o) => o.src.rule!))])
+    for (const design of [...designs, 'all designs']) {
+      const xs = llmCases.filter(
+        (o) => o.src.rule === rule && (design === 'all designs' || o.src.design === design),
+      );
+      const part = (p: string) => calibrationCells(xs.filter((o) => o.src.part === p));
+      lines.push(
+        `| judge rule ${rule} | ${design === 'all designs' ? '**all designs**' : design} | ${part('dev')} | ${part('heldout')} |`,
+      );
+    }
+  for (const [name, os] of others)
+    if (os.length) lines.push(`| ${name} | — | ${calibrationCells(os)} | — | — | — | — |`);
+  return lines;
+}
+
 // ---- main ---------------------------------------------------------------------------------
 
 const all: Outcome[] = [];
@@ -354,6 +391,17 @@ if (memeval.length) {
     '',
   );
 }
+sections.push(
+  '### Calibration of `confidence` on the whole sets',
+  '',
+  `ECE over 10 bins, the accuracy of the most confident half (ties in random order) and the verdicts below ${UNCERTAIN_BELOW} (\`uncertain\`, with their ETA); cases with no verdict are left out. The calibration table (\`src/core/attribution/calibration-table.ts\`) was fitted by \`bench/attribution-rules.ts\` on a sample of the dev parts: 1 file per judge rule and design, 3 fault-injected files per system and fault kind, every memeval and shared file. Held-out rows never touched it; dev, fault-injected, shared and memeval rows hold the cases it was fitted on (in-sample; \`bench/attribution-rules.ts\` scores those out of sample).`,
+  '',
+  ...calibrationTable(llm, [
+    ...others.map(([name, os]) => [name.replace(/ \(.*/, ''), os] as [string, Outcome[]]),
+    ['real Mem0 failures labelled by people', memeval],
+  ]),
+  '',
+);
 const judgeGroups: [string, Outcome[]][] = [
   ...[...new Set(llm.map((o) => o.src.rule!))].map(
     (rule) =>

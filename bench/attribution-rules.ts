@@ -52,7 +52,7 @@ import {
   type Source,
   setSources,
 } from './attribution-sets.ts';
-import { machineFacts, writeResultsSection } from './stats-util.ts';
+import { calibrationStats, machineFacts, writeResultsSection } from './stats-util.ts';
 
 const { values } = parseArgs({
   options: {
@@ -260,42 +260,10 @@ const chainOf = (key: string) => {
 
 /** ECE over 10 bins and the accuracy of the most confident half, under confidences `cs`. */
 function calibration(os: Outcome[], cs: number[]) {
-  let ece = 0;
-  for (let b = 0; b < 10; b++) {
-    const idx = cs.map((c, i) => [c, i] as const).filter(([c]) => Math.min(9, Math.floor(c * 10)) === b);
-    if (idx.length === 0) continue;
-    const accB = idx.filter(([, i]) => os[i].predicted === os[i].label).length / idx.length;
-    const confB = idx.reduce((s, [c]) => s + c, 0) / idx.length;
-    ece += (idx.length / os.length) * Math.abs(accB - confB);
-  }
-  const unsure = os.filter((_, i) => cs[i] < UNCERTAIN_BELOW);
-  const unsureRight = unsure.filter((o) => o.predicted === o.label).length;
-  return { ece, topHalf: topHalfAccuracy(os, cs), unsure: unsure.length, unsureRight };
-}
-
-/**
- * The accuracy of the most confident half, verdicts of equal confidence taken in random order:
- * a group of ties that straddles the half counts by its own accuracy (its expected share of right
- * ones), not by the order the files happened to come in.
- */
-function topHalfAccuracy(os: Outcome[], cs: number[]): number {
-  const groups = new Map<number, { n: number; right: number }>();
-  cs.forEach((c, i) => {
-    const g = groups.get(c) ?? { n: 0, right: 0 };
-    g.n++;
-    if (os[i].predicted === os[i].label) g.right++;
-    groups.set(c, g);
-  });
-  const half = Math.ceil(os.length / 2);
-  let left = half;
-  let right = 0;
-  for (const [, g] of [...groups].sort((a, b) => b[0] - a[0])) {
-    const taken = Math.min(left, g.n);
-    right += (taken * g.right) / g.n;
-    left -= taken;
-    if (left === 0) break;
-  }
-  return right / half;
+  return calibrationStats(
+    os.map((o, i) => ({ right: o.predicted === o.label, confidence: cs[i] })),
+    UNCERTAIN_BELOW,
+  );
 }
 
 /** Halvings of a set with one verdict a file (memeval) for cross-fitting, and their seed. */

@@ -67,3 +67,56 @@ export function jsonFiles(p: string): string[] {
     .filter((f) => f !== 'summary.json' && f !== 'manifest.json')
     .flatMap((f) => jsonFiles(join(p, f)));
 }
+
+/** A verdict as calibration sees it: right or not, and the confidence it was given. */
+export interface Calibrated {
+  right: boolean;
+  confidence: number;
+}
+
+/**
+ * ECE over 10 equal-width bins, the accuracy of the most confident half (`topHalfAccuracy`), and
+ * the verdicts below `uncertainBelow` with the right ones among them.
+ */
+export function calibrationStats(rows: readonly Calibrated[], uncertainBelow: number) {
+  let ece = 0;
+  for (let b = 0; b < 10; b++) {
+    const bin = rows.filter((r) => Math.min(9, Math.floor(r.confidence * 10)) === b);
+    if (bin.length === 0) continue;
+    const acc = bin.filter((r) => r.right).length / bin.length;
+    const conf = bin.reduce((s, r) => s + r.confidence, 0) / bin.length;
+    ece += (bin.length / rows.length) * Math.abs(acc - conf);
+  }
+  const unsure = rows.filter((r) => r.confidence < uncertainBelow);
+  return {
+    ece,
+    topHalf: topHalfAccuracy(rows),
+    unsure: unsure.length,
+    unsureRight: unsure.filter((r) => r.right).length,
+  };
+}
+
+/**
+ * The accuracy of the most confident half, verdicts of equal confidence taken in random order:
+ * a group of ties that straddles the half counts by its own accuracy (its expected share of right
+ * ones), not by the order the verdicts happened to come in.
+ */
+export function topHalfAccuracy(rows: readonly Calibrated[]): number {
+  const groups = new Map<number, { n: number; right: number }>();
+  for (const r of rows) {
+    const g = groups.get(r.confidence) ?? { n: 0, right: 0 };
+    g.n++;
+    if (r.right) g.right++;
+    groups.set(r.confidence, g);
+  }
+  const half = Math.ceil(rows.length / 2);
+  let left = half;
+  let right = 0;
+  for (const [, g] of [...groups].sort((a, b) => b[0] - a[0])) {
+    const taken = Math.min(left, g.n);
+    right += (taken * g.right) / g.n;
+    left -= taken;
+    if (left === 0) break;
+  }
+  return half === 0 ? Number.NaN : right / half;
+}
