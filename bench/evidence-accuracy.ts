@@ -196,7 +196,7 @@ for (const set of sets) {
 const body = [
   'The evidence-flow engine alone (`evidenceFlowEngine`, no model), whatever the trace, per matcher layer (`--match`). This is',
   'not the default path of `memtrace attribute|bench --method evidence` (`attributeStageWalk`), which runs this engine only',
-  "where the trace's judge can be learned and the stage walk elsewhere: its accuracy is in \"Attribution generalisation\".',
+  'where the trace\'s judge can be learned and the stage walk elsewhere: its accuracy is in "Attribution generalisation".',
   'Layers:',
   '`lexical` (content words and three-word runs), `+ normalisation` (the critical information — the answer as the',
   'evidence states it, names, topic words — with lemmas, number words, the speaker for "I", relative dates resolved',
