@@ -186,6 +186,8 @@ async function attributeFile(src: Source): Promise<Outcome[]> {
       input_tokens: 0,
       output_tokens: 0,
       seconds: a.cost.seconds,
+      confidence: a.confidence ?? null,
+      uncertain: a.uncertain ?? false,
       naive: naiveAttribution(g, c),
       adversarial: c.goldenAnswers.every((x) => !x.trim()),
       judge: a.answer_rule,
