@@ -54,6 +54,7 @@ export interface ValueUnits {
   /** dict entries and list items are memory units; lines of free text are not (the text is one unit). */
   kind: 'dict' | 'list' | 'text';
   keyed: boolean;
+  /** Per unit, its dict key or its list item's index (the records of one list item share it). */
   keys: string[];
   texts: string[];
 }
