@@ -28,6 +28,7 @@ import { listCases, systemOf } from '../src/core/cases/index.ts';
 import { corpusFromGraph, HashedNgramEmbedder, RetrievalIndex } from '../src/core/retrieval/index.ts';
 import { vectorSimilarity } from '../src/core/semantic/index.ts';
 import { loadWordVectors } from '../src/core/semantic/word-vectors.node.ts';
+import { HELDOUT } from './attribution-sets.ts';
 import { baselineSummary } from './baseline.ts';
 import { jsonFiles, machineFacts, median, writeResultsSection } from './stats-util.ts';
 
@@ -166,9 +167,12 @@ for (const set of sets) {
     const now = results.get(layers[i].name) ?? [];
     const fixed = now.filter((o) => right(o) && before.get(o.id) === false);
     const broke = now.filter((o) => !right(o) && before.get(o.id) === true);
+    // Examples only from dev conversations: a held-out conversation's cases are counted, never named.
+    const named = (xs: Outcome[]) =>
+      set.heldOut ? [] : xs.filter((o) => !HELDOUT.some((h) => o.id.includes(h)));
     const ex = (xs: Outcome[]) =>
-      xs.length && !set.heldOut
-        ? ` (e.g. ${xs
+      named(xs).length
+        ? ` (e.g. ${named(xs)
             .slice(0, 3)
             .map((o) => `\`${o.id}\``)
             .join(', ')})`
