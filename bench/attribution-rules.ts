@@ -43,6 +43,7 @@ import {
 import { casePath, listCases, systemOf, type TraceCase } from '../src/core/cases/index.ts';
 import { opStructure, type TraceGraph } from '../src/core/graph/index.ts';
 import { caseKey, FILE_CHOICE, fileLabels, labelsFor } from '../src/core/labels/index.ts';
+import { seededRandom, shuffledWith } from '../src/core/random.ts';
 import { ERROR_TYPES } from '../src/core/trace/index.ts';
 import { FAULT_KINDS, JUDGE_RULES } from '../src/systems/index.ts';
 import {
@@ -270,18 +271,6 @@ function calibration(os: Outcome[], cs: number[]) {
 const HALVINGS = 20;
 const HALVING_SEED = 31;
 
-/** A small seeded generator (mulberry32): the same halvings on every run. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 // ---- run ------------------------------------------------------------------------------------
 
 const wanted = new Set(values.sets.split(','));
@@ -478,15 +467,14 @@ type Score = (t: CalibrationTable, o: Outcome) => number;
  */
 function crossFitted(os: Outcome[], score: Score): number[][] {
   if (!os.every((o) => o.src.set === 'memeval')) return [os.map((o) => score(tableFor(o), o))];
-  const rand = seeded(HALVING_SEED);
+  const rand = seededRandom(HALVING_SEED);
   const others = fitted.filter((x) => x.src.set !== 'memeval');
   const reps: number[][] = [];
   for (let r = 0; r < HALVINGS; r++) {
-    const order = os.map((_, i) => i);
-    for (let i = order.length - 1; i > 0; i--) {
-      const j = Math.floor(rand() * (i + 1));
-      [order[i], order[j]] = [order[j], order[i]];
-    }
+    const order = shuffledWith(
+      os.map((_, i) => i),
+      rand,
+    );
     const inFirst = new Set(order.slice(0, Math.ceil(os.length / 2)));
     const first = tableOf([...others, ...os.filter((_, i) => !inFirst.has(i))]);
     const second = tableOf([...others, ...os.filter((_, i) => inFirst.has(i))]);

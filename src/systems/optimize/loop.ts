@@ -13,7 +13,7 @@ import { type Attribution, engineFor, isAgentStopped } from '../../core/attribut
 import { listCases, type TraceCase } from '../../core/cases/index.ts';
 import { buildGraph, renderOpHeader, renderOpSubgraph, type TraceGraph } from '../../core/graph/index.ts';
 import { type ChatModel, LlmError, metered, UsageMeter, type UsageTotals } from '../../core/llm/index.ts';
-import { seededRandom } from '../../core/random.ts';
+import { seededRandom, shuffledWith } from '../../core/random.ts';
 import { type ReportCase, reportCase } from '../../core/report/index.ts';
 import { corpusFromGraph, RetrievalIndex } from '../../core/retrieval/index.ts';
 import { diffLines } from '../../core/text/index.ts';
@@ -102,13 +102,7 @@ function costOf(meters: Map<Role, UsageMeter>): Record<string, UsageTotals> {
 
 /** Deterministic shuffle (mulberry32). */
 function shuffled<T>(xs: T[], seed: number): T[] {
-  const rand = seededRandom(seed);
-  const out = [...xs];
-  for (let i = out.length - 1; i > 0; i--) {
-    const j = Math.floor(rand() * (i + 1));
-    [out[i], out[j]] = [out[j], out[i]];
-  }
-  return out;
+  return shuffledWith(xs, seededRandom(seed));
 }
 
 /** Questions answerable from the sessions fed (evidence in them), sampled with the seed, in conversation order. */
