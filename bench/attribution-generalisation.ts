@@ -21,7 +21,8 @@
  * path, size and time and the commit checked out, so runs of a few sets at a time can be
  * joined by one last run; uncommitted changes to the attributor are not part of the key.
  * `--cached-only` (with `--cache`) scores only files already in the cache and lists the others
- * as not measured.
+ * as not measured. `--write-calibration` writes the calibration table fitted here on every dev
+ * verdict as src/core/attribution/calibration-table.ts (`fitCalibration`).
  */
 
 import { execFileSync } from 'node:child_process';
@@ -31,14 +32,27 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { attributeCase, caseDeps, judgePoolOf, type MethodRun } from '../src/cli/attribution-setup.ts';
 import { openTraceFile } from '../src/cli/files.ts';
-import type { AnswerRuleUsed } from '../src/core/attribution/index.ts';
-import { MIN_VERDICTS, UNCERTAIN_BELOW } from '../src/core/attribution/index.ts';
+import {
+  type AnswerRuleUsed,
+  calibrationKeys,
+  confidenceFrom,
+  MIN_VERDICTS,
+  UNCERTAIN_BELOW,
+} from '../src/core/attribution/index.ts';
 import { type BenchSummary, type ScoredCase, summarize } from '../src/core/bench/index.ts';
 import { listCases, systemOf } from '../src/core/cases/index.ts';
 import { caseKey, FILE_CHOICE, fileLabels, labelsFor } from '../src/core/labels/index.ts';
 import { JUDGE_RULES } from '../src/systems/index.ts';
-import { benchEvidenceSetup, naiveAttribution, type Source, setSources } from './attribution-sets.ts';
+import {
+  benchEvidenceSetup,
+  conversationOf,
+  HELDOUT,
+  naiveAttribution,
+  type Source,
+  setSources,
+} from './attribution-sets.ts';
 import { type BaselineCase, benchAt, withWorktree } from './baseline.ts';
+import { halvings, levelsOf, outOfFold, tableOf, writeCalibrationTable } from './calibration-fit.ts';
 import { type Calibrated, calibrationStats, machineFacts, writeResultsSection } from './stats-util.ts';
 
 const SET_KEYS = ['llm', 'faultbench', 'shared', 'memeval'] as const;
@@ -49,6 +63,7 @@ const { values } = parseArgs({
     baseline: { type: 'string' },
     cache: { type: 'boolean', default: false },
     'cached-only': { type: 'boolean', default: false },
+    'write-calibration': { type: 'boolean', default: false },
   },
 });
 const machine = machineFacts();
@@ -67,6 +82,8 @@ interface Outcome extends ScoredCase {
   adversarial: boolean;
   /** The carrying test the attributor ran on this case's trace, and how well it reproduced the trace's judge. */
   judge?: AnswerRuleUsed;
+  /** The verdict's calibration keys, coarse to fine (`calibrationKeys`). */
+  keys: string[];
   before?: BaselineCase;
 }
 
@@ -191,6 +208,7 @@ async function attributeFile(src: Source): Promise<Outcome[]> {
       naive: naiveAttribution(g, c),
       adversarial: c.goldenAnswers.every((x) => !x.trim()),
       judge: a.answer_rule,
+      keys: a.calibration_keys ?? calibrationKeys(a.rules ?? [], a.answer_rule?.source ?? 'prior'),
     });
   }
   return out;
@@ -282,25 +300,79 @@ function judgeTable(groups: [string, Outcome[]][]): string[] {
   return lines;
 }
 
-/** The verdicts of these cases as calibration sees them (cases with no verdict left out). */
-const calibrated = (os: Outcome[]): Calibrated[] =>
-  os
-    .filter((o) => o.predicted_type !== null && typeof o.confidence === 'number')
-    .map((o) => ({ right: o.predicted_type === o.label_type, confidence: o.confidence as number }));
+// ---- calibration, fitted on every dev verdict ---------------------------------------------
 
-/** `n | ECE | most confident half | uncertain (n: ETA)` of these cases' verdicts. */
-function calibrationCells(os: Outcome[]): string {
-  const rows = calibrated(os);
-  if (rows.length === 0) return '— | — | — | —';
-  const c = calibrationStats(rows, UNCERTAIN_BELOW);
-  const unsure = c.unsure ? `${c.unsure}: ${pct(c.unsureRight / c.unsure)}` : '0';
-  return `${rows.length} | ${c.ece.toFixed(3)} | ${pct(c.topHalf)} | ${unsure}`;
+/** Memeval holds one verdict a file: it is cross-fitted by halves (`halvings`), this many, this seed. */
+const HALVINGS = 20;
+const HALVING_SEED = 31;
+
+/** A verdict as calibration sees it (cases with no verdict are left out). */
+interface Verdict {
+  o: Outcome;
+  keys: string[];
+  right: boolean;
+}
+
+/** Development data the table may be fitted on: no held-out conversation's file, of any set. */
+const isDev = (o: Outcome) => o.src.part !== 'heldout' && !HELDOUT.includes(conversationOf(o.src.file));
+
+/**
+ * The table fitted on every dev verdict, and each verdict's confidence under a table that never
+ * saw its conversation, one list per repetition: a dev verdict with the table of the other
+ * conversations (of every set), a held-out one with the whole table, memeval (one conversation)
+ * by each halving with the table of the other half and every other set.
+ */
+function fitCalibration(os: Outcome[]) {
+  const verdicts: Verdict[] = os
+    .filter((o) => o.predicted_type !== null && o.keys)
+    .map((o) => ({ o, keys: o.keys, right: o.predicted_type === o.label_type }));
+  const fit = verdicts.filter((v) => isDev(v.o));
+  const memeval = verdicts.filter((v) => v.o.src.set === 'memeval');
+  const splits = memeval.length ? halvings(memeval.length, HALVINGS, HALVING_SEED) : [[]];
+  const reps = splits.map((first) => {
+    const half = new Map(memeval.map((v, i) => [v, first[i] ? 'memeval first half' : 'memeval second half']));
+    return outOfFold(
+      verdicts,
+      fit,
+      (v) => half.get(v) ?? conversationOf(v.o.src.file),
+      (t, v) => confidenceFrom(t, v.keys),
+    );
+  });
+  const fitted = new Map(verdicts.map((v, i) => [v.o, reps.map((cs) => cs[i])]));
+  return { table: tableOf(fit), fitted, verdicts };
+}
+
+/** `n | ECE shipped / fitted | most confident half shipped / fitted | uncertain (fitted)` of these cases. */
+function calibrationCells(os: Outcome[], fitted: Map<Outcome, number[]>): string {
+  const mine = os.filter((o) => fitted.has(o));
+  if (mine.length === 0) return '— | — | — | —';
+  const rowsOf = (conf: (o: Outcome) => number): Calibrated[] =>
+    mine.map((o) => ({ right: o.predicted_type === o.label_type, confidence: conf(o) }));
+  const shipped = calibrationStats(
+    rowsOf((o) => o.confidence ?? 0),
+    UNCERTAIN_BELOW,
+  );
+  const reps = (fitted.get(mine[0]) as number[]).map((_, r) =>
+    calibrationStats(
+      rowsOf((o) => (fitted.get(o) as number[])[r]),
+      UNCERTAIN_BELOW,
+    ),
+  );
+  const mean = (f: (x: (typeof reps)[number]) => number) => reps.reduce((s, x) => s + f(x), 0) / reps.length;
+  const unsure = mean((x) => x.unsure);
+  const count = reps.length === 1 ? String(unsure) : unsure.toFixed(1);
+  const unsureCell = unsure ? `${count}: ${pct(mean((x) => x.unsureRight) / unsure)}` : '0';
+  return `${mine.length} | ${shipped.ece.toFixed(3)} / ${mean((x) => x.ece).toFixed(3)} | ${pct(shipped.topHalf)} / ${pct(mean((x) => x.topHalf))} | ${unsureCell}`;
 }
 
 /** Calibration of `confidence` per judge rule and design (dev and held out), and per other set. */
-function calibrationTable(llmCases: Outcome[], others: [string, Outcome[]][]): string[] {
+function calibrationTable(
+  llmCases: Outcome[],
+  others: [string, Outcome[]][],
+  fitted: Map<Outcome, number[]>,
+): string[] {
   const lines = [
-    '| cases of | design | dev verdicts | dev ECE | dev most confident half | dev uncertain | held-out verdicts | held-out ECE | held-out most confident half | held-out uncertain |',
+    '| cases of | design | dev verdicts | dev ECE shipped / fitted | dev most confident half shipped / fitted | dev uncertain (fitted) | held-out verdicts | held-out ECE shipped / fitted | held-out most confident half shipped / fitted | held-out uncertain (fitted) |',
     '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
   ];
   const designs = [...new Set(llmCases.map((o) => o.src.design!))].sort();
@@ -309,13 +381,21 @@ function calibrationTable(llmCases: Outcome[], others: [string, Outcome[]][]): s
       const xs = llmCases.filter(
         (o) => o.src.rule === rule && (design === 'all designs' || o.src.design === design),
       );
-      const part = (p: string) => calibrationCells(xs.filter((o) => o.src.part === p));
+      const part = (p: string) =>
+        calibrationCells(
+          xs.filter((o) => o.src.part === p),
+          fitted,
+        );
       lines.push(
         `| judge rule ${rule} | ${design === 'all designs' ? '**all designs**' : design} | ${part('dev')} | ${part('heldout')} |`,
       );
     }
-  for (const [name, os] of others)
-    if (os.length) lines.push(`| ${name} | — | ${calibrationCells(os)} | — | — | — | — |`);
+  for (const [name, os] of others) {
+    if (os.length === 0) continue;
+    const dev = os.filter(isDev);
+    const held = os.filter((o) => !isDev(o));
+    lines.push(`| ${name} | — | ${calibrationCells(dev, fitted)} | ${calibrationCells(held, fitted)} |`);
+  }
   return lines;
 }
 
@@ -393,17 +473,35 @@ if (memeval.length) {
     '',
   );
 }
+const calib = fitCalibration(all);
+const heldoutFiles = all.filter((o) => !isDev(o)).length;
 sections.push(
   '### Calibration of `confidence` on the whole sets',
   '',
-  `ECE over 10 bins, the accuracy of the most confident half (ties in random order) and the verdicts below ${UNCERTAIN_BELOW} (\`uncertain\`, with their ETA); cases with no verdict are left out. The calibration table (\`src/core/attribution/calibration-table.ts\`) was fitted by \`bench/attribution-rules.ts\` on a sample of the dev parts: 1 file per judge rule and design, 3 fault-injected files per system and fault kind, every memeval and shared file. Held-out rows never touched it; dev, fault-injected, shared and memeval rows hold the cases it was fitted on (in-sample; \`bench/attribution-rules.ts\` scores those out of sample).`,
+  `ECE over 10 bins, the accuracy of the most confident half (ties in random order) and the verdicts below ${UNCERTAIN_BELOW} (\`uncertain\`, with their ETA); cases with no verdict are left out. "shipped": \`confidence\` as the attributor gave it at this commit (its table, src/core/attribution/calibration-table.ts, was fitted on dev verdicts, so dev rows are partly in-sample). "fitted": the same calibration (\`confidenceFrom\`, its levels and weights) with a table fitted here on every dev verdict — the dev conversations of every judge rule and design, the fault-injected files of dev conversations, the shared files and memeval: ${calib.table.judge?.n ?? 0} judge and ${calib.table.prior?.n ?? 0} prior verdicts — each verdict scored out of fold: a dev one with the table of the other conversations (of every set), a held-out one (${HELDOUT.join(', ')}; ${heldoutFiles} cases, fault-injected ones included) with the whole table, memeval (one conversation, one verdict a file) by ${HALVINGS} random halvings (seed ${HALVING_SEED}) with the table of the other half and every other set, the figures its means.${values['write-calibration'] ? ' This run wrote that whole table as the shipped one (`--write-calibration`): from the next commit on, "shipped" held-out figures are the "fitted" ones.' : ''}`,
   '',
-  ...calibrationTable(llm, [
-    ...others.map(([name, os]) => [name.replace(/ \(.*/, ''), os] as [string, Outcome[]]),
-    ['real Mem0 failures labelled by people', memeval],
-  ]),
+  ...calibrationTable(
+    llm,
+    [
+      ...others.map(([name, os]) => [name.replace(/ \(.*/, ''), os] as [string, Outcome[]]),
+      ['real Mem0 failures labelled by people', memeval],
+    ],
+    calib.fitted,
+  ),
+  '',
+  'The table fitted on every dev verdict (confidence: of a verdict with exactly these keys):',
+  '',
+  '| calibration key | dev verdicts | right | confidence |',
+  '| --- | --- | --- | --- |',
+  ...Object.entries(calib.table)
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(
+      ([k, v]) => `| ${k} | ${v.n} | ${v.right} | ${confidenceFrom(calib.table, levelsOf(k)).toFixed(2)} |`,
+    ),
   '',
 );
+if (values['write-calibration'])
+  writeCalibrationTable(ROOT, calib.table, 'bench/attribution-generalisation.ts --write-calibration');
 const judgeGroups: [string, Outcome[]][] = [
   ...[...new Set(llm.map((o) => o.src.rule!))].map(
     (rule) =>
@@ -453,7 +551,7 @@ const body = [
         '',
       ]
     : []),
-  `${all.length} cases in ${(seconds / 60).toFixed(1)} min${values.cache ? ' (the files not cached yet; the rest was measured by earlier runs of this commit with `--cache`)' : ''}. Measured with \`npx tsx bench/attribution-generalisation.ts --sets ${values.sets}${values.baseline ? ` --baseline ${values.baseline}` : ''}${values.cache ? ' --cache' : ''}\`. Machine: ${machine}.`,
+  `${all.length} cases in ${(seconds / 60).toFixed(1)} min${values.cache ? ' (the files not cached yet; the rest was measured by earlier runs of this commit with `--cache`)' : ''}. Measured with \`npx tsx bench/attribution-generalisation.ts --sets ${values.sets}${values.baseline ? ` --baseline ${values.baseline}` : ''}${values.cache ? ' --cache' : ''}${values['write-calibration'] ? ' --write-calibration' : ''}\`. Machine: ${machine}.`,
 ].join('\n');
 writeResultsSection('Attribution generalisation (judge rules, designs, human labels)', body);
 console.log(body);

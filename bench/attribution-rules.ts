@@ -21,7 +21,7 @@
  * the default verdicts with their calibration keys as JSON (to study the calibration).
  */
 import { writeFileSync } from 'node:fs';
-import { basename, join, resolve } from 'node:path';
+import { basename, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { judgePoolOf } from '../src/cli/attribution-setup.ts';
 import { openTraceFile } from '../src/cli/files.ts';
@@ -43,7 +43,6 @@ import {
 import { casePath, listCases, systemOf, type TraceCase } from '../src/core/cases/index.ts';
 import { opStructure, type TraceGraph } from '../src/core/graph/index.ts';
 import { caseKey, FILE_CHOICE, fileLabels, labelsFor } from '../src/core/labels/index.ts';
-import { seededRandom, shuffledWith } from '../src/core/random.ts';
 import { ERROR_TYPES } from '../src/core/trace/index.ts';
 import { FAULT_KINDS, JUDGE_RULES } from '../src/systems/index.ts';
 import {
@@ -53,6 +52,7 @@ import {
   type Source,
   setSources,
 } from './attribution-sets.ts';
+import { halvings, levelsOf, outOfFold, tableOf, writeCalibrationTable } from './calibration-fit.ts';
 import { calibrationStats, machineFacts, writeResultsSection } from './stats-util.ts';
 
 const { values } = parseArgs({
@@ -129,6 +129,8 @@ interface Outcome {
   key: string;
   /** The verdict's calibration keys, coarse to fine (`calibrationKeys`). */
   keys: string[];
+  /** The verdict's type is the label's. */
+  right: boolean;
   confidence: number;
   uncertain: boolean;
   adversarial: boolean;
@@ -210,6 +212,7 @@ async function scoreFile(src: Source, pool: Awaited<ReturnType<typeof judgePoolO
         naiveMemeval,
         key: calibrationKey(a.rules ?? [], a.answer_rule?.source ?? 'prior'),
         keys: a.calibration_keys ?? calibrationKeys(a.rules ?? [], a.answer_rule?.source ?? 'prior'),
+        right: a.error_type === label.errorType,
         confidence: a.confidence ?? 0,
         uncertain: a.uncertain ?? false,
         adversarial: c.goldenAnswers.every((x) => !x.trim()),
@@ -237,28 +240,11 @@ function accuracy(os: Outcome[], pick: (o: Outcome) => string | null = (o) => o.
   return { micro, macro, oia, cells };
 }
 
-/** Calibration table from outcomes: per key (every level of each verdict's keys), verdicts and right ones. */
-function tableOf(os: Outcome[]): Record<string, { n: number; right: number }> {
-  const t: Record<string, { n: number; right: number }> = {};
-  for (const o of os)
-    for (const k of o.keys) {
-      t[k] ??= { n: 0, right: 0 };
-      t[k].n++;
-      if (o.predicted === o.label) t[k].right++;
-    }
-  return t;
-}
 /** The previous calibration: the decider's key alone, add-one smoothed (kept to compare). */
 const before = (t: CalibrationTable, o: Outcome) =>
   t[o.key] ? (t[o.key].right + 1) / (t[o.key].n + 2) : 0.5;
 /** The calibration now: every level, each shrunk toward the one above (`confidenceFrom`). */
 const after = (t: CalibrationTable, o: Outcome) => confidenceFrom(t, o.keys);
-/** A key's levels, coarse to fine: `src`, `decider|src`, `decider|src|band`. */
-const chainOf = (key: string) => {
-  const [decider, src, band] = key.split('|');
-  return src === undefined ? [key] : [src, `${decider}|${src}`, ...(band ? [key] : [])];
-};
-
 /** ECE over 10 bins and the accuracy of the most confident half, under confidences `cs`. */
 function calibration(os: Outcome[], cs: number[]) {
   return calibrationStats(
@@ -308,16 +294,6 @@ const of = (g: string, variant: string) =>
 const defaults = outcomes.filter((o) => o.variant === 'default');
 const fitted = defaults.filter((o) => o.src.part === 'dev' || o.src.set !== 'llm');
 const devTable = tableOf(fitted);
-const withoutFile = new Map<string, CalibrationTable>();
-const tableFor = (o: Outcome): CalibrationTable => {
-  if (o.src.part === 'heldout') return devTable;
-  let t = withoutFile.get(o.src.file);
-  if (!t) {
-    t = tableOf(fitted.filter((x) => x.src.file !== o.src.file));
-    withoutFile.set(o.src.file, t);
-  }
-  return t;
-};
 
 const lines: string[] = [];
 lines.push(
@@ -460,27 +436,15 @@ type Score = (t: CalibrationTable, o: Outcome) => number;
 /**
  * The confidences of a part's verdicts under tables that never saw them, one list per repetition.
  * A held-out verdict: the whole dev table; a dev verdict: the table of every other file. Memeval
- * holds one verdict a file, and leaving one verdict out puts its own label into its confidence (a
- * wrong one's cell without it looks better, a right one's worse: wrong verdicts rank first within
- * their cell, and a small cell splits across bins by label). So memeval is cross-fitted instead:
- * `HALVINGS` random halvings, each half scored with the table of the other half and every other set.
+ * holds one verdict a file, so it is cross-fitted by `HALVINGS` random halvings instead, each half
+ * scored with the table of the other half and every other set (see `halvings`).
  */
 function crossFitted(os: Outcome[], score: Score): number[][] {
-  if (!os.every((o) => o.src.set === 'memeval')) return [os.map((o) => score(tableFor(o), o))];
-  const rand = seededRandom(HALVING_SEED);
-  const others = fitted.filter((x) => x.src.set !== 'memeval');
-  const reps: number[][] = [];
-  for (let r = 0; r < HALVINGS; r++) {
-    const order = shuffledWith(
-      os.map((_, i) => i),
-      rand,
-    );
-    const inFirst = new Set(order.slice(0, Math.ceil(os.length / 2)));
-    const first = tableOf([...others, ...os.filter((_, i) => !inFirst.has(i))]);
-    const second = tableOf([...others, ...os.filter((_, i) => inFirst.has(i))]);
-    reps.push(os.map((o, i) => score(inFirst.has(i) ? first : second, o)));
-  }
-  return reps;
+  if (!os.every((o) => o.src.set === 'memeval')) return [outOfFold(os, fitted, (o) => o.src.file, score)];
+  return halvings(os.length, HALVINGS, HALVING_SEED).map((first) => {
+    const half = new Map(os.map((o, i) => [o, first[i] ? 'first half' : 'second half']));
+    return outOfFold(os, fitted, (o) => half.get(o) ?? o.src.file, score);
+  });
 }
 
 /** `calibration` averaged over the repetitions of `crossFitted`. */
@@ -527,7 +491,7 @@ if (memeval.length) {
 }
 lines.push('', '| calibration key | dev verdicts | right | confidence |', '| --- | --- | --- | --- |');
 for (const [k, v] of Object.entries(devTable).sort())
-  lines.push(`| ${k} | ${v.n} | ${v.right} | ${confidenceFrom(devTable, chainOf(k)).toFixed(2)} |`);
+  lines.push(`| ${k} | ${v.n} | ${v.right} | ${confidenceFrom(devTable, levelsOf(k)).toFixed(2)} |`);
 const minutes = (performance.now() - started) / 60000;
 lines.push(
   '',
@@ -536,15 +500,6 @@ lines.push(
 if (values.outcomes)
   writeFileSync(values.outcomes, JSON.stringify(defaults.map(({ src, ...o }) => ({ ...src, ...o }))));
 writeResultsSection('Attribution rules, ablation and calibration', lines.join('\n'));
-if (values['write-calibration']) {
-  const body = Object.entries(devTable)
-    .sort()
-    // Quoted as the formatter wants: bare when the key is an identifier.
-    .map(([k, v]) => `  ${/^[A-Za-z_$][\w$]*$/.test(k) ? k : `'${k}'`}: { n: ${v.n}, right: ${v.right} },`)
-    .join('\n');
-  writeFileSync(
-    join(ROOT, 'src/core/attribution/calibration-table.ts'),
-    `/** Written by \`bench/attribution-rules.ts --write-calibration\` from the dev parts; do not edit by hand. */\nexport const CALIBRATION: Readonly<Record<string, { n: number; right: number }>> = {\n${body}\n};\n`,
-  );
-}
+if (values['write-calibration'])
+  writeCalibrationTable(ROOT, devTable, 'bench/attribution-rules.ts --write-calibration');
 console.log(lines.join('\n'));

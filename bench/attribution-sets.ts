@@ -3,7 +3,7 @@
  * compared with (shared by bench/attribution-generalisation.ts and bench/attribution-rules.ts).
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { evidenceSetup } from '../src/cli/attribution-setup.ts';
 import { casePath, type TraceCase } from '../src/core/cases/index.ts';
 import { opStructure, type TraceGraph } from '../src/core/graph/index.ts';
@@ -26,6 +26,17 @@ export interface Source {
 
 /** The benchmark's held-out conversations (`make-bench --heldout`'s default). */
 export const HELDOUT = ['conv-44', 'conv-47', 'Liam_O_Connor'];
+
+/**
+ * The conversation a labelled file was made from, by its name: `conv-26-base.json` → `conv-26`,
+ * `Liam_O_Connor-deletion-….json` → `Liam_O_Connor`, `memeval-mem0-c1-q000.json` → `memeval c1`.
+ */
+export function conversationOf(file: string): string {
+  const name = basename(file);
+  const memeval = /^memeval-[^-]+-(c\d+)-/.exec(name);
+  if (memeval) return `memeval ${memeval[1]}`;
+  return /^(conv-\d+|[A-Za-z_]+?)-/.exec(name)?.[1] ?? name;
+}
 
 /** One rule's graphs by its summary's manifest, else (generation unfinished) by its folders. */
 export function llmSources(rule: string): Source[] {
