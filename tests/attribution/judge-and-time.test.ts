@@ -417,27 +417,61 @@ describe('time is read as intervals, against the time each text was written', ()
 });
 
 describe('an answer told across several messages', () => {
-  // "Aerial, kundalini": each message tells one of the two.
-  const question = 'What types of yoga has Maria practiced?';
-  const read = (text: string) =>
-    criticalInfo({ text, day: null, speaker: 'maria' }, question, ['Aerial, kundalini']);
-  const [aerial, kundalini] = withOthers([
-    read('I took an aerial yoga class with my friends.'),
-    read('Kundalini yoga has been great for me lately.'),
-  ]);
-  const unit = { text: 'Maria took a yoga class with her friends', day: null, speaker: null };
   const half = { kind: 'words', minShare: 0.5, words: 'lemma', finerDates: true, dates: 'span' } as const;
-  it('under a judge taking half of the words, what the other message tells counts with a memory of this one', () => {
-    expect(aerial?.othersStated).toBe(1);
-    expect(kundalini?.othersStated).toBe(1);
-    // With "kundalini" from the other message, half of the answer is there: the memory keeps this one.
-    expect(judgeText(unit, aerial!, { rule: half })).toBe('yes');
-    // Read alone (as before), the memory lacks this message's "aerial".
-    expect(judgeText(unit, { ...aerial!, othersStated: 0 }, { rule: half })).toBe('no');
+  const every = { ...half, minShare: 1 } as const;
+  const memory = (text: string) => ({ text, day: null, speaker: null });
+
+  // "Oliver, Luna, Bailey": one message names Luna and Oliver, the other Bailey and Oliver.
+  const pets = 'What are Melanie\'s pets\' names?';
+  const readPets = (text: string) =>
+    criticalInfo({ text, day: null, speaker: 'melanie' }, pets, ['Oliver, Luna, Bailey']);
+  const [, bailey] = withOthers([
+    readPets('Luna and Oliver! They are so sweet and playful, my pets liven up the house.'),
+    readPets('We got another cat named Bailey too. Here is a pic of Oliver, my other pet.'),
+  ]);
+  const baileyOnly = memory('Melanie has pets including another cat named Bailey.');
+  const baileyAndOliver = memory('Melanie has pets named Bailey and Oliver.');
+
+  it('under half of the words, a message that answers alone is kept only by a memory that answers alone', () => {
+    // Two of three names answer; "Bailey and Oliver" does, so its memory must: "Bailey" alone is one of three.
+    expect(judgeText(baileyOnly, bailey!, { rule: half })).toBe('no');
+    expect(judgeText(baileyAndOliver, bailey!, { rule: half })).toBe('yes');
   });
-  it("a judge asking for the whole answer still needs this message's words", () => {
+
+  it('under every word, a memory keeps a message by what the other messages lack', () => {
+    // "Luna and Oliver" with "Bailey" is the whole answer; Oliver is the other message's already.
+    expect(judgeText(baileyOnly, bailey!, { rule: every })).toBe('yes');
+    const oliverOnly = memory('Melanie has pets, among them a cat named Oliver.');
+    expect(judgeText(oliverOnly, bailey!, { rule: every })).toBe('no');
+  });
+
+  it('a message that does not answer alone is needed beside each other one that does not either', () => {
+    // Three activities, one a message: two of three answer under half, so each message is needed
+    // beside either other one, and its memory must keep its own activity.
+    const question = 'What activities has Melanie done with her family?';
+    const read = (text: string) =>
+      criticalInfo({ text, day: null, speaker: 'melanie' }, question, ['Pottery, painting, camping']);
+    const [pottery] = withOthers([
+      read('The kids loved the pottery workshop with the family.'),
+      read('We love painting together as a family lately.'),
+      read('We went camping with the family two weekends ago.'),
+    ]);
+    expect(judgeText(memory('Melanie did a pottery workshop with her family.'), pottery!, { rule: half })).toBe(
+      'yes',
+    );
+    expect(judgeText(memory('Melanie did an activity with her family.'), pottery!, { rule: half })).toBe('no');
+  });
+
+  it("a judge asking for the whole answer in order still needs this message's words", () => {
+    const question = 'What types of yoga has Maria practiced?';
+    const read = (text: string) =>
+      criticalInfo({ text, day: null, speaker: 'maria' }, question, ['Aerial, kundalini']);
+    const [aerial] = withOthers([
+      read('I took an aerial yoga class with my friends.'),
+      read('Kundalini yoga has been great for me lately.'),
+    ]);
     const phrase = { ...half, kind: 'phrase', minShare: 1 } as const;
-    expect(judgeText(unit, aerial!, { rule: phrase })).toBe('no');
+    expect(judgeText(memory('Maria took a yoga class with her friends'), aerial!, { rule: phrase })).toBe('no');
   });
 });
 

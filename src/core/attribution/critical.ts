@@ -96,10 +96,10 @@ export interface CriticalInfo {
   /** The whole golden answer as written (token rules read it whole). */
   golden: string;
   /**
-   * Answer words the case's other evidence messages state and this one does not (`withOthers`):
+   * The answer words (keys) each of the case's other evidence messages states (`withOthers`):
    * a judge counting a share of the answer's words takes them with what a memory keeps of this one.
    */
-  othersStated: number;
+  others: string[][];
 }
 
 const TIME_WORDS = new Set(
@@ -549,7 +549,7 @@ function noCriticalInfo(evidence: Said, entities: string[]): CriticalInfo {
     phrase: [],
     part: null,
     golden: '',
-    othersStated: 0,
+    others: [],
   };
 }
 
@@ -600,7 +600,7 @@ function goldenInfo(r: EvidenceReading, golden: string): CriticalInfo {
       .filter((k) => answerTerms.some((t) => t.key === k)),
     part: null,
     golden,
-    othersStated: 0,
+    others: [],
   };
 }
 
@@ -643,8 +643,13 @@ function keepsWholeAnswer(terms: Term[], c: CriticalInfo, options: CriticalOptio
 
 /** How many of the answer's words the text keeps, by the rule's kind of match. */
 function answerWordsKept(terms: Term[], c: CriticalInfo, options: CriticalOptions): number {
+  return keptAnswerKeys(terms, c, options).size;
+}
+
+/** The answer's words (keys) the text keeps, by the rule's kind of match. */
+function keptAnswerKeys(terms: Term[], c: CriticalInfo, options: CriticalOptions): Set<string> {
   const level = (options.rule ?? PRIOR_ANSWER_RULE).words;
-  return c.answerTerms.filter((t) => present(t, terms, level, options)).length;
+  return new Set(c.answerTerms.filter((t) => present(t, terms, level, options)).map((t) => t.key));
 }
 
 /** Does the text keep a time the evidence stated (for questions about time whose answer is no date)? */
@@ -677,7 +682,7 @@ export function keepsAnswer(
   if (c.eventTimes.length && !keepsEventTime(said, c)) return false;
   if (c.answerTerms.length === 0) return true;
   if (rule.kind === 'f1') return windowF1(said.text, c.goldenKeys) >= (rule.minShare ?? 0);
-  if (answerWordsKept(terms, c, options) < ownWordsNeeded(rule, c)) return false;
+  if (!keepsOwnShare(rule, c, keptAnswerKeys(terms, c, options))) return false;
   return (
     rule.kind !== 'phrase' ||
     c.phrase.length < 2 ||
@@ -689,31 +694,56 @@ export function keepsAnswer(
 }
 
 /**
- * The answer words a text must keep of this evidence's: under a share of the answer's words,
- * fewer by what the other evidence messages state ("Aerial, kundalini" told in two messages:
- * with the other's "kundalini", half of the answer is there whatever a memory keeps of this one).
+ * Does a text keep enough of this evidence's answer words? Its share of them; but under a share
+ * of the whole answer's words with other evidence messages beside (`others`), as much as lets the
+ * text stand in for this message wherever the message is needed: beside every set of the others
+ * that falls short of the share alone and reaches it with this message, the text must reach it
+ * too. So a message that answers alone must be kept well enough to answer alone ("we got
+ * another cat, Bailey… a pic of Oliver" kept as "a cat named Bailey" is lost under half of
+ * "Oliver, Luna, Bailey", though another message names Oliver), and under every word of the
+ * answer a message must keep just what the others lack ("Bailey"). A message the others never
+ * need (they reach the share wherever it does) asks for nothing.
  */
-function ownWordsNeeded(rule: AnswerRule, c: CriticalInfo): number {
-  const own = wordsNeeded(rule, c.answerTerms.length, c.goldenTermCount);
-  if (c.othersStated === 0 || rule.kind !== 'words' || rule.minShare === null) return own;
+function keepsOwnShare(rule: AnswerRule, c: CriticalInfo, kept: ReadonlySet<string>): boolean {
   const whole = wordsNeeded(rule, c.goldenTermCount, c.goldenTermCount);
-  return Math.max(0, Math.min(own, whole - c.othersStated));
+  const needed = rule.kind === 'words' && rule.minShare !== null ? neededBeside(c, whole) : null;
+  if (needed === null) return kept.size >= wordsNeeded(rule, c.answerTerms.length, c.goldenTermCount);
+  return needed.every((beside) => union(beside, kept).size >= whole);
 }
 
+/** Most other evidence messages whose sets `neededBeside` tries (2^n sets). */
+const MAX_OTHERS = 8;
+
 /**
- * The critical information of each of a case's evidence messages, each with what the others
- * state that it does not (`othersStated`).
+ * The sets of the other messages' answer words this message is needed beside (see
+ * `keepsOwnShare`), or null when that test does not apply: no others, too many, or all the
+ * evidence together short of the share (then the message keeps its own share).
+ */
+function neededBeside(c: CriticalInfo, whole: number): Set<string>[] | null {
+  if (c.others.length === 0 || c.others.length > MAX_OTHERS) return null;
+  const own = new Set(c.answerTerms.map((t) => t.key));
+  if (union(new Set(c.others.flat()), own).size < whole) return null;
+  const out: Set<string>[] = [];
+  for (let mask = 0; mask < 1 << c.others.length; mask++) {
+    const beside = new Set(c.others.filter((_, i) => mask & (1 << i)).flat());
+    if (beside.size < whole && union(beside, own).size >= whole) out.push(beside);
+  }
+  return out;
+}
+
+const union = (a: ReadonlySet<string>, b: ReadonlySet<string>) => new Set([...a, ...b]);
+
+/**
+ * The critical information of each of a case's evidence messages, each with the answer words
+ * the others state (`others`).
  */
 export function withOthers(infos: readonly (CriticalInfo | null)[]): (CriticalInfo | null)[] {
   return infos.map((c, i) => {
     if (!c || c.part !== null) return c;
-    const own = new Set(c.answerTerms.map((t) => t.key));
-    const others = new Set<string>();
-    infos.forEach((o, j) => {
-      if (j === i || !o || o.golden !== c.golden || o.part !== null) return;
-      for (const t of o.answerTerms) if (!own.has(t.key)) others.add(t.key);
-    });
-    return { ...c, othersStated: others.size };
+    const others = infos.flatMap((o, j) =>
+      j === i || !o || o.golden !== c.golden || o.part !== null ? [] : [o.answerTerms.map((t) => t.key)],
+    );
+    return { ...c, others };
   });
 }
 
