@@ -422,7 +422,7 @@ describe('an answer told across several messages', () => {
   const memory = (text: string) => ({ text, day: null, speaker: null });
 
   // "Oliver, Luna, Bailey": one message names Luna and Oliver, the other Bailey and Oliver.
-  const pets = 'What are Melanie\'s pets\' names?';
+  const pets = "What are Melanie's pets' names?";
   const readPets = (text: string) =>
     criticalInfo({ text, day: null, speaker: 'melanie' }, pets, ['Oliver, Luna, Bailey']);
   const [, bailey] = withOthers([
@@ -456,10 +456,12 @@ describe('an answer told across several messages', () => {
       read('We love painting together as a family lately.'),
       read('We went camping with the family two weekends ago.'),
     ]);
-    expect(judgeText(memory('Melanie did a pottery workshop with her family.'), pottery!, { rule: half })).toBe(
-      'yes',
+    expect(
+      judgeText(memory('Melanie did a pottery workshop with her family.'), pottery!, { rule: half }),
+    ).toBe('yes');
+    expect(judgeText(memory('Melanie did an activity with her family.'), pottery!, { rule: half })).toBe(
+      'no',
     );
-    expect(judgeText(memory('Melanie did an activity with her family.'), pottery!, { rule: half })).toBe('no');
   });
 
   it("a judge asking for the whole answer in order still needs this message's words", () => {
@@ -471,7 +473,9 @@ describe('an answer told across several messages', () => {
       read('Kundalini yoga has been great for me lately.'),
     ]);
     const phrase = { ...half, kind: 'phrase', minShare: 1 } as const;
-    expect(judgeText(memory('Maria took a yoga class with her friends'), aerial!, { rule: phrase })).toBe('no');
+    expect(judgeText(memory('Maria took a yoga class with her friends'), aerial!, { rule: phrase })).toBe(
+      'no',
+    );
   });
 });
 
