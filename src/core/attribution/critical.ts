@@ -643,7 +643,10 @@ function keepsWholeAnswer(terms: Term[], c: CriticalInfo, options: CriticalOptio
 
 /** How many of the answer's words the text keeps, by the rule's kind of match. */
 function answerWordsKept(terms: Term[], c: CriticalInfo, options: CriticalOptions): number {
-  return keptAnswerKeys(terms, c, options).size;
+  return weighed(
+    c.answerTerms.map((t) => t.key),
+    keptAnswerKeys(terms, c, options),
+  );
 }
 
 /** The answer's words (keys) the text keeps, by the rule's kind of match. */
@@ -707,8 +710,14 @@ export function keepsAnswer(
 function keepsOwnShare(rule: AnswerRule, c: CriticalInfo, kept: ReadonlySet<string>): boolean {
   const whole = wordsNeeded(rule, c.goldenTermCount, c.goldenTermCount);
   const needed = rule.kind === 'words' && rule.minShare !== null ? neededBeside(c, whole) : null;
-  if (needed === null) return kept.size >= wordsNeeded(rule, c.answerTerms.length, c.goldenTermCount);
-  return needed.every((beside) => union(beside, kept).size >= whole);
+  if (needed === null)
+    return (
+      weighed(
+        c.answerTerms.map((t) => t.key),
+        kept,
+      ) >= wordsNeeded(rule, c.answerTerms.length, c.goldenTermCount)
+    );
+  return needed.every((beside) => weighed(c.goldenKeys, union(beside, kept)) >= whole);
 }
 
 /** Most other evidence messages whose sets `neededBeside` tries (2^n sets). */
@@ -721,15 +730,31 @@ const MAX_OTHERS = 8;
  */
 function neededBeside(c: CriticalInfo, whole: number): Set<string>[] | null {
   if (c.others.length === 0 || c.others.length > MAX_OTHERS) return null;
+  const known = besideMemo.get(c)?.get(whole);
+  if (known !== undefined) return known;
+  const sets = besideSets(c, whole);
+  besideMemo.set(c, (besideMemo.get(c) ?? new Map()).set(whole, sets));
+  return sets;
+}
+
+/** `neededBeside` per evidence reading and share (a unit test asks it of every unit read). */
+const besideMemo = new WeakMap<CriticalInfo, Map<number, Set<string>[] | null>>();
+
+function besideSets(c: CriticalInfo, whole: number): Set<string>[] | null {
   const own = new Set(c.answerTerms.map((t) => t.key));
-  if (union(new Set(c.others.flat()), own).size < whole) return null;
+  const reaches = (keys: ReadonlySet<string>) => weighed(c.goldenKeys, keys) >= whole;
+  if (!reaches(union(new Set(c.others.flat()), own))) return null;
   const out: Set<string>[] = [];
   for (let mask = 0; mask < 1 << c.others.length; mask++) {
     const beside = new Set(c.others.filter((_, i) => mask & (1 << i)).flat());
-    if (beside.size < whole && union(beside, own).size >= whole) out.push(beside);
+    if (!reaches(beside) && reaches(union(beside, own))) out.push(beside);
   }
   return out;
 }
+
+/** How many of `words` (an answer's, each as often as it is written there) are among `keys`: as a judge counts them. */
+const weighed = (words: readonly string[], keys: ReadonlySet<string>) =>
+  words.filter((k) => keys.has(k)).length;
 
 const union = (a: ReadonlySet<string>, b: ReadonlySet<string>) => new Set([...a, ...b]);
 
