@@ -464,6 +464,24 @@ describe('an answer told across several messages', () => {
     );
   });
 
+  it("standing in, a memory counts any of the answer's words, as the judge does", () => {
+    // "cozy and comfortable": one message says cozy (and "comfy"), the other comfortable. Either
+    // word is half the answer, so a memory saying "comfortable" answers where the first message did.
+    const question = 'What did Gina want her customers to feel in her store?';
+    const read = (text: string) =>
+      criticalInfo({ text, day: null, speaker: 'gina' }, question, ['cozy and comfortable']);
+    const [cozy] = withOthers([
+      read('I wanted my customers to feel cozy in the store, and the furniture is comfy too.'),
+      read('Making the store comfortable for my customers is key.'),
+    ]);
+    expect(cozy?.answerTerms.map((t) => t.key)).toEqual(['cozy']);
+    const comfortable = memory('Gina chose furniture for her store that makes customers feel comfortable.');
+    expect(judgeText(comfortable, cozy!, { rule: half })).toBe('yes');
+    expect(
+      judgeText(memory('Gina chose furniture for her store that her customers like.'), cozy!, { rule: half }),
+    ).toBe('no');
+  });
+
   it("a judge asking for the whole answer in order still needs this message's words", () => {
     const question = 'What types of yoga has Maria practiced?';
     const read = (text: string) =>

@@ -70,6 +70,8 @@ export interface CriticalInfo {
   goldenTermCount: number;
   /** The golden answer's content words (keys), for F1 rules. */
   goldenKeys: string[];
+  /** The golden answer's content words, for the judge's count of a memory standing in for this message (`keepsOwnShare`). */
+  goldenTerms: Term[];
   /** The golden answer's time span, when it is a time the evidence states. */
   answerSpan: DaySpan | null;
   /** A dated golden answer's time words and numbers ("may", "7", "2023"), for rules reading dates as words. */
@@ -539,6 +541,7 @@ function noCriticalInfo(evidence: Said, entities: string[]): CriticalInfo {
     answerTerms: [],
     goldenTermCount: 0,
     goldenKeys: [],
+    goldenTerms: [],
     answerSpan: null,
     dateTerms: [],
     answerRelative: null,
@@ -588,6 +591,7 @@ function goldenInfo(r: EvidenceReading, golden: string): CriticalInfo {
     answerTerms,
     goldenTermCount: g.terms.length,
     goldenKeys: g.terms.map((t) => t.key),
+    goldenTerms: g.terms,
     answerSpan,
     dateTerms: g.dateTerms,
     answerRelative,
@@ -643,16 +647,8 @@ function keepsWholeAnswer(terms: Term[], c: CriticalInfo, options: CriticalOptio
 
 /** How many of the answer's words the text keeps, by the rule's kind of match. */
 function answerWordsKept(terms: Term[], c: CriticalInfo, options: CriticalOptions): number {
-  return weighed(
-    c.answerTerms.map((t) => t.key),
-    keptAnswerKeys(terms, c, options),
-  );
-}
-
-/** The answer's words (keys) the text keeps, by the rule's kind of match. */
-function keptAnswerKeys(terms: Term[], c: CriticalInfo, options: CriticalOptions): Set<string> {
   const level = (options.rule ?? PRIOR_ANSWER_RULE).words;
-  return new Set(c.answerTerms.filter((t) => present(t, terms, level, options)).map((t) => t.key));
+  return c.answerTerms.filter((t) => present(t, terms, level, options)).length;
 }
 
 /** Does the text keep a time the evidence stated (for questions about time whose answer is no date)? */
@@ -685,7 +681,7 @@ export function keepsAnswer(
   if (c.eventTimes.length && !keepsEventTime(said, c)) return false;
   if (c.answerTerms.length === 0) return true;
   if (rule.kind === 'f1') return windowF1(said.text, c.goldenKeys) >= (rule.minShare ?? 0);
-  if (!keepsOwnShare(rule, c, keptAnswerKeys(terms, c, options))) return false;
+  if (!keepsOwnShare(rule, c, terms, options)) return false;
   return (
     rule.kind !== 'phrase' ||
     c.phrase.length < 2 ||
@@ -707,16 +703,13 @@ export function keepsAnswer(
  * answer a message must keep just what the others lack ("Bailey"). A message the others never
  * need (they reach the share wherever it does) asks for nothing.
  */
-function keepsOwnShare(rule: AnswerRule, c: CriticalInfo, kept: ReadonlySet<string>): boolean {
+function keepsOwnShare(rule: AnswerRule, c: CriticalInfo, terms: Term[], options: CriticalOptions): boolean {
   const whole = wordsNeeded(rule, c.goldenTermCount, c.goldenTermCount);
   const needed = rule.kind === 'words' && rule.minShare !== null ? neededBeside(c, whole) : null;
   if (needed === null)
-    return (
-      weighed(
-        c.answerTerms.map((t) => t.key),
-        kept,
-      ) >= wordsNeeded(rule, c.answerTerms.length, c.goldenTermCount)
-    );
+    return answerWordsKept(terms, c, options) >= wordsNeeded(rule, c.answerTerms.length, c.goldenTermCount);
+  // Standing in, the text counts as the judge counts: any of the answer's words it holds.
+  const kept = new Set(c.goldenTerms.filter((t) => present(t, terms, rule.words, options)).map((t) => t.key));
   return needed.every((beside) => weighed(c.goldenKeys, union(beside, kept)) >= whole);
 }
 
