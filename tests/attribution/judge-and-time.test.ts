@@ -482,6 +482,27 @@ describe('an answer told across several messages', () => {
     ).toBe('no');
   });
 
+  it('each message is read as the judge reads it: by its kind of match', () => {
+    // Under half of the words as written, "I bought a cross necklace" holds two of six ("buy" is
+    // not "bought"): it answers only beside "joined a nearby church" (one more), so its memory needs
+    // just "cross necklace".
+    const question = 'What has Maria done to feel closer to her faith?';
+    const read = (text: string) =>
+      criticalInfo({ text, day: null, speaker: 'maria' }, question, [
+        'Join a local church, buy a cross necklace',
+      ]);
+    const [necklace] = withOthers([
+      read('And I bought a cross necklace to feel closer to my faith, which has made me happy.'),
+      read('Just yesterday I joined a nearby church. I wanted to feel closer to my faith.'),
+    ]);
+    const surface = { ...half, words: 'surface' } as const;
+    const kept = memory('Maria bought a cross necklace to feel closer to her faith.');
+    expect(judgeText(kept, necklace!, { rule: surface })).toBe('yes');
+    expect(
+      judgeText(memory('Maria bought a necklace to feel closer to her faith.'), necklace!, { rule: surface }),
+    ).toBe('no');
+  });
+
   it("a judge asking for the whole answer in order still needs this message's words", () => {
     const question = 'What types of yoga has Maria practiced?';
     const read = (text: string) =>

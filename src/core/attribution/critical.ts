@@ -97,11 +97,13 @@ export interface CriticalInfo {
   part: string | null;
   /** The whole golden answer as written (token rules read it whole). */
   golden: string;
+  /** The evidence message's content words (what a judge would read in it). */
+  messageTerms: Term[];
   /**
-   * The answer words (keys) each of the case's other evidence messages states (`withOthers`):
-   * a judge counting a share of the answer's words takes them with what a memory keeps of this one.
+   * The content words of each of the case's other evidence messages (`withOthers`): a judge
+   * counting a share of the answer's words takes theirs with what a memory keeps of this one.
    */
-  others: string[][];
+  others: Term[][];
 }
 
 const TIME_WORDS = new Set(
@@ -552,6 +554,7 @@ function noCriticalInfo(evidence: Said, entities: string[]): CriticalInfo {
     phrase: [],
     part: null,
     golden: '',
+    messageTerms: [],
     others: [],
   };
 }
@@ -604,6 +607,7 @@ function goldenInfo(r: EvidenceReading, golden: string): CriticalInfo {
       .filter((k) => answerTerms.some((t) => t.key === k)),
     part: null,
     golden,
+    messageTerms: evTerms,
     others: [],
   };
 }
@@ -705,11 +709,14 @@ export function keepsAnswer(
  */
 function keepsOwnShare(rule: AnswerRule, c: CriticalInfo, terms: Term[], options: CriticalOptions): boolean {
   const whole = wordsNeeded(rule, c.goldenTermCount, c.goldenTermCount);
-  const needed = rule.kind === 'words' && rule.minShare !== null ? neededBeside(c, whole) : null;
+  // Every text is read as the judge reads it: the answer's words it holds, by the rule's kind of match.
+  const held = (ts: Term[]) =>
+    new Set(c.goldenTerms.filter((t) => present(t, ts, rule.words, options)).map((t) => t.key));
+  const needed =
+    rule.kind === 'words' && rule.minShare !== null ? neededBeside(c, whole, rule.words, held) : null;
   if (needed === null)
     return answerWordsKept(terms, c, options) >= wordsNeeded(rule, c.answerTerms.length, c.goldenTermCount);
-  // Standing in, the text counts as the judge counts: any of the answer's words it holds.
-  const kept = new Set(c.goldenTerms.filter((t) => present(t, terms, rule.words, options)).map((t) => t.key));
+  const kept = held(terms);
   return needed.every((beside) => weighed(c.goldenKeys, union(beside, kept)) >= whole);
 }
 
@@ -721,25 +728,32 @@ const MAX_OTHERS = 8;
  * `keepsOwnShare`), or null when that test does not apply: no others, too many, or all the
  * evidence together short of the share (then the message keeps its own share).
  */
-function neededBeside(c: CriticalInfo, whole: number): Set<string>[] | null {
+function neededBeside(
+  c: CriticalInfo,
+  whole: number,
+  level: string,
+  held: (ts: Term[]) => Set<string>,
+): Set<string>[] | null {
   if (c.others.length === 0 || c.others.length > MAX_OTHERS) return null;
-  const known = besideMemo.get(c)?.get(whole);
+  const key = `${whole} ${level}`;
+  const known = besideMemo.get(c)?.get(key);
   if (known !== undefined) return known;
-  const sets = besideSets(c, whole);
-  besideMemo.set(c, (besideMemo.get(c) ?? new Map()).set(whole, sets));
+  const sets = besideSets(c, whole, held);
+  besideMemo.set(c, (besideMemo.get(c) ?? new Map()).set(key, sets));
   return sets;
 }
 
-/** `neededBeside` per evidence reading and share (a unit test asks it of every unit read). */
-const besideMemo = new WeakMap<CriticalInfo, Map<number, Set<string>[] | null>>();
+/** `neededBeside` per evidence reading, share and kind of match (a unit test asks it of every unit read). */
+const besideMemo = new WeakMap<CriticalInfo, Map<string, Set<string>[] | null>>();
 
-function besideSets(c: CriticalInfo, whole: number): Set<string>[] | null {
-  const own = new Set(c.answerTerms.map((t) => t.key));
+function besideSets(c: CriticalInfo, whole: number, held: (ts: Term[]) => Set<string>): Set<string>[] | null {
+  const own = held(c.messageTerms);
+  const others = c.others.map(held);
   const reaches = (keys: ReadonlySet<string>) => weighed(c.goldenKeys, keys) >= whole;
-  if (!reaches(union(new Set(c.others.flat()), own))) return null;
+  if (!reaches(union(new Set(others.flatMap((o) => [...o])), own))) return null;
   const out: Set<string>[] = [];
-  for (let mask = 0; mask < 1 << c.others.length; mask++) {
-    const beside = new Set(c.others.filter((_, i) => mask & (1 << i)).flat());
+  for (let mask = 0; mask < 1 << others.length; mask++) {
+    const beside = new Set(others.filter((_, i) => mask & (1 << i)).flatMap((o) => [...o]));
     if (!reaches(beside) && reaches(union(beside, own))) out.push(beside);
   }
   return out;
@@ -752,14 +766,14 @@ const weighed = (words: readonly string[], keys: ReadonlySet<string>) =>
 const union = (a: ReadonlySet<string>, b: ReadonlySet<string>) => new Set([...a, ...b]);
 
 /**
- * The critical information of each of a case's evidence messages, each with the answer words
- * the others state (`others`).
+ * The critical information of each of a case's evidence messages, each with the words of the
+ * others (`others`).
  */
 export function withOthers(infos: readonly (CriticalInfo | null)[]): (CriticalInfo | null)[] {
   return infos.map((c, i) => {
     if (!c || c.part !== null) return c;
     const others = infos.flatMap((o, j) =>
-      j === i || !o || o.golden !== c.golden || o.part !== null ? [] : [o.answerTerms.map((t) => t.key)],
+      j === i || !o || o.golden !== c.golden || o.part !== null ? [] : [o.messageTerms],
     );
     return { ...c, others };
   });

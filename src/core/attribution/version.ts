@@ -7,7 +7,9 @@
  * fault-injected sample; @4: `copied-into-context` gone,
  * thresholds chosen with each kind of data weighing the same; @5: `whole-memory`, a short unit
  * read whole under a learned judge; @6: a retrieved item made of dated
- * records read record by record, as the store reads them): a stored verdict carrying another version (or none) was
+ * records read record by record, as the store reads them; @7: a memory keeps an evidence message
+ * when it can stand in for it under a share-of-words judge, and the calibration table is fitted on
+ * every dev verdict): a stored verdict carrying another version (or none) was
  * made by older code and is re-attributed or shown as stale.
  */
-export const ATTRIBUTOR_VERSION = 'stage-walk@6';
+export const ATTRIBUTOR_VERSION = 'stage-walk@7';
