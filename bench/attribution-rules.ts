@@ -3,12 +3,13 @@
  * (dev and held-out parts apart, per type, micro and macro), the naive stage rule, the effect
  * of turning each rule off, the thresholds chosen on the dev parts and scored on the others,
  * and the calibration of `confidence` (ECE over 10 bins, accuracy of the most confident half).
- * Writes the section "Attribution rules, ablation and calibration" of bench/RESULTS.md and,
- * with `--write-calibration`, src/core/attribution/calibration-table.ts from the dev parts.
+ * Writes the section "Attribution rules, ablation and calibration" of bench/RESULTS.md (its
+ * calibration rows are fitted on this sample; the shipped table is fitted on every dev verdict
+ * by bench/attribution-generalisation.ts --write-calibration).
  *
  * `npx tsx bench/attribution-rules.ts [--sets llm,faultbench,shared,memeval]
  *   [--rules offline,containment,token-f1,half-words] [--per-design 1] [--fault-files 3]
- *   [--cases-per-file 20] [--write-calibration]`
+ *   [--cases-per-file 20]`
  *
  * Sets: `memeval` (people's labels of real Mem0 failures; type accuracy is the figure), `shared`
  * (the smartcomment toolkit's own files), `llm` (LLM-written memories under each judge rule,
@@ -21,7 +22,7 @@
  * the default verdicts with their calibration keys as JSON (to study the calibration).
  */
 import { writeFileSync } from 'node:fs';
-import { basename, resolve } from 'node:path';
+import { basename } from 'node:path';
 import { parseArgs } from 'node:util';
 import { judgePoolOf } from '../src/cli/attribution-setup.ts';
 import { openTraceFile } from '../src/cli/files.ts';
@@ -52,7 +53,7 @@ import {
   type Source,
   setSources,
 } from './attribution-sets.ts';
-import { halvings, levelsOf, outOfFold, tableOf, writeCalibrationTable } from './calibration-fit.ts';
+import { halvings, levelsOf, outOfFold, tableOf } from './calibration-fit.ts';
 import { calibrationStats, machineFacts, writeResultsSection } from './stats-util.ts';
 
 const { values } = parseArgs({
@@ -62,14 +63,12 @@ const { values } = parseArgs({
     'per-design': { type: 'string', default: '1' },
     'fault-files': { type: 'string', default: '3' },
     'cases-per-file': { type: 'string', default: '20' },
-    'write-calibration': { type: 'boolean', default: false },
     'default-only': { type: 'boolean', default: false },
     outcomes: { type: 'string' },
   },
 });
 const machine = machineFacts();
 const started = performance.now();
-const ROOT = resolve(import.meta.dirname, '..');
 
 /** A variant of the settings: the default, a rule off, or another threshold. */
 interface Variant {
@@ -495,11 +494,9 @@ for (const [k, v] of Object.entries(devTable).sort())
 const minutes = (performance.now() - started) / 60000;
 lines.push(
   '',
-  `${outcomes.length} verdicts (${defaults.length} cases × variants) in ${minutes.toFixed(1)} min. Measured with \`npx tsx bench/attribution-rules.ts --sets ${values.sets} --per-design ${values['per-design']} --fault-files ${values['fault-files']} --cases-per-file ${values['cases-per-file']}${values['write-calibration'] ? ' --write-calibration' : ''}\`. Machine: ${machine}.`,
+  `${outcomes.length} verdicts (${defaults.length} cases × variants) in ${minutes.toFixed(1)} min. Measured with \`npx tsx bench/attribution-rules.ts --sets ${values.sets} --per-design ${values['per-design']} --fault-files ${values['fault-files']} --cases-per-file ${values['cases-per-file']}\`. Machine: ${machine}.`,
 );
 if (values.outcomes)
   writeFileSync(values.outcomes, JSON.stringify(defaults.map(({ src, ...o }) => ({ ...src, ...o }))));
 writeResultsSection('Attribution rules, ablation and calibration', lines.join('\n'));
-if (values['write-calibration'])
-  writeCalibrationTable(ROOT, devTable, 'bench/attribution-rules.ts --write-calibration');
 console.log(lines.join('\n'));

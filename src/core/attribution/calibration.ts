@@ -1,7 +1,7 @@
 /**
  * Calibrated confidence: the share of development verdicts decided the same way that were
- * right (`CALIBRATION`, written by `bench/attribution-rules.ts --write-calibration` from the
- * development parts of every labelled set). A verdict is described at three levels, coarse to
+ * right (`CALIBRATION`, fitted on every development verdict of every labelled set and written
+ * by `bench/attribution-generalisation.ts --write-calibration`). A verdict is described at three levels, coarse to
  * fine: where its carrying test came from (the trace's `judge`, or the `prior`); the rule that
  * decided it (and whether the evidence stated the answer); and, for an evidence-flow verdict,
  * the band of its own score (how well the test reproduced the judge × how clearly the answer
