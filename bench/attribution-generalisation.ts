@@ -339,7 +339,7 @@ function fitCalibration(os: Outcome[]) {
     );
   });
   const fitted = new Map(verdicts.map((v, i) => [v.o, reps.map((cs) => cs[i])]));
-  return { table: tableOf(fit), fitted, verdicts };
+  return { table: tableOf(fit), fitted };
 }
 
 /** `n | ECE shipped / fitted | most confident half shipped / fitted | uncertain (fitted)` of these cases. */

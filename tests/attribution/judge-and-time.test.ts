@@ -420,14 +420,14 @@ describe('an answer told across several messages', () => {
   const half = { kind: 'words', minShare: 0.5, words: 'lemma', finerDates: true, dates: 'span' } as const;
   const every = { ...half, minShare: 1 } as const;
   const memory = (text: string) => ({ text, day: null, speaker: null });
+  /** The critical information of each of several messages one person said, each knowing the others. */
+  const messages = (question: string, golden: string, speaker: string, texts: string[]) =>
+    withOthers(texts.map((text) => criticalInfo({ text, day: null, speaker }, question, [golden])));
 
   // "Oliver, Luna, Bailey": one message names Luna and Oliver, the other Bailey and Oliver.
-  const pets = "What are Melanie's pets' names?";
-  const readPets = (text: string) =>
-    criticalInfo({ text, day: null, speaker: 'melanie' }, pets, ['Oliver, Luna, Bailey']);
-  const [, bailey] = withOthers([
-    readPets('Luna and Oliver! They are so sweet and playful, my pets liven up the house.'),
-    readPets('We got another cat named Bailey too. Here is a pic of Oliver, my other pet.'),
+  const [, bailey] = messages("What are Melanie's pets' names?", 'Oliver, Luna, Bailey', 'melanie', [
+    'Luna and Oliver! They are so sweet and playful, my pets liven up the house.',
+    'We got another cat named Bailey too. Here is a pic of Oliver, my other pet.',
   ]);
   const baileyOnly = memory('Melanie has pets including another cat named Bailey.');
   const baileyAndOliver = memory('Melanie has pets named Bailey and Oliver.');
@@ -448,14 +448,16 @@ describe('an answer told across several messages', () => {
   it('a message that does not answer alone is needed beside each other one that does not either', () => {
     // Three activities, one a message: two of three answer under half, so each message is needed
     // beside either other one, and its memory must keep its own activity.
-    const question = 'What activities has Melanie done with her family?';
-    const read = (text: string) =>
-      criticalInfo({ text, day: null, speaker: 'melanie' }, question, ['Pottery, painting, camping']);
-    const [pottery] = withOthers([
-      read('The kids loved the pottery workshop with the family.'),
-      read('We love painting together as a family lately.'),
-      read('We went camping with the family two weekends ago.'),
-    ]);
+    const [pottery] = messages(
+      'What activities has Melanie done with her family?',
+      'Pottery, painting, camping',
+      'melanie',
+      [
+        'The kids loved the pottery workshop with the family.',
+        'We love painting together as a family lately.',
+        'We went camping with the family two weekends ago.',
+      ],
+    );
     expect(
       judgeText(memory('Melanie did a pottery workshop with her family.'), pottery!, { rule: half }),
     ).toBe('yes');
@@ -467,13 +469,15 @@ describe('an answer told across several messages', () => {
   it("standing in, a memory counts any of the answer's words, as the judge does", () => {
     // "cozy and comfortable": one message says cozy (and "comfy"), the other comfortable. Either
     // word is half the answer, so a memory saying "comfortable" answers where the first message did.
-    const question = 'What did Gina want her customers to feel in her store?';
-    const read = (text: string) =>
-      criticalInfo({ text, day: null, speaker: 'gina' }, question, ['cozy and comfortable']);
-    const [cozy] = withOthers([
-      read('I wanted my customers to feel cozy in the store, and the furniture is comfy too.'),
-      read('Making the store comfortable for my customers is key.'),
-    ]);
+    const [cozy] = messages(
+      'What did Gina want her customers to feel in her store?',
+      'cozy and comfortable',
+      'gina',
+      [
+        'I wanted my customers to feel cozy in the store, and the furniture is comfy too.',
+        'Making the store comfortable for my customers is key.',
+      ],
+    );
     expect(cozy?.answerTerms.map((t) => t.key)).toEqual(['cozy']);
     const comfortable = memory('Gina chose furniture for her store that makes customers feel comfortable.');
     expect(judgeText(comfortable, cozy!, { rule: half })).toBe('yes');
@@ -486,15 +490,15 @@ describe('an answer told across several messages', () => {
     // Under half of the words as written, "I bought a cross necklace" holds two of six ("buy" is
     // not "bought"): it answers only beside "joined a nearby church" (one more), so its memory needs
     // just "cross necklace".
-    const question = 'What has Maria done to feel closer to her faith?';
-    const read = (text: string) =>
-      criticalInfo({ text, day: null, speaker: 'maria' }, question, [
-        'Join a local church, buy a cross necklace',
-      ]);
-    const [necklace] = withOthers([
-      read('And I bought a cross necklace to feel closer to my faith, which has made me happy.'),
-      read('Just yesterday I joined a nearby church. I wanted to feel closer to my faith.'),
-    ]);
+    const [necklace] = messages(
+      'What has Maria done to feel closer to her faith?',
+      'Join a local church, buy a cross necklace',
+      'maria',
+      [
+        'And I bought a cross necklace to feel closer to my faith, which has made me happy.',
+        'Just yesterday I joined a nearby church. I wanted to feel closer to my faith.',
+      ],
+    );
     const surface = { ...half, words: 'surface' } as const;
     const kept = memory('Maria bought a cross necklace to feel closer to her faith.');
     expect(judgeText(kept, necklace!, { rule: surface })).toBe('yes');
@@ -504,12 +508,9 @@ describe('an answer told across several messages', () => {
   });
 
   it("a judge asking for the whole answer in order still needs this message's words", () => {
-    const question = 'What types of yoga has Maria practiced?';
-    const read = (text: string) =>
-      criticalInfo({ text, day: null, speaker: 'maria' }, question, ['Aerial, kundalini']);
-    const [aerial] = withOthers([
-      read('I took an aerial yoga class with my friends.'),
-      read('Kundalini yoga has been great for me lately.'),
+    const [aerial] = messages('What types of yoga has Maria practiced?', 'Aerial, kundalini', 'maria', [
+      'I took an aerial yoga class with my friends.',
+      'Kundalini yoga has been great for me lately.',
     ]);
     const phrase = { ...half, kind: 'phrase', minShare: 1 } as const;
     expect(judgeText(memory('Maria took a yoga class with her friends'), aerial!, { rule: phrase })).toBe(
