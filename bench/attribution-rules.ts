@@ -34,6 +34,7 @@ import {
   calibrationKeys,
   confidenceFrom,
   DEFAULT_STAGE_SETTINGS,
+  FLOW_RULES,
   PRIOR_WEIGHT,
   SCORE_BANDS,
   STAGE_RULES,
@@ -80,8 +81,6 @@ const on = (off: StageRuleId[], more: Partial<StageSettings> = {}): StageSetting
   ...more,
   off: new Set(off),
 });
-/** Evidence-flow's own rules (ablated on traces with a learned judge); the walk's are the rest. */
-const FLOW_RULES: StageRuleId[] = ['whole-memory'];
 const WALK_RULES = STAGE_RULES.map((r) => r.id).filter(
   (id) => id !== 'learned-judge' && id !== 'states-answer' && !FLOW_RULES.includes(id),
 );

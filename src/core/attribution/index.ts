@@ -65,7 +65,13 @@ export {
   traceJudgeFit,
 } from './judge-fit.ts';
 export { profileOf } from './profiles.ts';
-export { DEFAULT_STAGE_SETTINGS, STAGE_RULES, type StageRuleId, type StageSettings } from './rules.ts';
+export {
+  DEFAULT_STAGE_SETTINGS,
+  FLOW_RULES,
+  STAGE_RULES,
+  type StageRuleId,
+  type StageSettings,
+} from './rules.ts';
 export { STAGE_VOTES } from './stage-judge.ts';
 export {
   type AgentCheckpoint,

@@ -145,6 +145,9 @@ export const STAGE_RULES: readonly StageRule[] = [
   },
 ];
 
+/** The rules only evidence-flow reads (under a learned judge); the stage walk's are the others after `states-answer`. */
+export const FLOW_RULES: readonly StageRuleId[] = ['whole-memory'];
+
 /** The table's text for a rule id a result names (`flow:<type>` is evidence-flow's verdict under a learned judge). */
 export function ruleTest(id: string): string {
   if (id.startsWith('flow:'))
