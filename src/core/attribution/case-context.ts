@@ -267,6 +267,29 @@ export function caseContext(g: TraceGraph, c: TraceCase): CaseContext {
   };
 }
 
+/**
+ * The question-time op that chose from the store what reached the answer's context: of the
+ * question-time ops on the way to the context, the latest that reads the store — it could still
+ * have brought what was left out, while a rerank after it reads only what it chose, so cannot
+ * drop what it never got. -1 when none reads it.
+ */
+export function storeSelector(g: TraceGraph, cx: CaseContext): number {
+  const asked = new Set(cx.questionOps);
+  const read = new Set(cx.storeRead);
+  const chain = new Set<number>();
+  const queue = cx.context.flatMap((v) => producersOf(g, v)).filter((o) => asked.has(o));
+  for (let i = 0; i < queue.length; i++) {
+    if (chain.has(queue[i])) continue;
+    chain.add(queue[i]);
+    for (const v of opStructure(g, queue[i]).inputs)
+      for (const p of producersOf(g, v)) if (asked.has(p) && !chain.has(p)) queue.push(p);
+  }
+  const readers = [...chain].filter(
+    (o) => cx.untracedInputs.has(o) || opStructure(g, o).inputs.some((v) => read.has(v)),
+  );
+  return readers.reduce((best, o) => (best < 0 || g.opRank[o] > g.opRank[best] ? o : best), -1);
+}
+
 /** The question, what derives from it, the prediction, the op that answered, and what it read besides. */
 function answerSide(
   g: TraceGraph,

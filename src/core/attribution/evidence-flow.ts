@@ -27,7 +27,13 @@ import { sentences } from '../text/index.ts';
 import { type ErrorType, isMessageCategory } from '../trace/index.ts';
 import { type AnswerRule, accepts, describeAnswerRule } from './answer-rule.ts';
 import { type Carriers, EMPTY_VALUE, followEvidence, type PassOptions } from './carriers.ts';
-import { type CaseContext, caseContext, type IndexRemoval, untraceable } from './case-context.ts';
+import {
+  type CaseContext,
+  caseContext,
+  type IndexRemoval,
+  storeSelector,
+  untraceable,
+} from './case-context.ts';
 import { termOf, withOthers } from './critical.ts';
 import {
   copiedInto,
@@ -169,11 +175,15 @@ function retrievalLoss(g: TraceGraph, cx: CaseContext, ev: number, flow: Flow, h
   const asked = new Set(cx.questionOps);
   const producers = cx.context.flatMap((v) => producersOf(g, v)).filter((o) => o !== cx.answerOp);
   const ours = producers.filter((o) => asked.has(o));
+  // Held in the store, never read at question time: the op that chose from the store left it out.
+  const selector = storeSelector(g, cx);
   const op = flow.questionDrops.length
     ? flow.questionDrops[0]
-    : ours.length
-      ? earliest(g, ours)
-      : latestBefore(g, producers.length ? producers : cx.questionOps, cx.answerOp);
+    : selector >= 0
+      ? selector
+      : ours.length
+        ? earliest(g, ours)
+        : latestBefore(g, producers.length ? producers : cx.questionOps, cx.answerOp);
   return {
     evidence: ev,
     type: 'RetrievalError',

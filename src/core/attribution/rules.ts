@@ -111,9 +111,11 @@ export const STAGE_RULES: readonly StageRule[] = [
   },
   {
     id: 'store-states',
-    tests: 'a unit of the store at question time states the answer, the context does not',
+    tests:
+      'a unit of the store at question time states the answer, the context does not; blamed: the question-time op that wrote the context, or — when no question-time op read the stating unit — the latest one on the way to the context that reads the store',
     threshold: null,
-    reason: 'the memory had it and the question-time ops did not bring it (RetrievalError)',
+    reason:
+      'the memory had it and the question-time ops did not bring it (RetrievalError); an op after the search (a rerank, a filter) reads only what the search chose, so it cannot drop what it never got',
   },
   {
     id: 'memory-lost',

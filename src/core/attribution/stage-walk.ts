@@ -25,7 +25,7 @@ import { getOrSet } from '../maps.ts';
 import { contentTerms } from '../nlp/index.ts';
 import { type ErrorType, firstMark, isMessageCategory, parseValue } from '../trace/index.ts';
 import { type AnswerRule, accepts } from './answer-rule.ts';
-import { type CaseContext, caseContext } from './case-context.ts';
+import { type CaseContext, caseContext, storeSelector } from './case-context.ts';
 import { answerFeatures, type CriticalOptions } from './critical.ts';
 import {
   copiedInto,
@@ -502,6 +502,12 @@ export function retrievalCandidate(g: TraceGraph, op: number, reason: string): C
   return op < 0 ? null : { op_id: g.opId[op], error_type: 'RetrievalError', score: 0, reason };
 }
 
+/** No question-time op read the stating unit: the op that chose from the store left it out (`storeSelector`). */
+function storeLeftOut(g: TraceGraph, cx: CaseContext, held: QuotedUnit): boolean {
+  const v = g.varIndex.get(held.var_id);
+  return v !== undefined && !cx.storeRead.includes(v) && storeSelector(g, cx) >= 0;
+}
+
 /** The question-time op that wrote the answer's context (-1 when the context is the store itself). */
 export function retrievalOp(g: TraceGraph, cx: CaseContext): number {
   const writers = cx.context.flatMap((v) => producersOf(g, v)).filter((o) => cx.questionOps.includes(o));
@@ -548,7 +554,7 @@ function retrievalVerdict(
   count: number,
   rules: StageRuleId[],
 ): StageVerdict {
-  const op = retrievalOp(g, cx);
+  const op = storeLeftOut(g, cx, held) ? storeSelector(g, cx) : retrievalOp(g, cx);
   const blamed = op >= 0 ? op : cx.answerOp;
   return {
     error_type: op >= 0 ? 'RetrievalError' : 'ResponseError',
