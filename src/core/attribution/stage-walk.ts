@@ -503,9 +503,9 @@ export function retrievalCandidate(g: TraceGraph, op: number, reason: string): C
 }
 
 /** No question-time op read the stating unit: the op that chose from the store left it out (`storeSelector`). */
-function storeLeftOut(g: TraceGraph, cx: CaseContext, held: QuotedUnit): boolean {
+function unread(g: TraceGraph, cx: CaseContext, held: QuotedUnit): boolean {
   const v = g.varIndex.get(held.var_id);
-  return v !== undefined && !cx.storeRead.includes(v) && storeSelector(g, cx) >= 0;
+  return v !== undefined && !cx.storeRead.includes(v);
 }
 
 /** The question-time op that wrote the answer's context (-1 when the context is the store itself). */
@@ -554,7 +554,8 @@ function retrievalVerdict(
   count: number,
   rules: StageRuleId[],
 ): StageVerdict {
-  const op = storeLeftOut(g, cx, held) ? storeSelector(g, cx) : retrievalOp(g, cx);
+  const selector = unread(g, cx, held) ? storeSelector(g, cx) : -1;
+  const op = selector >= 0 ? selector : retrievalOp(g, cx);
   const blamed = op >= 0 ? op : cx.answerOp;
   return {
     error_type: op >= 0 ? 'RetrievalError' : 'ResponseError',
