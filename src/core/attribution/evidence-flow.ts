@@ -176,7 +176,7 @@ function retrievalLoss(g: TraceGraph, cx: CaseContext, ev: number, flow: Flow, h
   const producers = cx.context.flatMap((v) => producersOf(g, v)).filter((o) => o !== cx.answerOp);
   const ours = producers.filter((o) => asked.has(o));
   // Held in the store, never read at question time: the op that chose from the store left it out.
-  const selector = storeSelector(g, cx);
+  const selector = flow.questionDrops.length ? -1 : storeSelector(g, cx);
   const op = flow.questionDrops.length
     ? flow.questionDrops[0]
     : selector >= 0
