@@ -21,6 +21,7 @@ import { listCases } from '../../src/core/cases/index.ts';
 import { buildGraph } from '../../src/core/graph/index.ts';
 import { referenceDay } from '../../src/core/nlp/index.ts';
 import { DocBuilder } from '../helpers/doc-builder.ts';
+import { searchThenRerank } from '../helpers/search-then-rerank.ts';
 
 const py = (s: string) => `'${s.replace(/'/g, "\\'")}'`;
 const pyList = (xs: string[]) => `[${xs.map(py).join(', ')}]`;
@@ -841,48 +842,17 @@ describe('cases that cannot be traced', () => {
   });
 });
 
-/**
- * A judged run whose failed question went through a search that read the memories it chose
- * (`chosen`) and a rerank that read only the search's list and kept all of it for the answer.
- */
-function searchThenRerank(memories: string[], chosen: number[]) {
-  const b = new DocBuilder();
-  history(b, 'half');
-  const msg = b.variable('D1:1', py(memories.join(' ')), {
-    category: 'message',
-    metadata: { timestamp: '4 May, 2023' },
-  });
-  const facts = b.variable('facts', pyList(memories), { category: 'facts' });
-  b.op('extract_facts', 'extraction', [msg], [facts]);
-  const mems = memories.map((m, i) => {
-    const v = b.variable(`mem-${i}`, py(m), { category: 'memory_entry' });
-    b.op('add_memory', 'update', [facts], [v]);
-    return v;
-  });
-  const query = b.variable('qa-1', py('Which country did Caroline move from?'), {
-    className: 'query',
-    category: 'message & query',
-  });
-  const listed = pyList(chosen.map((i) => memories[i]));
-  const candidates = b.variable('candidates', listed, { category: 'retrieved_memories' });
-  const search = b.op('lookup', 'retrieval', [query, ...chosen.map((i) => mems[i])], [candidates]);
-  const context = b.variable('reranked', listed, { category: 'retrieved_memories' });
-  const rerank = b.op('rerank', 'reranking', [candidates, query], [context]);
-  const pred = b.variable('pred-1', py('I do not know.'), { className: 'prediction', category: 'answer' });
-  b.op('answer', 'generation', [query, context], [pred]);
-  const gold = b.variable('gold-1', pyList(['Sweden']), { className: 'golden_answers', category: 'golden' });
-  const score = b.variable('score-1', '0.0', { className: 'judge_score', category: 'judge' });
-  b.op('llm-judge', 'evaluation', [query, pred, gold], [score]);
-  const g = buildGraph(b.doc);
-  const c = listCases(g).find((x) => x.queryId.includes('qa-1'));
-  if (!c) throw new Error('no case qa-1');
-  return { g, c: { ...c, evidenceIds: ['D1:1@1'] }, search, rerank };
-}
-
 describe('a memory no question-time op read (the judge learned)', () => {
   it('is the loss of the search that chose from the store, not of the rerank after it', async () => {
     const memories = ['Caroline moved from Sweden four years ago.', 'Caroline plays the acoustic guitar.'];
-    const r = searchThenRerank(memories, [1]);
+    const r = searchThenRerank({
+      memories,
+      chosen: [1],
+      kept: [0],
+      question: 'Which country did Caroline move from?',
+      golden: 'Sweden',
+      before: (b) => history(b, 'half'),
+    });
     const a = await attributeEvidenceFlow({ graph: r.g, case: r.c });
     expect(a.answer_rule?.source).toBe('fitted');
     expect(a.error_type).toBe('RetrievalError');

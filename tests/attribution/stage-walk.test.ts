@@ -21,6 +21,7 @@ import {
 import { casePath, listCases } from '../../src/core/cases/index.ts';
 import { buildGraph, openTrace, opStructure } from '../../src/core/graph/index.ts';
 import { DocBuilder } from '../helpers/doc-builder.ts';
+import { searchThenRerank } from '../helpers/search-then-rerank.ts';
 import { SHARED_DATA } from '../helpers/shared-data.ts';
 
 const py = (s: string) => `'${s.replace(/'/g, "\\'")}'`;
@@ -387,38 +388,6 @@ describe('a retrieved context read as the store is', () => {
   });
 });
 
-/**
- * A search that reads the memories it chose (`chosen`, indices into `memories`) and a rerank that
- * reads only the search's list and writes the answer's context (`kept`, indices into `chosen`).
- */
-function searchThenRerank(memories: string[], chosen: number[], kept: number[], q: string, golden: string) {
-  const b = new DocBuilder();
-  const msg = b.variable('D1:1', py(memories.join(' ')), {
-    category: 'message',
-    metadata: { timestamp: '4 May, 2023' },
-  });
-  const mems = memories.map((m, i) => {
-    const v = b.variable(`mem-${i}`, py(m), { category: 'memory_entry' });
-    b.op('add_memory', 'update', [msg], [v]);
-    return v;
-  });
-  const query = b.variable('qa-1', py(q), { className: 'query', category: 'message & query' });
-  const listed = chosen.map((i) => memories[i]);
-  const candidates = b.variable('candidates', pyList(listed), { category: 'retrieved_memories' });
-  const search = b.op('lookup', 'retrieval', [query, ...chosen.map((i) => mems[i])], [candidates]);
-  const context = b.variable('reranked', pyList(kept.map((i) => listed[i])), {
-    category: 'retrieved_memories',
-  });
-  const rerank = b.op('rerank', 'reranking', [candidates, query], [context]);
-  const pred = b.variable('pred-1', py('I do not know.'), { className: 'prediction', category: 'answer' });
-  b.op('answer', 'generation', [query, context], [pred]);
-  const gold = b.variable('gold-1', pyList([golden]), { className: 'golden_answers', category: 'golden' });
-  const score = b.variable('score-1', '0.0', { className: 'judge_score', category: 'judge' });
-  b.op('llm-judge', 'evaluation', [query, pred, gold], [score]);
-  const g = buildGraph(b.doc);
-  return { g, c: { ...listCases(g)[0], evidenceIds: ['D1:1@1'] }, search, rerank };
-}
-
 describe('which question-time op lost a memory the store held', () => {
   const memories = [
     'Caroline moved from Sweden four years ago.',
@@ -429,14 +398,14 @@ describe('which question-time op lost a memory the store held', () => {
 
   it('a memory the search never chose is the search’s loss, not the rerank’s after it', async () => {
     // The rerank read only the guitar and youth-center lines: it never had the Sweden memory.
-    const r = searchThenRerank(memories, [1, 2], [0, 1], q, 'Sweden');
+    const r = searchThenRerank({ memories, chosen: [1, 2], kept: [0, 1], question: q, golden: 'Sweden' });
     const a = await attributeStageWalk({ graph: r.g, case: r.c });
     expect(a.error_type).toBe('RetrievalError');
     expect(a.op_id).toBe(r.search);
   });
 
   it('a memory the search chose and the rerank dropped is the rerank’s loss', async () => {
-    const r = searchThenRerank(memories, [0, 1, 2], [1, 2], q, 'Sweden');
+    const r = searchThenRerank({ memories, chosen: [0, 1, 2], kept: [1, 2], question: q, golden: 'Sweden' });
     const a = await attributeStageWalk({ graph: r.g, case: r.c });
     expect(a.error_type).toBe('RetrievalError');
     expect(a.op_id).toBe(r.rerank);
