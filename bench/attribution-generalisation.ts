@@ -43,6 +43,7 @@ import { type BenchSummary, type ScoredCase, summarize } from '../src/core/bench
 import { listCases, systemOf } from '../src/core/cases/index.ts';
 import { caseKey, FILE_CHOICE, fileLabels, labelsFor } from '../src/core/labels/index.ts';
 import { JUDGE_RULES } from '../src/systems/index.ts';
+import { type Goal, type GoalCase, goalTable } from './attribution-goals.ts';
 import {
   benchEvidenceSetup,
   conversationOf,
@@ -399,6 +400,41 @@ function calibrationTable(
   return lines;
 }
 
+// ---- the issue's goals ---------------------------------------------------------------------
+
+/** The goals of issue 31 on these outcomes (`goalTable`), the calibration figures out of fold. */
+function issueGoals(os: Outcome[], fitted: Map<Outcome, number[]>): Goal[] {
+  const asGoal = (xs: Outcome[]): GoalCase[] =>
+    xs.map((o) => ({ ...o, naiveType: o.naive.type, fitted: fitted.get(o) }));
+  const people = asGoal(os.filter((o) => o.src.set === 'memeval'));
+  const label = "people's labels (memeval dev)";
+  const goals: Goal[] = [
+    { data: label, figure: 'ETA', bar: { op: '≥', value: 0.8 }, cases: people },
+    { data: label, figure: 'ETA − naive ETA', bar: { op: '≥', value: 0.1 }, cases: people },
+    { data: label, figure: 'ECE', bar: { op: '≤', value: 0.1 }, cases: people },
+    { data: label, figure: 'most confident half', bar: { op: '≥', value: 0.9 }, cases: people },
+  ];
+  const held = os.filter((o) => o.src.set === 'llm' && o.src.part === 'heldout');
+  for (const rule of [...new Set(held.map((o) => o.src.rule!))])
+    for (const design of [...new Set(held.map((o) => o.src.design!))].sort()) {
+      const cases = asGoal(held.filter((o) => o.src.rule === rule && o.src.design === design));
+      const data = `LLM-written, held out: judge rule ${rule}, ${design}`;
+      goals.push(
+        { data, figure: 'macro ETA', bar: { op: '≥', value: 0.85 }, cases },
+        { data, figure: 'ECE', bar: { op: '≤', value: 0.1 }, cases },
+        { data, figure: 'most confident half', bar: { op: '≥', value: 0.9 }, cases },
+      );
+    }
+  const fault = os.filter((o) => o.src.set === 'faultbench');
+  for (const [data, xs] of [
+    ['extractive fault-injected, all', fault],
+    ['extractive fault-injected, held-out conversations', fault.filter((o) => !isDev(o))],
+  ] as const)
+    for (const figure of ['macro ETA', 'macro OIA'] as const)
+      goals.push({ data, figure, bar: { op: '≥', value: 0.9 }, cases: asGoal(xs) });
+  return goals;
+}
+
 // ---- main ---------------------------------------------------------------------------------
 
 const all: Outcome[] = [];
@@ -498,6 +534,14 @@ sections.push(
     .map(
       ([k, v]) => `| ${k} | ${v.n} | ${v.right} | ${confidenceFrom(calib.table, levelsOf(k)).toFixed(2)} |`,
     ),
+  '',
+);
+sections.push(
+  '### Goals of issue 31, with 95 % intervals',
+  '',
+  `Each goal's figure on this run, its bar, and a 95 % percentile bootstrap interval (2,000 resamples of the cases, drawn within their labelled type; a calibration figure also draws one of the cross-fittings above, of which "value" is the mean). "the bar is inside the interval": cases like these could land on either side of it. Unseen design: every judge rule × design of the held-out conversations.`,
+  '',
+  ...goalTable(issueGoals(all, calib.fitted)),
   '',
 );
 if (values['write-calibration'])
