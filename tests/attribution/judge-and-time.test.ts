@@ -520,6 +520,64 @@ describe('an answer told across several messages', () => {
   });
 });
 
+describe('a memory keeps the answer in the words its message used', () => {
+  const memory = (text: string) => ({ text, day: null, speaker: null });
+  // The judge reads answers as written: "by dancing" needs "dancing". The message says "Dance":
+  // no stage after it could have kept "dancing", so a memory saying "Dance" loses nothing.
+  const asWritten = {
+    kind: 'phrase',
+    minShare: 1,
+    words: 'surface',
+    finerDates: true,
+    dates: 'span',
+  } as const;
+  const dance = criticalInfo(
+    {
+      text: 'Wow Jon, same here! Dance is pretty much my go-to for stress relief.',
+      day: null,
+      speaker: 'gina',
+    },
+    'How do Jon and Gina both like to destress?',
+    ['by dancing'],
+  );
+
+  it('"Dance is my go-to for stress relief" keeps what its message said of "by dancing"', () => {
+    expect(
+      judgeText(memory('Gina: Dance is pretty much my go-to for stress relief.'), dance, { rule: asWritten }),
+    ).toBe('yes');
+  });
+
+  it('a memory without that word still loses it', () => {
+    expect(
+      judgeText(memory('Gina: Music is pretty much her go-to for stress relief.'), dance, {
+        rule: asWritten,
+      }),
+    ).toBe('no');
+  });
+});
+
+describe('the part of a message that bears on the question is found by lemma', () => {
+  it('"Logging meals … your aching body" bears on "logged each meal … bodies ache", not "Sure, I will tell you"', async () => {
+    // A reply as golden answer (free text: followed by the message's own words). Only "tell" is
+    // shared as written, with the first sentence; the second shares "log", "meal", "food", "ache"…
+    // as lemmas. It was kept as a memory the search never chose: the search lost it.
+    const bearing = 'Logging meals helps me find patterns in the foods you ate and your aching body.';
+    const r = searchThenRerank({
+      message: `Sure, I will tell you. ${bearing}`,
+      memories: [bearing, 'Budi drives a taxi every day.'],
+      chosen: [1],
+      kept: [0],
+      question: 'Will you tell me what made my bodies ache after I logged each meal?',
+      golden:
+        'I will tell you: after a few days of logged meal photos every evening I can look for a pattern between what food you eat and the aches or tiredness you feel.',
+      before: (b) => history(b, 'half'),
+    });
+    const a = await attributeEvidenceFlow({ graph: r.g, case: r.c });
+    expect(a.error_type).toBe('RetrievalError');
+    expect(a.op_id).toBe(r.search);
+  });
+});
+
 describe('a name said only to the listener', () => {
   const bowl =
     'Caroline treasures a hand-painted bowl from a friend, which reminds her of art and self-expression.';

@@ -9,6 +9,8 @@ import { DocBuilder } from './doc-builder.ts';
 import { py, pyList } from './llm-memory-graph.ts';
 
 export interface SearchThenRerank {
+  /** The message the memories were extracted from (default: the memories joined). */
+  message?: string;
   memories: string[];
   /** Indices into `memories`: what the search read and listed. */
   chosen: number[];
@@ -24,7 +26,7 @@ export interface SearchThenRerank {
 export function searchThenRerank(o: SearchThenRerank) {
   const b = new DocBuilder();
   o.before?.(b);
-  const msg = b.variable('D1:1', py(o.memories.join(' ')), {
+  const msg = b.variable('D1:1', py(o.message ?? o.memories.join(' ')), {
     category: 'message',
     metadata: { timestamp: '4 May, 2023' },
   });

@@ -100,6 +100,12 @@ export interface CriticalInfo {
   /** The evidence message's content words (what a judge would read in it). */
   messageTerms: Term[];
   /**
+   * The evidence's own words for answer terms it states in another form of the same lemma ("dance"
+   * for the golden "dancing"), by the term's key: a text holding the evidence's word keeps the term
+   * as well as the evidence does — no stage is blamed for a form its input never had.
+   */
+  forms: ReadonlyMap<string, readonly Term[]>;
+  /**
    * The content words of each of the case's other evidence messages (`withOthers`): a judge
    * counting a share of the answer's words takes theirs with what a memory keeps of this one.
    */
@@ -317,6 +323,28 @@ function present(t: Term, terms: readonly Term[], level: WordMatch, o: CriticalO
   if (level === 'surface') return terms.some((u) => u.surface === t.surface);
   if (level === 'lemma') return terms.some((u) => u.key === t.key);
   return termPresent(t, terms as Term[], o.similar ?? null, o.answerSimilarity ?? ANSWER_SIMILARITY);
+}
+
+/** Does a text hold answer term `t` as `level` reads words, or the evidence's own word for it (`CriticalInfo.forms`)? */
+function keepsTerm(
+  t: Term,
+  terms: readonly Term[],
+  level: WordMatch,
+  c: CriticalInfo,
+  o: CriticalOptions,
+): boolean {
+  return present(t, terms, level, o) || (c.forms.get(t.key) ?? []).some((f) => present(f, terms, level, o));
+}
+
+/** The evidence's words for answer terms it states only in another form of the same lemma (`CriticalInfo.forms`). */
+function evidenceForms(stated: readonly Term[], evTerms: readonly Term[]): Map<string, Term[]> {
+  const forms = new Map<string, Term[]>();
+  for (const t of stated) {
+    if (evTerms.some((u) => u.surface === t.surface)) continue;
+    const own = evTerms.filter((u) => u.key === t.key);
+    if (own.length) forms.set(t.key, own);
+  }
+  return forms;
 }
 
 /** Does `keys` (a text's words) hold `phrase` as a run, in order? */
@@ -555,6 +583,7 @@ function noCriticalInfo(evidence: Said, entities: string[]): CriticalInfo {
     part: null,
     golden: '',
     messageTerms: [],
+    forms: new Map(),
     others: [],
   };
 }
@@ -608,6 +637,7 @@ function goldenInfo(r: EvidenceReading, golden: string): CriticalInfo {
     part: null,
     golden,
     messageTerms: evTerms,
+    forms: evidenceForms(answerTerms, evTerms),
     others: [],
   };
 }
@@ -652,7 +682,7 @@ function keepsWholeAnswer(terms: Term[], c: CriticalInfo, options: CriticalOptio
 /** How many of the answer's words the text keeps, by the rule's kind of match. */
 function answerWordsKept(terms: Term[], c: CriticalInfo, options: CriticalOptions): number {
   const level = (options.rule ?? PRIOR_ANSWER_RULE).words;
-  return c.answerTerms.filter((t) => present(t, terms, level, options)).length;
+  return c.answerTerms.filter((t) => keepsTerm(t, terms, level, c, options)).length;
 }
 
 /** Does the text keep a time the evidence stated (for questions about time whose answer is no date)? */
@@ -787,7 +817,7 @@ function keepsDateWords(said: Said, c: CriticalInfo, options: CriticalOptions, t
   const rule = options.rule ?? PRIOR_ANSWER_RULE;
   const want = [...c.answerTerms, ...c.dateTerms];
   const all = [...terms, ...contentTerms(dateWords(said, c.day, c.answerSpan).join(' '))];
-  const kept = want.filter((t) => present(t, all, rule.words, options)).length;
+  const kept = want.filter((t) => keepsTerm(t, all, rule.words, c, options)).length;
   return kept >= wordsNeeded(rule, want.length, c.goldenTermCount + c.dateTerms.length);
 }
 

@@ -230,17 +230,19 @@ function shinglesOf(words: string[]): Set<string> {
 /**
  * The part of an evidence message that bears on the question: the sentences that
  * share the most words with the question and golden answer (golden words count
- * double). A message of several sentences is often stored as several facts; the
+ * double), words compared by lemma ("Dance is my stress relief" bears on "by dancing").
+ * A message of several sentences is often stored as several facts; the
  * fact that matters holds this part. The whole text when no sentence overlaps.
  */
 export function evidenceCore(text: string, question: string, goldenAnswers: readonly string[]): string {
   const parts = sentences(text);
   if (parts.length <= 1) return text;
-  const q = new Set(contentTokens(question));
-  const gold = new Set(goldenAnswers.flatMap((x) => contentTokens(x)));
+  const keysOf = (t: string) => new Set(contentTerms(t).map((x) => x.key));
+  const q = keysOf(question);
+  const gold = keysOf(goldenAnswers.join(' '));
   const scores = parts.map((p) => {
     let s = 0;
-    for (const t of new Set(contentTokens(p))) s += (gold.has(t) ? 2 : 0) + (q.has(t) ? 1 : 0);
+    for (const k of keysOf(p)) s += (gold.has(k) ? 2 : 0) + (q.has(k) ? 1 : 0);
     return s;
   });
   const best = maxOf(scores);

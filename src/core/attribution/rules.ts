@@ -69,10 +69,10 @@ export const STAGE_RULES: readonly StageRule[] = [
   {
     id: 'states-answer',
     tests:
-      "a unit of text gives the golden answer under the trace's answer rule (fitted to its judge, else the prior: every word of a short answer, two in three of longer ones; a date answer as a date — also where dates are read as words: under token F1 the day a unit was written counts only when it is within the answer's time or the day the answer is written against; under a judge counting date words a relative time adds its words only when it is not outside the answer's time); with several evidence messages under a judge counting a share of the answer's words, a unit keeps a message when it can stand in for it: beside every set of the other messages that falls short of the share alone and reaches it with this one, the unit reaches it too, counting any of the answer's words it holds)",
+      "a unit of text gives the golden answer under the trace's answer rule (fitted to its judge, else the prior: every word of a short answer, two in three of longer ones; a date answer as a date — also where dates are read as words: under token F1 the day a unit was written counts only when it is within the answer's time or the day the answer is written against; under a judge counting date words a relative time adds its words only when it is not outside the answer's time); with several evidence messages under a judge counting a share of the answer's words, a unit keeps a message when it can stand in for it: beside every set of the other messages that falls short of the share alone and reaches it with this one, the unit reaches it too, counting any of the answer's words it holds); a unit holding the evidence message's own word for an answer word the message gives in another form of the same lemma (\"Dance\" for \"dancing\") keeps that word",
     threshold: null,
     reason:
-      'the one test every stage is put to, the same the judge applied to the prediction; a message is lost where the answer would have been right had that stage kept it, so a message that answers alone must be kept well enough to answer alone',
+      'the one test every stage is put to, the same the judge applied to the prediction; a message is lost where the answer would have been right had that stage kept it, so a message that answers alone must be kept well enough to answer alone — and no stage is held to a word form its input never had',
   },
   {
     id: 'whole-memory',

@@ -10,7 +10,8 @@
  * records read record by record, as the store reads them; @7: a memory keeps an evidence message
  * when it can stand in for it under a share-of-words judge, and the calibration table is fitted on
  * every dev verdict; @8: a retrieval loss of a unit no question-time op read is the op's that chose
- * from the store, not a later rerank's): a stored verdict carrying another version (or none) was
+ * from the store, not a later rerank's; @9: a unit is not held to an answer word's form its message
+ * never had, and the part of a message followed is found by lemma): a stored verdict carrying another version (or none) was
  * made by older code and is re-attributed or shown as stale.
  */
-export const ATTRIBUTOR_VERSION = 'stage-walk@8';
+export const ATTRIBUTOR_VERSION = 'stage-walk@9';
