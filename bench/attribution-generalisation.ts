@@ -539,7 +539,7 @@ sections.push(
 sections.push(
   '### Goals of issue 31, with 95 % intervals',
   '',
-  `Each goal's figure on this run, its bar, and a 95 % percentile bootstrap interval (2,000 resamples of the cases, drawn within their labelled type; a calibration figure also draws one of the cross-fittings above, of which "value" is the mean). "the bar is inside the interval": cases like these could land on either side of it. Unseen design: every judge rule × design of the held-out conversations.`,
+  `Each goal's figure on this run, its bar, and a 95 % percentile bootstrap interval (2,000 resamples of the cases, drawn within their labelled type; a calibration figure also draws one of the cross-fittings above, of which "value" is the mean). "the bar is inside the interval": cases like these could land on either side of it. Drawn within types, an interval cannot show how a type of one or two cases moves a macro figure (its smallest type is named); an ECE of a resample is biased upward, so its interval can sit above the value. Unseen design: every judge rule × design of the held-out conversations.`,
   '',
   ...goalTable(issueGoals(all, calib.fitted)),
   '',

@@ -71,6 +71,17 @@ const met = (bar: Bar, x: number) => (bar.op === '≥' ? x >= bar.value : x <= b
 const show = (figure: string, x: number) =>
   figure === 'ECE' ? x.toFixed(3) : `${figure.includes('−') && x >= 0 ? '+' : ''}${(100 * x).toFixed(1)} %`;
 
+/**
+ * For a macro figure, its smallest type's count: a type of one or two cases moves the mean by whole
+ * steps, which an interval drawn within types cannot show.
+ */
+function smallestType(g: Goal): string {
+  if (!g.figure.startsWith('macro')) return '';
+  const counts = new Map<string, number>();
+  for (const c of g.cases) counts.set(c.label_type, (counts.get(c.label_type) ?? 0) + 1);
+  return ` (smallest type: ${Math.min(...counts.values())})`;
+}
+
 /** The goals table: figure, bar, value, its 95 % interval, and whether the bar is met. */
 export function goalTable(goals: readonly Goal[]): string[] {
   const lines = [
@@ -86,7 +97,7 @@ export function goalTable(goals: readonly Goal[]): string[] {
     const inside = lo <= g.bar.value && g.bar.value <= hi;
     const verdict = `${met(g.bar, value) ? 'yes' : '**no**'}${inside ? ' (the bar is inside the interval)' : ''}`;
     lines.push(
-      `| ${g.data} | ${g.cases.length} | ${g.figure} | ${g.bar.op} ${show(g.figure, g.bar.value)} | ${show(g.figure, value)} | ${show(g.figure, lo)} – ${show(g.figure, hi)} | ${verdict} |`,
+      `| ${g.data} | ${g.cases.length} | ${g.figure}${smallestType(g)} | ${g.bar.op} ${show(g.figure, g.bar.value)} | ${show(g.figure, value)} | ${show(g.figure, lo)} – ${show(g.figure, hi)} | ${verdict} |`,
     );
   }
   return lines;

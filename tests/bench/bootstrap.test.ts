@@ -59,4 +59,18 @@ describe('the goals table', () => {
     // The naive rule is never right here: ETA − naive = ETA.
     expect(rows[2]).toContain('| +80.0 % |');
   });
+
+  it('names the smallest type of a macro figure: one case of a type moves it by whole steps', () => {
+    const oneUpdate = { ...scored(false), label_type: 'UpdateError' };
+    const [row] = goalTable([
+      {
+        data: 'mixed',
+        figure: 'macro ETA',
+        bar: { op: '≥', value: 0.85 },
+        cases: [scored(true), scored(true), oneUpdate],
+      },
+    ]).slice(2);
+    // Extraction 2 of 2, Update 0 of 1: the macro is (100 + 0) / 2.
+    expect(row).toContain('| macro ETA (smallest type: 1) | ≥ 85.0 % | 50.0 % |');
+  });
 });
