@@ -3,6 +3,7 @@
  * with a 95 % bootstrap interval (cases resampled within their labelled type), so a reader sees
  * both whether a bar is met and whether the cases measured could tell.
  */
+import { UNCERTAIN_BELOW } from '../src/core/attribution/index.ts';
 import { type ScoredCase, summarize } from '../src/core/bench/index.ts';
 import { bootstrapInterval } from './bootstrap.ts';
 import { type Calibrated, calibrationStats } from './stats-util.ts';
@@ -41,7 +42,7 @@ function calibration(xs: GoalCase[], pick: (reps: number) => number) {
     right: c.predicted_type === c.label_type,
     confidence: (c.fitted as number[])[rep],
   }));
-  return calibrationStats(rows, 0.5);
+  return calibrationStats(rows, UNCERTAIN_BELOW);
 }
 
 /** A calibration figure: on the whole set, its mean over the cross-fittings; in a resample, one drawn at random. */

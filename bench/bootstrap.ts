@@ -27,7 +27,12 @@ export function bootstrapInterval<T>(
   { reps = 2000, seed = 7, level = 0.95, stratumOf = () => '' }: BootstrapOptions<T> = {},
 ): [number, number] {
   const strata = new Map<string, T[]>();
-  for (const x of items) strata.set(stratumOf(x), [...(strata.get(stratumOf(x)) ?? []), x]);
+  for (const x of items) {
+    const key = stratumOf(x);
+    const xs = strata.get(key);
+    if (xs) xs.push(x);
+    else strata.set(key, [x]);
+  }
   const rand = seededRandom(seed);
   const figures: number[] = [];
   for (let r = 0; r < reps; r++) {

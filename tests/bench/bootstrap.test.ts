@@ -60,6 +60,20 @@ describe('the goals table', () => {
     expect(rows[2]).toContain('| +80.0 % |');
   });
 
+  it('a calibration figure is the mean over the cross-fittings, of the verdicts only', () => {
+    // Two cross-fittings: one right verdict at 0.9 then 0.7, one wrong at 0.1 then 0.3; a case with
+    // no verdict is left out. ECE per fitting: (0.1 + 0.1) / 2, then (0.3 + 0.3) / 2 — mean 0.2.
+    const cases = [
+      { ...scored(true), fitted: [0.9, 0.7] },
+      { ...scored(false), fitted: [0.1, 0.3] },
+      { ...scored(false), predicted_type: null },
+    ];
+    const [row] = goalTable([{ data: 'fitted', figure: 'ECE', bar: { op: '≤', value: 0.1 }, cases }]).slice(
+      2,
+    );
+    expect(row).toMatch(/^\| fitted \| 3 \| ECE \| ≤ 0\.100 \| 0\.200 \| .* \| \*\*no\*\*/);
+  });
+
   it('names the smallest type of a macro figure: one case of a type moves it by whole steps', () => {
     const oneUpdate = { ...scored(false), label_type: 'UpdateError' };
     const [row] = goalTable([

@@ -739,7 +739,8 @@ export function keepsAnswer(
  */
 function keepsOwnShare(rule: AnswerRule, c: CriticalInfo, terms: Term[], options: CriticalOptions): boolean {
   const whole = wordsNeeded(rule, c.goldenTermCount, c.goldenTermCount);
-  // Every text is read as the judge reads it: the answer's words it holds, by the rule's kind of match.
+  // Every text is read as the judge reads it: the answer's words it holds, by the rule's kind of match
+  // (no `forms` here: the messages' shares are weighed against each other exactly as the judge would).
   const held = (ts: Term[]) =>
     new Set(c.goldenTerms.filter((t) => present(t, ts, rule.words, options)).map((t) => t.key));
   const needed =
