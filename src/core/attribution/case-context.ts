@@ -393,3 +393,65 @@ export function untraceable(g: TraceGraph, c: TraceCase, cx: CaseContext): Untra
     };
   return null;
 }
+
+/** Upstream steps a search for a memory's source message takes before it gives up (a window's history). */
+const MAX_SOURCE_STEPS = 5_000;
+
+// A case's groups are asked for once per evidence message: found once per case.
+const splits = new WeakMap<CaseContext, Map<number, number[]>>();
+
+/**
+ * The store's memories written from one evidence message alone, per message, in creation order
+ * (rule `kept-together`: a system that split the message into several facts keeps it in all of
+ * them together): the groups of two or more.
+ */
+export function splitMessages(g: TraceGraph, cx: CaseContext): Map<number, number[]> {
+  const known = splits.get(cx);
+  if (known) return known;
+  const memory = new Set<number>();
+  for (const v of cx.store) for (const w of lineageOf(g, v)) memory.add(w);
+  const evidence = new Set(cx.evidence);
+  const groups = new Map<number, number[]>();
+  for (const v of cx.store) {
+    const m = soleMessage(g, v, memory);
+    if (m !== null && evidence.has(m)) {
+      const group = groups.get(m);
+      if (group) group.push(v);
+      else groups.set(m, [v]);
+    }
+  }
+  const out = new Map<number, number[]>();
+  for (const [m, vs] of groups)
+    if (vs.length > 1)
+      out.set(
+        m,
+        vs.sort((a, b) => g.varRank[a] - g.varRank[b]),
+      );
+  splits.set(cx, out);
+  return out;
+}
+
+/**
+ * The one message a memory was written from: walking up from v through its writers' inputs, stopping
+ * at messages and at other memories (what they hold was written from their own messages); null when
+ * the walk reaches none or more than one.
+ */
+function soleMessage(g: TraceGraph, v: number, memory: ReadonlySet<number>): number | null {
+  const seen = new Set<number>([v]);
+  const stack = [v];
+  let found: number | null = null;
+  while (stack.length > 0) {
+    const w = stack.pop() as number;
+    for (const op of producersOf(g, w))
+      for (const u of opStructure(g, op).inputs) {
+        if (seen.has(u)) continue;
+        seen.add(u);
+        if (seen.size > MAX_SOURCE_STEPS) return null;
+        if (isMessageCategory(g.varCategory[u])) {
+          if (found !== null) return null;
+          found = u;
+        } else if (!memory.has(u)) stack.push(u);
+      }
+  }
+  return found;
+}
