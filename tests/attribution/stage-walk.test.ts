@@ -155,49 +155,6 @@ describe('the conservative prior (no judge to learn from)', () => {
   });
 });
 
-describe('a message split into several memories (rule kept-together)', () => {
-  // One message, two facts: each states half of a two-word answer, the two together all of it.
-  const turn = {
-    id: 'D3:4',
-    said: 'Melanie: This year I took up pottery and painting.',
-    timestamp: '8 May, 2023',
-    facts: ['Melanie took up pottery this year.', 'Melanie took up painting this year.'],
-  };
-  const question = 'What did Melanie take up this year?';
-
-  it('a store holding every fact of the message had it: the search that brought only one is blamed', async () => {
-    const r = run([turn], [turn.facts[0]], question, 'pottery and painting');
-    const a = await attributeStageWalk({ graph: r.g, case: r.c });
-    expect(a.error_type).toBe('RetrievalError');
-    expect(a.op_id).toBe(r.search);
-    expect(a.rules).toContain('kept-together');
-  });
-
-  it('a context quoting every fact of the message had it: the answer op is blamed', async () => {
-    const r = run([turn], turn.facts, question, 'pottery and painting');
-    const a = await attributeStageWalk({ graph: r.g, case: r.c });
-    expect(a.error_type).toBe('ResponseError');
-    expect(a.op_id).toBe(r.answer);
-    expect(a.rules).toContain('kept-together');
-  });
-
-  it('facts of two messages are not read together: a message that no memory kept whole was lost', async () => {
-    // Each message says one hobby; the golden answer needs both, and each memory holds one —
-    // the walk must not join memories across messages (each message's facts read apart).
-    const r = run(
-      [
-        { ...turn, said: 'Melanie: This year I took up pottery.', facts: [turn.facts[0]] },
-        { ...turn, id: 'D3:5', said: 'Melanie: This year I took up painting.', facts: [turn.facts[1]] },
-      ],
-      [turn.facts[0]],
-      question,
-      'pottery and painting',
-    );
-    const a = await attributeStageWalk({ graph: r.g, case: r.c });
-    expect(a.rules).not.toContain('kept-together');
-  });
-});
-
 describe('honest uncertainty', () => {
   it('an adversarial question: retrieval that brought a line on its topic is blamed, else the answer op; confidence from the table', async () => {
     // No golden answer (LoCoMo's adversarial questions). The context line "Jon loves dancing."

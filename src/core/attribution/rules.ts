@@ -22,7 +22,6 @@ export type StageRuleId =
   | 'topic-anchor'
   | 'own-time'
   | 'premises'
-  | 'kept-together'
   | 'context-states'
   | 'store-states'
   | 'memory-lost'
@@ -103,14 +102,6 @@ export const STAGE_RULES: readonly StageRule[] = [
       'when no evidence message states the answer (it is inferred), a stage holds it when its units carry every evidence message (its words, lemmas and near-synonyms)',
     threshold: DEFAULT_STAGE_SETTINGS.minPremise,
     reason: 'an inferred answer needs its premises: a stage that kept them all could have answered',
-  },
-  {
-    id: 'kept-together',
-    tests:
-      "no single unit of the context or of the store states the answer, but the memories written from one evidence message alone — walking up from a memory through its writers' inputs, stopping at other memories, reaches that message and no other — state it under the answer rule when read as one text, whole, in the order written; in the context, those of them it quotes",
-    threshold: null,
-    reason:
-      'a system that splits a message into several facts keeps it in all of them: the stage holding every one of them had what the message said, so the op after it is blamed, not the extraction',
   },
   {
     id: 'context-states',

@@ -25,7 +25,7 @@ import { getOrSet } from '../maps.ts';
 import { contentTerms } from '../nlp/index.ts';
 import { type ErrorType, firstMark, isMessageCategory, parseValue } from '../trace/index.ts';
 import { type AnswerRule, accepts } from './answer-rule.ts';
-import { type CaseContext, caseContext, splitMessages, storeSelector } from './case-context.ts';
+import { type CaseContext, caseContext, storeSelector } from './case-context.ts';
 import { answerFeatures, type CriticalOptions } from './critical.ts';
 import {
   copiedInto,
@@ -219,16 +219,6 @@ class AnswerTest {
       if (q) return q;
     }
     return null;
-  }
-
-  /**
-   * Texts of memory units read as one text (rule `kept-together`), quoted as `anchor`'s when they state
-   * the answer; the text has the first unit's own time (all were written from one message).
-   */
-  statingJoined(anchor: number, texts: readonly string[]): QuotedUnit | null {
-    if (texts.length < 2) return null;
-    const own = this.settings.off.has('own-time') ? NO_TIME : this.ownTime(anchor, this.units(anchor), 0);
-    return this.unit(anchor, readSaid(texts.join('\n'), { ...own, speaker: null }));
   }
 
   /** A unit's own time; a unit with none that copies a memory unit (a retrieved line) has that memory's. */
@@ -492,48 +482,19 @@ export function walkStages(
   if (!settings.off.has('own-time')) rules.push('own-time');
   test.setMemories(s.history);
   test.setEvidence(cx.evidence);
-  const contextText = cx.context.map((v) => g.varValue[v]).join('\n');
-  const split = settings.off.has('kept-together') ? [] : [...splitMessages(g, cx).values()];
   const inContext = test.holds(cx.context);
-  const contextTogether = inContext.length
-    ? []
-    : togetherIn(g, test, split, (t) => copiedInto(t, contextText));
-  if (inContext.length + contextTogether.length > 0 && !settings.off.has('context-states')) {
-    const how = inContext.length ? test.how() : (['kept-together'] as const);
-    const quoted = inContext.length ? inContext : contextTogether;
-    return responseVerdict(g, cx, quoted, [...rules, ...how, 'context-states'], retrievalOp(g, cx));
-  }
+  if (inContext.length > 0 && !settings.off.has('context-states'))
+    return responseVerdict(g, cx, inContext, [...rules, ...test.how(), 'context-states'], retrievalOp(g, cx));
   const inStore = test.holds(cx.store.filter((v) => !cx.context.includes(v)));
-  const storeTogether = inStore.length ? [] : togetherIn(g, test, split, () => true);
-  if (inStore.length + storeTogether.length > 0 && !settings.off.has('store-states')) {
+  if (inStore.length > 0 && !settings.off.has('store-states')) {
     // Quote a stating unit the context lacks: a verdict never contradicts its own evidence.
-    const quoted = inStore.find((q) => !copiedInto(q.text, contextText)) ?? inStore[0] ?? storeTogether[0];
-    const how = inStore.length ? test.how() : (['kept-together'] as const);
-    return retrievalVerdict(g, cx, quoted, inStore.length || storeTogether.length, [
-      ...rules,
-      ...how,
-      'store-states',
-    ]);
+    const contextText = cx.context.map((v) => g.varValue[v]).join('\n');
+    const quoted = inStore.find((q) => !copiedInto(q.text, contextText)) ?? inStore[0];
+    return retrievalVerdict(g, cx, quoted, inStore.length, [...rules, ...test.how(), 'store-states']);
   }
   const lost = settings.off.has('memory-lost') ? null : lastLoss(g, s, test);
   if (lost) return { ...lost, rules: [...rules, 'memory-lost'] };
   return extractionVerdict(g, c, s, test, settings, rules);
-}
-
-/** Each group's units that `kept` admits, read together: those that state the answer, quoted. */
-function togetherIn(
-  g: TraceGraph,
-  test: AnswerTest,
-  groups: number[][],
-  kept: (text: string) => boolean,
-): QuotedUnit[] {
-  const out: QuotedUnit[] = [];
-  for (const group of groups) {
-    const texts = group.flatMap((v) => unitsOf(g, v).texts).filter(kept);
-    const q = test.statingJoined(group[0], texts);
-    if (q) out.push(q);
-  }
-  return out;
 }
 
 /** The question-time op as a second candidate (none when there is no such op). */

@@ -11,8 +11,7 @@
  * when it can stand in for it under a share-of-words judge, and the calibration table is fitted on
  * every dev verdict; @8: a retrieval loss of a unit no question-time op read is the op's that chose
  * from the store, not a later rerank's; @9: a unit is not held to an answer word's form its message
- * never had, and the part of a message followed is found by lemma; @10: `kept-together` in the stage walk, a message
- * split into several memories is kept by all of them read together): a stored verdict carrying another version (or none) was
+ * never had, and the part of a message followed is found by lemma): a stored verdict carrying another version (or none) was
  * made by older code and is re-attributed or shown as stale.
  */
-export const ATTRIBUTOR_VERSION = 'stage-walk@10';
+export const ATTRIBUTOR_VERSION = 'stage-walk@9';
