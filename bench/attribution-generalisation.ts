@@ -340,7 +340,18 @@ function fitCalibration(os: Outcome[]) {
     );
   });
   const fitted = new Map(verdicts.map((v, i) => [v.o, reps.map((cs) => cs[i])]));
-  return { table: tableOf(fit), fitted };
+  return { table: tableOf(fit), fitted, designApart: designApart(verdicts, fit) };
+}
+
+/**
+ * Each held-out verdict on LLM-written memories under a table fitted without any verdict of its
+ * system design (every judge rule's): how calibration reads a design it has never seen.
+ */
+function designApart(verdicts: Verdict[], fit: Verdict[]): Map<Outcome, number[]> {
+  const held = verdicts.filter((v) => v.o.src.set === 'llm' && !isDev(v.o));
+  const foldOf = (v: Verdict) => (v.o.src.set === 'llm' ? `design ${v.o.src.design}` : 'other sets');
+  const cs = outOfFold(held, fit, foldOf, (t, v) => confidenceFrom(t, v.keys));
+  return new Map(held.map((v, i) => [v.o, [cs[i]]]));
 }
 
 /** `n | ECE shipped / fitted | most confident half shipped / fitted | uncertain (fitted)` of these cases. */
@@ -403,9 +414,14 @@ function calibrationTable(
 // ---- the issue's goals ---------------------------------------------------------------------
 
 /** The goals of issue 31 on these outcomes (`goalTable`), the calibration figures out of fold. */
-function issueGoals(os: Outcome[], fitted: Map<Outcome, number[]>): Goal[] {
+function issueGoals(os: Outcome[], calib: ReturnType<typeof fitCalibration>): Goal[] {
   const asGoal = (xs: Outcome[]): GoalCase[] =>
-    xs.map((o) => ({ ...o, naiveType: o.naive.type, fitted: fitted.get(o) }));
+    xs.map((o) => ({
+      ...o,
+      naiveType: o.naive.type,
+      fitted: calib.fitted.get(o),
+      designApart: calib.designApart.get(o),
+    }));
   const people = asGoal(os.filter((o) => o.src.set === 'memeval'));
   const label = "people's labels (memeval dev)";
   const goals: Goal[] = [
@@ -423,6 +439,8 @@ function issueGoals(os: Outcome[], fitted: Map<Outcome, number[]>): Goal[] {
         { data, figure: 'macro ETA', bar: { op: '≥', value: 0.85 }, cases },
         { data, figure: 'ECE', bar: { op: '≤', value: 0.1 }, cases },
         { data, figure: 'most confident half', bar: { op: '≥', value: 0.9 }, cases },
+        { data, figure: 'ECE, design left out', bar: { op: '≤', value: 0.1 }, cases },
+        { data, figure: 'most confident half, design left out', bar: { op: '≥', value: 0.9 }, cases },
       );
     }
   const fault = os.filter((o) => o.src.set === 'faultbench');
@@ -539,9 +557,9 @@ sections.push(
 sections.push(
   '### Goals of issue 31, with 95 % intervals',
   '',
-  `Each goal's figure on this run, its bar, and a 95 % percentile bootstrap interval (2,000 resamples of the cases, drawn within their labelled type; a calibration figure also draws one of the cross-fittings above, of which "value" is the mean). "the bar is inside the interval": cases like these could land on either side of it. Drawn within types, an interval cannot show how a type of one or two cases moves a macro figure (its smallest type is named); an ECE of a resample is biased upward, so its interval can sit above the value. Unseen design: every judge rule × design of the held-out conversations.`,
+  `Each goal's figure on this run, its bar, and a 95 % percentile bootstrap interval (2,000 resamples of the cases, drawn within their labelled type; a calibration figure also draws one of the cross-fittings above, of which "value" is the mean). "the bar is inside the interval": cases like these could land on either side of it. Drawn within types, an interval cannot show how a type of one or two cases moves a macro figure (its smallest type is named); an ECE of a resample is biased upward, so its interval can sit above the value. Unseen design: every judge rule × design of the held-out conversations; its calibration figures read as in the table above (a table fitted on every dev verdict, the held-out conversations' design among them), and again with "design left out": a table fitted without any verdict of that design, under any judge rule (the fault-injected, shared and people's verdicts kept) — how \`confidence\` reads a design it has never seen.`,
   '',
-  ...goalTable(issueGoals(all, calib.fitted)),
+  ...goalTable(issueGoals(all, calib)),
   '',
 );
 if (values['write-calibration'])

@@ -14,7 +14,15 @@ export interface GoalCase extends ScoredCase {
   naiveType: string | null;
   /** The verdict's out-of-fold confidences, one per cross-fitting; absent when it gave no verdict. */
   fitted?: readonly number[];
+  /**
+   * For a verdict on LLM-written memories: its confidence under a table fitted without any verdict
+   * of its system design (leave one design out), the stricter reading of "an unseen design".
+   */
+  designApart?: readonly number[];
 }
+
+/** Which out-of-fold confidences a calibration figure reads. */
+type Fitting = 'fitted' | 'designApart';
 
 /** A bar: the figure must be at least (`≥`) or at most (`≤`) this. */
 export interface Bar {
@@ -33,27 +41,27 @@ export interface Goal {
 const eta = (xs: GoalCase[]) => summarize(xs).error_type_accuracy;
 const withNaive = (xs: GoalCase[]) => xs.map((c) => ({ ...c, predicted_type: c.naiveType }));
 
-/** Calibration of the verdicts among `xs` under one cross-fitting (`rep`, or drawn from `rand`). */
-function calibration(xs: GoalCase[], pick: (reps: number) => number) {
-  const verdicts = xs.filter((c) => c.fitted);
+/** Calibration of the verdicts among `xs` under one cross-fitting of `by` (`rep`, or drawn from `rand`). */
+function calibration(xs: GoalCase[], by: Fitting, pick: (reps: number) => number) {
+  const verdicts = xs.filter((c) => c[by]);
   if (verdicts.length === 0) return null;
-  const rep = pick((verdicts[0].fitted as number[]).length);
+  const rep = pick((verdicts[0][by] as number[]).length);
   const rows: Calibrated[] = verdicts.map((c) => ({
     right: c.predicted_type === c.label_type,
-    confidence: (c.fitted as number[])[rep],
+    confidence: (c[by] as number[])[rep],
   }));
   return calibrationStats(rows, UNCERTAIN_BELOW);
 }
 
 /** A calibration figure: on the whole set, its mean over the cross-fittings; in a resample, one drawn at random. */
-function calibrationFigure(f: (s: ReturnType<typeof calibrationStats>) => number) {
+function calibrationFigure(f: (s: ReturnType<typeof calibrationStats>) => number, by: Fitting = 'fitted') {
   return (xs: GoalCase[], rand?: () => number): number => {
     if (rand) {
-      const s = calibration(xs, (n) => Math.floor(rand() * n));
+      const s = calibration(xs, by, (n) => Math.floor(rand() * n));
       return s ? f(s) : Number.NaN;
     }
-    const reps = (xs.find((c) => c.fitted)?.fitted ?? []).length;
-    const each = Array.from({ length: reps }, (_, r) => calibration(xs, () => r));
+    const reps = (xs.find((c) => c[by])?.[by] ?? []).length;
+    const each = Array.from({ length: reps }, (_, r) => calibration(xs, by, () => r));
     return each.length ? each.reduce((s, x) => s + f(x!), 0) / each.length : Number.NaN;
   };
 }
@@ -66,11 +74,15 @@ export const FIGURES = {
   'macro OIA': (xs: GoalCase[]) => summarize(xs).macro_op_id_accuracy,
   ECE: calibrationFigure((s) => s.ece),
   'most confident half': calibrationFigure((s) => s.topHalf),
+  'ECE, design left out': calibrationFigure((s) => s.ece, 'designApart'),
+  'most confident half, design left out': calibrationFigure((s) => s.topHalf, 'designApart'),
 } satisfies Record<string, (xs: GoalCase[], rand?: () => number) => number>;
 
 const met = (bar: Bar, x: number) => (bar.op === '≥' ? x >= bar.value : x <= bar.value);
 const show = (figure: string, x: number) =>
-  figure === 'ECE' ? x.toFixed(3) : `${figure.includes('−') && x >= 0 ? '+' : ''}${(100 * x).toFixed(1)} %`;
+  figure.startsWith('ECE')
+    ? x.toFixed(3)
+    : `${figure.includes('−') && x >= 0 ? '+' : ''}${(100 * x).toFixed(1)} %`;
 
 /**
  * For a macro figure, its smallest type's count: a type of one or two cases moves the mean by whole

@@ -74,6 +74,23 @@ describe('the goals table', () => {
     expect(row).toMatch(/^\| fitted \| 3 \| ECE \| ≤ 0\.100 \| 0\.200 \| .* \| \*\*no\*\*/);
   });
 
+  it('a "design left out" figure reads the confidences of the table fitted without the design', () => {
+    // In-design confidences rank the wrong verdict last (most confident half: 100 %); the table
+    // that never saw the design ranks it first (0 %), and its ECE is |0.2 - 1| / 2 + |0.8 - 0| / 2.
+    const cases = [
+      { ...scored(true), fitted: [0.9], designApart: [0.2] },
+      { ...scored(false), fitted: [0.1], designApart: [0.8] },
+    ];
+    const rows = goalTable([
+      { data: 'in design', figure: 'most confident half', bar: { op: '≥', value: 0.9 }, cases },
+      { data: 'apart', figure: 'most confident half, design left out', bar: { op: '≥', value: 0.9 }, cases },
+      { data: 'apart', figure: 'ECE, design left out', bar: { op: '≤', value: 0.1 }, cases },
+    ]).slice(2);
+    expect(rows[0]).toContain('| most confident half | ≥ 90.0 % | 100.0 % |');
+    expect(rows[1]).toContain('| most confident half, design left out | ≥ 90.0 % | 0.0 % |');
+    expect(rows[2]).toContain('| ECE, design left out | ≤ 0.100 | 0.800 |');
+  });
+
   it('names the smallest type of a macro figure: one case of a type moves it by whole steps', () => {
     const oneUpdate = { ...scored(false), label_type: 'UpdateError' };
     const [row] = goalTable([
