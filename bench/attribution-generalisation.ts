@@ -53,7 +53,14 @@ import {
   setSources,
 } from './attribution-sets.ts';
 import { type BaselineCase, benchAt, withWorktree } from './baseline.ts';
-import { halvings, levelsOf, outOfFold, tableOf, writeCalibrationTable } from './calibration-fit.ts';
+import {
+  halvings,
+  levelsOf,
+  MEMEVAL_HALVINGS,
+  outOfFold,
+  tableOf,
+  writeCalibrationTable,
+} from './calibration-fit.ts';
 import { type Calibrated, calibrationStats, machineFacts, writeResultsSection } from './stats-util.ts';
 
 const SET_KEYS = ['llm', 'faultbench', 'shared', 'memeval'] as const;
@@ -304,8 +311,7 @@ function judgeTable(groups: [string, Outcome[]][]): string[] {
 // ---- calibration, fitted on every dev verdict ---------------------------------------------
 
 /** Memeval holds one verdict a file: it is cross-fitted by halves (`halvings`), this many, this seed. */
-const HALVINGS = 20;
-const HALVING_SEED = 31;
+const { count: HALVINGS, seed: HALVING_SEED } = MEMEVAL_HALVINGS;
 
 /** A verdict as calibration sees it (cases with no verdict are left out). */
 interface Verdict {

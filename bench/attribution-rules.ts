@@ -54,7 +54,7 @@ import {
   type Source,
   setSources,
 } from './attribution-sets.ts';
-import { halvings, levelsOf, outOfFold, tableOf } from './calibration-fit.ts';
+import { halvings, levelsOf, MEMEVAL_HALVINGS, outOfFold, tableOf } from './calibration-fit.ts';
 import { calibrationStats, machineFacts, writeResultsSection } from './stats-util.ts';
 
 const { values } = parseArgs({
@@ -251,9 +251,7 @@ function calibration(os: Outcome[], cs: number[]) {
   );
 }
 
-/** Halvings of a set with one verdict a file (memeval) for cross-fitting, and their seed. */
-const HALVINGS = 20;
-const HALVING_SEED = 31;
+const { count: HALVINGS, seed: HALVING_SEED } = MEMEVAL_HALVINGS;
 
 // ---- run ------------------------------------------------------------------------------------
 

@@ -55,6 +55,12 @@ export function outOfFold<T extends KeyedVerdict>(
 }
 
 /**
+ * How a set with one verdict a file (memeval) is cross-fitted: this many random halvings, this
+ * seed — one choice for every bench that reads its calibration.
+ */
+export const MEMEVAL_HALVINGS = { count: 20, seed: 31 } as const;
+
+/**
  * `count` seeded random halvings of `n` items: per halving, whether item i is in the first half.
  * For a set with one verdict a file, where leaving one verdict out would put its own label into
  * its confidence (a wrong verdict's cell looks better without it): such a set is cross-fitted by
