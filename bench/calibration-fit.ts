@@ -57,8 +57,8 @@ export function outOfFold<T extends KeyedVerdict>(
 /**
  * How a set with one verdict a file (memeval) is cross-fitted: this many random halvings, this
  * seed — one choice for every bench that reads its calibration. A figure is the mean over the
- * halvings; with 20 it moved by about a point from one seed to another, at a goal's bar (0.90):
- * 200 make that noise small beside the cases' own interval.
+ * halvings. With 20, ten seeds gave memeval's most confident half 88.1–90.5 % and its ECE
+ * 0.093–0.102 — both straddling a goal's bar; with 200, 89.0–89.8 % and 0.093–0.099.
  */
 export const MEMEVAL_HALVINGS = { count: 200, seed: 31 } as const;
 
